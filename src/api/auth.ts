@@ -1,0 +1,55 @@
+/**
+ * Who is asking: a professional API key (X-API-Key or Authorization: Bearer)
+ * or, without a key, the free tier by client address. An unknown or revoked
+ * key is refused (401), never silently downgraded.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { UserscoutError } from '../errors.js';
+import type { Store, Tier } from '../store/store.js';
+
+export interface Caller {
+  readonly tier: Tier;
+  /** `ip:ADDRESS` or `key:KEYID`: what rate limits count by. */
+  readonly client: string;
+  readonly keyName?: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    caller: Caller;
+  }
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+/** The presented key, if any. Pure. */
+export function presentedKey(headers: FastifyRequest['headers']): string | undefined {
+  const header = headers['x-api-key'];
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value?.trim()) return value.trim();
+  const auth = headers.authorization;
+  const bearer = auth ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
+  return bearer?.[1];
+}
+
+export function installAuth(app: FastifyInstance, store: Store): void {
+  app.decorateRequest('caller', null as unknown as Caller);
+  app.addHook('onRequest', async (request) => {
+    const key = request.url.startsWith('/api/') ? presentedKey(request.headers) : undefined;
+    if (key === undefined) {
+      request.caller = { tier: 'free', client: `ip:${request.ip}` };
+      return;
+    }
+    const record = key.length <= 200 ? await store.findApiKeyByHash(hashApiKey(key)) : undefined;
+    if (!record || record.revokedAt !== undefined) {
+      throw new UserscoutError(
+        'unauthorized',
+        'The API key is unknown or revoked; send no key for the free tier',
+      );
+    }
+    request.caller = { tier: record.tier, client: `key:${record.id}`, keyName: record.name };
+  });
+}

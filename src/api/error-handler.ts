@@ -1,0 +1,99 @@
+/**
+ * The one place errors become responses: every 4xx/5xx has the body
+ * `{ error, code, requestId, retryAfter?, details? }`. A 500 never carries a stack.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ERROR_CODES, type ErrorCode, isUserscoutError } from '../errors.js';
+
+export interface ErrorBodyShape {
+  error: string;
+  code: string;
+  requestId: string;
+  retryAfter?: number;
+  details?: Record<string, unknown>;
+}
+
+/** Fastify's own error codes, mapped to ours. */
+const FASTIFY_CODES: Record<string, ErrorCode> = {
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'unsupported_media_type',
+  FST_ERR_CTP_BODY_TOO_LARGE: 'payload_too_large',
+  FST_ERR_CTP_INVALID_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_EMPTY_JSON_BODY: 'invalid_json',
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
+};
+
+export function errorBody(
+  request: FastifyRequest,
+  code: ErrorCode | string,
+  message: string,
+  extra: Partial<ErrorBodyShape> = {},
+): ErrorBodyShape {
+  return { error: message, code, requestId: String(request.id), ...extra };
+}
+
+function validationMessage(error: FastifyError): string {
+  const first = error.validation?.[0];
+  if (!first) return error.message;
+  const where = error.validationContext ?? 'request';
+  const field = first.instancePath ? first.instancePath.replace(/^\//, '').replace(/\//g, '.') : '';
+  if (first.keyword === 'required')
+    return `${where}: ${String((first.params as { missingProperty?: string }).missingProperty)} is required`;
+  if (first.keyword === 'additionalProperties') {
+    return `${where}: unknown field ${String((first.params as { additionalProperty?: string }).additionalProperty)}`;
+  }
+  return `${where}${field ? `.${field}` : ''} ${first.message ?? 'is invalid'}`;
+}
+
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (isUserscoutError(error)) {
+      const retryAfter = typeof error.details?.retryAfter === 'number' ? error.details.retryAfter : undefined;
+      if (retryAfter !== undefined && !reply.getHeader('retry-after'))
+        reply.header('retry-after', String(retryAfter));
+      const { retryAfter: _, ...details } = error.details ?? {};
+      if (error.status >= 500) request.log.error({ err: error }, error.message);
+      return reply.code(error.status).send(
+        errorBody(request, error.code, error.message, {
+          ...(retryAfter !== undefined ? { retryAfter } : {}),
+          ...(Object.keys(details).length ? { details } : {}),
+        }),
+      );
+    }
+    if (error.validation) {
+      const onId =
+        error.validationContext === 'querystring' &&
+        error.validation.some(
+          (v) =>
+            v.instancePath === '/id' || (v.params as { missingProperty?: string }).missingProperty === 'id',
+        );
+      const onUsername =
+        error.validationContext === 'body' &&
+        error.validation.some(
+          (v) =>
+            v.instancePath === '/username' ||
+            (v.params as { missingProperty?: string }).missingProperty === 'username',
+        );
+      const code: ErrorCode = onId ? 'invalid_id' : onUsername ? 'invalid_username' : 'bad_request';
+      return reply.code(400).send(errorBody(request, code, validationMessage(error)));
+    }
+    const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
+    if (mapped)
+      return reply
+        .code(ERROR_CODES[mapped].status)
+        .send(errorBody(request, mapped, ERROR_CODES[mapped].message));
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      return reply
+        .code(status)
+        .send(errorBody(request, status === 404 ? 'not_found' : 'bad_request', error.message));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return reply.code(500).send(errorBody(request, 'internal', ERROR_CODES.internal.message));
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    reply
+      .code(404)
+      .send(errorBody(request, 'not_found', `No route ${request.method} ${request.url.split('?')[0]}`)),
+  );
+}

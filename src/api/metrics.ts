@@ -1,0 +1,49 @@
+/**
+ * Prometheus metrics of one process: searches started, checks by outcome,
+ * check latency, queue depth. One registry per app, so tests stay isolated.
+ */
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { Outcome } from '../engine/outcome.js';
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly searches = new Counter({
+    name: 'userscout_searches_total',
+    help: 'Searches started, by tier',
+    labelNames: ['tier'] as const,
+    registers: [this.registry],
+  });
+  readonly checks = new Counter({
+    name: 'userscout_checks_total',
+    help: 'Platform checks finished, by outcome status and reason',
+    labelNames: ['status', 'reason'] as const,
+    registers: [this.registry],
+  });
+  readonly checkSeconds = new Histogram({
+    name: 'userscout_check_duration_seconds',
+    help: 'Time a platform check took',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16],
+    registers: [this.registry],
+  });
+  readonly queued = new Gauge({
+    name: 'userscout_queue_depth',
+    help: 'Searches waiting',
+    registers: [this.registry],
+  });
+  readonly running = new Gauge({
+    name: 'userscout_running_searches',
+    help: 'Searches running',
+    registers: [this.registry],
+  });
+
+  constructor(defaults = false) {
+    if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'userscout_' });
+  }
+
+  observe(outcome: Outcome): void {
+    this.checks.inc({ status: outcome.status, reason: outcome.reason ?? '' });
+    if (outcome.status !== 'invalid' && outcome.evidence.cachedAt === undefined) {
+      this.checkSeconds.observe(outcome.responseTime / 1000);
+    }
+  }
+}

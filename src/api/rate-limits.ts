@@ -1,0 +1,68 @@
+/**
+ * Two limits, both with the standard RateLimit-* headers on every response:
+ * starting a search counts against the tier's search limit (free: per client
+ * address, professional: per key); everything else shares a generous request
+ * limit, so a client polling once a second never runs into 429.
+ */
+import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Config } from '../config.js';
+import { UserscoutError } from '../errors.js';
+
+export type RateLimitConfig = Pick<
+  Config,
+  'freeLimit' | 'freeWindowMs' | 'proLimit' | 'proWindowMs' | 'readLimit'
+>;
+
+function humanWindow(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes >= 60 && minutes % 60 === 0) return minutes === 60 ? 'hour' : `${minutes / 60} hours`;
+  return minutes === 1 ? 'minute' : `${minutes} minutes`;
+}
+
+export async function installRateLimits(
+  app: FastifyInstance,
+  config: RateLimitConfig,
+  store?: RateLimitPluginOptions['redis'],
+): Promise<void> {
+  await app.register(rateLimit, {
+    global: true,
+    // After authentication and validation: a refused key or a malformed body does not use up the limit.
+    hook: 'preHandler',
+    enableDraftSpec: true,
+    max: config.readLimit,
+    timeWindow: 60_000,
+    keyGenerator: (request: FastifyRequest) => `read:${request.caller?.client ?? request.ip}`,
+    ...(store ? { redis: store, nameSpace: 'userscout:ratelimit:' } : {}),
+    errorResponseBuilder: (_request, context) => {
+      const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
+      return new UserscoutError(
+        'rate_limited',
+        `Too many requests: ${context.max} per minute. Retry in ${context.after}.`,
+        {
+          details: { retryAfter, limit: context.max },
+        },
+      );
+    },
+  });
+}
+
+/** Route options for POST /api/search: the per-tier search limit. */
+export function searchRateLimit(config: RateLimitConfig) {
+  const pro = (request: FastifyRequest) => request.caller?.tier === 'professional';
+  return {
+    max: async (request: FastifyRequest) => (pro(request) ? config.proLimit : config.freeLimit),
+    timeWindow: async (request: FastifyRequest) => (pro(request) ? config.proWindowMs : config.freeWindowMs),
+    keyGenerator: (request: FastifyRequest) => `search:${request.caller?.client ?? request.ip}`,
+    errorResponseBuilder: (request: FastifyRequest, context: { max: number; ttl: number; after: string }) => {
+      const tier = pro(request) ? 'professional' : 'free';
+      const window = humanWindow(pro(request) ? config.proWindowMs : config.freeWindowMs);
+      const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
+      return new UserscoutError(
+        'rate_limited',
+        `Search limit reached: ${context.max} searches per ${window} on the ${tier} tier. Retry in ${context.after}${tier === 'free' ? ', or use a professional API key' : ''}.`,
+        { details: { retryAfter, limit: context.max, tier } },
+      );
+    },
+  };
+}

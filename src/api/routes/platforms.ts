@@ -1,0 +1,71 @@
+/**
+ * GET /api/platforms[?category=] and GET /api/categories.
+ */
+
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { CATEGORIES, CATEGORY_DESCRIPTIONS } from '../../catalogue/categories.js';
+import type { AppDeps } from '../app.js';
+import { CategoriesResponse, errorResponses, PlatformsQuery, PlatformsResponse } from '../schemas.js';
+
+export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  const all = deps.catalogue.platforms.map((p) => {
+    const health = deps.health.get(p.id);
+    const broken = health?.verdict === 'broken';
+    return {
+      name: p.name,
+      id: p.id,
+      category: p.category,
+      url: p.home,
+      enabled: p.enabled && !broken,
+      nsfw: p.nsfw,
+      tags: [...p.tags],
+      ...(p.disabledReason
+        ? { disabledReason: p.disabledReason }
+        : broken && health?.reason
+          ? { disabledReason: health.reason }
+          : {}),
+      ...(health ? { lastValidatedAt: new Date(health.validatedAt).toISOString() } : {}),
+    };
+  });
+
+  api.get(
+    '/api/platforms',
+    {
+      schema: {
+        tags: ['platforms'],
+        summary: 'List the platforms',
+        description:
+          'Every platform of the catalogue; category filters (an unknown category gives an empty list).',
+        querystring: PlatformsQuery,
+        response: { 200: PlatformsResponse, ...errorResponses },
+      },
+    },
+    async (request) => {
+      const { category } = request.query;
+      const platforms = category === undefined ? all : all.filter((p) => p.category === category);
+      return { platforms, total: platforms.length };
+    },
+  );
+
+  api.get(
+    '/api/categories',
+    {
+      schema: {
+        tags: ['platforms'],
+        summary: 'List the categories',
+        description: 'The closed list of categories, with the number of enabled platforms in each.',
+        response: { 200: CategoriesResponse, ...errorResponses },
+      },
+    },
+    async () => {
+      const categories = CATEGORIES.map((name) => ({
+        name,
+        description: CATEGORY_DESCRIPTIONS[name],
+        platforms: all.filter((p) => p.category === name && p.enabled).length,
+      }));
+      return { categories, total: categories.length };
+    },
+  );
+}

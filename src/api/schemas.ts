@@ -1,0 +1,168 @@
+/**
+ * Request and response schemas of the REST API (TypeBox). Fastify validates
+ * with them and @fastify/swagger turns them into the OpenAPI document.
+ */
+import { Type } from '@sinclair/typebox';
+import { CATEGORIES } from '../catalogue/categories.js';
+import { ERROR_REASONS, INVALID_REASONS, OUTCOME_STATUSES, UNKNOWN_REASONS } from '../engine/outcome.js';
+import { MAX_USERNAME_LENGTH } from '../engine/username.js';
+
+const lit = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.String({ description: 'What went wrong, for people' }),
+    code: Type.String({ description: 'Stable machine-readable code, e.g. invalid_username, rate_limited' }),
+    requestId: Type.String({ description: 'Also in the X-Request-Id header and the server log' }),
+    retryAfter: Type.Optional(Type.Integer({ description: 'Seconds to wait before retrying (429, 503)' })),
+    details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { $id: 'Error', description: 'The body of every 4xx and 5xx response' },
+);
+
+export const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+
+export const StartSearchBody = Type.Object(
+  {
+    username: Type.String({
+      minLength: 1,
+      maxLength: MAX_USERNAME_LENGTH,
+      description:
+        'The username to search for: 1-100 characters, no white space, control characters or / ? # % \\ @ : < > " \' ` [ ] { } | ^',
+      examples: ['alice'],
+    }),
+    categories: Type.Optional(
+      Type.Array(lit(CATEGORIES), {
+        maxItems: CATEGORIES.length,
+        description: 'Only these categories (default: all)',
+      }),
+    ),
+    platforms: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
+        maxItems: 2000,
+        description: 'Only these platforms, by name or id (default: all)',
+      }),
+    ),
+    includeNsfw: Type.Optional(Type.Boolean({ description: 'Include NSFW platforms (default false)' })),
+  },
+  { additionalProperties: false },
+);
+
+export const StartSearchResponse = Type.Object(
+  {
+    queryId: Type.String({ description: 'Poll GET /api/search?id=queryId' }),
+    status: Type.Literal('running'),
+    totalPlatforms: Type.Integer({ description: 'Platforms this search covers' }),
+    estimatedTime: Type.Integer({ description: 'Expected duration in SECONDS, queue wait included' }),
+  },
+  { $id: 'SearchStarted' },
+);
+
+export const Result = Type.Object(
+  {
+    platform: Type.String({ description: 'Platform name' }),
+    platformId: Type.String(),
+    category: lit(CATEGORIES),
+    url: Type.String({ description: 'Profile page of the username on the platform' }),
+    status: lit(OUTCOME_STATUSES),
+    reason: Type.Optional(lit([...UNKNOWN_REASONS, ...ERROR_REASONS, ...INVALID_REASONS])),
+    responseTime: Type.Integer({ description: 'MILLISECONDS the check took (0 when no request was sent)' }),
+    evidence: Type.Object({
+      httpStatus: Type.Optional(Type.Integer()),
+      finalUrl: Type.Optional(Type.String()),
+      rule: Type.String({ description: 'The rule or marker that decided' }),
+      attempts: Type.Integer(),
+      bytesRead: Type.Optional(Type.Integer()),
+      cachedAt: Type.Optional(
+        Type.Integer({ description: 'Reused from the cache: when it was decided (ms epoch)' }),
+      ),
+    }),
+  },
+  {
+    $id: 'Result',
+    description:
+      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
+  },
+);
+
+export const SearchResponse = Type.Object(
+  {
+    queryId: Type.String(),
+    status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('error')]),
+    username: Type.String(),
+    results: Type.Array(Type.Ref('Result'), {
+      description: 'Hits found so far (every outcome with include=all), ordered by platform name',
+    }),
+    progress: Type.Object({
+      checked: Type.Integer(),
+      total: Type.Integer(),
+      hits: Type.Integer(),
+      queued: Type.Boolean({ description: 'Waiting for a free slot; no platform checked yet' }),
+    }),
+    estimatedTime: Type.Integer({ description: 'Seconds the search was expected to take when started' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: Type.Optional(Type.String({ format: 'date-time' })),
+    error: Type.Optional(Type.String({ description: 'Present when status is error' })),
+  },
+  { $id: 'Search' },
+);
+
+export const SearchQuery = Type.Object(
+  {
+    id: Type.String({ pattern: UUID_PATTERN, description: 'The queryId returned by POST /api/search' }),
+    include: Type.Optional(
+      Type.Union([Type.Literal('hits'), Type.Literal('all')], {
+        description: 'hits (default) or all outcomes',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const EventsParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN }) });
+export const EventsQuery = Type.Object({
+  lastEventId: Type.Optional(Type.Integer({ minimum: 0, description: 'Same as the Last-Event-ID header' })),
+});
+
+export const Platform = Type.Object(
+  {
+    name: Type.String(),
+    id: Type.String(),
+    category: lit(CATEGORIES),
+    url: Type.String({ description: 'Home page of the platform' }),
+    enabled: Type.Boolean(),
+    nsfw: Type.Boolean(),
+    tags: Type.Array(Type.String()),
+    disabledReason: Type.Optional(Type.String()),
+    lastValidatedAt: Type.Optional(Type.String({ format: 'date-time' })),
+  },
+  { $id: 'Platform' },
+);
+
+export const PlatformsQuery = Type.Object({
+  category: Type.Optional(
+    Type.String({ maxLength: 50, description: 'Only this category; an unknown one gives an empty list' }),
+  ),
+});
+
+export const PlatformsResponse = Type.Object({
+  platforms: Type.Array(Type.Ref('Platform')),
+  total: Type.Integer({ description: 'Number of platforms in the list' }),
+});
+
+export const CategoriesResponse = Type.Object({
+  categories: Type.Array(
+    Type.Object({
+      name: lit(CATEGORIES),
+      description: Type.String(),
+      platforms: Type.Integer({ description: 'Enabled platforms' }),
+    }),
+  ),
+  total: Type.Integer(),
+});
+
+export const errorResponses = {
+  400: Type.Ref('Error'),
+  429: Type.Ref('Error'),
+  500: Type.Ref('Error'),
+};

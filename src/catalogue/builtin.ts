@@ -1,0 +1,40 @@
+/**
+ * The built-in catalogue: every `data/<category>.json` file plus `shields.json`,
+ * read from the source tree (the same path from `src/` and from `dist/`).
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type LoadResult, loadCatalogue, parseCatalogueText } from './loader.js';
+
+const SOURCE_DIR = fileURLToPath(new URL('../../src/catalogue/', import.meta.url));
+export const BUILTIN_DATA_DIR = join(SOURCE_DIR, 'data');
+export const BUILTIN_SHIELDS_FILE = join(SOURCE_DIR, 'shields.json');
+
+/** Platforms of every data file, concatenated, with the shield fingerprints. */
+export function readBuiltinDocument(): { platforms: unknown[]; shields: unknown[] } {
+  const platforms: unknown[] = [];
+  for (const file of readdirSync(BUILTIN_DATA_DIR)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
+    const path = join(BUILTIN_DATA_DIR, file);
+    const doc = parseCatalogueText(readFileSync(path, 'utf8'), path) as { platforms?: unknown };
+    if (Array.isArray(doc.platforms)) platforms.push(...doc.platforms);
+  }
+  return { platforms, shields: readShieldsDocument() };
+}
+
+export function readShieldsDocument(): unknown[] {
+  const doc = parseCatalogueText(readFileSync(BUILTIN_SHIELDS_FILE, 'utf8'), BUILTIN_SHIELDS_FILE) as {
+    shields?: unknown[];
+  };
+  return doc.shields ?? [];
+}
+
+let cached: LoadResult | undefined;
+
+/** Loads once per process; the result is frozen. */
+export function loadBuiltinCatalogue(): LoadResult {
+  cached ??= loadCatalogue(readBuiltinDocument());
+  return cached;
+}

@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import type { SignalSpec } from '../schema.js';
+import { anyOfTexts, anyOfTextsUnless, noneOfTexts } from './text-signals.js';
+
+function matches(signal: SignalSpec, body: string): boolean {
+  if ('text' in signal) return body.includes(signal.text);
+  if ('regex' in signal) return new RegExp(signal.regex, signal.flags).test(body);
+  throw new Error('not a body signal');
+}
+
+describe('text signals', () => {
+  it('one text stays a text signal; several become one escaped regex', () => {
+    expect(anyOfTexts(['a.b'])).toEqual({ text: 'a.b' });
+    expect(anyOfTexts(['a.b', '(c)'])).toEqual({ regex: 'a\\.b|\\(c\\)' });
+  });
+
+  it.each([
+    ['any of', anyOfTexts(['x.y', '[z]']), { 'has [z] here': true, 'x.y': true, xzy: false, '': false }],
+    [
+      'none of',
+      noneOfTexts(['ban', 'cap|tcha']),
+      { fine: true, 'you are banned': false, 'cap|tcha': false, captcha: true },
+    ],
+    [
+      'any of, unless',
+      anyOfTextsUnless(['not found'], ['banned']),
+      { 'user not found': true, 'not found, banned': false, 'banned, not found': false, ok: false },
+    ],
+  ])('%s', (_label, signal, cases) => {
+    for (const [body, expected] of Object.entries(cases)) expect(matches(signal, body), body).toBe(expected);
+  });
+});

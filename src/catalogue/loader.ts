@@ -1,0 +1,290 @@
+/**
+ * Validates catalogue data and turns it into frozen `Platform`s. Every problem in
+ * a file is reported at once, by platform name and field; a bad entry is left
+ * out, never allowed to crash a search.
+ */
+import { Value } from '@sinclair/typebox/value';
+import { CatalogueError } from '../errors.js';
+import { CATEGORIES, type Category } from './categories.js';
+import {
+  type Catalogue,
+  type CheckRequestSpec,
+  type Platform,
+  platformId,
+  type Shield,
+  type Signal,
+  type UsernameRule,
+} from './platform.js';
+import {
+  CatalogueFileSchema,
+  PlatformSchema,
+  type PlatformSpec,
+  ShieldSchema,
+  type ShieldSpec,
+  type SignalSpec,
+} from './schema.js';
+import { inspectTemplate } from './template.js';
+
+export interface CatalogueProblem {
+  /** Platform name, or `#index` when the entry has no usable name. */
+  readonly platform: string;
+  /** JSON pointer of the field inside the entry ('' = the whole entry). */
+  readonly field: string;
+  readonly message: string;
+}
+
+export interface LoadResult {
+  readonly catalogue: Catalogue;
+  readonly problems: readonly CatalogueProblem[];
+}
+
+/** Longest username any platform is asked about; longer names are refused before any request. */
+export const MAX_USERNAME_LENGTH = 100;
+
+const SIGNAL_KINDS = ['status', 'text', 'regex', 'redirect', 'json', 'header'] as const;
+
+/** Validates a parsed catalogue document (our own format). Throws only when the document itself is unusable. */
+export function loadCatalogue(data: unknown, extraShields: readonly Shield[] = []): LoadResult {
+  if (!Value.Check(CatalogueFileSchema, data)) {
+    const first = [...Value.Errors(CatalogueFileSchema, data)][0];
+    throw new CatalogueError(
+      `Not a userscout catalogue: ${first ? `${first.path || '/'} ${first.message}` : 'expected an object with "platforms": [...]'}`,
+    );
+  }
+  const problems: CatalogueProblem[] = [];
+  const platforms: Platform[] = [];
+  const seenNames = new Map<string, number>();
+  data.platforms.forEach((entry, index) => {
+    const label = entryLabel(entry, index);
+    const entryProblems = validatePlatform(entry, label);
+    if (entryProblems.length > 0) {
+      problems.push(...entryProblems);
+      return;
+    }
+    const platform = normalisePlatform(entry as PlatformSpec);
+    const key = platform.name.toLowerCase();
+    const earlier = seenNames.get(key);
+    if (earlier !== undefined) {
+      problems.push({
+        platform: label,
+        field: '/name',
+        message: `duplicate name (entry #${earlier} has it too)`,
+      });
+      return;
+    }
+    seenNames.set(key, index);
+    platforms.push(platform);
+  });
+
+  const shields: Shield[] = [...extraShields];
+  (data.shields ?? []).forEach((entry, index) => {
+    const label = `shield ${entryLabel(entry, index)}`;
+    const found = schemaProblems(ShieldSchema, entry, label);
+    const spec = entry as ShieldSpec;
+    if (found.length === 0 && !spec.headers && !spec.body) {
+      found.push({
+        platform: label,
+        field: '',
+        message: 'needs headers or body markers, or it would match every page',
+      });
+    }
+    if (found.length > 0) problems.push(...found);
+    else shields.push(normaliseShield(spec));
+  });
+
+  return {
+    catalogue: Object.freeze({ platforms: Object.freeze(platforms), shields: Object.freeze(shields) }),
+    problems,
+  };
+}
+
+/** Parses JSON text; a syntax error names the source. */
+export function parseCatalogueText(text: string, source: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new CatalogueError(`${source} is not valid JSON: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+export function normaliseShield(spec: ShieldSpec): Shield {
+  return Object.freeze({
+    name: spec.name,
+    reason: spec.reason,
+    status: spec.status ? Object.freeze([...spec.status]) : undefined,
+    headers: Object.freeze(
+      Object.entries(spec.headers ?? {}).map(([k, v]) => Object.freeze([k.toLowerCase(), v] as const)),
+    ),
+    body: Object.freeze([...(spec.body ?? [])]),
+  });
+}
+
+function entryLabel(entry: unknown, index: number): string {
+  if (entry && typeof entry === 'object' && typeof (entry as { name?: unknown }).name === 'string') {
+    const name = (entry as { name: string }).name.trim();
+    if (name) return name;
+  }
+  return `#${index}`;
+}
+
+function schemaProblems(
+  schema: Parameters<typeof Value.Errors>[0],
+  entry: unknown,
+  label: string,
+): CatalogueProblem[] {
+  const out: CatalogueProblem[] = [];
+  const seen = new Set<string>();
+  for (const error of Value.Errors(schema, entry)) {
+    // A bad signal yields one error per union member; say it once, plainly.
+    const isSignal = /^\/detect\/(exists|missing)\/\d+$/.test(error.path);
+    const message = isSignal
+      ? `must be exactly one of ${SIGNAL_KINDS.map((k) => `{${k}}`).join(', ')} with valid values`
+      : error.path === '/category'
+        ? `must be one of: ${CATEGORIES.join(', ')}`
+        : error.message;
+    const key = `${error.path}|${message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    if (isSignal && [...seen].some((k) => k !== key && k.startsWith(`${error.path}/`))) continue;
+    out.push({ platform: label, field: error.path, message });
+  }
+  return out;
+}
+
+function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
+  const problems = schemaProblems(PlatformSchema, entry, label);
+  if (problems.length > 0) return problems;
+  const spec = entry as PlatformSpec;
+  const add = (field: string, message: string) => problems.push({ platform: label, field, message });
+
+  const home = inspectTemplate(spec.home, false);
+  if (typeof home === 'string') add('/home', home);
+  const profile = inspectTemplate(spec.profile);
+  if (typeof profile === 'string') add('/profile', profile);
+  const checkUrl = spec.check?.url;
+  if (checkUrl !== undefined) {
+    // A POST may carry the name in its body only.
+    const inBody = spec.check?.body?.includes('{username}') ?? false;
+    const shape = inspectTemplate(checkUrl, !inBody);
+    if (typeof shape === 'string') add('/check/url', shape);
+  }
+  if (spec.check?.body !== undefined && spec.check.method !== 'POST')
+    add('/check/body', 'a body needs method POST');
+  for (const [name] of Object.entries(spec.check?.headers ?? {})) {
+    if (!/^[A-Za-z0-9-]+$/.test(name)) add(`/check/headers/${name}`, 'is not a valid header name');
+  }
+  for (const list of ['exists', 'missing'] as const) {
+    spec.detect[list].forEach((signal, i) => {
+      const problem = signalProblem(signal);
+      if (problem) add(`/detect/${list}/${i}`, problem);
+    });
+  }
+  let rule: UsernameRule | undefined;
+  try {
+    rule = normaliseRule(spec);
+  } catch (error) {
+    add('/username/pattern', `does not compile: ${(error as Error).message}`);
+  }
+  if (rule) {
+    for (const list of ['claimed', 'unclaimed'] as const) {
+      spec.known[list].forEach((name, i) => {
+        const why = ruleViolation(rule, name);
+        if (why)
+          add(
+            `/known/${list}/${i}`,
+            `${JSON.stringify(name)} breaks the platform's own username rule: ${why}`,
+          );
+      });
+    }
+  }
+  const overlap = spec.known.claimed.filter((n) => spec.known.unclaimed.includes(n));
+  if (overlap.length > 0) add('/known', `a name cannot be both claimed and unclaimed: ${overlap.join(', ')}`);
+  if (spec.enabled === false && !spec.disabledReason)
+    add('/disabledReason', 'a disabled platform must say why');
+  if (spec.category === 'nsfw' && spec.nsfw === false) add('/nsfw', 'a platform in category nsfw is nsfw');
+  return problems;
+}
+
+function signalProblem(signal: SignalSpec): string | undefined {
+  if ('regex' in signal) {
+    try {
+      new RegExp(signal.regex, signal.flags);
+    } catch (error) {
+      return `regex does not compile: ${(error as Error).message}`;
+    }
+  }
+  if ('json' in signal && signal.json.split('.').some((seg) => seg === ''))
+    return 'json path has an empty segment';
+  if ('header' in signal && !/^[A-Za-z0-9-]+$/.test(signal.header)) return 'is not a valid header name';
+  return undefined;
+}
+
+function normaliseRule(spec: PlatformSpec): UsernameRule {
+  const u = spec.username ?? {};
+  return Object.freeze({
+    pattern: u.pattern ? new RegExp(u.pattern, 'u') : undefined,
+    lowercase: u.lowercase ?? false,
+    minLength: u.minLength ?? 1,
+    maxLength: Math.min(u.maxLength ?? MAX_USERNAME_LENGTH, MAX_USERNAME_LENGTH),
+  });
+}
+
+/** Why a name breaks a platform's rule, or undefined when it fits. Pure. */
+export function ruleViolation(rule: UsernameRule, username: string): string | undefined {
+  const name = rule.lowercase ? username.toLowerCase() : username;
+  const length = [...name].length;
+  if (length < rule.minLength) return `shorter than ${rule.minLength} characters`;
+  if (length > rule.maxLength) return `longer than ${rule.maxLength} characters`;
+  if (rule.pattern && !rule.pattern.test(name)) return `does not match ${rule.pattern.source}`;
+  return undefined;
+}
+
+function normaliseSignal(spec: SignalSpec): Signal {
+  if ('status' in spec) return Object.freeze({ kind: 'status', codes: Object.freeze([...spec.status]) });
+  if ('text' in spec) return Object.freeze({ kind: 'text', text: spec.text });
+  if ('regex' in spec) return Object.freeze({ kind: 'regex', re: new RegExp(spec.regex, spec.flags) });
+  if ('redirect' in spec) return Object.freeze({ kind: 'redirect', target: spec.redirect });
+  if ('json' in spec) {
+    const path = Object.freeze(spec.json.split('.'));
+    return Object.freeze(
+      'equals' in spec ? { kind: 'json', path, equals: spec.equals ?? null } : { kind: 'json', path },
+    );
+  }
+  return Object.freeze({
+    kind: 'header',
+    name: spec.header.toLowerCase(),
+    ...(spec.value === undefined ? {} : { value: spec.value }),
+  });
+}
+
+function normalisePlatform(spec: PlatformSpec): Platform {
+  const check: CheckRequestSpec = Object.freeze({
+    url: spec.check?.url ?? spec.profile,
+    method: spec.check?.method ?? 'GET',
+    headers: Object.freeze({ ...(spec.check?.headers ?? {}) }),
+    body: spec.check?.body,
+    bodyType: spec.check?.bodyType ?? 'json',
+    redirects: spec.check?.redirects ?? 'manual',
+  });
+  return Object.freeze({
+    id: platformId(spec.name),
+    name: spec.name.trim(),
+    category: spec.category as Category,
+    home: spec.home,
+    profile: spec.profile,
+    check,
+    detect: Object.freeze({
+      exists: Object.freeze(spec.detect.exists.map(normaliseSignal)),
+      missing: Object.freeze(spec.detect.missing.map(normaliseSignal)),
+    }),
+    username: normaliseRule(spec),
+    known: Object.freeze({
+      claimed: Object.freeze([...spec.known.claimed]),
+      unclaimed: Object.freeze([...spec.known.unclaimed]),
+    }),
+    tags: Object.freeze([...(spec.tags ?? [])]),
+    nsfw: spec.nsfw ?? spec.category === 'nsfw',
+    enabled: spec.enabled ?? true,
+    disabledReason: spec.disabledReason,
+  });
+}

@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import { checkKey, mergeCatalogues } from './merge.js';
+import type { PlatformSpec } from './schema.js';
+
+function platform(name: string, profile: string, check?: PlatformSpec['check']): PlatformSpec {
+  return {
+    name,
+    category: 'social',
+    home: 'https://example.com/',
+    profile,
+    ...(check ? { check } : {}),
+    detect: { exists: [{ status: [200] }], missing: [{ status: [404] }] },
+    known: { claimed: ['alice'], unclaimed: ['noonewouldeverusethis7'] },
+  };
+}
+
+describe('checkKey', () => {
+  it.each([
+    [
+      'host case, scheme and trailing slash are ignored',
+      'https://Example.COM/u/{username}/',
+      'http://example.com/u/{username}',
+    ],
+    ['the fragment is ignored (never sent)', 'https://example.com/api#{username}', 'https://example.com/api'],
+    ['a placeholder in the host', 'https://{username}.Example.com/', 'https://{username}.example.com'],
+  ])('same key: %s', (_label, a, b) => {
+    expect(checkKey(platform('A', a))).toBe(checkKey(platform('B', b)));
+  });
+
+  it.each([
+    ['another path', 'https://example.com/u/{username}', 'https://example.com/user/{username}'],
+    ['another query', 'https://example.com/?u={username}', 'https://example.com/?user={username}'],
+    ['path case', 'https://example.com/U/{username}', 'https://example.com/u/{username}'],
+  ])('different key: %s', (_label, a, b) => {
+    expect(checkKey(platform('A', a))).not.toBe(checkKey(platform('B', b)));
+  });
+
+  it('uses the check URL, and the body of a POST', () => {
+    const api = (body: string) =>
+      platform('A', 'https://example.com/{username}', {
+        url: 'https://api.example.com/q#{username}',
+        method: 'POST',
+        body,
+      });
+    expect(checkKey(api('{"u":"{username}"}'))).toBe('POST api.example.com/q {"u":"{}"}');
+    expect(checkKey(api('{"u":"{username}"}'))).not.toBe(checkKey(api('{"team":"{username}"}')));
+    expect(
+      checkKey(
+        platform('A', 'https://example.com/{username}', { url: 'https://api.example.com/u/{username}' }),
+      ),
+    ).toBe('api.example.com/u/{}');
+  });
+});
+
+describe('mergeCatalogues', () => {
+  it('keeps the first occurrence and says why each other one was dropped', () => {
+    const a = {
+      source: 'a.json',
+      document: { platforms: [platform('GitHub', 'https://github.com/{username}')] },
+    };
+    const b = {
+      source: 'b.json',
+      document: {
+        platforms: [
+          platform('github', 'https://gitlab.com/{username}'),
+          platform('GitHub mirror', 'https://GITHUB.com/{username}/'),
+          platform('GitLab', 'https://gitlab.com/{username}'),
+        ],
+      },
+    };
+    const result = mergeCatalogues([a, b]);
+    expect(result.document.platforms.map((p) => p.name)).toEqual(['GitHub', 'GitLab']);
+    expect(result.dropped).toEqual([
+      { name: 'github', source: 'b.json', reason: 'same name as GitHub (from a.json)' },
+      {
+        name: 'GitHub mirror',
+        source: 'b.json',
+        reason: 'checks the same address as GitHub (from a.json): github.com/{}',
+      },
+    ]);
+    expect(result.document.shields).toBeUndefined();
+  });
+
+  it('keeps the shields of every input, the first of each name', () => {
+    const shield = (name: string, body: string) => ({ name, reason: 'waf', body: [body] });
+    const result = mergeCatalogues([
+      { source: 'a', document: { platforms: [], shields: [shield('cf', 'a')] } },
+      { source: 'b', document: { platforms: [], shields: [shield('CF', 'b'), shield('other', 'c')] } },
+    ]);
+    expect(result.document.shields).toEqual([shield('cf', 'a'), shield('other', 'c')]);
+  });
+
+  it('merges nothing into nothing', () => {
+    expect(mergeCatalogues([])).toEqual({ document: { platforms: [] }, dropped: [] });
+  });
+});

@@ -1,0 +1,104 @@
+/**
+ * Merges catalogues in our format into one. Pure. Two entries are the same
+ * platform when they check the same address (host without regard to case or scheme,
+ * placeholder and trailing slash normalised, and the body for a POST) or carry
+ * the same name (without regard to case). The first occurrence wins and every
+ * entry dropped says why.
+ */
+import type { PlatformSpec } from './schema.js';
+import { PLACEHOLDER, splitAuthority } from './template.js';
+
+export interface MergeInput {
+  /** Where the document came from (a file name), quoted in drop reasons. */
+  readonly source: string;
+  readonly document: { platforms: PlatformSpec[]; shields?: unknown[] };
+}
+
+export interface MergeDrop {
+  readonly name: string;
+  readonly source: string;
+  readonly reason: string;
+}
+
+export interface MergeResult {
+  readonly document: { platforms: PlatformSpec[]; shields?: unknown[] };
+  readonly dropped: readonly MergeDrop[];
+}
+
+export function mergeCatalogues(docs: readonly MergeInput[]): MergeResult {
+  const platforms: PlatformSpec[] = [];
+  const dropped: MergeDrop[] = [];
+  const byName = new Map<string, { name: string; source: string }>();
+  const byCheck = new Map<string, { name: string; source: string }>();
+  for (const { source, document } of docs) {
+    for (const spec of document.platforms) {
+      const name = spec.name.trim();
+      const sameName = byName.get(name.toLowerCase());
+      if (sameName) {
+        dropped.push({ name, source, reason: `same name as ${describe(sameName)}` });
+        continue;
+      }
+      const key = checkKey(spec);
+      const sameCheck = byCheck.get(key);
+      if (sameCheck) {
+        dropped.push({ name, source, reason: `checks the same address as ${describe(sameCheck)}: ${key}` });
+        continue;
+      }
+      byName.set(name.toLowerCase(), { name, source });
+      byCheck.set(key, { name, source });
+      platforms.push(spec);
+    }
+  }
+  const shields = mergeShields(docs);
+  return { document: shields.length > 0 ? { platforms, shields } : { platforms }, dropped };
+}
+
+function describe(first: { name: string; source: string }): string {
+  return `${first.name} (from ${first.source})`;
+}
+
+/**
+ * The identity of a check: method, host (lower-case), path and query with the
+ * placeholder written `{}`, no trailing slash, no fragment (never sent), and
+ * the body of a POST, since one API address can check different things.
+ */
+export function checkKey(spec: PlatformSpec): string {
+  const template = spec.check?.url ?? spec.profile;
+  const method = spec.check?.method ?? 'GET';
+  const parts = splitAuthority(template);
+  const normalise = (text: string) => text.split(PLACEHOLDER).join('{}');
+  let address: string;
+  if (parts) {
+    const host = normalise(parts.origin.replace(/^https?:\/\//i, '')).toLowerCase();
+    const rest = normalise(parts.rest.split('#')[0] ?? '');
+    const [path = '', query] = splitOnce(rest, '?');
+    const trimmedPath = path.replace(/\/+$/, '');
+    address = `${host}${trimmedPath}${query === undefined ? '' : `?${query}`}`;
+  } else {
+    address = normalise(template);
+  }
+  const body = method === 'POST' && spec.check?.body !== undefined ? ` ${normalise(spec.check.body)}` : '';
+  // GET and HEAD of one address ask the same question.
+  return `${method === 'POST' ? 'POST ' : ''}${address}${body}`;
+}
+
+function splitOnce(text: string, separator: string): [string, string | undefined] {
+  const at = text.indexOf(separator);
+  return at < 0 ? [text, undefined] : [text.slice(0, at), text.slice(at + 1)];
+}
+
+/** Shield fingerprints of every input, the first of each name. */
+function mergeShields(docs: readonly MergeInput[]): unknown[] {
+  const seen = new Set<string>();
+  const out: unknown[] = [];
+  for (const { document } of docs) {
+    for (const shield of document.shields ?? []) {
+      const name = (shield as { name?: unknown })?.name;
+      const key = typeof name === 'string' ? name.toLowerCase() : JSON.stringify(shield);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      out.push(shield);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,100 @@
+/**
+ * A platform as the engine sees it: validated, defaults filled in, regexes
+ * compiled, frozen. Built only by `loader.ts`.
+ */
+import type { Category } from './categories.js';
+
+export type JsonPrimitive = string | number | boolean | null;
+
+export type Signal =
+  | { readonly kind: 'status'; readonly codes: readonly number[] }
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'regex'; readonly re: RegExp }
+  | { readonly kind: 'redirect'; readonly target: string }
+  | { readonly kind: 'json'; readonly path: readonly string[]; readonly equals?: JsonPrimitive }
+  | { readonly kind: 'header'; readonly name: string; readonly value?: string };
+
+export type SignalKind = Signal['kind'];
+
+export type HttpMethod = 'GET' | 'HEAD' | 'POST';
+export type BodyType = 'json' | 'form' | 'text';
+export type RedirectPolicy = 'manual' | 'follow';
+
+export interface CheckRequestSpec {
+  readonly url: string;
+  readonly method: HttpMethod;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string | undefined;
+  readonly bodyType: BodyType;
+  readonly redirects: RedirectPolicy;
+}
+
+export interface UsernameRule {
+  readonly pattern: RegExp | undefined;
+  readonly lowercase: boolean;
+  readonly minLength: number;
+  readonly maxLength: number;
+}
+
+export interface Platform {
+  /** Stable identifier derived from the name (lower-case, dashes). */
+  readonly id: string;
+  readonly name: string;
+  readonly category: Category;
+  readonly home: string;
+  readonly profile: string;
+  readonly check: CheckRequestSpec;
+  readonly detect: { readonly exists: readonly Signal[]; readonly missing: readonly Signal[] };
+  readonly username: UsernameRule;
+  readonly known: { readonly claimed: readonly string[]; readonly unclaimed: readonly string[] };
+  readonly tags: readonly string[];
+  readonly nsfw: boolean;
+  readonly enabled: boolean;
+  readonly disabledReason: string | undefined;
+}
+
+export type ShieldReason = 'waf' | 'captcha';
+
+export interface Shield {
+  readonly name: string;
+  readonly reason: ShieldReason;
+  readonly status: readonly number[] | undefined;
+  /** [lower-case header name, text the value contains ('' = present)] */
+  readonly headers: readonly (readonly [string, string])[];
+  readonly body: readonly string[];
+}
+
+export interface Catalogue {
+  readonly platforms: readonly Platform[];
+  readonly shields: readonly Shield[];
+}
+
+/** A short, stable description of a signal, used as evidence in outcomes. */
+export function describeSignal(signal: Signal): string {
+  switch (signal.kind) {
+    case 'status':
+      return `status ${signal.codes.join('|')}`;
+    case 'text':
+      return `text ${JSON.stringify(signal.text)}`;
+    case 'regex':
+      return `regex /${signal.re.source}/${signal.re.flags}`;
+    case 'redirect':
+      return signal.target === '' ? 'redirect' : `redirect ${JSON.stringify(signal.target)}`;
+    case 'json':
+      return 'equals' in signal
+        ? `json ${signal.path.join('.')} = ${JSON.stringify(signal.equals)}`
+        : `json ${signal.path.join('.')}`;
+    case 'header':
+      return signal.value === undefined
+        ? `header ${signal.name}`
+        : `header ${signal.name} ~ ${JSON.stringify(signal.value)}`;
+  }
+}
+
+export function platformId(name: string): string {
+  return name
+    .normalize('NFKD')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}

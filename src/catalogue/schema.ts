@@ -1,0 +1,184 @@
+/**
+ * The catalogue file format, as written by people. `loader.ts` validates files
+ * against it and turns entries into frozen `Platform` objects (`platform.ts`).
+ * `npm run schema` writes the JSON Schema of this file to `docs/catalogue.schema.json`.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { CATEGORIES } from './categories.js';
+
+const strict = { additionalProperties: false } as const;
+
+const HttpStatus = Type.Integer({ minimum: 100, maximum: 599 });
+
+/** One fact about a response. Exactly one of the listed keys names its kind. */
+export const SignalSchema = Type.Union(
+  [
+    Type.Object(
+      { status: Type.Array(HttpStatus, { minItems: 1, description: 'The HTTP status is one of these' }) },
+      strict,
+    ),
+    Type.Object({ text: Type.String({ minLength: 1, description: 'The body contains this text' }) }, strict),
+    Type.Object(
+      {
+        regex: Type.String({
+          minLength: 1,
+          description: 'The body matches this JavaScript regular expression',
+        }),
+        flags: Type.Optional(Type.String({ pattern: '^[imsu]*$', description: 'Regex flags: i, m, s, u' })),
+      },
+      strict,
+    ),
+    Type.Object(
+      {
+        redirect: Type.String({
+          description:
+            'The response redirected to a URL containing this text ("" = any redirect). With redirects "manual" it reads the Location header of a 3xx; with "follow" the final URL.',
+        }),
+      },
+      strict,
+    ),
+    Type.Object(
+      {
+        json: Type.String({
+          minLength: 1,
+          description:
+            'A dot path into the JSON body (array indexes as numbers: data.users.0.id) that is present and not null',
+        }),
+        equals: Type.Optional(
+          Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()], {
+            description: 'The value at the path equals this',
+          }),
+        ),
+      },
+      strict,
+    ),
+    Type.Object(
+      {
+        header: Type.String({ minLength: 1, description: 'A response header with this name is present' }),
+        value: Type.Optional(Type.String({ description: 'and its value contains this text' })),
+      },
+      strict,
+    ),
+  ],
+  { description: 'One fact about a response: {status}, {text}, {regex}, {redirect}, {json} or {header}' },
+);
+
+export const CheckSchema = Type.Object(
+  {
+    url: Type.Optional(
+      Type.String({ minLength: 1, description: 'URL template with {username}; defaults to the profile URL' }),
+    ),
+    method: Type.Optional(Type.Union([Type.Literal('GET'), Type.Literal('HEAD'), Type.Literal('POST')])),
+    headers: Type.Optional(
+      Type.Record(Type.String(), Type.String(), { description: 'Extra request headers' }),
+    ),
+    body: Type.Optional(Type.String({ description: 'Body template with {username} (POST only)' })),
+    bodyType: Type.Optional(
+      Type.Union([Type.Literal('json'), Type.Literal('form'), Type.Literal('text')], {
+        description: 'How the username is escaped in the body and the Content-Type sent; default json',
+      }),
+    ),
+    redirects: Type.Optional(
+      Type.Union([Type.Literal('manual'), Type.Literal('follow')], {
+        description: 'manual (default): a 3xx is the answer; follow: follow up to 5 redirects',
+      }),
+    ),
+  },
+  { ...strict, description: 'The request that checks the username' },
+);
+
+export const UsernameRuleSchema = Type.Object(
+  {
+    pattern: Type.Optional(
+      Type.String({ minLength: 1, description: 'JavaScript regex the username must match (anchor it)' }),
+    ),
+    lowercase: Type.Optional(
+      Type.Boolean({ description: 'Lower-case the username before checking; default false' }),
+    ),
+    minLength: Type.Optional(Type.Integer({ minimum: 1 })),
+    maxLength: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  strict,
+);
+
+export const PlatformSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 80, description: 'Unique display name' }),
+    category: Type.Union(
+      CATEGORIES.map((c) => Type.Literal(c)),
+      { description: 'One of the closed list of categories' },
+    ),
+    home: Type.String({ minLength: 1, description: 'Home page of the platform' }),
+    profile: Type.String({ minLength: 1, description: 'URL template of a profile page, with {username}' }),
+    check: Type.Optional(CheckSchema),
+    detect: Type.Object(
+      {
+        exists: Type.Array(SignalSchema, {
+          minItems: 1,
+          description: 'The account exists when ALL of these hold (and no missing signal holds)',
+        }),
+        missing: Type.Array(SignalSchema, {
+          minItems: 1,
+          description: 'The account is missing when ANY of these holds; checked first',
+        }),
+      },
+      strict,
+    ),
+    username: Type.Optional(UsernameRuleSchema),
+    known: Type.Object(
+      {
+        claimed: Type.Array(Type.String({ minLength: 1 }), {
+          minItems: 1,
+          description: 'Accounts that exist',
+        }),
+        unclaimed: Type.Array(Type.String({ minLength: 1 }), {
+          minItems: 1,
+          description: 'Names that have no account',
+        }),
+      },
+      strict,
+    ),
+    tags: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    nsfw: Type.Optional(Type.Boolean()),
+    enabled: Type.Optional(Type.Boolean()),
+    disabledReason: Type.Optional(Type.String({ description: 'Why the platform is disabled' })),
+    notes: Type.Optional(Type.String({ description: 'Anything a maintainer should know' })),
+  },
+  strict,
+);
+
+/** Fingerprint of a bot shield's challenge page. All given conditions must hold. */
+export const ShieldSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    reason: Type.Union([Type.Literal('waf'), Type.Literal('captcha')]),
+    status: Type.Optional(Type.Array(HttpStatus, { minItems: 1 })),
+    headers: Type.Optional(
+      Type.Record(Type.String(), Type.String(), {
+        description: 'Header name -> text its value contains ("" = present); all must hold',
+      }),
+    ),
+    body: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), {
+        minItems: 1,
+        description: 'The body contains any of these',
+      }),
+    ),
+  },
+  strict,
+);
+
+export const CatalogueFileSchema = Type.Object(
+  {
+    $schema: Type.Optional(Type.String()),
+    platforms: Type.Array(Type.Unknown()),
+    shields: Type.Optional(Type.Array(Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export type SignalSpec = Static<typeof SignalSchema>;
+export type CheckSpec = Static<typeof CheckSchema>;
+export type UsernameRuleSpec = Static<typeof UsernameRuleSchema>;
+export type PlatformSpec = Static<typeof PlatformSchema>;
+export type ShieldSpec = Static<typeof ShieldSchema>;

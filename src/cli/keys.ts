@@ -1,0 +1,72 @@
+/**
+ * `userscout keys create|list|revoke`: professional API keys. A key is shown
+ * once, when it is created; only its SHA-256 is stored.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { hashApiKey } from '../api/auth.js';
+import { loadConfig } from '../config.js';
+import { UserscoutError } from '../errors.js';
+import { DATABASE_FILE } from '../service.js';
+import { createStore } from '../store/create-store.js';
+import { type Store, TIERS, type Tier } from '../store/store.js';
+
+export async function withStore<T>(
+  dataDir: string | undefined,
+  fn: (store: Store) => Promise<T>,
+): Promise<T> {
+  const config = loadConfig(dataDir !== undefined ? { dataDir } : {});
+  mkdirSync(config.dataDir, { recursive: true });
+  const store = createStore({ kind: 'sqlite', path: join(config.dataDir, DATABASE_FILE) });
+  try {
+    return await fn(store);
+  } finally {
+    await store.close();
+  }
+}
+
+export function newApiKey(): string {
+  return `usk_${randomBytes(24).toString('base64url')}`;
+}
+
+export async function createKey(
+  store: Store,
+  name: string,
+  tier: string,
+): Promise<{ id: string; key: string }> {
+  if (!(TIERS as readonly string[]).includes(tier)) {
+    throw new UserscoutError(
+      'invalid_argument',
+      `--tier must be one of ${TIERS.join(', ')}; received ${tier}`,
+    );
+  }
+  if (!name.trim()) throw new UserscoutError('invalid_argument', '--name must not be empty');
+  const key = newApiKey();
+  const id = randomUUID().slice(0, 8);
+  await store.createApiKey({
+    id,
+    name: name.trim(),
+    tier: tier as Tier,
+    hash: hashApiKey(key),
+    createdAt: Date.now(),
+  });
+  return { id, key };
+}
+
+export async function listKeys(store: Store): Promise<string> {
+  const keys = await store.listApiKeys();
+  if (keys.length === 0) return 'no API keys';
+  return keys
+    .map(
+      (k) =>
+        `${k.id}  ${k.tier.padEnd(12)}  ${new Date(k.createdAt).toISOString()}  ${k.revokedAt ? `revoked ${new Date(k.revokedAt).toISOString()}` : 'active'}  ${k.name}`,
+    )
+    .join('\n');
+}
+
+export async function revokeKey(store: Store, id: string): Promise<void> {
+  if (!(await store.revokeApiKey(id, Date.now()))) {
+    throw new UserscoutError('invalid_argument', `no active API key has id ${id} (see: userscout keys list)`);
+  }
+}

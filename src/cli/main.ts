@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+/**
+ * The `userscout` command line. Each command lives in its own module; this file
+ * only wires them to commander and turns errors into one-line messages.
+ */
+import { Command, Option } from 'commander';
+import { isUserscoutError } from '../errors.js';
+import {
+  checkCatalogueFile,
+  formatCheckReport,
+  REPORT_FORMATS,
+  type ReportFormat,
+} from './catalogue-check.js';
+import { runCatalogueMerge } from './catalogue-merge.js';
+import { formatValidateReport, validateFile } from './catalogue-validate.js';
+import { createKey, listKeys, revokeKey, withStore } from './keys.js';
+import { runSearch, type SearchCommandOptions } from './search.js';
+import { runServe, type ServeOptions } from './serve.js';
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+const io = {
+  out: (text: string) => process.stdout.write(`${text}\n`),
+  err: (text: string) => process.stderr.write(`${text}\n`),
+  stderr: process.stderr,
+};
+
+export function buildProgram(): Command {
+  const program = new Command('userscout')
+    .description('Check whether a username exists on hundreds of online platforms')
+    .showHelpAfterError();
+
+  program
+    .command('search')
+    .description('Check one or more usernames on every platform')
+    .argument('<names...>', 'usernames to check')
+    .option('--catalogue <file>', 'catalogue file instead of the built-in one')
+    .option('--category <category>', 'only this category (repeatable)', collect)
+    .option('--platform <name>', 'only this platform (repeatable)', collect)
+    .option('--nsfw', 'include NSFW platforms')
+    .addOption(
+      new Option('--format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'),
+    )
+    .option('--all', 'every outcome, not only hits')
+    .option('--timeout <ms>', 'deadline per platform in milliseconds')
+    .option('--concurrency <n>', 'checks in flight at once')
+    .option('--per-host <n>', 'checks in flight to one host')
+    .option('--proxy <url>', 'http://, https:// or socks5:// proxy')
+    .option('--connect-to <rule>', 'HOST1:PORT1:HOST2:PORT2, as curl (repeatable)', collect)
+    .option('--ca-file <file>', 'extra CA certificates to trust (PEM)')
+    .option('--insecure', 'accept any TLS certificate')
+    .option('--refuse-private', 'refuse private and loopback destinations')
+    .option('--no-progress', 'no progress bar')
+    .action(async (names: string[], options: SearchCommandOptions) => {
+      process.exitCode = await runSearch(names, options, io);
+    });
+
+  const catalogue = program.command('catalogue').description('Inspect and maintain platform catalogues');
+  catalogue
+    .command('validate')
+    .argument('[file]', 'catalogue file (default: the built-in catalogue)')
+    .description('Report every problem of a catalogue; exit 1 when there is any')
+    .action((file: string | undefined) => {
+      const report = validateFile(file);
+      io.out(formatValidateReport(report));
+      process.exitCode = report.problems.length > 0 ? 1 : 0;
+    });
+  catalogue
+    .command('check')
+    .argument('<file>', 'catalogue file: userscout, WhatsMyName, Sherlock or Maigret format')
+    .description('Report how many entries of a catalogue file import and why the others do not')
+    .addOption(new Option('--format <format>', 'output format').choices(REPORT_FORMATS).default('text'))
+    .action((file: string, options: { format: ReportFormat }) => {
+      const { report, exitCode } = checkCatalogueFile(file);
+      io.out(formatCheckReport(report, options.format));
+      process.exitCode = exitCode;
+    });
+  catalogue
+    .command('merge')
+    .argument('<files...>', 'catalogue files in any supported format; the first of a platform wins')
+    .description('Merge catalogues into one in the userscout format; report what was dropped on stderr')
+    .option('-o, --output <file>', 'write the merged catalogue here instead of stdout')
+    .action((files: string[], options: { output?: string }) => {
+      const outcome = runCatalogueMerge(files, options);
+      if (outcome.stdout) process.stdout.write(outcome.stdout);
+      process.stderr.write(outcome.stderr);
+      process.exitCode = outcome.exitCode;
+    });
+  program
+    .command('serve')
+    .description('Run the REST service (SQLite and the in-process runner unless USERSCOUT_REDIS_URL is set)')
+    .option('--port <port>', 'port to listen on (PORT, default 3000)')
+    .option('--host <host>', 'address to listen on (HOST, default 127.0.0.1)')
+    .option('--data-dir <dir>', 'folder of the database (USERSCOUT_DATA_DIR, default ./data)')
+    .option('--catalogue <file>', 'catalogue file instead of the built-in one')
+    .action(async (options: ServeOptions) => {
+      await runServe(options);
+    });
+
+  const keys = program.command('keys').description('Manage professional API keys');
+  keys
+    .command('create')
+    .description('Create a key; it is printed once and stored only as a hash')
+    .requiredOption('--name <name>', 'who or what the key is for')
+    .addOption(
+      new Option('--tier <tier>', 'tier of the key')
+        .choices(['professional', 'free'])
+        .default('professional'),
+    )
+    .option('--data-dir <dir>', 'folder of the database')
+    .action(async (options: { name: string; tier: string; dataDir?: string }) => {
+      const { id, key } = await withStore(options.dataDir, (store) =>
+        createKey(store, options.name, options.tier),
+      );
+      io.err(`key ${id} created for ${options.name} (${options.tier}); it is shown only now:`);
+      io.out(key);
+    });
+  keys
+    .command('list')
+    .description('List keys (never the keys themselves)')
+    .option('--data-dir <dir>', 'folder of the database')
+    .action(async (options: { dataDir?: string }) => {
+      io.out(await withStore(options.dataDir, listKeys));
+    });
+  keys
+    .command('revoke')
+    .argument('<id>', 'key id, as shown by keys list')
+    .description('Revoke a key: requests with it get 401 from now on')
+    .option('--data-dir <dir>', 'folder of the database')
+    .action(async (id: string, options: { dataDir?: string }) => {
+      await withStore(options.dataDir, (store) => revokeKey(store, id));
+      io.err(`key ${id} revoked`);
+    });
+  return program;
+}
+
+try {
+  await buildProgram().parseAsync(process.argv);
+} catch (error) {
+  if (isUserscoutError(error)) {
+    process.stderr.write(`userscout: ${error.message}\n`);
+    process.exitCode = error.status >= 500 ? 1 : 2;
+  } else {
+    process.stderr.write(`userscout: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

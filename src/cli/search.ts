@@ -1,0 +1,136 @@
+/**
+ * `userscout search NAME [NAME...]`: runs the engine in this process, shows a
+ * progress bar on stderr when it is a terminal, prints results to stdout.
+ */
+import { SingleBar } from 'cli-progress';
+import { CATEGORIES, type Category, isCategory } from '../catalogue/categories.js';
+import { loadCatalogueFrom } from '../catalogue/source.js';
+import { loadConfig } from '../config.js';
+import { createEngine } from '../engine/create-engine.js';
+import { selectPlatforms } from '../engine/engine.js';
+import type { Outcome } from '../engine/outcome.js';
+import { usernameProblem } from '../engine/username.js';
+import { UserscoutError } from '../errors.js';
+import {
+  formatCsv,
+  formatJson,
+  formatTable,
+  OUTPUT_FORMATS,
+  type OutputFormat,
+  type SearchReport,
+  summarise,
+} from './output.js';
+
+export interface SearchCommandOptions {
+  catalogue?: string;
+  category?: string[];
+  platform?: string[];
+  nsfw?: boolean;
+  format?: string;
+  all?: boolean;
+  timeout?: string;
+  concurrency?: string;
+  perHost?: string;
+  proxy?: string;
+  connectTo?: string[];
+  caFile?: string;
+  insecure?: boolean;
+  refusePrivate?: boolean;
+  progress?: boolean;
+}
+
+export interface Io {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+}
+
+export async function runSearch(names: string[], options: SearchCommandOptions, io: Io): Promise<number> {
+  const format = (options.format ?? 'table') as OutputFormat;
+  if (!OUTPUT_FORMATS.includes(format)) {
+    throw new UserscoutError(
+      'invalid_argument',
+      `--format must be one of ${OUTPUT_FORMATS.join(', ')}; received ${options.format}`,
+    );
+  }
+  for (const name of names) {
+    const problem = usernameProblem(name);
+    if (problem) throw new UserscoutError('invalid_username', `username ${JSON.stringify(name)} ${problem}`);
+  }
+  const categories: Category[] = [];
+  for (const c of options.category ?? []) {
+    if (!isCategory(c))
+      throw new UserscoutError('invalid_argument', `--category ${c} is not one of ${CATEGORIES.join(', ')}`);
+    categories.push(c);
+  }
+  const config = loadConfig({
+    ...(options.timeout !== undefined ? { timeoutMs: options.timeout } : {}),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.perHost !== undefined ? { perHost: options.perHost } : {}),
+    ...(options.proxy !== undefined ? { proxy: options.proxy } : {}),
+    ...(options.connectTo?.length ? { connectTo: options.connectTo } : {}),
+    ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
+    ...(options.insecure ? { insecureTls: true } : {}),
+    // On a person's own machine, local addresses are theirs to check.
+    refusePrivate: options.refusePrivate ?? false,
+  });
+  const { catalogue, problems } = loadCatalogueFrom(options.catalogue ?? (config.catalogue || undefined));
+  if (problems.length > 0) {
+    io.err(
+      `warning: ${problems.length} catalogue entr${problems.length === 1 ? 'y was' : 'ies were'} left out (run: userscout catalogue validate)`,
+    );
+  }
+  const platforms = selectPlatforms(catalogue, {
+    categories,
+    platforms: options.platform,
+    includeNsfw: options.nsfw ?? config.includeNsfw,
+  });
+  if (platforms.length === 0) throw new UserscoutError('invalid_argument', 'no platform matches the filters');
+
+  const engine = createEngine(config, catalogue);
+  const reports: SearchReport[] = [];
+  const controller = new AbortController();
+  const onSigint = () => controller.abort(new UserscoutError('invalid_argument', 'interrupted'));
+  process.once('SIGINT', onSigint);
+  try {
+    for (const username of names) {
+      const started = performance.now();
+      const outcomes: Outcome[] = [];
+      const showBar = options.progress !== false && io.stderr.isTTY === true;
+      const bar = showBar
+        ? new SingleBar({
+            stream: io.stderr,
+            format: `${username} [{bar}] {value}/{total} checked | {hits} hits | {duration}s`,
+            hideCursor: true,
+            clearOnComplete: true,
+          })
+        : undefined;
+      bar?.start(platforms.length, 0, { hits: 0 });
+      let hits = 0;
+      for await (const outcome of engine.search(username, platforms, controller.signal)) {
+        outcomes.push(outcome);
+        if (outcome.status === 'hit') hits++;
+        bar?.increment(1, { hits });
+      }
+      bar?.stop();
+      const report: SearchReport = {
+        username,
+        status: 'completed',
+        totalPlatforms: platforms.length,
+        results: outcomes,
+      };
+      reports.push(report);
+      const c = summarise(outcomes);
+      io.err(
+        `${username}: ${c.hit} hit, ${c.miss} miss, ${c.unknown} unknown, ${c.error} error, ${c.invalid} invalid on ${platforms.length} platforms in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+      );
+      if (format === 'table') io.out(formatTable(report, options.all ?? false));
+    }
+  } finally {
+    process.off('SIGINT', onSigint);
+    await engine.close();
+  }
+  if (format === 'json') io.out(formatJson(reports));
+  if (format === 'csv') io.out(formatCsv(reports, options.all ?? false));
+  return 0;
+}

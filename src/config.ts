@@ -1,0 +1,325 @@
+/**
+ * Every setting of userscout in one place: its default, its environment
+ * variable and what it means. `loadConfig` merges defaults, environment and
+ * explicit overrides once, and validates each value with a message that names
+ * the setting and the value received.
+ */
+import { ConfigError } from './errors.js';
+
+type Kind =
+  | { readonly type: 'int'; readonly min: number; readonly max: number }
+  | { readonly type: 'bool' }
+  | { readonly type: 'string' }
+  | { readonly type: 'list' }
+  | { readonly type: 'enum'; readonly values: readonly string[] };
+
+interface SettingSpec<T> {
+  readonly env: string;
+  readonly default: T;
+  readonly kind: Kind;
+  readonly doc: string;
+}
+
+const int = (min: number, max: number): Kind => ({ type: 'int', min, max });
+const MINUTE = 60_000;
+
+/** The settings table. The README's configuration section is generated from it. */
+export const SETTINGS = {
+  host: {
+    env: 'HOST',
+    default: '127.0.0.1',
+    kind: { type: 'string' },
+    doc: 'Address the REST service listens on',
+  },
+  port: { env: 'PORT', default: 3000, kind: int(0, 65535), doc: 'Port the REST service listens on' },
+  dataDir: {
+    env: 'USERSCOUT_DATA_DIR',
+    default: './data',
+    kind: { type: 'string' },
+    doc: 'Folder of the SQLite database and health file',
+  },
+  catalogue: {
+    env: 'USERSCOUT_CATALOGUE',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'Catalogue file to use instead of the built-in one (our format, WhatsMyName, Sherlock or Maigret)',
+  },
+  redisUrl: {
+    env: 'REDIS_URL',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'Redis URL; when set, cluster mode (Redis store, BullMQ queue)',
+  },
+  role: {
+    env: 'USERSCOUT_ROLE',
+    default: 'all',
+    kind: { type: 'enum', values: ['all', 'api', 'worker'] },
+    doc: 'Process role in cluster mode: api, worker, or all',
+  },
+  logLevel: {
+    env: 'USERSCOUT_LOG_LEVEL',
+    default: 'info',
+    kind: { type: 'enum', values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    doc: 'pino log level',
+  },
+  // Engine
+  timeoutMs: {
+    env: 'USERSCOUT_TIMEOUT_MS',
+    default: 10_000,
+    kind: int(100, 120_000),
+    doc: 'Whole-check deadline per platform (ms), retries included',
+  },
+  connectTimeoutMs: {
+    env: 'USERSCOUT_CONNECT_TIMEOUT_MS',
+    default: 5_000,
+    kind: int(100, 60_000),
+    doc: 'TCP+TLS connect deadline (ms)',
+  },
+  concurrency: {
+    env: 'USERSCOUT_CONCURRENCY',
+    default: 128,
+    kind: int(1, 4096),
+    doc: 'Checks in flight at once, over all searches',
+  },
+  perHost: {
+    env: 'USERSCOUT_PER_HOST',
+    default: 2,
+    kind: int(1, 256),
+    doc: 'Checks (and keep-alive connections) in flight at once to one origin',
+  },
+  bodyCapBytes: {
+    env: 'USERSCOUT_BODY_CAP_BYTES',
+    default: 1_048_576,
+    kind: int(1024, 64 * 1_048_576),
+    doc: 'Most body bytes read per answer',
+  },
+  retries: {
+    env: 'USERSCOUT_RETRIES',
+    default: 2,
+    kind: int(0, 10),
+    doc: 'Retries after 429, 503 or a reset connection',
+  },
+  retryBaseMs: {
+    env: 'USERSCOUT_RETRY_BASE_MS',
+    default: 250,
+    kind: int(1, 60_000),
+    doc: 'First backoff step (ms), doubled per retry, with jitter',
+  },
+  retryMaxMs: {
+    env: 'USERSCOUT_RETRY_MAX_MS',
+    default: 4_000,
+    kind: int(1, 120_000),
+    doc: 'Longest backoff or Retry-After honoured (ms)',
+  },
+  maxRedirects: {
+    env: 'USERSCOUT_MAX_REDIRECTS',
+    default: 5,
+    kind: int(0, 20),
+    doc: 'Redirects followed for platforms that follow them',
+  },
+  userAgent: {
+    env: 'USERSCOUT_USER_AGENT',
+    default:
+      'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/130.0.0.0 Safari/537.36',
+    kind: { type: 'string' },
+    doc: 'User-Agent sent to platforms',
+  },
+  proxy: {
+    env: 'USERSCOUT_PROXY',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'http://, https:// or socks5:// proxy for all checks',
+  },
+  connectTo: {
+    env: 'USERSCOUT_CONNECT_TO',
+    default: [] as string[],
+    kind: { type: 'list' },
+    doc: 'Comma-separated HOST1:PORT1:HOST2:PORT2 rules (curl --connect-to)',
+  },
+  caFile: {
+    env: 'USERSCOUT_CA_FILE',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'Extra CA certificates (PEM file) to trust',
+  },
+  insecureTls: {
+    env: 'USERSCOUT_INSECURE_TLS',
+    default: false,
+    kind: { type: 'bool' },
+    doc: 'Accept any TLS certificate (tests only)',
+  },
+  refusePrivate: {
+    env: 'USERSCOUT_REFUSE_PRIVATE',
+    default: true,
+    kind: { type: 'bool' },
+    doc: 'Refuse private and loopback destinations (the CLI turns it off)',
+  },
+  includeNsfw: {
+    env: 'USERSCOUT_INCLUDE_NSFW',
+    default: false,
+    kind: { type: 'bool' },
+    doc: 'Search NSFW platforms by default',
+  },
+  // Service
+  maxRunningSearches: {
+    env: 'USERSCOUT_MAX_RUNNING_SEARCHES',
+    default: 4,
+    kind: int(1, 1024),
+    doc: 'Searches that run at once; others queue',
+  },
+  maxQueuedSearches: {
+    env: 'USERSCOUT_MAX_QUEUED_SEARCHES',
+    default: 200,
+    kind: int(0, 100_000),
+    doc: 'Queued searches before 503',
+  },
+  freeLimit: {
+    env: 'USERSCOUT_FREE_LIMIT',
+    default: 10,
+    kind: int(1, 1_000_000),
+    doc: 'Searches per window for the free tier',
+  },
+  freeWindowMs: {
+    env: 'USERSCOUT_FREE_WINDOW_MS',
+    default: 15 * MINUTE,
+    kind: int(1000, 86_400_000),
+    doc: 'Free-tier window (ms)',
+  },
+  proLimit: {
+    env: 'USERSCOUT_PRO_LIMIT',
+    default: 1000,
+    kind: int(1, 1_000_000),
+    doc: 'Searches per window for a professional key',
+  },
+  proWindowMs: {
+    env: 'USERSCOUT_PRO_WINDOW_MS',
+    default: 60 * MINUTE,
+    kind: int(1000, 86_400_000),
+    doc: 'Professional window (ms)',
+  },
+  readLimit: {
+    env: 'USERSCOUT_READ_LIMIT',
+    default: 1200,
+    kind: int(1, 10_000_000),
+    doc: 'Other requests (polling, events, platform list) per minute per client',
+  },
+  trustProxy: {
+    env: 'USERSCOUT_TRUST_PROXY',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'Fastify trustProxy: "" (off), "true", a hop count, or comma-separated addresses/CIDRs',
+  },
+  bodyLimitBytes: {
+    env: 'USERSCOUT_BODY_LIMIT_BYTES',
+    default: 4096,
+    kind: int(64, 1_048_576),
+    doc: 'Largest request body accepted',
+  },
+  retentionDays: {
+    env: 'USERSCOUT_RETENTION_DAYS',
+    default: 7,
+    kind: int(1, 3650),
+    doc: 'Days a search is kept',
+  },
+  cacheHitSeconds: {
+    env: 'USERSCOUT_CACHE_HIT_SECONDS',
+    default: 86_400,
+    kind: int(0, 31_536_000),
+    doc: 'How long a hit is reused',
+  },
+  cacheMissSeconds: {
+    env: 'USERSCOUT_CACHE_MISS_SECONDS',
+    default: 3_600,
+    kind: int(0, 31_536_000),
+    doc: 'How long a miss is reused',
+  },
+  cacheOtherSeconds: {
+    env: 'USERSCOUT_CACHE_OTHER_SECONDS',
+    default: 300,
+    kind: int(0, 31_536_000),
+    doc: 'How long unknown/error outcomes are reused',
+  },
+} as const satisfies Record<string, SettingSpec<unknown>>;
+
+type Settings = typeof SETTINGS;
+type ValueOf<K extends keyof Settings> = Settings[K]['default'] extends readonly string[]
+  ? string[]
+  : Settings[K]['default'] extends number
+    ? number
+    : Settings[K]['default'] extends boolean
+      ? boolean
+      : string;
+
+export type Config = { readonly [K in keyof Settings]: ValueOf<K> };
+export type SettingName = keyof Settings;
+
+function parseValue(name: string, spec: SettingSpec<unknown>, raw: unknown): unknown {
+  const kind = spec.kind;
+  switch (kind.type) {
+    case 'int': {
+      const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+      if (typeof value !== 'number' || !Number.isInteger(value) || value < kind.min || value > kind.max) {
+        throw new ConfigError(`${name} (${spec.env})`, raw, `a whole number from ${kind.min} to ${kind.max}`);
+      }
+      return value;
+    }
+    case 'bool': {
+      if (typeof raw === 'boolean') return raw;
+      if (typeof raw === 'string' && /^(1|true|yes|on)$/i.test(raw)) return true;
+      if (typeof raw === 'string' && /^(0|false|no|off)$/i.test(raw)) return false;
+      throw new ConfigError(`${name} (${spec.env})`, raw, 'true or false');
+    }
+    case 'string':
+      if (typeof raw !== 'string') throw new ConfigError(`${name} (${spec.env})`, raw, 'a string');
+      return raw;
+    case 'list':
+      if (Array.isArray(raw) && raw.every((v) => typeof v === 'string')) return raw;
+      if (typeof raw === 'string')
+        return raw
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean);
+      throw new ConfigError(`${name} (${spec.env})`, raw, 'a comma-separated list');
+    case 'enum':
+      if (typeof raw !== 'string' || !kind.values.includes(raw)) {
+        throw new ConfigError(`${name} (${spec.env})`, raw, `one of ${kind.values.join(', ')}`);
+      }
+      return raw;
+  }
+}
+
+/**
+ * Defaults, then the environment, then overrides.
+ * Unknown override names are refused.
+ */
+export function loadConfig(
+  overrides: Partial<Record<SettingName, unknown>> = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Config {
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(overrides)) {
+    if (!(name in SETTINGS))
+      throw new ConfigError(name, overrides[name as SettingName], 'a known setting name');
+  }
+  for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec<unknown>][]) {
+    let raw: unknown = spec.default;
+    const fromEnv = env[spec.env];
+    if (fromEnv !== undefined && fromEnv !== '') raw = fromEnv;
+    if (overrides[name] !== undefined) raw = overrides[name];
+    out[name] = parseValue(name, spec, raw);
+  }
+  return Object.freeze(out) as Config;
+}
+
+/** Markdown table of every setting, for the README. */
+export function settingsTable(): string {
+  const rows = Object.entries(SETTINGS).map(([name, spec]) => {
+    const def = Array.isArray(spec.default)
+      ? spec.default.length
+        ? spec.default.join(',')
+        : '(none)'
+      : String(spec.default);
+    return `| \`${spec.env}\` | \`${name}\` | \`${def === '' ? '(empty)' : def}\` | ${spec.doc} |`;
+  });
+  return ['| environment | setting | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
+}

@@ -1,0 +1,155 @@
+/**
+ * One platform, one username: build the request, send it (with retries and a
+ * deadline), classify the answer. Never throws for a platform's failure; only
+ * a cancelled search rejects.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Dispatcher } from 'undici';
+import type { Platform, Shield } from '../catalogue/platform.js';
+import { classify, type Verdict } from './classify.js';
+import { type Exchange, exchange } from './http.js';
+import type { CheckLimiter } from './limiter.js';
+import type { Outcome } from './outcome.js';
+import { buildRequest } from './request.js';
+import { type RetryPolicy, retryDelay } from './retry-timing.js';
+import {
+  describeTransportError,
+  isRetryableTransportError,
+  transportErrorReason,
+} from './transport-error.js';
+
+export interface CheckContext {
+  readonly dispatcher: Dispatcher;
+  readonly limiter: CheckLimiter;
+  readonly shields: readonly Shield[];
+  readonly baseHeaders: Readonly<Record<string, string>>;
+  readonly timeoutMs: number;
+  readonly bodyCapBytes: number;
+  readonly maxRedirects: number;
+  readonly retry: RetryPolicy;
+  readonly now: () => number;
+  readonly random: () => number;
+}
+
+export class CheckTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+  readonly code = 'ABORT_ERR';
+  constructor(ms: number) {
+    super(`no decision within ${ms} ms`);
+  }
+}
+
+function base(platform: Platform, url: string) {
+  return { platform: platform.name, platformId: platform.id, category: platform.category, url };
+}
+
+export async function checkPlatform(
+  platform: Platform,
+  username: string,
+  ctx: CheckContext,
+  signal?: AbortSignal,
+): Promise<Outcome> {
+  const built = buildRequest(platform, username, ctx.baseHeaders);
+  if (!built.ok) {
+    return {
+      ...base(platform, built.profileUrl),
+      status: 'invalid',
+      reason: built.reason,
+      responseTime: 0,
+      evidence: { rule: built.message, attempts: 0 },
+    };
+  }
+  const { request, profileUrl } = built;
+  return ctx.limiter.run(request.origin, async () => {
+    signal?.throwIfAborted();
+    const started = ctx.now();
+    const deadline = started + ctx.timeoutMs;
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new CheckTimeoutError(ctx.timeoutMs)), ctx.timeoutMs);
+    const onCancel = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onCancel, { once: true });
+    const decide = (view: Parameters<typeof classify>[1]) =>
+      classify(platform, view, ctx.shields) !== 'pending';
+    let attempts = 0;
+    try {
+      for (;;) {
+        attempts++;
+        let result: Exchange;
+        try {
+          result = await exchange(request, {
+            dispatcher: ctx.dispatcher,
+            signal: controller.signal,
+            bodyCapBytes: ctx.bodyCapBytes,
+            maxRedirects: ctx.maxRedirects,
+            decided: decide,
+          });
+        } catch (error) {
+          if (signal?.aborted) throw signal.reason;
+          const timedOut = controller.signal.aborted;
+          if (!timedOut && isRetryableTransportError(error) && attempts <= ctx.retry.retries) {
+            const wait = retryDelay(attempts - 1, undefined, ctx.retry, ctx.now(), ctx.random());
+            if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
+          }
+          return {
+            ...base(platform, profileUrl),
+            status: 'error',
+            reason: timedOut ? 'timeout' : transportErrorReason(error),
+            responseTime: ctx.now() - started,
+            evidence: { rule: describeTransportError(timedOut ? controller.signal.reason : error), attempts },
+          };
+        }
+        const verdict = finalVerdict(platform, result, ctx.shields);
+        const status = result.view.status;
+        const retryable =
+          status === 429 ||
+          (status === 503 && verdict.status === 'unknown' && verdict.reason === 'unexpected_response');
+        if (retryable && attempts <= ctx.retry.retries) {
+          const wait = retryDelay(
+            attempts - 1,
+            result.view.headers['retry-after'],
+            ctx.retry,
+            ctx.now(),
+            ctx.random(),
+          );
+          if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
+        }
+        return {
+          ...base(platform, profileUrl),
+          status: verdict.status,
+          ...(verdict.reason ? { reason: verdict.reason } : {}),
+          responseTime: ctx.now() - started,
+          evidence: {
+            httpStatus: status,
+            finalUrl: result.view.url,
+            rule: verdict.rule,
+            attempts,
+            bytesRead: result.bytesRead,
+          },
+        };
+      }
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onCancel);
+    }
+  });
+}
+
+function finalVerdict(platform: Platform, result: Exchange, shields: readonly Shield[]): Verdict {
+  const verdict = classify(platform, result.view, shields);
+  if (verdict !== 'pending') return verdict;
+  // Only reachable if the body ended early without `complete`; read it as complete.
+  const whole = classify(platform, { ...result.view, complete: true }, shields);
+  return whole === 'pending'
+    ? { status: 'unknown', reason: 'unexpected_response', rule: 'undecided' }
+    : whole;
+}
+
+/** Waits; false when the wait was cut short by the deadline or a cancel. */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * Builds an Engine from the configuration: reads the CA file, parses the
+ * connect-to rules, creates the dispatcher. The only place that does that IO.
+ */
+import { readFileSync } from 'node:fs';
+import type { Catalogue } from '../catalogue/platform.js';
+import type { Config } from '../config.js';
+import { UserscoutError } from '../errors.js';
+import { parseConnectTo } from './connect-to.js';
+import { createDispatcher } from './dispatcher.js';
+import { Engine } from './engine.js';
+
+export type EngineConfig = Pick<
+  Config,
+  | 'timeoutMs'
+  | 'connectTimeoutMs'
+  | 'concurrency'
+  | 'perHost'
+  | 'bodyCapBytes'
+  | 'retries'
+  | 'retryBaseMs'
+  | 'retryMaxMs'
+  | 'maxRedirects'
+  | 'userAgent'
+  | 'proxy'
+  | 'connectTo'
+  | 'caFile'
+  | 'insecureTls'
+  | 'refusePrivate'
+>;
+
+export function createEngine(config: EngineConfig, catalogue: Catalogue): Engine {
+  let ca: string[] = [];
+  if (config.caFile) {
+    try {
+      ca = [readFileSync(config.caFile, 'utf8')];
+    } catch (error) {
+      throw new UserscoutError(
+        'invalid_argument',
+        `CA file ${config.caFile} cannot be read: ${(error as Error).message}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+  const dispatcher = createDispatcher({
+    proxy: config.proxy || undefined,
+    connectTo: config.connectTo.map(parseConnectTo),
+    ca,
+    insecure: config.insecureTls,
+    refusePrivate: config.refusePrivate,
+    connectTimeoutMs: config.connectTimeoutMs,
+    connectionsPerOrigin: config.perHost,
+    keepAliveTimeoutMs: 10_000,
+  });
+  return new Engine(
+    catalogue,
+    {
+      timeoutMs: config.timeoutMs,
+      bodyCapBytes: config.bodyCapBytes,
+      maxRedirects: config.maxRedirects,
+      retry: { retries: config.retries, baseDelayMs: config.retryBaseMs, maxDelayMs: config.retryMaxMs },
+      userAgent: config.userAgent,
+      concurrency: config.concurrency,
+      perHost: config.perHost,
+    },
+    { dispatcher },
+  );
+}

@@ -1,0 +1,112 @@
+/**
+ * Builds the undici dispatcher every check goes through: keep-alive pools,
+ * decompression, and the network options (proxy, SOCKS5, connect-to, extra CA,
+ * insecure TLS, refusal of private destinations) as wrappers around one connector.
+ */
+import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import { isIP } from 'node:net';
+import { createSecureContext, rootCertificates } from 'node:tls';
+import { Agent, buildConnector, type Dispatcher, interceptors, ProxyAgent, Socks5ProxyAgent } from 'undici';
+import { UserscoutError } from '../errors.js';
+import { type ConnectToRule, resolveConnectTo } from './connect-to.js';
+import { isPrivateAddress } from './private-address.js';
+import { BLOCKED_DESTINATION_CODE } from './transport-error.js';
+
+export interface DispatcherOptions {
+  /** http://, https:// or socks5:// proxy URL. */
+  readonly proxy?: string | undefined;
+  readonly connectTo: readonly ConnectToRule[];
+  /** Extra trusted CA certificates (PEM text), added to Node's defaults. */
+  readonly ca: readonly string[];
+  readonly insecure: boolean;
+  readonly refusePrivate: boolean;
+  readonly connectTimeoutMs: number;
+  /** Connections kept per origin. */
+  readonly connectionsPerOrigin: number;
+  readonly keepAliveTimeoutMs: number;
+}
+
+function blocked(address: string): Error {
+  return Object.assign(
+    new Error(`destination ${address} is a private or loopback address, which are refused`),
+    {
+      code: BLOCKED_DESTINATION_CODE,
+    },
+  );
+}
+
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | LookupAddress[],
+  family?: number,
+) => void;
+
+/** dns.lookup that refuses private answers, so what is checked is what is connected to. */
+function guardedLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
+  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, []);
+    const bad = addresses.find((a) => isPrivateAddress(a.address));
+    if (bad) return callback(blocked(bad.address) as NodeJS.ErrnoException, []);
+    if (options.all) return callback(null, addresses);
+    const first = addresses[0];
+    if (!first)
+      return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
+    callback(null, first.address, first.family);
+  });
+}
+
+export function createDispatcher(options: DispatcherOptions): Dispatcher {
+  const tls = {
+    // One secure context for every connection: passing `ca` per connection would
+    // parse the whole root store again on each handshake. Adding a CA keeps the public roots.
+    ...(options.ca.length > 0
+      ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...options.ca] }) }
+      : {}),
+    rejectUnauthorized: !options.insecure,
+  };
+  const base = buildConnector({
+    ...tls,
+    timeout: options.connectTimeoutMs,
+    ...(options.refusePrivate ? { lookup: guardedLookup } : {}),
+  } as buildConnector.BuildOptions);
+
+  const connect: buildConnector.connector = (opts, callback) => {
+    const defaultPort = opts.protocol === 'https:' ? 443 : 80;
+    const target = resolveConnectTo(options.connectTo, opts.hostname, Number(opts.port) || defaultPort);
+    if (options.refusePrivate && isIP(target.host) && isPrivateAddress(target.host)) {
+      callback(blocked(target.host), null);
+      return;
+    }
+    const servername = opts.servername || (isIP(opts.hostname) ? undefined : opts.hostname);
+    base({ ...opts, hostname: target.host, port: String(target.port), servername } as typeof opts, callback);
+  };
+
+  const common = {
+    connections: options.connectionsPerOrigin,
+    keepAliveTimeout: options.keepAliveTimeoutMs,
+    // Whole-check deadlines are enforced with an AbortSignal; these only stop a stalled socket.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  };
+
+  let dispatcher: Dispatcher;
+  if (options.proxy) {
+    const url = new URL(options.proxy);
+    if (url.protocol === 'socks5:' || url.protocol === 'socks5h:' || url.protocol === 'socks:') {
+      dispatcher = new Socks5ProxyAgent(url.href.replace(/^socks5h?:|^socks:/, 'socks5:'), {
+        ...common,
+        connect: buildConnector({ ...tls, timeout: options.connectTimeoutMs } as buildConnector.BuildOptions),
+      });
+    } else if (url.protocol === 'http:' || url.protocol === 'https:') {
+      dispatcher = new ProxyAgent({ uri: url.href, ...common, requestTls: tls, proxyTls: tls });
+    } else {
+      throw new UserscoutError(
+        'invalid_argument',
+        `--proxy ${options.proxy}: use http://, https:// or socks5://`,
+      );
+    }
+  } else {
+    dispatcher = new Agent({ ...common, connect });
+  }
+  return dispatcher.compose(interceptors.decompress({ skipErrorResponses: false }));
+}

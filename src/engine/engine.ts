@@ -1,0 +1,194 @@
+/**
+ * The engine: checks one username on many platforms at once and yields each
+ * outcome as soon as it is known. Holds the shared dispatcher and limits, so one
+ * engine serves every search of a process.
+ */
+import type { Dispatcher } from 'undici';
+import type { Category } from '../catalogue/categories.js';
+import type { Catalogue, Platform } from '../catalogue/platform.js';
+import { type CheckContext, checkPlatform } from './check.js';
+import { CheckLimiter } from './limiter.js';
+import type { Outcome } from './outcome.js';
+import type { RetryPolicy } from './retry-timing.js';
+import { platformUsername } from './username.js';
+
+export interface EngineOptions {
+  readonly timeoutMs: number;
+  readonly bodyCapBytes: number;
+  readonly maxRedirects: number;
+  readonly retry: RetryPolicy;
+  readonly userAgent: string;
+  readonly concurrency: number;
+  readonly perHost: number;
+}
+
+export interface PlatformFilter {
+  /** Only these categories (all when empty or absent). */
+  readonly categories?: readonly Category[] | undefined;
+  /** Include NSFW platforms. @default false */
+  readonly includeNsfw?: boolean | undefined;
+  /** Only these platform ids or names (case-insensitive). */
+  readonly platforms?: readonly string[] | undefined;
+  /** Platform ids to leave out (already checked, or known broken). */
+  readonly exclude?: ReadonlySet<string> | undefined;
+}
+
+export function browserHeaders(userAgent: string): Record<string, string> {
+  return {
+    'User-Agent': userAgent,
+    Accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,application/json;q=0.8,*/*;q=0.7',
+    'Accept-Language': 'en-US,en;q=0.9',
+    'Accept-Encoding': 'gzip, deflate, br',
+  };
+}
+
+/** Enabled platforms that pass the filter, in catalogue order. Pure. */
+export function selectPlatforms(catalogue: Catalogue, filter: PlatformFilter = {}): Platform[] {
+  const categories = filter.categories?.length ? new Set(filter.categories) : undefined;
+  const names = filter.platforms?.length ? new Set(filter.platforms.map((n) => n.toLowerCase())) : undefined;
+  return catalogue.platforms.filter(
+    (p) =>
+      p.enabled &&
+      (filter.includeNsfw || !p.nsfw || names?.has(p.id) || names?.has(p.name.toLowerCase())) &&
+      (!categories || categories.has(p.category)) &&
+      (!names || names.has(p.id) || names.has(p.name.toLowerCase())) &&
+      !filter.exclude?.has(p.id),
+  );
+}
+
+export class Engine {
+  readonly #ctx: CheckContext;
+  /** Checks in flight by platform and username: identical checks at the same time are sent once. */
+  readonly #inflight = new Map<string, Promise<Outcome>>();
+  /** Aborts every check when the engine closes. */
+  readonly #closing = new AbortController();
+  readonly catalogue: Catalogue;
+
+  constructor(
+    catalogue: Catalogue,
+    options: EngineOptions,
+    deps: { dispatcher: Dispatcher; now?: () => number; random?: () => number },
+  ) {
+    this.catalogue = catalogue;
+    this.#ctx = {
+      dispatcher: deps.dispatcher,
+      limiter: new CheckLimiter(options.concurrency, options.perHost),
+      shields: catalogue.shields,
+      baseHeaders: browserHeaders(options.userAgent),
+      timeoutMs: options.timeoutMs,
+      bodyCapBytes: options.bodyCapBytes,
+      maxRedirects: options.maxRedirects,
+      retry: options.retry,
+      now: deps.now ?? (() => performance.now()),
+      random: deps.random ?? Math.random,
+    };
+  }
+
+  get inFlight(): number {
+    return this.#ctx.limiter.active;
+  }
+
+  /**
+   * Checks one platform. Two callers asking for the same platform and username
+   * at the same time share one request; a caller that gives up (signal) stops
+   * waiting, while the shared check runs on for the others, bounded by its timeout.
+   */
+  check(platform: Platform, username: string, signal?: AbortSignal): Promise<Outcome> {
+    const key = `${platform.id}\u0000${platformUsername(platform, username)}`;
+    let shared = this.#inflight.get(key);
+    if (!shared) {
+      shared = checkPlatform(platform, username, this.#ctx, this.#closing.signal).finally(() =>
+        this.#inflight.delete(key),
+      );
+      this.#inflight.set(key, shared);
+    }
+    return signal ? untilAborted(shared, signal) : shared;
+  }
+
+  /**
+   * Checks every platform concurrently and yields outcomes in the order they are
+   * decided. Leaving the loop early, or aborting `signal`, cancels what is left.
+   */
+  async *search(
+    username: string,
+    platforms: readonly Platform[],
+    signal?: AbortSignal,
+  ): AsyncGenerator<Outcome> {
+    const controller = new AbortController();
+    const onCancel = () => controller.abort(signal?.reason);
+    signal?.addEventListener('abort', onCancel, { once: true });
+    const ready: Outcome[] = [];
+    let remaining = platforms.length;
+    let wake: (() => void) | undefined;
+    for (const platform of platforms) {
+      this.check(platform, username, controller.signal)
+        .then(
+          (outcome) => ready.push(outcome),
+          (error: unknown) => {
+            if (!controller.signal.aborted) ready.push(internalErrorOutcome(platform, error));
+          },
+        )
+        .finally(() => {
+          remaining--;
+          wake?.();
+        });
+    }
+    try {
+      while (remaining > 0 || ready.length > 0) {
+        if (ready.length > 0) {
+          yield ready.shift()!;
+          continue;
+        }
+        signal?.throwIfAborted();
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+        });
+        wake = undefined;
+      }
+      signal?.throwIfAborted();
+    } finally {
+      controller.abort(new Error('search ended'));
+      signal?.removeEventListener('abort', onCancel);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closing.abort(new Error('engine closed'));
+    await this.#ctx.dispatcher.close();
+  }
+}
+
+/** The promise's result, or a rejection with the signal's reason as soon as it aborts. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+function internalErrorOutcome(platform: Platform, error: unknown): Outcome {
+  return {
+    platform: platform.name,
+    platformId: platform.id,
+    category: platform.category,
+    url: platform.home,
+    status: 'error',
+    reason: 'internal',
+    responseTime: 0,
+    evidence: {
+      rule: `internal error: ${error instanceof Error ? error.message : String(error)}`,
+      attempts: 0,
+    },
+  };
+}

@@ -1,0 +1,44 @@
+/**
+ * Recognises bot-shield challenge pages from fingerprints (data, see
+ * src/catalogue/shields.json). Pure.
+ */
+import type { Shield } from '../catalogue/platform.js';
+import type { ResponseView } from './response-view.js';
+
+export type Tri = true | false | 'pending';
+
+/**
+ * Challenge pages are small: their markers are looked for in the first 32 KiB
+ * only, so a large page stops waiting on shields once that much has arrived.
+ */
+export const SHIELD_BODY_WINDOW = 32 * 1024;
+
+/** true: this is the shield's page; false: it is not; 'pending': more body is needed to tell. */
+export function matchShield(shield: Shield, view: ResponseView): Tri {
+  if (shield.status && !shield.status.includes(view.status)) return false;
+  for (const [name, text] of shield.headers) {
+    const value = view.headers[name];
+    if (value === undefined || !value.toLowerCase().includes(text.toLowerCase())) return false;
+  }
+  if (shield.body.length === 0) return true;
+  const body = view.body;
+  if (
+    shield.body.some((marker) => {
+      const at = body.indexOf(marker);
+      return at >= 0 && at < SHIELD_BODY_WINDOW;
+    })
+  )
+    return true;
+  return view.complete || body.length >= SHIELD_BODY_WINDOW ? false : 'pending';
+}
+
+/** The first shield that matches, 'pending' when one might once more body arrives, or undefined. */
+export function detectShield(shields: readonly Shield[], view: ResponseView): Shield | 'pending' | undefined {
+  let pending = false;
+  for (const shield of shields) {
+    const m = matchShield(shield, view);
+    if (m === true) return shield;
+    if (m === 'pending') pending = true;
+  }
+  return pending ? 'pending' : undefined;
+}

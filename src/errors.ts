@@ -1,0 +1,77 @@
+/**
+ * Every error userscout raises on purpose: one base class, a stable code per kind,
+ * and one registry that maps the code to an HTTP status and a default message.
+ * Codes are never reused or renamed; add new ones at the end.
+ */
+export const ERROR_CODES = {
+  bad_request: { status: 400, message: 'Invalid request parameters' },
+  invalid_username: { status: 400, message: 'The username is not valid' },
+  invalid_json: { status: 400, message: 'The request body is not valid JSON' },
+  invalid_id: { status: 400, message: 'The search id is missing or malformed' },
+  unauthorized: { status: 401, message: 'The API key is unknown or revoked' },
+  not_found: { status: 404, message: 'Not found' },
+  search_not_found: { status: 404, message: 'No search has this id (it may have expired)' },
+  payload_too_large: { status: 413, message: 'The request body is too large' },
+  unsupported_media_type: { status: 415, message: 'The request body must be application/json' },
+  rate_limited: { status: 429, message: 'Too many requests' },
+  internal: { status: 500, message: 'Internal server error' },
+  queue_full: { status: 503, message: 'Too many searches are waiting; try again shortly' },
+  unavailable: { status: 503, message: 'The service is not ready; try again shortly' },
+  invalid_config: { status: 500, message: 'A setting has an invalid value' },
+  invalid_catalogue: { status: 500, message: 'The catalogue is not usable' },
+  invalid_argument: { status: 400, message: 'An argument is not valid' },
+  network_unavailable: { status: 503, message: 'The network could not be reached' },
+} as const satisfies Record<string, { status: number; message: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export class UserscoutError extends Error {
+  override readonly name: string = 'UserscoutError';
+  readonly code: ErrorCode;
+  /** Extra machine-readable facts for the client (e.g. retryAfter seconds). */
+  readonly details: Record<string, unknown> | undefined;
+
+  constructor(
+    code: ErrorCode,
+    message?: string,
+    options?: { cause?: unknown; details?: Record<string, unknown> },
+  ) {
+    super(
+      message ?? ERROR_CODES[code].message,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+    this.code = code;
+    this.details = options?.details;
+  }
+
+  get status(): number {
+    return ERROR_CODES[this.code].status;
+  }
+}
+
+export class ConfigError extends UserscoutError {
+  override readonly name = 'ConfigError';
+  constructor(setting: string, value: unknown, expected: string) {
+    super('invalid_config', `Setting ${setting} must be ${expected}; received ${JSON.stringify(value)}`, {
+      details: { setting },
+    });
+  }
+}
+
+export class CatalogueError extends UserscoutError {
+  override readonly name = 'CatalogueError';
+  constructor(message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
+    super('invalid_catalogue', message, options);
+  }
+}
+
+export class UsernameError extends UserscoutError {
+  override readonly name = 'UsernameError';
+  constructor(message: string) {
+    super('invalid_username', message);
+  }
+}
+
+export function isUserscoutError(error: unknown): error is UserscoutError {
+  return error instanceof UserscoutError;
+}

@@ -1,0 +1,24 @@
+/**
+ * How long an outcome may be reused: long for a hit, shorter for a miss, short
+ * for what could not be decided. Pure.
+ */
+import type { Outcome } from '../engine/outcome.js';
+
+export interface CacheTtls {
+  readonly hitSeconds: number;
+  readonly missSeconds: number;
+  readonly otherSeconds: number;
+}
+
+/** Expiry time (ms epoch) for an outcome decided at `now`, or undefined when it must not be cached. */
+export function cacheExpiry(outcome: Outcome, now: number, ttls: CacheTtls): number | undefined {
+  if (outcome.status === 'invalid') return undefined; // cheap to recompute, depends only on the rule
+  if (outcome.evidence.cachedAt !== undefined) return undefined; // never extend a reused outcome
+  const seconds =
+    outcome.status === 'hit'
+      ? ttls.hitSeconds
+      : outcome.status === 'miss'
+        ? ttls.missSeconds
+        : ttls.otherSeconds;
+  return seconds > 0 ? now + seconds * 1000 : undefined;
+}

@@ -1,0 +1,58 @@
+/**
+ * Live events of searches, for Server-Sent Events and progress. One interface;
+ * in one process an EventEmitter carries them, in cluster mode Redis pub/sub.
+ */
+import { EventEmitter } from 'node:events';
+import type { Outcome } from '../engine/outcome.js';
+
+export interface ProgressSnapshot {
+  readonly checked: number;
+  readonly total: number;
+  readonly hits: number;
+}
+
+export type SearchEvent =
+  | { readonly type: 'started'; readonly progress: ProgressSnapshot }
+  | {
+      readonly type: 'result';
+      readonly seq: number;
+      readonly outcome: Outcome;
+      readonly progress: ProgressSnapshot;
+    }
+  | {
+      readonly type: 'done';
+      readonly state: 'completed' | 'error';
+      readonly error?: string;
+      readonly progress: ProgressSnapshot;
+    };
+
+export type SearchEventListener = (event: SearchEvent) => void;
+
+export interface EventHub {
+  publish(searchId: string, event: SearchEvent): void;
+  /** Returns the function that unsubscribes. */
+  subscribe(searchId: string, listener: SearchEventListener): () => void;
+  close(): Promise<void>;
+}
+
+export class LocalEventHub implements EventHub {
+  readonly #emitter = new EventEmitter();
+
+  constructor() {
+    // Many SSE clients may watch one search.
+    this.#emitter.setMaxListeners(0);
+  }
+
+  publish(searchId: string, event: SearchEvent): void {
+    this.#emitter.emit(searchId, event);
+  }
+
+  subscribe(searchId: string, listener: SearchEventListener): () => void {
+    this.#emitter.on(searchId, listener);
+    return () => this.#emitter.off(searchId, listener);
+  }
+
+  async close(): Promise<void> {
+    this.#emitter.removeAllListeners();
+  }
+}

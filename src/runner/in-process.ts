@@ -1,0 +1,82 @@
+/**
+ * The embedded runner: a bounded number of searches run at once in this
+ * process, the rest wait in a tier-aware queue. Checks of all running searches
+ * share the engine's global and per-host limits.
+ */
+import { UserscoutError } from '../errors.js';
+import type { SearchRecord, Store } from '../store/store.js';
+import { TierQueue } from './priority-queue.js';
+import type { Runner, RunnerStats } from './runner.js';
+import { runSearchJob, SearchCancelledError, type SearchJobDeps } from './search-job.js';
+
+export interface InProcessRunnerOptions {
+  /** Searches that run at once. */
+  readonly maxRunning: number;
+  /** Searches that may wait; more are refused with 503. */
+  readonly maxQueued: number;
+  readonly onError?: (error: unknown, search: SearchRecord) => void;
+}
+
+export class InProcessRunner implements Runner {
+  readonly #deps: SearchJobDeps & { store: Store };
+  readonly #options: InProcessRunnerOptions;
+  readonly #queue = new TierQueue<SearchRecord>();
+  readonly #running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+  #accepting = false;
+
+  constructor(deps: SearchJobDeps, options: InProcessRunnerOptions) {
+    this.#deps = deps;
+    this.#options = options;
+  }
+
+  async enqueue(search: SearchRecord): Promise<void> {
+    if (!this.#accepting)
+      throw new UserscoutError('unavailable', 'The service is shutting down; try again shortly');
+    if (this.#queue.size >= this.#options.maxQueued && this.#running.size >= this.#options.maxRunning) {
+      throw new UserscoutError('queue_full', undefined, { details: { retryAfter: 30 } });
+    }
+    this.#queue.push(search.tier, search);
+    this.#pump();
+  }
+
+  async queuedAhead(tier: SearchRecord['tier']): Promise<number> {
+    return this.#queue.ahead(tier) + Math.max(0, this.#running.size - this.#options.maxRunning + 1);
+  }
+
+  async stats(): Promise<RunnerStats> {
+    return { queued: this.#queue.size, running: this.#running.size };
+  }
+
+  async start(): Promise<void> {
+    this.#accepting = true;
+    for (const search of await this.#deps.store.unfinishedSearches()) {
+      if (this.#running.has(search.id)) continue;
+      this.#queue.push(search.tier, search);
+    }
+    this.#pump();
+  }
+
+  async stop(): Promise<void> {
+    this.#accepting = false;
+    this.#queue.remove(() => true);
+    for (const { controller } of this.#running.values()) controller.abort(new Error('runner stopping'));
+    await Promise.allSettled([...this.#running.values()].map((r) => r.done));
+  }
+
+  #pump(): void {
+    while (this.#accepting && this.#running.size < this.#options.maxRunning) {
+      const search = this.#queue.shift();
+      if (!search) return;
+      const controller = new AbortController();
+      const done = runSearchJob(search, this.#deps, controller.signal)
+        .catch((error: unknown) => {
+          if (!(error instanceof SearchCancelledError)) this.#options.onError?.(error, search);
+        })
+        .finally(() => {
+          this.#running.delete(search.id);
+          this.#pump();
+        });
+      this.#running.set(search.id, { controller, done });
+    }
+  }
+}

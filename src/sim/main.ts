@@ -1,0 +1,95 @@
+/**
+ * `npm run sim` / `userscout sim`: the simulated web, standalone, emulating a
+ * catalogue (the built-in one by default). Prints how to point userscout at it.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Catalogue } from '../catalogue/platform.js';
+import { emulateCatalogue } from './emulate.js';
+import { type Latency, type LatencyProfile, platformLatency } from './latency.js';
+import { hashSeed, seededRandom } from './random.js';
+import { SimWeb } from './server.js';
+
+export interface StandaloneOptions {
+  readonly port: number;
+  readonly latency: LatencyProfile;
+  readonly seed: number;
+  /** Names that have an account on every platform. */
+  readonly everywhere: readonly string[];
+  /** A name that has an account on a seeded third of the platforms. */
+  readonly demoName: string;
+  readonly caOut: string;
+}
+
+export async function startStandaloneSim(
+  catalogue: Catalogue,
+  options: StandaloneOptions,
+): Promise<{ sim: SimWeb; caFile: string }> {
+  const platforms = catalogue.platforms.filter((p) => p.enabled);
+  const latencies = new Map<string, Latency>(
+    platforms.map((p) => [p.id, platformLatency(options.latency, options.seed, p.id)]),
+  );
+  const emulation = emulateCatalogue(platforms, catalogue.shields, {
+    accounts: (p) => {
+      const names = [...p.known.claimed, ...options.everywhere];
+      if (seededRandom(hashSeed(`${options.seed}:demo:${p.id}`))() < 1 / 3) names.push(options.demoName);
+      return names;
+    },
+    latency: (p) => {
+      const l = latencies.get(p.id);
+      return typeof l === 'number' ? l : 0;
+    },
+    override: (p) => (latencies.get(p.id) === 'hang' ? { kind: 'hang' } : undefined),
+    padBytes: 20_000,
+  });
+  const sim = new SimWeb({ routes: emulation.routes, truth: emulation.truth, port: options.port });
+  await sim.start();
+  const caFile = resolve(options.caOut);
+  mkdirSync(resolve(caFile, '..'), { recursive: true });
+  writeFileSync(caFile, sim.caCert);
+  for (const problem of emulation.problems)
+    process.stderr.write(`sim: cannot emulate ${problem.platform}: ${problem.problem}\n`);
+  return { sim, caFile };
+}
+
+export function simBanner(
+  sim: SimWeb,
+  caFile: string,
+  options: StandaloneOptions,
+  platformCount: number,
+): string {
+  return [
+    `simulated web: ${platformCount} platforms on 127.0.0.1, HTTP port ${sim.port}, HTTPS port ${sim.tlsPort}, latency ${options.latency}, seed ${options.seed}`,
+    `CA certificate: ${caFile}`,
+    `ground truth:   curl -s --connect-to ${sim.connectTo[0]} http://sim.userscout.test/__truth`,
+    `try:            npx userscout search ${options.demoName} ${sim.connectTo.map((r) => `--connect-to ${r}`).join(' ')} --ca-file ${caFile}`,
+    'Ctrl-C stops it.',
+  ].join('\n');
+}
+
+const isMain =
+  process.argv[1] &&
+  resolve(process.argv[1]).replace(/\.ts$/, '.js') ===
+    resolve(new URL(import.meta.url).pathname).replace(/\.ts$/, '.js');
+if (isMain) {
+  const { loadBuiltinCatalogue } = await import('../catalogue/builtin.js');
+  const args = process.argv.slice(2);
+  const arg = (name: string, fallback: string) => {
+    const i = args.indexOf(`--${name}`);
+    return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
+  };
+  const options: StandaloneOptions = {
+    port: Number(arg('port', '8790')),
+    latency: arg('latency', 'zero') === 'realistic' ? 'realistic' : 'zero',
+    seed: Number(arg('seed', '1')),
+    everywhere: arg('accounts', '').split(',').filter(Boolean),
+    demoName: arg('demo-name', 'scoutdemo'),
+    caOut: arg('ca-out', '.userscout/sim-ca.pem'),
+  };
+  const { catalogue } = loadBuiltinCatalogue();
+  const { sim, caFile } = await startStandaloneSim(catalogue, options);
+  process.stdout.write(`${simBanner(sim, caFile, options, catalogue.platforms.length)}\n`);
+  const stop = () => void sim.stop().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}

@@ -1,0 +1,293 @@
+/**
+ * The simulated web: two loopback ports, one for HTTP and one for HTTPS, that
+ * serve any host name through routes, with a TLS certificate per SNI name made
+ * from its own CA. The engine reaches it through `--connect-to :80:127.0.0.1:P1`
+ * and `--connect-to :443:127.0.0.1:P2`, keeping real URLs, Host headers and TLS names.
+ */
+
+import type { Server } from 'node:http';
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import type { Socket } from 'node:net';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { type Behaviour, type SimRequest, type SimRoute, wafResponse } from './behaviour.js';
+import { type BrokenTls, CertificateStore, createTestCa, type TestCa } from './tls.js';
+
+export interface SimWebOptions {
+  readonly routes?: readonly SimRoute[];
+  /** Host names whose certificate is broken, and how. */
+  readonly brokenTls?: Readonly<Record<string, BrokenTls>>;
+  /** Served at http(s)://sim.userscout.test/__truth (what accounts exist). */
+  readonly truth?: () => unknown;
+  readonly listenHost?: string;
+  /** HTTP port (0 = any free one); HTTPS listens on the next free port. */
+  readonly port?: number;
+  readonly tlsPort?: number;
+  /** Reuse a CA (e.g. to keep one across restarts). */
+  readonly ca?: TestCa;
+}
+
+export const CONTROL_HOST = 'sim.userscout.test';
+const MAX_REQUEST_BODY = 64 * 1024;
+
+export class SimWeb {
+  readonly #routes: SimRoute[];
+  readonly #options: SimWebOptions;
+  readonly #sockets = new Set<Socket>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #rateCounts = new Map<string, number>();
+  #servers: Server[] = [];
+  #ca: TestCa | undefined;
+  #port = 0;
+  #tlsPort = 0;
+  /** Requests answered or accepted, by host. */
+  readonly hits = new Map<string, number>();
+
+  constructor(options: SimWebOptions = {}) {
+    this.#options = options;
+    this.#routes = [...(options.routes ?? [])];
+  }
+
+  addRoute(route: SimRoute): void {
+    this.#routes.push(route);
+  }
+
+  /** The HTTP port. */
+  get port(): number {
+    return this.#port;
+  }
+
+  /** The HTTPS port. */
+  get tlsPort(): number {
+    return this.#tlsPort;
+  }
+
+  /** PEM of the CA that signs every certificate the sim serves. */
+  get caCert(): string {
+    if (!this.#ca) throw new Error('the simulated web is not started');
+    return this.#ca.cert;
+  }
+
+  /** The curl-style rules that send every connection here: port 80 to HTTP, 443 to HTTPS. */
+  get connectTo(): string[] {
+    const host = this.#options.listenHost ?? '127.0.0.1';
+    return [`:80:${host}:${this.#port}`, `:443:${host}:${this.#tlsPort}`];
+  }
+
+  get requestCount(): number {
+    let n = 0;
+    for (const v of this.hits.values()) n += v;
+    return n;
+  }
+
+  async start(): Promise<{ port: number; tlsPort: number; caCert: string }> {
+    this.#ca = this.#options.ca ?? (await createTestCa());
+    const store = new CertificateStore(this.#ca);
+    const broken = this.#options.brokenTls ?? {};
+    const handler = (req: IncomingMessage, res: ServerResponse) => this.#handle(req, res);
+    const http = createHttpServer({ keepAliveTimeout: 5000 }, handler);
+    const https = createHttpsServer(
+      {
+        keepAliveTimeout: 5000,
+        SNICallback: (name, cb) =>
+          store.context(name.toLowerCase(), broken[name.toLowerCase()]).then(
+            (ctx) => cb(null, ctx),
+            (err: Error) => cb(err, undefined),
+          ),
+      },
+      handler,
+    );
+    const listenHost = this.#options.listenHost ?? '127.0.0.1';
+    const listen = async (server: Server, port: number): Promise<number> => {
+      server.on('connection', (socket: Socket) => {
+        this.#sockets.add(socket);
+        socket.on('close', () => this.#sockets.delete(socket));
+      });
+      server.on('tlsClientError', () => undefined);
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, listenHost, () => resolve());
+      });
+      this.#servers.push(server);
+      const address = server.address();
+      return typeof address === 'object' && address ? address.port : 0;
+    };
+    this.#port = await listen(http, this.#options.port ?? 0);
+    this.#tlsPort = await listen(
+      https,
+      this.#options.tlsPort ?? (this.#options.port ? this.#options.port + 1 : 0),
+    );
+    return { port: this.#port, tlsPort: this.#tlsPort, caCert: this.#ca.cert };
+  }
+
+  async stop(): Promise<void> {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    for (const s of this.#sockets) s.destroy();
+    const servers = this.#servers;
+    this.#servers = [];
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  }
+
+  #later(ms: number, fn: () => void): void {
+    const t = setTimeout(() => {
+      this.#timers.delete(t);
+      fn();
+    }, ms);
+    this.#timers.add(t);
+  }
+
+  #handle(req: IncomingMessage, res: ServerResponse): void {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_REQUEST_BODY) chunks.push(c);
+    });
+    req.on('end', () => {
+      const host = (req.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+      this.hits.set(host, (this.hits.get(host) ?? 0) + 1);
+      const request: SimRequest = {
+        method: req.method ?? 'GET',
+        host,
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        tls: 'encrypted' in req.socket,
+      };
+      let behaviour: Behaviour | undefined;
+      if (host === CONTROL_HOST && request.path.startsWith('/__truth')) {
+        behaviour = {
+          kind: 'respond',
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(this.#options.truth?.() ?? {}),
+        };
+      } else {
+        for (const route of this.#routes) {
+          const matches = typeof route.host === 'string' ? route.host === host : route.host.test(host);
+          if (!matches) continue;
+          behaviour = route.handle(request);
+          if (behaviour) break;
+        }
+      }
+      this.#perform(
+        behaviour ?? {
+          kind: 'respond',
+          status: 404,
+          body: '<html><title>404</title>no simulated page here</html>',
+        },
+        request,
+        res,
+      );
+    });
+  }
+
+  #perform(behaviour: Behaviour, request: SimRequest, res: ServerResponse): void {
+    switch (behaviour.kind) {
+      case 'respond': {
+        const send = () => {
+          if (res.destroyed) return;
+          let body: Buffer = Buffer.from(behaviour.body ?? '', 'utf8');
+          const headers: Record<string, string> = {
+            'content-type': 'text/html; charset=utf-8',
+            ...behaviour.headers,
+          };
+          if (behaviour.encoding) {
+            body =
+              behaviour.encoding === 'gzip'
+                ? gzipSync(body)
+                : behaviour.encoding === 'br'
+                  ? brotliCompressSync(body)
+                  : deflateSync(body);
+            headers['content-encoding'] = behaviour.encoding;
+          }
+          headers['content-length'] = String(body.length);
+          res.writeHead(behaviour.status, headers);
+          res.end(request.method === 'HEAD' ? undefined : body);
+        };
+        if (behaviour.delayMs && behaviour.delayMs > 0) this.#later(behaviour.delayMs, send);
+        else send();
+        return;
+      }
+      case 'hang':
+        return;
+      case 'reset':
+        this.#later(behaviour.delayMs ?? 0, () => {
+          // Under TLS the raw TCP socket is the TLS socket's parent; an RST needs the raw one.
+          const raw = (res.socket as (Socket & { _parent?: Socket }) | null)?._parent ?? res.socket;
+          try {
+            raw?.resetAndDestroy();
+          } catch {
+            raw?.destroy();
+          }
+        });
+        return;
+      case 'drip': {
+        res.writeHead(behaviour.status, { 'content-type': 'text/html; charset=utf-8' });
+        let offset = 0;
+        const step = () => {
+          if (res.destroyed) return;
+          const piece = behaviour.body.slice(offset, offset + behaviour.chunkBytes);
+          offset += behaviour.chunkBytes;
+          if (offset >= behaviour.body.length) {
+            res.end(piece);
+            return;
+          }
+          res.write(piece);
+          this.#later(behaviour.intervalMs, step);
+        };
+        step();
+        return;
+      }
+      case 'huge': {
+        res.writeHead(behaviour.status, { 'content-type': 'text/html; charset=utf-8' });
+        const filler = Buffer.alloc(64 * 1024, '<p>lorem ipsum dolor sit amet</p>\n');
+        const marker = behaviour.marker ? Buffer.from(behaviour.marker) : Buffer.alloc(0);
+        let left = behaviour.bytes;
+        if (behaviour.markerAt === 'start' && marker.length) {
+          res.write(marker);
+          left -= marker.length;
+        }
+        const pump = () => {
+          while (left > 0 && !res.destroyed) {
+            const endMarker = behaviour.markerAt !== 'start' ? marker.length : 0;
+            const n = Math.min(filler.length, left - endMarker);
+            if (n <= 0) break;
+            left -= n;
+            if (!res.write(filler.subarray(0, n))) {
+              res.once('drain', pump);
+              return;
+            }
+          }
+          if (!res.destroyed) res.end(behaviour.markerAt !== 'start' ? marker : undefined);
+        };
+        pump();
+        return;
+      }
+      case 'rate-limit': {
+        const key = `${request.host}${request.path}`;
+        const count = this.#rateCounts.get(key) ?? 0;
+        if (count < behaviour.times) {
+          this.#rateCounts.set(key, count + 1);
+          this.#perform(
+            {
+              kind: 'respond',
+              status: 429,
+              headers: behaviour.retryAfter === undefined ? {} : { 'retry-after': behaviour.retryAfter },
+              body: 'Too Many Requests',
+            },
+            request,
+            res,
+          );
+          return;
+        }
+        this.#perform(behaviour.after, request, res);
+        return;
+      }
+      case 'waf':
+        this.#perform(wafResponse(behaviour.vendor), request, res);
+        return;
+    }
+  }
+}

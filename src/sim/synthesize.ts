@@ -1,0 +1,212 @@
+/**
+ * Builds, from a platform's own detection rules, an answer in which its account
+ * exists (every exists signal holds, no missing signal does) or is missing (a
+ * missing signal holds). Pure; each answer is checked with the real classifier
+ * before it is used, so the simulated web never contradicts the catalogue.
+ */
+import RandExp from 'randexp';
+import type { Platform, Shield, Signal } from '../catalogue/platform.js';
+import { classify } from '../engine/classify.js';
+import type { ResponseView } from '../engine/response-view.js';
+
+export interface SimAnswer {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+  /** For `redirects: follow`: the first answer redirects here, and the landing page answers this. */
+  readonly landing?: { readonly path: string; readonly status: number; readonly body: string };
+}
+
+export type Synthesis =
+  | { readonly ok: true; readonly answer: SimAnswer }
+  | { readonly ok: false; readonly problem: string };
+
+const FILLER = '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n';
+
+function padding(bytes: number): string {
+  return bytes > 0 ? FILLER.repeat(Math.ceil(bytes / FILLER.length)) : '';
+}
+
+function sampleRegex(re: RegExp): string {
+  const gen = new RandExp(re);
+  gen.max = 3;
+  gen.randInt = (min: number) => min;
+  return gen.gen();
+}
+
+function setJson(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node: Record<string, unknown> | unknown[] = target;
+  path.forEach((segment, i) => {
+    const last = i === path.length - 1;
+    const index = Number(segment);
+    const key: string | number = Array.isArray(node) && Number.isInteger(index) ? index : segment;
+    if (last) {
+      (node as Record<string | number, unknown>)[key] = value;
+      return;
+    }
+    const nextIsIndex = Number.isInteger(Number(path[i + 1]));
+    let child = (node as Record<string | number, unknown>)[key];
+    if (child === null || typeof child !== 'object') {
+      child = nextIsIndex ? [] : {};
+      (node as Record<string | number, unknown>)[key] = child;
+    }
+    node = child as Record<string, unknown>;
+  });
+}
+
+/** Text markers inside a JSON body: `"key":`, `"key":value` become real members; other text a string member. */
+function addTextToJson(json: Record<string, unknown>, text: string): void {
+  const member = /^\s*"([^"]+)"\s*:\s*(.*?)\s*,?\s*$/.exec(text);
+  if (member) {
+    const [, key, raw] = member;
+    if (raw === '' || raw === undefined) {
+      json[key!] ??= 1;
+      return;
+    }
+    try {
+      json[key!] = JSON.parse(raw);
+      return;
+    } catch {
+      // fall through
+    }
+  }
+  json[`_t${Object.keys(json).length}`] = text;
+}
+
+interface Draft {
+  status: number | undefined;
+  headers: Record<string, string>;
+  texts: string[];
+  json: Record<string, unknown> | undefined;
+  redirect: string | undefined;
+}
+
+function apply(draft: Draft, signal: Signal, mode: 'hold' | 'exists'): void {
+  switch (signal.kind) {
+    case 'status':
+      draft.status ??= signal.codes[0];
+      return;
+    case 'text':
+      draft.texts.push(signal.text);
+      return;
+    case 'regex':
+      draft.texts.push(sampleRegex(signal.re));
+      return;
+    case 'redirect':
+      draft.redirect = signal.target;
+      return;
+    case 'header':
+      draft.headers[signal.name] = signal.value ?? 'present';
+      return;
+    case 'json':
+      draft.json ??= {};
+      setJson(
+        draft.json,
+        signal.path,
+        'equals' in signal ? signal.equals : mode === 'exists' ? 'present' : 1,
+      );
+      return;
+  }
+}
+
+function render(platform: Platform, draft: Draft, requestUrl: string, padBytes: number): SimAnswer {
+  const headers: Record<string, string> = { ...draft.headers };
+  let body: string;
+  if (draft.json) {
+    for (const t of draft.texts) {
+      if (!JSON.stringify(draft.json).includes(t)) addTextToJson(draft.json, t);
+    }
+    body = JSON.stringify(draft.json);
+    headers['content-type'] = 'application/json';
+  } else {
+    body = `<!DOCTYPE html><html><head><title>${platform.name}</title></head><body>${padding(padBytes)}${draft.texts.map((t) => `<div>${t}</div>`).join('')}</body></html>`;
+  }
+  if (draft.redirect !== undefined) {
+    const target = draft.redirect;
+    const base = new URL(requestUrl);
+    const location = /^https?:\/\//i.test(target)
+      ? target
+      : `${base.origin}${target.startsWith('/') ? target : `/${target}`}${target.includes('?') ? '&' : '?'}sim=1`;
+    if (platform.check.redirects === 'follow') {
+      return {
+        status: 302,
+        headers: { location },
+        body: '',
+        landing: { path: location, status: draft.status ?? 200, body },
+      };
+    }
+    return { status: 302, headers: { ...headers, location }, body: '' };
+  }
+  return { status: draft.status ?? 200, headers, body };
+}
+
+function viewOf(answer: SimAnswer, requestUrl: string): ResponseView {
+  if (answer.landing) {
+    return {
+      status: answer.landing.status,
+      headers: {},
+      url: new URL(answer.landing.path, requestUrl).href,
+      redirected: true,
+      body: answer.landing.body,
+      complete: true,
+    };
+  }
+  return {
+    status: answer.status,
+    headers: answer.headers,
+    url: requestUrl,
+    redirected: false,
+    body: answer.body,
+    complete: true,
+  };
+}
+
+const emptyDraft = (): Draft => ({
+  status: undefined,
+  headers: {},
+  texts: [],
+  json: undefined,
+  redirect: undefined,
+});
+
+/** An answer saying the account exists. */
+export function synthesizeExists(
+  platform: Platform,
+  requestUrl: string,
+  shields: readonly Shield[],
+  padBytes = 0,
+): Synthesis {
+  const draft = emptyDraft();
+  for (const signal of platform.detect.exists) apply(draft, signal, 'exists');
+  const answer = render(platform, draft, requestUrl, padBytes);
+  const verdict = classify(platform, viewOf(answer, requestUrl), shields);
+  if (verdict !== 'pending' && verdict.status === 'hit') return { ok: true, answer };
+  return {
+    ok: false,
+    problem: `no answer can satisfy every exists signal without a missing one (got ${verdict === 'pending' ? 'pending' : `${verdict.status}: ${verdict.rule}`})`,
+  };
+}
+
+/** An answer saying the account is missing: the first missing signal that can be made to hold alone. */
+export function synthesizeMissing(
+  platform: Platform,
+  requestUrl: string,
+  shields: readonly Shield[],
+  padBytes = 0,
+): Synthesis {
+  const tried: string[] = [];
+  for (const signal of platform.detect.missing) {
+    const draft = emptyDraft();
+    apply(draft, signal, 'hold');
+    // Keep the page looking like the site's: the status the exists rules expect, unless the signal sets one.
+    if (draft.status === undefined && signal.kind !== 'redirect') {
+      const statusSignal = platform.detect.exists.find((s) => s.kind === 'status');
+      draft.status = statusSignal?.kind === 'status' ? statusSignal.codes[0] : 200;
+    }
+    const answer = render(platform, draft, requestUrl, padBytes);
+    const verdict = classify(platform, viewOf(answer, requestUrl), shields);
+    if (verdict !== 'pending' && verdict.status === 'miss') return { ok: true, answer };
+    tried.push(verdict === 'pending' ? 'pending' : verdict.rule);
+  }
+  return { ok: false, problem: `no missing signal can be made to hold (${tried.join('; ')})` };
+}

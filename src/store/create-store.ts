@@ -1,0 +1,31 @@
+/**
+ * Picks the store backend. Callers depend on the Store interface only; this is
+ * the one place that knows the implementations.
+ */
+import { ConfigError } from '../errors.js';
+import { MemoryStore } from './memory.js';
+import { SqliteStore } from './sqlite.js';
+import type { Store } from './store.js';
+
+export type StoreOptions =
+  /** Embedded: one SQLite file (its folders are created), or ':memory:'. */
+  | { readonly kind: 'sqlite'; readonly path: string }
+  /** Nothing kept after the process ends: for tests of other parts. */
+  | { readonly kind: 'memory' };
+// Cluster mode: add `| { kind: 'redis'; url: string }` here and a case below, with src/store/redis.ts.
+
+export function createStore(options: StoreOptions): Store {
+  switch (options.kind) {
+    case 'sqlite':
+      return new SqliteStore(options.path);
+    case 'memory':
+      return new MemoryStore();
+    default:
+      return unknownKind(options);
+  }
+}
+
+/** Fails to compile when a kind is added to StoreOptions without a case above. */
+function unknownKind(options: never): never {
+  throw new ConfigError('store kind', (options as { kind: unknown }).kind, "'sqlite' or 'memory'");
+}

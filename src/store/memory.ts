@@ -1,0 +1,221 @@
+/**
+ * A store held in this process's memory, with the same semantics as the
+ * persistent ones: for unit tests of other parts and for runs that keep nothing.
+ * Values are copied in and out, so callers never share objects with the store.
+ */
+import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import { UserscoutError } from '../errors.js';
+import {
+  type ApiKeyRecord,
+  emptyByStatus,
+  type PlatformStats,
+  type SearchProgress,
+  type SearchRecord,
+  type Store,
+  type StoredOutcome,
+} from './store.js';
+
+/** Weight of the newest answered check in `recentMs`. Same value in every backend. */
+const RECENT_MS_ALPHA = 0.2;
+
+/** Statuses that mean the platform answered, so their response time says how fast it is. */
+const ANSWERED: ReadonlySet<OutcomeStatus> = new Set(['hit', 'miss', 'unknown']);
+
+interface SearchEntry {
+  record: SearchRecord;
+  /** In seq order: outcomes[i].seq === i + 1. */
+  readonly outcomes: StoredOutcome[];
+  readonly platformIds: Set<string>;
+}
+
+interface StatsEntry {
+  checks: number;
+  readonly byStatus: Record<OutcomeStatus, number>;
+  answered: number;
+  answeredMs: number;
+  recentMs: number;
+  lastCheckedAt: number;
+}
+
+export class MemoryStore implements Store {
+  readonly #searches = new Map<string, SearchEntry>();
+  /** username → platform id → cached outcome. */
+  readonly #cache = new Map<string, Map<string, { outcome: Outcome; expiresAt: number }>>();
+  readonly #apiKeys = new Map<string, ApiKeyRecord>();
+  readonly #stats = new Map<string, StatsEntry>();
+  #closed = false;
+
+  async createSearch(search: SearchRecord): Promise<void> {
+    if (this.#searches.has(search.id)) throw new Error(`Search ${search.id} exists already`);
+    this.#searches.set(search.id, { record: structuredClone(search), outcomes: [], platformIds: new Set() });
+  }
+
+  async getSearch(id: string): Promise<SearchRecord | undefined> {
+    const entry = this.#searches.get(id);
+    return entry && structuredClone(entry.record);
+  }
+
+  async updateSearch(
+    id: string,
+    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error'>>,
+  ): Promise<void> {
+    const entry = this.#searches.get(id);
+    if (!entry) return;
+    // A field given as undefined keeps its value, as in the SQLite store.
+    const given = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== undefined));
+    entry.record = { ...entry.record, ...given };
+  }
+
+  async addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
+    const entry = this.#searches.get(searchId);
+    if (!entry) throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
+    if (entry.platformIds.has(outcome.platformId)) return undefined;
+    const seq = entry.outcomes.length + 1;
+    entry.platformIds.add(outcome.platformId);
+    entry.outcomes.push({ seq, outcome: structuredClone(outcome) });
+    return seq;
+  }
+
+  async listOutcomes(
+    searchId: string,
+    options: { afterSeq?: number; statuses?: readonly OutcomeStatus[] } = {},
+  ): Promise<StoredOutcome[]> {
+    const outcomes = this.#searches.get(searchId)?.outcomes ?? [];
+    const afterSeq = options.afterSeq ?? 0;
+    const statuses = options.statuses && new Set(options.statuses);
+    return outcomes
+      .filter((stored) => stored.seq > afterSeq && (!statuses || statuses.has(stored.outcome.status)))
+      .map((stored) => structuredClone(stored));
+  }
+
+  async progress(searchId: string): Promise<SearchProgress> {
+    const byStatus = emptyByStatus();
+    const outcomes = this.#searches.get(searchId)?.outcomes ?? [];
+    for (const { outcome } of outcomes) byStatus[outcome.status]++;
+    return { checked: outcomes.length, hits: byStatus.hit, byStatus };
+  }
+
+  async unfinishedSearches(): Promise<SearchRecord[]> {
+    return [...this.#searches.values()]
+      .map((entry) => entry.record)
+      .filter((record) => record.state === 'queued' || record.state === 'running')
+      .sort((a, b) => a.createdAt - b.createdAt || compare(a.id, b.id))
+      .map((record) => structuredClone(record));
+  }
+
+  async sweepSearches(before: number): Promise<number> {
+    let deleted = 0;
+    for (const [id, entry] of this.#searches) {
+      if (entry.record.createdAt < before) {
+        this.#searches.delete(id);
+        deleted++;
+      }
+    }
+    for (const [username, platforms] of this.#cache) {
+      for (const [platformId, cached] of platforms) {
+        if (cached.expiresAt <= before) platforms.delete(platformId);
+      }
+      if (platforms.size === 0) this.#cache.delete(username);
+    }
+    return deleted;
+  }
+
+  async getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
+    const cached = this.#cache.get(username)?.get(platformId);
+    return cached && now < cached.expiresAt ? structuredClone(cached.outcome) : undefined;
+  }
+
+  async putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
+    let platforms = this.#cache.get(username);
+    if (!platforms) {
+      platforms = new Map();
+      this.#cache.set(username, platforms);
+    }
+    platforms.set(outcome.platformId, { outcome: structuredClone(outcome), expiresAt });
+  }
+
+  async createApiKey(key: ApiKeyRecord): Promise<void> {
+    for (const existing of this.#apiKeys.values()) {
+      if (existing.id === key.id || existing.hash === key.hash)
+        throw new Error(`API key ${key.id} exists already`);
+    }
+    this.#apiKeys.set(key.id, structuredClone(key));
+  }
+
+  async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
+    for (const key of this.#apiKeys.values()) {
+      if (key.hash === hash) return structuredClone(key);
+    }
+    return undefined;
+  }
+
+  async listApiKeys(): Promise<ApiKeyRecord[]> {
+    return [...this.#apiKeys.values()]
+      .sort((a, b) => a.createdAt - b.createdAt || compare(a.id, b.id))
+      .map((key) => structuredClone(key));
+  }
+
+  async revokeApiKey(id: string, at: number): Promise<boolean> {
+    const key = this.#apiKeys.get(id);
+    if (!key || key.revokedAt !== undefined) return false;
+    this.#apiKeys.set(id, { ...key, revokedAt: at });
+    return true;
+  }
+
+  async recordCheck(
+    platformId: string,
+    status: OutcomeStatus,
+    responseTimeMs: number,
+    at: number,
+  ): Promise<void> {
+    let stats = this.#stats.get(platformId);
+    if (!stats) {
+      stats = {
+        checks: 0,
+        byStatus: emptyByStatus(),
+        answered: 0,
+        answeredMs: 0,
+        recentMs: 0,
+        lastCheckedAt: at,
+      };
+      this.#stats.set(platformId, stats);
+    }
+    stats.checks++;
+    stats.byStatus[status]++;
+    stats.lastCheckedAt = Math.max(stats.lastCheckedAt, at);
+    if (ANSWERED.has(status)) {
+      stats.recentMs =
+        stats.answered === 0
+          ? responseTimeMs
+          : stats.recentMs * (1 - RECENT_MS_ALPHA) + responseTimeMs * RECENT_MS_ALPHA;
+      stats.answered++;
+      stats.answeredMs += responseTimeMs;
+    }
+  }
+
+  async platformStats(): Promise<PlatformStats[]> {
+    return [...this.#stats]
+      .sort(([a], [b]) => compare(a, b))
+      .map(([platformId, stats]) => ({
+        platformId,
+        checks: stats.checks,
+        meanMs: stats.answered === 0 ? 0 : stats.answeredMs / stats.answered,
+        recentMs: stats.recentMs,
+        byStatus: { ...stats.byStatus },
+        lastCheckedAt: stats.lastCheckedAt,
+      }));
+  }
+
+  async ping(): Promise<boolean> {
+    return !this.#closed;
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+}
+
+/** Code-unit order, like SQLite's BINARY collation, so both stores list in the same order. */
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,111 @@
+/**
+ * Where searches, their outcomes, API keys, the outcome cache and platform
+ * statistics live. One interface, several backends (SQLite embedded, Redis in
+ * cluster mode); `test/store.contract.ts` runs the same suite against each.
+ * Every method is async so that a networked backend fits.
+ */
+import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+
+/** Internal life of a search. The API shows `queued` as `running` (it has started from the client's view). */
+export const SEARCH_STATES = ['queued', 'running', 'completed', 'error'] as const;
+export type SearchState = (typeof SEARCH_STATES)[number];
+
+export const TIERS = ['free', 'professional'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export interface SearchRecord {
+  readonly id: string;
+  readonly username: string;
+  readonly state: SearchState;
+  readonly tier: Tier;
+  /** Who asked: `ip:ADDRESS` or `key:KEYID`. */
+  readonly client: string;
+  /** Ids of the platforms the search covers, fixed when it is created. */
+  readonly platformIds: readonly string[];
+  /** Seconds the search was expected to take when it was created. */
+  readonly estimatedSeconds: number;
+  readonly createdAt: number;
+  readonly startedAt?: number | undefined;
+  readonly finishedAt?: number | undefined;
+  readonly error?: string | undefined;
+}
+
+export interface StoredOutcome {
+  /** 1, 2, 3... in the order outcomes were stored for this search; SSE event ids. */
+  readonly seq: number;
+  readonly outcome: Outcome;
+}
+
+export interface SearchProgress {
+  readonly checked: number;
+  readonly hits: number;
+  readonly byStatus: Readonly<Record<OutcomeStatus, number>>;
+}
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly tier: Tier;
+  /** SHA-256 of the key, hex. The key itself is never stored. */
+  readonly hash: string;
+  readonly createdAt: number;
+  readonly revokedAt?: number | undefined;
+}
+
+export interface PlatformStats {
+  readonly platformId: string;
+  readonly checks: number;
+  /** Mean response time of checks that got an answer, ms. */
+  readonly meanMs: number;
+  /** Exponentially weighted recent response time, ms: what estimates use. */
+  readonly recentMs: number;
+  readonly byStatus: Readonly<Record<OutcomeStatus, number>>;
+  readonly lastCheckedAt: number;
+}
+
+export interface Store {
+  createSearch(search: SearchRecord): Promise<void>;
+  getSearch(id: string): Promise<SearchRecord | undefined>;
+  /** Moves a search to another state; fields given are set too. */
+  updateSearch(
+    id: string,
+    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error'>>,
+  ): Promise<void>;
+  /**
+   * Stores one platform's outcome. Returns its seq, or undefined when this
+   * platform already has an outcome in this search (never counted twice).
+   */
+  addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined>;
+  /** Outcomes in seq order, after `afterSeq` when given, only the given statuses when given. */
+  listOutcomes(
+    searchId: string,
+    options?: { afterSeq?: number; statuses?: readonly OutcomeStatus[] },
+  ): Promise<StoredOutcome[]>;
+  progress(searchId: string): Promise<SearchProgress>;
+  /** Searches still queued or running (to resume after a restart), oldest first. */
+  unfinishedSearches(): Promise<SearchRecord[]>;
+  /** Deletes searches created before `before` (ms epoch) with their outcomes; returns how many. */
+  sweepSearches(before: number): Promise<number>;
+
+  /** A fresh cached outcome for this username on this platform, or undefined. */
+  getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined>;
+  putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void>;
+
+  createApiKey(key: ApiKeyRecord): Promise<void>;
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
+  listApiKeys(): Promise<ApiKeyRecord[]>;
+  /** Returns false when no such key exists (or it was revoked already). */
+  revokeApiKey(id: string, at: number): Promise<boolean>;
+
+  /** Adds one check to the platform's statistics. */
+  recordCheck(platformId: string, status: OutcomeStatus, responseTimeMs: number, at: number): Promise<void>;
+  platformStats(): Promise<PlatformStats[]>;
+
+  /** Whether the backend answers (for /readyz). */
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export function emptyByStatus(): Record<OutcomeStatus, number> {
+  return { hit: 0, miss: 0, unknown: 0, error: 0, invalid: 0 };
+}

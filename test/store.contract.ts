@@ -1,0 +1,618 @@
+/**
+ * The rules every Store backend keeps, as one suite: `describeStoreContract`
+ * runs it against a fresh store per test. Each rule here comes from a doc
+ * comment in src/store/store.ts, except where a test says otherwise.
+ */
+import { createHash } from 'node:crypto';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { Outcome, OutcomeStatus } from '../src/engine/outcome.js';
+import type { ApiKeyRecord, PlatformStats, SearchRecord, Store } from '../src/store/store.js';
+
+const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
+const MINUTE = 60_000;
+
+/** A realistic outcome of each kind, as the engine would leave it. */
+function outcome(platformId: string, status: OutcomeStatus = 'miss', username = 'alice'): Outcome {
+  const url = `https://${platformId}.example/${username}`;
+  const base = {
+    platform: platformId.charAt(0).toUpperCase() + platformId.slice(1),
+    platformId,
+    category: 'social',
+    url,
+  };
+  switch (status) {
+    case 'hit':
+      return {
+        ...base,
+        status,
+        responseTime: 312,
+        evidence: {
+          rule: 'exists: status 200',
+          attempts: 1,
+          httpStatus: 200,
+          finalUrl: url,
+          bytesRead: 48_213,
+        },
+      };
+    case 'miss':
+      return {
+        ...base,
+        status,
+        responseTime: 187,
+        evidence: {
+          rule: 'missing: status 404',
+          attempts: 1,
+          httpStatus: 404,
+          finalUrl: url,
+          bytesRead: 1_024,
+        },
+      };
+    case 'unknown':
+      return {
+        ...base,
+        status,
+        reason: 'waf',
+        responseTime: 95.25,
+        evidence: {
+          rule: 'shield: cloudflare-challenge',
+          attempts: 2,
+          httpStatus: 403,
+          finalUrl: url,
+          bytesRead: 6_400,
+        },
+      };
+    case 'error':
+      return {
+        ...base,
+        status,
+        reason: 'timeout',
+        responseTime: 10_000,
+        evidence: { rule: 'timeout', attempts: 3 },
+      };
+    case 'invalid':
+      return {
+        ...base,
+        status,
+        reason: 'username_rule',
+        responseTime: 0,
+        evidence: { rule: 'username: ^[a-z0-9_]{3,20}$', attempts: 0 },
+      };
+  }
+}
+
+function search(id: string, overrides: Partial<SearchRecord> = {}): SearchRecord {
+  return {
+    id,
+    username: 'alice',
+    state: 'queued',
+    tier: 'free',
+    client: 'ip:203.0.113.7',
+    platformIds: ['github', 'gitlab', 'reddit'],
+    estimatedSeconds: 12,
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+function apiKey(id: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  return {
+    id,
+    name: `key ${id}`,
+    tier: 'professional',
+    hash: createHash('sha256').update(`usk_${id}`).digest('hex'),
+    createdAt: T0,
+    ...overrides,
+  };
+}
+
+const byPlatformId = (a: PlatformStats, b: PlatformStats) => (a.platformId < b.platformId ? -1 : 1);
+
+/**
+ * `make` gives a fresh, empty store for each test. After it, `cleanup` runs
+ * when given (it must close the store, which a test may have closed already),
+ * else the store is closed.
+ */
+export function describeStoreContract(
+  name: string,
+  make: () => Promise<Store> | Store,
+  cleanup?: (s: Store) => Promise<void>,
+): void {
+  describe(`Store contract: ${name}`, () => {
+    let store: Store;
+
+    beforeEach(async () => {
+      store = await make();
+    });
+
+    afterEach(async () => {
+      if (cleanup) await cleanup(store);
+      else await store.close();
+    });
+
+    describe('searches', () => {
+      it('reads back a created search as it was given', async () => {
+        const created = search('s1', { tier: 'professional', client: 'key:k1', estimatedSeconds: 7.5 });
+        await store.createSearch(created);
+        expect(await store.getSearch('s1')).toEqual(created);
+      });
+
+      it('reads back every optional field', async () => {
+        const failed = search('s1', {
+          state: 'error',
+          startedAt: T0 + 1_000,
+          finishedAt: T0 + 9_000,
+          error: 'engine stopped',
+          platformIds: [],
+        });
+        await store.createSearch(failed);
+        expect(await store.getSearch('s1')).toEqual(failed);
+      });
+
+      it('answers undefined for an unknown id', async () => {
+        await store.createSearch(search('s1'));
+        expect(await store.getSearch('nope')).toBeUndefined();
+      });
+
+      it('moves a search to another state and sets the fields given', async () => {
+        await store.createSearch(search('s1'));
+        await store.updateSearch('s1', { state: 'running', startedAt: T0 + 500 });
+        expect(await store.getSearch('s1')).toEqual(search('s1', { state: 'running', startedAt: T0 + 500 }));
+
+        await store.updateSearch('s1', { state: 'completed', finishedAt: T0 + 4_000 });
+        expect(await store.getSearch('s1')).toEqual(
+          search('s1', { state: 'completed', startedAt: T0 + 500, finishedAt: T0 + 4_000 }),
+        );
+      });
+
+      it('sets an error with the error state', async () => {
+        await store.createSearch(search('s1', { state: 'running', startedAt: T0 }));
+        await store.updateSearch('s1', {
+          state: 'error',
+          finishedAt: T0 + 50,
+          error: 'catalogue unavailable',
+        });
+        expect(await store.getSearch('s1')).toMatchObject({
+          state: 'error',
+          startedAt: T0,
+          finishedAt: T0 + 50,
+          error: 'catalogue unavailable',
+        });
+      });
+
+      it('updates only the search named', async () => {
+        await store.createSearch(search('s1'));
+        await store.createSearch(search('s2'));
+        await store.updateSearch('s1', { state: 'running' });
+        expect((await store.getSearch('s2'))?.state).toBe('queued');
+      });
+
+      // Not in the doc comments: updating an unknown search creates nothing and does not fail.
+      it('creates nothing when updating an unknown id', async () => {
+        await store.updateSearch('nope', { state: 'running' });
+        expect(await store.getSearch('nope')).toBeUndefined();
+      });
+    });
+
+    describe('outcomes', () => {
+      beforeEach(async () => {
+        await store.createSearch(search('s1'));
+      });
+
+      it('numbers outcomes 1, 2, 3... and lists them in that order, exactly as added', async () => {
+        // Platform ids out of alphabetical order, so seq order is not confused with id order.
+        const added = [outcome('reddit', 'hit'), outcome('github', 'miss'), outcome('mastodon', 'unknown')];
+        const seqs = [];
+        for (const o of added) seqs.push(await store.addOutcome('s1', o));
+        expect(seqs).toEqual([1, 2, 3]);
+        expect(await store.listOutcomes('s1')).toEqual(added.map((o, i) => ({ seq: i + 1, outcome: o })));
+      });
+
+      it('keeps every field of every kind of outcome', async () => {
+        const added = (['hit', 'miss', 'unknown', 'error', 'invalid'] as const).map((status) =>
+          outcome(`site-${status}`, status),
+        );
+        for (const o of added) await store.addOutcome('s1', o);
+        const listed = await store.listOutcomes('s1');
+        expect(listed.map((s) => s.outcome)).toStrictEqual(added);
+      });
+
+      it('numbers each search on its own', async () => {
+        await store.createSearch(search('s2'));
+        expect(await store.addOutcome('s1', outcome('github'))).toBe(1);
+        expect(await store.addOutcome('s2', outcome('github'))).toBe(1);
+        expect(await store.addOutcome('s2', outcome('gitlab'))).toBe(2);
+        expect(await store.addOutcome('s1', outcome('gitlab'))).toBe(2);
+        expect(await store.listOutcomes('s2')).toHaveLength(2);
+      });
+
+      it('never stores a platform twice in one search, nor counts it, nor leaves a gap', async () => {
+        expect(await store.addOutcome('s1', outcome('github', 'hit'))).toBe(1);
+        expect(await store.addOutcome('s1', outcome('github', 'miss'))).toBeUndefined();
+        expect(await store.addOutcome('s1', outcome('gitlab', 'miss'))).toBe(2);
+
+        const listed = await store.listOutcomes('s1');
+        expect(listed.map((s) => [s.seq, s.outcome.platformId, s.outcome.status])).toEqual([
+          [1, 'github', 'hit'],
+          [2, 'gitlab', 'miss'],
+        ]);
+        const progress = await store.progress('s1');
+        expect(progress.checked).toBe(2);
+        expect(progress.byStatus).toEqual({ hit: 1, miss: 1, unknown: 0, error: 0, invalid: 0 });
+      });
+
+      it('lists only outcomes after afterSeq', async () => {
+        for (const id of ['a', 'b', 'c', 'd']) await store.addOutcome('s1', outcome(id));
+        expect((await store.listOutcomes('s1', { afterSeq: 2 })).map((s) => s.seq)).toEqual([3, 4]);
+        expect((await store.listOutcomes('s1', { afterSeq: 0 })).map((s) => s.seq)).toEqual([1, 2, 3, 4]);
+        expect(await store.listOutcomes('s1', { afterSeq: 4 })).toEqual([]);
+      });
+
+      it('lists only the statuses given, in seq order', async () => {
+        const statuses: OutcomeStatus[] = ['hit', 'miss', 'error', 'hit', 'unknown', 'miss', 'hit'];
+        for (const [i, status] of statuses.entries()) await store.addOutcome('s1', outcome(`p${i}`, status));
+
+        const hits = await store.listOutcomes('s1', { statuses: ['hit'] });
+        expect(hits.map((s) => s.seq)).toEqual([1, 4, 7]);
+        expect(hits.every((s) => s.outcome.status === 'hit')).toBe(true);
+
+        const some = await store.listOutcomes('s1', { statuses: ['unknown', 'error'] });
+        expect(some.map((s) => [s.seq, s.outcome.status])).toEqual([
+          [3, 'error'],
+          [5, 'unknown'],
+        ]);
+        expect(await store.listOutcomes('s1', { statuses: ['invalid'] })).toEqual([]);
+      });
+
+      it('applies afterSeq and statuses together', async () => {
+        const statuses: OutcomeStatus[] = ['hit', 'miss', 'hit', 'miss', 'hit'];
+        for (const [i, status] of statuses.entries()) await store.addOutcome('s1', outcome(`p${i}`, status));
+        const listed = await store.listOutcomes('s1', { afterSeq: 1, statuses: ['hit'] });
+        expect(listed.map((s) => s.seq)).toEqual([3, 5]);
+      });
+
+      it('lists no outcome for an empty statuses list (only the statuses given)', async () => {
+        await store.addOutcome('s1', outcome('github', 'hit'));
+        expect(await store.listOutcomes('s1', { statuses: [] })).toEqual([]);
+      });
+
+      it('lists nothing for a search without outcomes or an unknown search', async () => {
+        expect(await store.listOutcomes('s1')).toEqual([]);
+        expect(await store.listOutcomes('nope')).toEqual([]);
+      });
+
+      it('counts progress by status, with hits', async () => {
+        const statuses: OutcomeStatus[] = [
+          'hit',
+          'miss',
+          'miss',
+          'unknown',
+          'error',
+          'invalid',
+          'hit',
+          'miss',
+        ];
+        for (const [i, status] of statuses.entries()) await store.addOutcome('s1', outcome(`p${i}`, status));
+        expect(await store.progress('s1')).toEqual({
+          checked: 8,
+          hits: 2,
+          byStatus: { hit: 2, miss: 3, unknown: 1, error: 1, invalid: 1 },
+        });
+      });
+
+      it('reports no progress for a search without outcomes or an unknown search', async () => {
+        const none = { checked: 0, hits: 0, byStatus: { hit: 0, miss: 0, unknown: 0, error: 0, invalid: 0 } };
+        expect(await store.progress('s1')).toEqual(none);
+        expect(await store.progress('nope')).toEqual(none);
+      });
+
+      // Implied by "exactly as stored": changing what was read back changes nothing stored.
+      it('does not share stored outcomes with the caller', async () => {
+        const added = outcome('github', 'hit');
+        await store.addOutcome('s1', added);
+        const [first] = await store.listOutcomes('s1');
+        (first!.outcome.evidence as { attempts: number }).attempts = 99;
+        expect((await store.listOutcomes('s1'))[0]!.outcome).toEqual(added);
+      });
+
+      // Not in the doc comments: an outcome belongs to a search, so one for an unknown search is refused.
+      it('refuses an outcome for an unknown search', async () => {
+        await expect(store.addOutcome('nope', outcome('github'))).rejects.toMatchObject({
+          code: 'search_not_found',
+        });
+        expect(await store.listOutcomes('nope')).toEqual([]);
+      });
+    });
+
+    describe('concurrent outcomes', () => {
+      beforeEach(async () => {
+        await store.createSearch(search('s1'));
+      });
+
+      it('numbers 200 concurrent outcomes of distinct platforms 1..200, without gaps or duplicates', async () => {
+        const added = Array.from({ length: 200 }, (_, i) =>
+          outcome(`platform-${i}`, i % 7 === 0 ? 'hit' : 'miss'),
+        );
+        const seqs = await Promise.all(added.map((o) => store.addOutcome('s1', o)));
+        const expected = Array.from({ length: 200 }, (_, i) => i + 1);
+        expect([...seqs].sort((a, b) => a! - b!)).toEqual(expected);
+
+        const listed = await store.listOutcomes('s1');
+        expect(listed.map((s) => s.seq)).toEqual(expected);
+        // Each outcome is stored under the seq its own call returned.
+        for (const [i, o] of added.entries()) expect(listed[seqs[i]! - 1]!.outcome).toEqual(o);
+        expect(new Set(listed.map((s) => s.outcome.platformId)).size).toBe(200);
+        expect((await store.progress('s1')).checked).toBe(200);
+      });
+
+      it('stores a platform once when it is added concurrently', async () => {
+        const results = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            store.addOutcome('s1', outcome('github', i % 2 ? 'hit' : 'miss')),
+          ),
+        );
+        expect(results.filter((r) => r !== undefined)).toEqual([1]);
+        expect(await store.listOutcomes('s1')).toHaveLength(1);
+        expect((await store.progress('s1')).checked).toBe(1);
+        expect(await store.addOutcome('s1', outcome('gitlab'))).toBe(2);
+      });
+    });
+
+    describe('unfinished searches', () => {
+      it('lists queued and running searches, oldest first', async () => {
+        await store.createSearch(search('newer', { state: 'running', createdAt: T0 + 3 * MINUTE }));
+        await store.createSearch(search('done', { state: 'completed', createdAt: T0 }));
+        await store.createSearch(search('oldest', { state: 'queued', createdAt: T0 + MINUTE }));
+        await store.createSearch(search('failed', { state: 'error', createdAt: T0 + 2 * MINUTE }));
+        await store.createSearch(search('middle', { state: 'queued', createdAt: T0 + 2 * MINUTE }));
+
+        const unfinished = await store.unfinishedSearches();
+        expect(unfinished.map((s) => s.id)).toEqual(['oldest', 'middle', 'newer']);
+        expect(unfinished[2]).toEqual(search('newer', { state: 'running', createdAt: T0 + 3 * MINUTE }));
+      });
+
+      it('follows state changes', async () => {
+        await store.createSearch(search('a', { createdAt: T0 }));
+        await store.createSearch(search('b', { createdAt: T0 + 1 }));
+        await store.updateSearch('a', { state: 'running', startedAt: T0 + 5 });
+        expect((await store.unfinishedSearches()).map((s) => [s.id, s.state])).toEqual([
+          ['a', 'running'],
+          ['b', 'queued'],
+        ]);
+        await store.updateSearch('a', { state: 'completed', finishedAt: T0 + 10 });
+        await store.updateSearch('b', { state: 'error', error: 'stopped' });
+        expect(await store.unfinishedSearches()).toEqual([]);
+      });
+    });
+
+    describe('sweep', () => {
+      beforeEach(async () => {
+        for (const [id, createdAt, state] of [
+          ['old-1', T0 - 3 * MINUTE, 'completed'],
+          ['old-2', T0 - 2 * MINUTE, 'running'],
+          ['at-cutoff', T0, 'completed'],
+          ['new', T0 + MINUTE, 'queued'],
+        ] as const) {
+          await store.createSearch(search(id, { createdAt, state }));
+          await store.addOutcome(id, outcome('github', 'hit'));
+          await store.addOutcome(id, outcome('gitlab', 'miss'));
+        }
+      });
+
+      it('deletes searches created before the cutoff with their outcomes, and says how many', async () => {
+        expect(await store.sweepSearches(T0)).toBe(2);
+        for (const id of ['old-1', 'old-2']) {
+          expect(await store.getSearch(id)).toBeUndefined();
+          expect(await store.listOutcomes(id)).toEqual([]);
+          expect((await store.progress(id)).checked).toBe(0);
+        }
+        expect((await store.unfinishedSearches()).map((s) => s.id)).toEqual(['new']);
+      });
+
+      it('keeps searches created at or after the cutoff, with their outcomes', async () => {
+        await store.sweepSearches(T0);
+        for (const id of ['at-cutoff', 'new']) {
+          expect(await store.getSearch(id)).toMatchObject({ id });
+          expect((await store.listOutcomes(id)).map((s) => s.seq)).toEqual([1, 2]);
+          expect(await store.progress(id)).toMatchObject({ checked: 2, hits: 1 });
+        }
+      });
+
+      it('deletes nothing more when run again', async () => {
+        await store.sweepSearches(T0);
+        expect(await store.sweepSearches(T0)).toBe(0);
+      });
+
+      it('leaves no outcome behind: a search created again under a swept id starts at seq 1', async () => {
+        await store.sweepSearches(T0);
+        await store.createSearch(search('old-1', { createdAt: T0 + 2 * MINUTE }));
+        expect(await store.listOutcomes('old-1')).toEqual([]);
+        expect(await store.addOutcome('old-1', outcome('github', 'miss'))).toBe(1);
+      });
+
+      it('keeps fresh cached outcomes', async () => {
+        await store.putCachedOutcome('alice', outcome('github', 'hit'), T0 + 10 * MINUTE);
+        await store.sweepSearches(T0);
+        expect(await store.getCachedOutcome('alice', 'github', T0)).toEqual(outcome('github', 'hit'));
+      });
+    });
+
+    describe('outcome cache', () => {
+      const cached = outcome('github', 'hit');
+      const expiresAt = T0 + 60 * MINUTE;
+
+      beforeEach(async () => {
+        await store.putCachedOutcome('alice', cached, expiresAt);
+      });
+
+      it('gives the outcome while it is fresh', async () => {
+        expect(await store.getCachedOutcome('alice', 'github', T0)).toStrictEqual(cached);
+        expect(await store.getCachedOutcome('alice', 'github', expiresAt - 1)).toStrictEqual(cached);
+      });
+
+      it('gives nothing once it has expired', async () => {
+        expect(await store.getCachedOutcome('alice', 'github', expiresAt)).toBeUndefined();
+        expect(await store.getCachedOutcome('alice', 'github', expiresAt + MINUTE)).toBeUndefined();
+      });
+
+      it('gives nothing for another username or platform; usernames are case-sensitive', async () => {
+        expect(await store.getCachedOutcome('bob', 'github', T0)).toBeUndefined();
+        expect(await store.getCachedOutcome('alice', 'gitlab', T0)).toBeUndefined();
+        expect(await store.getCachedOutcome('Alice', 'github', T0)).toBeUndefined();
+      });
+
+      it('keeps one outcome per username and platform', async () => {
+        await store.putCachedOutcome('Alice', outcome('github', 'miss', 'Alice'), expiresAt);
+        await store.putCachedOutcome('alice', outcome('gitlab', 'miss'), expiresAt);
+        expect(await store.getCachedOutcome('alice', 'github', T0)).toEqual(cached);
+        expect(await store.getCachedOutcome('Alice', 'github', T0)).toEqual(
+          outcome('github', 'miss', 'Alice'),
+        );
+        expect(await store.getCachedOutcome('alice', 'gitlab', T0)).toEqual(outcome('gitlab', 'miss'));
+      });
+
+      it('replaces the outcome and its expiry when put again', async () => {
+        const later = outcome('github', 'unknown');
+        await store.putCachedOutcome('alice', later, expiresAt + 60 * MINUTE);
+        expect(await store.getCachedOutcome('alice', 'github', expiresAt + MINUTE)).toEqual(later);
+
+        // A shorter expiry replaces a longer one too.
+        await store.putCachedOutcome('alice', cached, T0 + MINUTE);
+        expect(await store.getCachedOutcome('alice', 'github', T0 + 2 * MINUTE)).toBeUndefined();
+      });
+    });
+
+    describe('API keys', () => {
+      const first = apiKey('k1', { createdAt: T0 });
+      const second = apiKey('k2', { name: 'ci', tier: 'free', createdAt: T0 + MINUTE });
+
+      beforeEach(async () => {
+        await store.createApiKey(first);
+        await store.createApiKey(second);
+      });
+
+      it('finds a key by its hash', async () => {
+        expect(await store.findApiKeyByHash(second.hash)).toEqual(second);
+        expect(await store.findApiKeyByHash(first.hash)).toEqual(first);
+      });
+
+      it('finds nothing for an unknown hash', async () => {
+        expect(await store.findApiKeyByHash('0'.repeat(64))).toBeUndefined();
+      });
+
+      it('lists every key', async () => {
+        const listed = await store.listApiKeys();
+        expect([...listed].sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual([first, second]);
+      });
+
+      it('revokes a key once, recording when', async () => {
+        expect(await store.revokeApiKey('k1', T0 + 5 * MINUTE)).toBe(true);
+        expect(await store.findApiKeyByHash(first.hash)).toEqual({ ...first, revokedAt: T0 + 5 * MINUTE });
+        expect((await store.listApiKeys()).find((k) => k.id === 'k1')?.revokedAt).toBe(T0 + 5 * MINUTE);
+
+        expect(await store.revokeApiKey('k1', T0 + 9 * MINUTE)).toBe(false);
+        expect((await store.findApiKeyByHash(first.hash))?.revokedAt).toBe(T0 + 5 * MINUTE);
+        expect((await store.findApiKeyByHash(second.hash))?.revokedAt).toBeUndefined();
+      });
+
+      it('revokes nothing for an unknown id', async () => {
+        expect(await store.revokeApiKey('nope', T0)).toBe(false);
+        expect((await store.listApiKeys()).every((k) => k.revokedAt === undefined)).toBe(true);
+      });
+
+      it('keeps a key created revoked as revoked', async () => {
+        const revoked = apiKey('k3', { createdAt: T0 + 2 * MINUTE, revokedAt: T0 + 3 * MINUTE });
+        await store.createApiKey(revoked);
+        expect(await store.findApiKeyByHash(revoked.hash)).toEqual(revoked);
+        expect(await store.revokeApiKey('k3', T0 + 4 * MINUTE)).toBe(false);
+      });
+    });
+
+    describe('platform statistics', () => {
+      it('has none before any check', async () => {
+        expect(await store.platformStats()).toEqual([]);
+      });
+
+      it('counts checks by status, averaging the response times of answered checks only', async () => {
+        await store.recordCheck('github', 'hit', 300, T0);
+        await store.recordCheck('github', 'miss', 100, T0 + 1_000);
+        await store.recordCheck('github', 'unknown', 200, T0 + 2_000);
+        await store.recordCheck('github', 'error', 10_000, T0 + 3_000);
+        await store.recordCheck('github', 'invalid', 0, T0 + 4_000);
+        await store.recordCheck('github', 'miss', 400, T0 + 5_000);
+
+        const [stats] = await store.platformStats();
+        expect(stats).toMatchObject({
+          platformId: 'github',
+          checks: 6,
+          byStatus: { hit: 1, miss: 2, unknown: 1, error: 1, invalid: 1 },
+          lastCheckedAt: T0 + 5_000,
+        });
+        expect(stats!.meanMs).toBeCloseTo((300 + 100 + 200 + 400) / 4, 9);
+      });
+
+      it('weights recent response times: alpha 0.2 per answered check, starting from the first', async () => {
+        await store.recordCheck('github', 'error', 10_000, T0);
+        expect((await store.platformStats())[0]!.recentMs).toBe(0);
+
+        await store.recordCheck('github', 'hit', 500, T0 + 1);
+        expect((await store.platformStats())[0]!.recentMs).toBeCloseTo(500, 9);
+
+        await store.recordCheck('github', 'miss', 1_000, T0 + 2);
+        expect((await store.platformStats())[0]!.recentMs).toBeCloseTo(0.8 * 500 + 0.2 * 1_000, 9);
+
+        // Checks without an answer leave it alone.
+        await store.recordCheck('github', 'error', 30_000, T0 + 3);
+        await store.recordCheck('github', 'invalid', 0, T0 + 4);
+        expect((await store.platformStats())[0]!.recentMs).toBeCloseTo(600, 9);
+
+        await store.recordCheck('github', 'unknown', 100, T0 + 5);
+        const [stats] = await store.platformStats();
+        expect(stats!.recentMs).toBeCloseTo(0.8 * 600 + 0.2 * 100, 9);
+        expect(stats!.meanMs).toBeCloseTo((500 + 1_000 + 100) / 3, 9);
+        expect(stats!.lastCheckedAt).toBe(T0 + 5);
+      });
+
+      it('reports zero times for a platform that never answered', async () => {
+        await store.recordCheck('down', 'error', 10_000, T0);
+        await store.recordCheck('down', 'error', 10_000, T0 + 1);
+        expect(await store.platformStats()).toEqual([
+          {
+            platformId: 'down',
+            checks: 2,
+            meanMs: 0,
+            recentMs: 0,
+            byStatus: { hit: 0, miss: 0, unknown: 0, error: 2, invalid: 0 },
+            lastCheckedAt: T0 + 1,
+          },
+        ]);
+      });
+
+      it('keeps each platform apart', async () => {
+        await store.recordCheck('github', 'hit', 120, T0);
+        await store.recordCheck('gitlab', 'miss', 80, T0 + 10);
+        await store.recordCheck('github', 'hit', 220, T0 + 20);
+        const stats = (await store.platformStats()).sort(byPlatformId);
+        expect(
+          stats.map((s) => [s.platformId, s.checks, s.byStatus.hit, s.byStatus.miss, s.lastCheckedAt]),
+        ).toEqual([
+          ['github', 2, 2, 0, T0 + 20],
+          ['gitlab', 1, 0, 1, T0 + 10],
+        ]);
+        expect(stats[0]!.meanMs).toBeCloseTo(170, 9);
+        expect(stats[1]!.recentMs).toBeCloseTo(80, 9);
+      });
+    });
+
+    describe('lifecycle', () => {
+      it('answers a ping', async () => {
+        expect(await store.ping()).toBe(true);
+      });
+
+      it('closes, more than once without failing, and then no longer answers', async () => {
+        await store.close();
+        await expect(store.close()).resolves.toBeUndefined();
+        expect(await store.ping()).toBe(false);
+      });
+    });
+  });
+}
