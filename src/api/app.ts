@@ -59,8 +59,12 @@ export async function buildApp(
     trustProxy: trustProxy(deps.config.trustProxy),
     genReqId: () => randomUUID(),
     requestIdLogLabel: 'requestId',
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    // No type coercion: `{"username": 42}` is a bad request, not the name "42".
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });
+  // JSON only: Fastify also parses text/plain by default, which would turn a
+  // form-encoded or plain body into a 400 instead of the 415 it deserves.
+  app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });

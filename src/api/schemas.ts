@@ -121,7 +121,9 @@ export const SearchQuery = Type.Object(
 
 export const EventsParams = Type.Object({ id: Type.String({ pattern: UUID_PATTERN }) });
 export const EventsQuery = Type.Object({
-  lastEventId: Type.Optional(Type.Integer({ minimum: 0, description: 'Same as the Last-Event-ID header' })),
+  lastEventId: Type.Optional(
+    Type.String({ pattern: '^[0-9]{1,15}$', description: 'Same as the Last-Event-ID header' }),
+  ),
 });
 
 export const Platform = Type.Object(

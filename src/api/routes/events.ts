@@ -42,7 +42,7 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       const search = await deps.store.getSearch(id);
       if (!search) throw new UserscoutError('search_not_found');
       const header = Number(request.headers['last-event-id']);
-      let lastSent = Number.isInteger(header) && header > 0 ? header : (request.query.lastEventId ?? 0);
+      let lastSent = Number.isInteger(header) && header > 0 ? header : Number(request.query.lastEventId ?? 0);
       const total = search.platformIds.length;
 
       reply.hijack();
