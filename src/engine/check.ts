@@ -94,7 +94,7 @@ export async function checkPlatform(
             ...base(platform, profileUrl),
             status: 'error',
             reason: timedOut ? 'timeout' : transportErrorReason(error),
-            responseTime: ctx.now() - started,
+            responseTime: Math.round(ctx.now() - started),
             evidence: { rule: describeTransportError(timedOut ? controller.signal.reason : error), attempts },
           };
         }
@@ -117,7 +117,7 @@ export async function checkPlatform(
           ...base(platform, profileUrl),
           status: verdict.status,
           ...(verdict.reason ? { reason: verdict.reason } : {}),
-          responseTime: ctx.now() - started,
+          responseTime: Math.round(ctx.now() - started),
           evidence: {
             httpStatus: status,
             finalUrl: result.view.url,

@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Catalogue } from '../catalogue/platform.js';
+import { SIM_DEFAULTS } from './defaults.js';
 import { emulateCatalogue } from './emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from './latency.js';
 import { hashSeed, seededRandom } from './random.js';
@@ -67,29 +68,33 @@ export function simBanner(
   ].join('\n');
 }
 
+/** Starts the standalone simulated web over the built-in catalogue and runs until SIGINT/SIGTERM. */
+export async function runStandaloneSim(options: StandaloneOptions): Promise<void> {
+  const { loadBuiltinCatalogue } = await import('../catalogue/builtin.js');
+  const { catalogue } = loadBuiltinCatalogue();
+  const { sim, caFile } = await startStandaloneSim(catalogue, options);
+  process.stdout.write(`${simBanner(sim, caFile, options, catalogue.platforms.filter((p) => p.enabled).length)}\n`);
+  const stop = () => void sim.stop().then(() => process.exit(0));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+}
+
 const isMain =
   process.argv[1] &&
   resolve(process.argv[1]).replace(/\.ts$/, '.js') ===
     resolve(new URL(import.meta.url).pathname).replace(/\.ts$/, '.js');
 if (isMain) {
-  const { loadBuiltinCatalogue } = await import('../catalogue/builtin.js');
   const args = process.argv.slice(2);
   const arg = (name: string, fallback: string) => {
     const i = args.indexOf(`--${name}`);
     return i >= 0 && args[i + 1] ? args[i + 1]! : fallback;
   };
-  const options: StandaloneOptions = {
-    port: Number(arg('port', '8790')),
-    latency: arg('latency', 'zero') === 'realistic' ? 'realistic' : 'zero',
-    seed: Number(arg('seed', '1')),
+  await runStandaloneSim({
+    port: Number(arg('port', String(SIM_DEFAULTS.port))),
+    latency: arg('latency', SIM_DEFAULTS.latency) === 'realistic' ? 'realistic' : 'zero',
+    seed: Number(arg('seed', String(SIM_DEFAULTS.seed))),
     everywhere: arg('accounts', '').split(',').filter(Boolean),
-    demoName: arg('demo-name', 'scoutdemo'),
-    caOut: arg('ca-out', '.userscout/sim-ca.pem'),
-  };
-  const { catalogue } = loadBuiltinCatalogue();
-  const { sim, caFile } = await startStandaloneSim(catalogue, options);
-  process.stdout.write(`${simBanner(sim, caFile, options, catalogue.platforms.length)}\n`);
-  const stop = () => void sim.stop().then(() => process.exit(0));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+    demoName: arg('demo-name', SIM_DEFAULTS.demoName),
+    caOut: arg('ca-out', SIM_DEFAULTS.caOut),
+  });
 }
