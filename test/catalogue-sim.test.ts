@@ -21,7 +21,12 @@ describe('built-in catalogue on the simulated web', () => {
 
   beforeAll(async () => {
     await sim.start();
-    engine = engineFor(sim, catalogue, { timeoutMs: 20_000, concurrency: 64, retries: 0 });
+    engine = engineFor(sim, catalogue, {
+      timeoutMs: 20_000,
+      connectTimeoutMs: 20_000,
+      concurrency: 64,
+      retries: 0,
+    });
   }, 60_000);
   afterAll(async () => {
     await engine?.close();

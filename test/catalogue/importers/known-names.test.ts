@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { improbableName, knownNames, usernameRule } from './known-names.js';
+import { improbableName, knownNames, usernameRule } from '../../../src/catalogue/importers/known-names.js';
 
 describe('improbableName', () => {
   it.each([

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { CatalogueError } from '../../errors.js';
-import { detectFormat, importCatalogue } from './index.js';
+import { detectFormat, importCatalogue } from '../../../src/catalogue/importers/index.js';
+import { CatalogueError } from '../../../src/errors.js';
 
 const ours = {
   platforms: [

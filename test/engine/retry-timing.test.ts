@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseRetryAfter, retryDelay } from './retry-timing.js';
+import { parseRetryAfter, retryDelay } from '../../src/engine/retry-timing.js';
 
 const policy = { retries: 3, baseDelayMs: 100, maxDelayMs: 2000 };
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPrivateAddress } from './private-address.js';
+import { isPrivateAddress } from '../../src/engine/private-address.js';
 
 describe('isPrivateAddress', () => {
   it.each([

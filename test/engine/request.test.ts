@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { catalogueOf, entry } from '../../test/support/catalogue.js';
-import { buildRequest, fillBody, fillUrlTemplate } from './request.js';
+import { buildRequest, fillBody, fillUrlTemplate } from '../../src/engine/request.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
 
 const HOSTILE = [
   'a/../b',

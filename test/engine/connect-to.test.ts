@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseConnectTo, resolveConnectTo } from './connect-to.js';
+import { parseConnectTo, resolveConnectTo } from '../../src/engine/connect-to.js';
 
 describe('connect-to rules (curl semantics)', () => {
   it.each([

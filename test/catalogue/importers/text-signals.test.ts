@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { SignalSpec } from '../schema.js';
-import { anyOfTexts, anyOfTextsUnless, noneOfTexts } from './text-signals.js';
+import { anyOfTexts, anyOfTextsUnless, noneOfTexts } from '../../../src/catalogue/importers/text-signals.js';
+import type { SignalSpec } from '../../../src/catalogue/schema.js';
 
 function matches(signal: SignalSpec, body: string): boolean {
   if ('text' in signal) return body.includes(signal.text);

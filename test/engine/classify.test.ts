@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { catalogueOf, entry } from '../../test/support/catalogue.js';
-import { loadCatalogue } from '../catalogue/loader.js';
-import type { PlatformSpec } from '../catalogue/schema.js';
-import { type WafVendor, wafResponse } from '../sim/behaviour.js';
-import { classify } from './classify.js';
-import type { ResponseView } from './response-view.js';
-import { SHIELD_BODY_WINDOW } from './shields.js';
+import { loadCatalogue } from '../../src/catalogue/loader.js';
+import type { PlatformSpec } from '../../src/catalogue/schema.js';
+import { classify } from '../../src/engine/classify.js';
+import type { ResponseView } from '../../src/engine/response-view.js';
+import { SHIELD_BODY_WINDOW } from '../../src/engine/shields.js';
+import { type WafVendor, wafResponse } from '../../src/sim/behaviour.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
 
 function platform(detect: PlatformSpec['detect'], check?: PlatformSpec['check']) {
   return catalogueOf([entry('P', { detect, ...(check ? { check } : {}) })]);

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { classify } from '../../engine/classify.js';
-import { loadCatalogue } from '../loader.js';
-import type { Platform } from '../platform.js';
-import type { PlatformSpec } from '../schema.js';
-import { importSherlock, looksLikeSherlock } from './sherlock.js';
-import { NOT_FOUND_LIKE, SUCCESS } from './status-codes.js';
+import { importSherlock, looksLikeSherlock } from '../../../src/catalogue/importers/sherlock.js';
+import { NOT_FOUND_LIKE, SUCCESS } from '../../../src/catalogue/importers/status-codes.js';
+import { loadCatalogue } from '../../../src/catalogue/loader.js';
+import type { Platform } from '../../../src/catalogue/platform.js';
+import type { PlatformSpec } from '../../../src/catalogue/schema.js';
+import { classify } from '../../../src/engine/classify.js';
+import { referenceFile } from '../../support/reference.js';
 
-const REFERENCE = new URL('../../../../shared/reference/sherlock/data.json', import.meta.url);
+const REFERENCE = referenceFile('sherlock/data.json');
 
 interface Site {
   url: string;
@@ -184,7 +185,9 @@ describe('importSherlock: requests and entry data', () => {
   });
 });
 
-describe('importSherlock: the reference file', () => {
+describe.skipIf(!REFERENCE)('importSherlock: the reference file', () => {
+  // Collected even when skipped: read the file only when it is there.
+  if (!REFERENCE) return;
   const doc = JSON.parse(readFileSync(REFERENCE, 'utf8')) as Record<string, Site>;
   const result = importSherlock(doc);
   const imported = result.document.platforms.length;

@@ -2,7 +2,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkCatalogueFile, formatCheckReport } from './catalogue-check.js';
+import { checkCatalogueFile, formatCheckReport } from '../../src/cli/catalogue-check.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'userscout-check-'));
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkKey, mergeCatalogues } from './merge.js';
-import type { PlatformSpec } from './schema.js';
+import { checkKey, mergeCatalogues } from '../../src/catalogue/merge.js';
+import type { PlatformSpec } from '../../src/catalogue/schema.js';
 
 function platform(name: string, profile: string, check?: PlatformSpec['check']): PlatformSpec {
   return {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pythonRegexToJs } from './python-regex.js';
+import { pythonRegexToJs } from '../../../src/catalogue/importers/python-regex.js';
 
 describe('pythonRegexToJs', () => {
   it.each([

@@ -2,8 +2,8 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadCatalogue } from '../catalogue/loader.js';
-import { runCatalogueMerge } from './catalogue-merge.js';
+import { loadCatalogue } from '../../src/catalogue/loader.js';
+import { runCatalogueMerge } from '../../src/cli/catalogue-merge.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'userscout-merge-'));
 

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CatalogueError } from '../errors.js';
-import { readCatalogueFile } from './read.js';
+import { readCatalogueFile } from '../../src/catalogue/read.js';
+import { CatalogueError } from '../../src/errors.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'userscout-read-'));
 
