@@ -5,6 +5,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { CatalogueError } from '../errors.js';
+import { writeFileAtomic } from './atomic-write.js';
 
 export type HealthVerdict = 'healthy' | 'broken' | 'blocked';
 
@@ -41,13 +42,26 @@ export class PlatformHealth {
 
   /** Reads a health file; none yet means no platform is known to be broken. */
   static read(path: string): PlatformHealth {
-    if (!existsSync(path)) return new PlatformHealth();
-    try {
-      return new PlatformHealth(JSON.parse(readFileSync(path, 'utf8')) as HealthFile);
-    } catch (error) {
-      throw new CatalogueError(`health file ${path} is unreadable: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
+    return new PlatformHealth(readHealthFile(path));
   }
+}
+
+/** The health file as written, or undefined when there is none yet. */
+export function readHealthFile(path: string): HealthFile | undefined {
+  if (!existsSync(path)) return undefined;
+  try {
+    const file = JSON.parse(readFileSync(path, 'utf8')) as HealthFile;
+    if (typeof file !== 'object' || file === null || typeof file.platforms !== 'object' || !file.platforms)
+      throw new Error('no "platforms" object');
+    return file;
+  } catch (error) {
+    throw new CatalogueError(`health file ${path} is unreadable: ${(error as Error).message}`, {
+      cause: error,
+    });
+  }
+}
+
+/** Replaces the health file at once: a running service never reads half of it. */
+export function writeHealthFile(path: string, file: HealthFile): void {
+  writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`);
 }

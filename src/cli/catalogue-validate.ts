@@ -5,6 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { readBuiltinDocument } from '../catalogue/builtin.js';
 import { type CatalogueProblem, loadCatalogue, parseCatalogueText } from '../catalogue/loader.js';
+import { mergeCatalogues } from '../catalogue/merge.js';
+import type { PlatformSpec } from '../catalogue/schema.js';
 
 export interface ValidateReport {
   readonly source: string;
@@ -15,10 +17,32 @@ export interface ValidateReport {
 
 export function validateDocument(doc: unknown, source: string): ValidateReport {
   const { catalogue, problems } = loadCatalogue(doc);
-  const entries = Array.isArray((doc as { platforms?: unknown[] }).platforms)
-    ? (doc as { platforms: unknown[] }).platforms.length
-    : 0;
-  return { source, entries, valid: catalogue.platforms.length, problems };
+  const specs = Array.isArray((doc as { platforms?: unknown[] }).platforms)
+    ? (doc as { platforms: unknown[] }).platforms
+    : [];
+  const loaded = new Set(catalogue.platforms.map((p) => p.name));
+  const valid = specs.filter(
+    (s): s is PlatformSpec =>
+      typeof s === 'object' && s !== null && loaded.has(String((s as { name?: unknown }).name).trim()),
+  );
+  return {
+    source,
+    entries: specs.length,
+    valid: catalogue.platforms.length,
+    problems: [...problems, ...sameAddressProblems(valid)],
+  };
+}
+
+/** Two entries that check the same address are one platform written twice (the loader reports equal names). */
+function sameAddressProblems(specs: readonly PlatformSpec[]): CatalogueProblem[] {
+  const { dropped } = mergeCatalogues([{ source: 'this file', document: { platforms: [...specs] } }]);
+  return dropped
+    .filter((d) => d.reason.startsWith('checks the same address'))
+    .map((d) => ({
+      platform: d.name,
+      field: '/check/url',
+      message: d.reason.replace(' (from this file)', ''),
+    }));
 }
 
 export function validateFile(file: string | undefined): ValidateReport {

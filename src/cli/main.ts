@@ -4,7 +4,9 @@
  * only wires them to commander and turns errors into one-line messages.
  */
 import { Command, Option } from 'commander';
-import { isUserscoutError } from '../errors.js';
+import { UPSTREAM_SOURCES } from '../catalogue/upstream.js';
+import { isUserscoutError, UserscoutError } from '../errors.js';
+import { SIM_DEFAULTS } from '../sim/defaults.js';
 import {
   checkCatalogueFile,
   formatCheckReport,
@@ -12,10 +14,24 @@ import {
   type ReportFormat,
 } from './catalogue-check.js';
 import { runCatalogueMerge } from './catalogue-merge.js';
+import { runSelfCheck, SELF_CHECK_FORMATS, type SelfCheckCommandOptions } from './catalogue-self-check.js';
+import { runCatalogueSync, SYNC_FORMATS, type SyncCommandOptions } from './catalogue-sync.js';
 import { formatValidateReport, validateFile } from './catalogue-validate.js';
 import { createKey, listKeys, revokeKey, withStore } from './keys.js';
+import { addNetworkOptions } from './network-options.js';
+import { PLATFORMS_FORMATS, type PlatformsCommandOptions, runPlatforms } from './platforms.js';
 import { runSearch, type SearchCommandOptions } from './search.js';
 import { runServe, type ServeOptions } from './serve.js';
+
+function cliInteger(flag: string, value: string, min: number, max: number): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || n < min || n > max)
+    throw new UserscoutError(
+      'invalid_argument',
+      `${flag} must be a whole number from ${min} to ${max}; received ${value}`,
+    );
+  return n;
+}
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -86,15 +102,89 @@ export function buildProgram(): Command {
       process.stderr.write(outcome.stderr);
       process.exitCode = outcome.exitCode;
     });
+  addNetworkOptions(
+    catalogue
+      .command('self-check')
+      .description(
+        "Check each platform's known accounts; report healthy, broken and blocked platforms and update the health file (exit 1 when any is broken)",
+      )
+      .option('--category <category>', 'only this category (repeatable)', collect)
+      .option('--platform <name>', 'only this platform (repeatable)', collect)
+      .option('--catalogue <file>', 'catalogue file instead of the built-in one')
+      .option('--data-dir <dir>', 'folder of the health file (USERSCOUT_DATA_DIR, default ./data)')
+      .option('--no-write', 'only report; leave the health file as it is')
+      .option('--no-progress', 'no progress bar')
+      .addOption(
+        new Option('--format <format>', 'output format').choices(SELF_CHECK_FORMATS).default('table'),
+      ),
+  ).action(async (options: SelfCheckCommandOptions) => {
+    process.exitCode = (await runSelfCheck(options, io)).exitCode;
+  });
+  catalogue
+    .command('sync')
+    .description(
+      'Download an upstream site list, validate it and store it in the data dir as catalogues/<source>.json',
+    )
+    .addOption(new Option('--from <source>', 'which list').choices(UPSTREAM_SOURCES).makeOptionMandatory())
+    .option('--url <url>', "where to download it (default: the project's list on GitHub)")
+    .option('--data-dir <dir>', 'data folder (USERSCOUT_DATA_DIR, default ./data)')
+    .option('--timeout <ms>', 'deadline of the download in milliseconds (default 60000)')
+    .addOption(new Option('--format <format>', 'output format').choices(SYNC_FORMATS).default('text'))
+    .action(async (options: SyncCommandOptions) => {
+      await runCatalogueSync(options, io);
+    });
+  program
+    .command('platforms')
+    .description('List the platforms; --stats adds the live statistics the service keeps per platform')
+    .option('--category <category>', 'only this category (repeatable)', collect)
+    .option('--catalogue <file>', 'catalogue file instead of the built-in one')
+    .option('--stats', 'checks, outcome counts, response times and last check, from the service database')
+    .option('--data-dir <dir>', 'folder of the database and health file (USERSCOUT_DATA_DIR, default ./data)')
+    .addOption(new Option('--format <format>', 'output format').choices(PLATFORMS_FORMATS).default('table'))
+    .action(async (options: PlatformsCommandOptions) => {
+      await runPlatforms(options, io);
+    });
   program
     .command('serve')
-    .description('Run the REST service (SQLite and the in-process runner unless USERSCOUT_REDIS_URL is set)')
+    .description('Run the REST service (SQLite and the in-process runner unless REDIS_URL is set)')
     .option('--port <port>', 'port to listen on (PORT, default 3000)')
     .option('--host <host>', 'address to listen on (HOST, default 127.0.0.1)')
     .option('--data-dir <dir>', 'folder of the database (USERSCOUT_DATA_DIR, default ./data)')
     .option('--catalogue <file>', 'catalogue file instead of the built-in one')
+    .option('--redis-url <url>', 'cluster mode: Redis shared by every process (REDIS_URL)')
+    .addOption(
+      new Option(
+        '--role <role>',
+        'cluster mode: serve the API, run searches, or both (USERSCOUT_ROLE)',
+      ).choices(['all', 'api', 'worker']),
+    )
     .action(async (options: ServeOptions) => {
       await runServe(options);
+    });
+
+  program
+    .command('sim')
+    .description('Run the simulated web over the built-in catalogue, for trying userscout offline')
+    .option('--port <port>', 'HTTP port; HTTPS listens on the next free one', String(SIM_DEFAULTS.port))
+    .addOption(
+      new Option('--latency <profile>', 'latency profile')
+        .choices(['zero', 'realistic'])
+        .default(SIM_DEFAULTS.latency),
+    )
+    .option('--seed <n>', 'seed of the latency and demo accounts', String(SIM_DEFAULTS.seed))
+    .option('--accounts <names>', 'comma-separated names that exist on every platform', '')
+    .option('--demo-name <name>', 'a name that exists on a third of the platforms', SIM_DEFAULTS.demoName)
+    .option('--ca-out <file>', 'where to write the CA certificate', SIM_DEFAULTS.caOut)
+    .action(async (options: Record<string, string>) => {
+      const { runStandaloneSim } = await import('../sim/main.js');
+      await runStandaloneSim({
+        port: cliInteger('--port', options.port!, 0, 65_535),
+        latency: options.latency === 'realistic' ? 'realistic' : 'zero',
+        seed: cliInteger('--seed', options.seed!, 0, 2 ** 31),
+        everywhere: options.accounts!.split(',').filter(Boolean),
+        demoName: options.demoName!,
+        caOut: options.caOut!,
+      });
     });
 
   const keys = program.command('keys').description('Manage professional API keys');

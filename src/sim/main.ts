@@ -73,7 +73,9 @@ export async function runStandaloneSim(options: StandaloneOptions): Promise<void
   const { loadBuiltinCatalogue } = await import('../catalogue/builtin.js');
   const { catalogue } = loadBuiltinCatalogue();
   const { sim, caFile } = await startStandaloneSim(catalogue, options);
-  process.stdout.write(`${simBanner(sim, caFile, options, catalogue.platforms.filter((p) => p.enabled).length)}\n`);
+  process.stdout.write(
+    `${simBanner(sim, caFile, options, catalogue.platforms.filter((p) => p.enabled).length)}\n`,
+  );
   const stop = () => void sim.stop().then(() => process.exit(0));
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

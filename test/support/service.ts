@@ -45,10 +45,13 @@ export async function startService(
   return { service, url, config };
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the API answered and assert on it.
+type JsonBody = any;
+
 export async function json(
   url: string,
   init: RequestInit = {},
-): Promise<{ status: number; headers: Headers; body: any }> {
+): Promise<{ status: number; headers: Headers; body: JsonBody }> {
   const response = await fetch(url, init);
   const text = await response.text();
   let body: unknown = text;

@@ -1,0 +1,47 @@
+/**
+ * The network options of the commands that send checks (`search`,
+ * `catalogue self-check`): their commander definitions and the settings they
+ * override. On a person's own machine local addresses are theirs to check, so
+ * private destinations are allowed unless `--refuse-private` is given.
+ */
+import type { Command } from 'commander';
+import type { SettingName } from '../config.js';
+
+export interface NetworkCommandOptions {
+  timeout?: string;
+  concurrency?: string;
+  perHost?: string;
+  proxy?: string;
+  connectTo?: string[];
+  caFile?: string;
+  insecure?: boolean;
+  refusePrivate?: boolean;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+export function addNetworkOptions(command: Command): Command {
+  return command
+    .option('--timeout <ms>', 'deadline per platform in milliseconds')
+    .option('--concurrency <n>', 'checks in flight at once')
+    .option('--per-host <n>', 'checks in flight to one host')
+    .option('--proxy <url>', 'http://, https:// or socks5:// proxy')
+    .option('--connect-to <rule>', 'HOST1:PORT1:HOST2:PORT2, as curl (repeatable)', collect)
+    .option('--ca-file <file>', 'extra CA certificates to trust (PEM)')
+    .option('--insecure', 'accept any TLS certificate')
+    .option('--refuse-private', 'refuse private and loopback destinations');
+}
+
+/** The settings these options override; the rest come from the environment and defaults. */
+export function networkOverrides(options: NetworkCommandOptions): Partial<Record<SettingName, unknown>> {
+  return {
+    ...(options.timeout !== undefined ? { timeoutMs: options.timeout } : {}),
+    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
+    ...(options.perHost !== undefined ? { perHost: options.perHost } : {}),
+    ...(options.proxy !== undefined ? { proxy: options.proxy } : {}),
+    ...(options.connectTo?.length ? { connectTo: options.connectTo } : {}),
+    ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
+    ...(options.insecure ? { insecureTls: true } : {}),
+    refusePrivate: options.refusePrivate ?? false,
+  };
+}

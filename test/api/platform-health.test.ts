@@ -1,0 +1,106 @@
+/**
+ * From self-check to the service: a platform whose markup changed is found
+ * broken by `catalogue self-check`, which writes health.json in the data dir;
+ * the service started on that data dir leaves it out of searches and lists it
+ * as disabled with the reason and the time it was last validated.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runSelfCheck } from '../../src/cli/catalogue-self-check.js';
+import { emulateCatalogue } from '../../src/sim/emulate.js';
+import { SimWeb } from '../../src/sim/server.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+import {
+  json,
+  pollUntilDone,
+  postSearch,
+  type RunningService,
+  startService,
+  tempDir,
+} from '../support/service.js';
+
+const specs = [entry('Alpha'), entry('Bravo'), entry('Charlie', { category: 'coding' }), entry('Delta')];
+const catalogue = catalogueOf(specs);
+const VALIDATED_AT = Date.UTC(2026, 2, 3, 4, 5, 6);
+
+// Bravo was redesigned: every name now gets the same page, which its rules do not expect.
+// Delta is behind a bot shield: self-check cannot tell, so it stays in searches.
+const sim = new SimWeb({
+  routes: emulateCatalogue(catalogue.platforms, catalogue.shields, {
+    accounts: (p) => [...p.known.claimed, 'sam'],
+    override: (p) =>
+      p.name === 'Bravo'
+        ? { kind: 'respond', status: 200, body: '<html><body>Welcome to the new Bravo</body></html>' }
+        : p.name === 'Delta'
+          ? { kind: 'waf', vendor: 'cloudflare' }
+          : undefined,
+  }).routes,
+});
+const dataDir = tempDir();
+let running: RunningService;
+
+beforeAll(async () => {
+  await sim.start();
+  const catalogueFile = join(dataDir, 'catalogue.json');
+  writeFileSync(catalogueFile, JSON.stringify({ platforms: specs }));
+  const caFile = join(dataDir, 'ca.pem');
+  writeFileSync(caFile, sim.caCert);
+  const { report } = await runSelfCheck(
+    { catalogue: catalogueFile, dataDir, connectTo: sim.connectTo, caFile, format: 'json', progress: false },
+    { out: () => {}, err: () => {}, stderr: new PassThrough() },
+    { env: { USERSCOUT_RETRIES: '0', USERSCOUT_CONNECT_TIMEOUT_MS: '20000' }, now: () => VALIDATED_AT },
+  );
+  expect(report).toMatchObject({ healthy: 2, broken: 1, blocked: 1 });
+  running = await startService(sim, catalogue, { dataDir });
+}, 60_000);
+afterAll(async () => {
+  await running?.service.close();
+  await sim.stop();
+});
+
+describe('the service and the health file', () => {
+  it('lists a broken platform as disabled, with the reason and when it was validated', async () => {
+    const r = await json(`${running.url}/api/platforms`);
+    expect(r.status).toBe(200);
+    const byName = new Map((r.body.platforms as { name: string }[]).map((p) => [p.name, p]));
+    expect(byName.get('Bravo')).toEqual({
+      name: 'Bravo',
+      id: 'bravo',
+      category: 'social',
+      url: 'https://bravo.test/',
+      enabled: false,
+      nsfw: false,
+      tags: [],
+      // Bravo's rule is "status 200 means an account": on the new page every name looks taken.
+      disabledReason:
+        'unclaimed "nobody-here-7": expected miss, got hit (HTTP 200, https://bravo.test/u/nobody-here-7, exists: status 200)',
+      lastValidatedAt: new Date(VALIDATED_AT).toISOString(),
+    });
+    expect(byName.get('Alpha')).toMatchObject({ enabled: true, lastValidatedAt: '2026-03-03T04:05:06.000Z' });
+    expect(byName.get('Alpha')).not.toHaveProperty('disabledReason');
+    // Blocked is "could not tell", not broken: still enabled.
+    expect(byName.get('Delta')).toMatchObject({ enabled: true, lastValidatedAt: '2026-03-03T04:05:06.000Z' });
+    expect(byName.get('Delta')).not.toHaveProperty('disabledReason');
+
+    const social = await json(`${running.url}/api/categories`);
+    const count = (social.body.categories as { name: string; platforms: number }[]).find(
+      (c) => c.name === 'social',
+    );
+    expect(count?.platforms).toBe(2);
+  });
+
+  it('leaves the broken platform out of searches', async () => {
+    const started = await postSearch(running.url, { username: 'sam' });
+    expect(started.status).toBe(200);
+    expect(started.body.totalPlatforms).toBe(3);
+    const done = await pollUntilDone(running.url, started.body.queryId, '&include=all');
+    const results = done.body.results as { platform: string; status: string }[];
+    expect(results.map((o) => o.platform).sort()).toEqual(['Alpha', 'Charlie', 'Delta']);
+    expect(results.find((o) => o.platform === 'Alpha')?.status).toBe('hit');
+
+    const only = await postSearch(running.url, { username: 'sam', platforms: ['Bravo'] });
+    expect(only.status).toBe(400);
+  });
+});
