@@ -56,6 +56,24 @@ export const SETTINGS = {
     kind: { type: 'enum', values: ['all', 'api', 'worker'] },
     doc: 'Process role in cluster mode: api, worker, or all',
   },
+  redisPrefix: {
+    env: 'USERSCOUT_REDIS_PREFIX',
+    default: 'userscout',
+    kind: { type: 'string' },
+    doc: 'Prefix of every Redis key and of the BullMQ queue (cluster mode); one per deployment',
+  },
+  jobLockMs: {
+    env: 'USERSCOUT_JOB_LOCK_MS',
+    default: 30_000,
+    kind: int(1_000, 600_000),
+    doc: "Lock on a running search (cluster mode, ms): a dead worker's search resumes on another after about this long",
+  },
+  webDir: {
+    env: 'USERSCOUT_WEB_DIR',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'Folder of the built web page served at / (empty: dist/web of this package)',
+  },
   logLevel: {
     env: 'USERSCOUT_LOG_LEVEL',
     default: 'info',

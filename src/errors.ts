@@ -21,6 +21,7 @@ export const ERROR_CODES = {
   invalid_catalogue: { status: 500, message: 'The catalogue is not usable' },
   invalid_argument: { status: 400, message: 'An argument is not valid' },
   network_unavailable: { status: 503, message: 'The network could not be reached' },
+  store_unavailable: { status: 503, message: 'The data store cannot be reached; try again shortly' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

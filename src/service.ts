@@ -4,18 +4,22 @@
  * in-process runner; nothing else needs to run.
  */
 import { join } from 'node:path';
-import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { buildApp } from './api/app.js';
+import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
+import { type AppDeps, buildApp } from './api/app.js';
 import { Metrics } from './api/metrics.js';
+import { buildOpsApp } from './api/ops-app.js';
 import { PlatformHealth } from './catalogue/health.js';
 import type { Catalogue } from './catalogue/platform.js';
 import { loadCatalogueFrom } from './catalogue/source.js';
 import type { Config } from './config.js';
 import { createEngine } from './engine/create-engine.js';
 import type { Engine } from './engine/engine.js';
+import { ConfigError } from './errors.js';
+import { createRedisBackend, throttled } from './redis/backend.js';
 import { type EventHub, LocalEventHub } from './runner/events.js';
 import { InProcessRunner } from './runner/in-process.js';
 import type { Runner } from './runner/runner.js';
+import type { SearchJobDeps } from './runner/search-job.js';
 import { createStore } from './store/create-store.js';
 import type { Store } from './store/store.js';
 
@@ -46,46 +50,68 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const now = options.now ?? Date.now;
   const catalogue = options.catalogue ?? loadCatalogueFrom(config.catalogue || undefined).catalogue;
   const health = PlatformHealth.read(join(config.dataDir, HEALTH_FILE));
-  const store = createStore({ kind: 'sqlite', path: join(config.dataDir, DATABASE_FILE) });
-  const engine = createEngine(config, catalogue);
-  const events: EventHub = new LocalEventHub();
+  if (!config.redisUrl && config.role !== 'all') {
+    throw new ConfigError('role (USERSCOUT_ROLE)', config.role, "'all' unless REDIS_URL is set");
+  }
+  // Cluster mode: Redis store, events and rate limits, BullMQ runner. Logs go to the app once it exists.
+  let log: FastifyBaseLogger | undefined;
+  const backend = config.redisUrl
+    ? createRedisBackend(config, {
+        onError: throttled(10_000, (error: unknown) => log?.warn({ err: error }, 'Redis error')),
+        onSearchStart: (search, worker) => log?.info({ queryId: search.id, worker }, 'search job started'),
+      })
+    : undefined;
+  const store = backend?.store ?? createStore({ kind: 'sqlite', path: join(config.dataDir, DATABASE_FILE) });
+  const engine = createEngine(
+    config,
+    catalogue,
+    backend ? { hostGate: backend.hostGate, sharedChecks: backend.sharedChecks } : {},
+  );
+  const events: EventHub = backend?.events ?? new LocalEventHub();
   const metrics = new Metrics(true);
   const platformsById = new Map(catalogue.platforms.map((p) => [p.id, p]));
   let shuttingDown = false;
 
-  const runner = new InProcessRunner(
-    {
-      engine,
-      store,
-      events,
-      platformsById,
-      cache: {
-        hitSeconds: config.cacheHitSeconds,
-        missSeconds: config.cacheMissSeconds,
-        otherSeconds: config.cacheOtherSeconds,
-      },
-      now,
-      onOutcome: (outcome) => metrics.observe(outcome),
+  const jobDeps: SearchJobDeps = {
+    engine,
+    store,
+    events,
+    platformsById,
+    cache: {
+      hitSeconds: config.cacheHitSeconds,
+      missSeconds: config.cacheMissSeconds,
+      otherSeconds: config.cacheOtherSeconds,
     },
-    { maxRunning: config.maxRunningSearches, maxQueued: config.maxQueuedSearches },
-  );
+    now,
+    onOutcome: (outcome) => metrics.observe(outcome),
+  };
+  const runner: Runner = backend
+    ? backend.createRunner(jobDeps)
+    : new InProcessRunner(jobDeps, {
+        maxRunning: config.maxRunningSearches,
+        maxQueued: config.maxQueuedSearches,
+      });
 
-  const app = await buildApp(
-    {
-      config,
-      catalogue,
-      health,
-      store,
-      runner,
-      events,
-      metrics,
-      now,
-      latencies: async () => new Map((await store.platformStats()).map((s) => [s.platformId, s.recentMs])),
-      shuttingDown: () => shuttingDown,
-      plugins: options.plugins ?? [],
-    },
-    options.logger ?? false,
-  );
+  const appDeps: AppDeps = {
+    config,
+    catalogue,
+    health,
+    store,
+    runner,
+    events,
+    metrics,
+    now,
+    latencies: async () => new Map((await store.platformStats()).map((s) => [s.platformId, s.recentMs])),
+    shuttingDown: () => shuttingDown,
+    plugins: options.plugins ?? [],
+    ...(backend ? { rateLimitStore: backend.rateLimitStore } : {}),
+  };
+  // A worker process serves only health, readiness and its metrics.
+  const app =
+    backend && config.role === 'worker'
+      ? await buildOpsApp(appDeps, options.logger ?? false)
+      : await buildApp(appDeps, options.logger ?? false);
+  log = app.log;
 
   const sweep = async () => {
     const removed = await store.sweepSearches(now() - config.retentionDays * 86_400_000);
@@ -100,8 +126,15 @@ export async function createService(config: Config, options: ServiceOptions = {}
     engine,
     catalogue,
     async listen() {
-      await runner.start();
-      await sweep();
+      if (backend) {
+        if (!(await backend.waitUntilReady(2_000)))
+          app.log.warn('Redis does not answer yet: answering 503 until it does');
+        await runner.start();
+        await sweep().catch((err: unknown) => app.log.warn({ err }, 'sweep failed'));
+      } else {
+        await runner.start();
+        await sweep();
+      }
       sweeper = setInterval(
         () => void sweep().catch((err: unknown) => app.log.error({ err }, 'sweep failed')),
         3_600_000,
@@ -117,6 +150,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       await events.close();
       await engine.close();
       await store.close();
+      await backend?.close();
     },
   };
 }

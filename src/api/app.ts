@@ -3,6 +3,7 @@
  * collaborator is passed in, so tests drive it with inject() or over HTTP.
  */
 import { randomUUID } from 'node:crypto';
+import type { RateLimitPluginOptions } from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
@@ -21,6 +22,7 @@ import { opsRoutes } from './routes/ops.js';
 import { platformRoutes } from './routes/platforms.js';
 import { searchRoutes } from './routes/search.js';
 import { ErrorBody, Platform, Result } from './schemas.js';
+import { webPage } from './web-page.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -34,8 +36,8 @@ export interface AppDeps {
   /** Recent response time per platform id (ms), for estimates. */
   readonly latencies: () => Promise<ReadonlyMap<string, number>>;
   readonly shuttingDown: () => boolean;
-  /** Shared rate-limit store (Redis client) in cluster mode. */
-  readonly rateLimitRedis?: unknown;
+  /** Shared rate-limit counters (Redis) in cluster mode. */
+  readonly rateLimitStore?: RateLimitPluginOptions['store'];
   /** Extra routes (the web page). */
   readonly plugins?: readonly ((app: FastifyInstance) => Promise<void>)[];
 }
@@ -99,13 +101,14 @@ export async function buildApp(
 
   installErrorHandler(app);
   installAuth(app, deps.store);
-  await installRateLimits(app, deps.config, deps.rateLimitRedis as never);
+  await installRateLimits(app, deps.config, deps.rateLimitStore);
 
   await app.register(async (scope) => searchRoutes(scope, deps));
   await app.register(async (scope) => eventRoutes(scope, deps));
   await app.register(async (scope) => platformRoutes(scope, deps));
   await app.register(async (scope) => opsRoutes(scope, deps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(webPage({ dir: deps.config.webDir }));
   for (const plugin of deps.plugins ?? []) await app.register(plugin);
   return app;
 }

@@ -23,7 +23,8 @@ function humanWindow(ms: number): string {
 export async function installRateLimits(
   app: FastifyInstance,
   config: RateLimitConfig,
-  store?: RateLimitPluginOptions['redis'],
+  /** Shared counters (cluster mode: src/api/rate-limit-redis.ts); in memory when absent. */
+  store?: RateLimitPluginOptions['store'],
 ): Promise<void> {
   await app.register(rateLimit, {
     global: true,
@@ -33,7 +34,9 @@ export async function installRateLimits(
     max: config.readLimit,
     timeWindow: 60_000,
     keyGenerator: (request: FastifyRequest) => `read:${request.caller?.client ?? request.ip}`,
-    ...(store ? { redis: store, nameSpace: 'userscout:ratelimit:' } : {}),
+    // Shared counters can be out of reach (Redis down): other requests then go uncounted and
+    // meet the same outage in their handler; starting a search is refused (skipOnError below).
+    ...(store ? { store, skipOnError: true } : {}),
     errorResponseBuilder: (_request, context) => {
       const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
       return new UserscoutError(
@@ -54,6 +57,8 @@ export function searchRateLimit(config: RateLimitConfig) {
     max: async (request: FastifyRequest) => (pro(request) ? config.proLimit : config.freeLimit),
     timeWindow: async (request: FastifyRequest) => (pro(request) ? config.proWindowMs : config.freeWindowMs),
     keyGenerator: (request: FastifyRequest) => `search:${request.caller?.client ?? request.ip}`,
+    // A search that cannot be counted is not started: 503 store_unavailable.
+    skipOnError: false,
     errorResponseBuilder: (request: FastifyRequest, context: { max: number; ttl: number; after: string }) => {
       const tier = pro(request) ? 'professional' : 'free';
       const window = humanWindow(pro(request) ? config.proWindowMs : config.freeWindowMs);

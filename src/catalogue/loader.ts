@@ -4,6 +4,7 @@
  * out, never allowed to crash a search.
  */
 import { Value } from '@sinclair/typebox/value';
+import { MAX_USERNAME_LENGTH } from '../engine/username-rule.js';
 import { CatalogueError } from '../errors.js';
 import { CATEGORIES, type Category } from './categories.js';
 import {
@@ -38,8 +39,7 @@ export interface LoadResult {
   readonly problems: readonly CatalogueProblem[];
 }
 
-/** Longest username any platform is asked about; longer names are refused before any request. */
-export const MAX_USERNAME_LENGTH = 100;
+export { MAX_USERNAME_LENGTH };
 
 const SIGNAL_KINDS = ['status', 'text', 'regex', 'redirect', 'json', 'header'] as const;
 

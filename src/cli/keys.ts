@@ -17,8 +17,11 @@ export async function withStore<T>(
   fn: (store: Store) => Promise<T>,
 ): Promise<T> {
   const config = loadConfig(dataDir !== undefined ? { dataDir } : {});
-  mkdirSync(config.dataDir, { recursive: true });
-  const store = createStore({ kind: 'sqlite', path: join(config.dataDir, DATABASE_FILE) });
+  // Cluster mode keeps keys in Redis, where every API process finds them.
+  if (!config.redisUrl) mkdirSync(config.dataDir, { recursive: true });
+  const store = config.redisUrl
+    ? createStore({ kind: 'redis', redis: config.redisUrl, prefix: config.redisPrefix })
+    : createStore({ kind: 'sqlite', path: join(config.dataDir, DATABASE_FILE) });
   try {
     return await fn(store);
   } finally {

@@ -12,6 +12,8 @@ export interface ServeOptions {
   host?: string;
   dataDir?: string;
   catalogue?: string;
+  redisUrl?: string;
+  role?: string;
 }
 
 export async function runServe(options: ServeOptions): Promise<void> {
@@ -20,12 +22,21 @@ export async function runServe(options: ServeOptions): Promise<void> {
     ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     ...(options.catalogue !== undefined ? { catalogue: options.catalogue } : {}),
+    ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}),
+    ...(options.role !== undefined ? { role: options.role } : {}),
   });
-  mkdirSync(config.dataDir, { recursive: true });
+  if (!config.redisUrl) mkdirSync(config.dataDir, { recursive: true });
   const service = await createService(config, { logger: { level: config.logLevel } });
   const url = await service.listen();
   service.app.log.info(
-    { url, docs: `${url}/docs`, platforms: service.catalogue.platforms.length, dataDir: config.dataDir },
+    {
+      url,
+      ...(config.redisUrl && config.role === 'worker' ? {} : { docs: `${url}/docs` }),
+      platforms: service.catalogue.platforms.length,
+      ...(config.redisUrl
+        ? { role: config.role, redisPrefix: config.redisPrefix }
+        : { dataDir: config.dataDir }),
+    },
     'userscout is listening',
   );
   let stopping = false;

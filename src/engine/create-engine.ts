@@ -9,6 +9,8 @@ import { UserscoutError } from '../errors.js';
 import { parseConnectTo } from './connect-to.js';
 import { createDispatcher } from './dispatcher.js';
 import { Engine } from './engine.js';
+import type { HostGate } from './host-gate.js';
+import type { SharedChecks } from './shared-checks.js';
 
 export type EngineConfig = Pick<
   Config,
@@ -29,7 +31,12 @@ export type EngineConfig = Pick<
   | 'refusePrivate'
 >;
 
-export function createEngine(config: EngineConfig, catalogue: Catalogue): Engine {
+/** Cluster mode adds `hostGate` (the per-host limit across workers) and `sharedChecks` (identical checks sent once). */
+export function createEngine(
+  config: EngineConfig,
+  catalogue: Catalogue,
+  options: { readonly hostGate?: HostGate; readonly sharedChecks?: SharedChecks } = {},
+): Engine {
   let ca: string[] = [];
   if (config.caFile) {
     try {
@@ -65,6 +72,10 @@ export function createEngine(config: EngineConfig, catalogue: Catalogue): Engine
       concurrency: config.concurrency,
       perHost: config.perHost,
     },
-    { dispatcher },
+    {
+      dispatcher,
+      ...(options.hostGate ? { hostGate: options.hostGate } : {}),
+      ...(options.sharedChecks ? { sharedChecks: options.sharedChecks } : {}),
+    },
   );
 }

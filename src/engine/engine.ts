@@ -3,13 +3,16 @@
  * outcome as soon as it is known. Holds the shared dispatcher and limits, so one
  * engine serves every search of a process.
  */
+import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Category } from '../catalogue/categories.js';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { type CheckContext, checkPlatform } from './check.js';
+import type { HostGate } from './host-gate.js';
 import { CheckLimiter } from './limiter.js';
 import type { Outcome } from './outcome.js';
 import type { RetryPolicy } from './retry-timing.js';
+import type { SharedChecks } from './shared-checks.js';
 import { platformUsername } from './username.js';
 
 export interface EngineOptions {
@@ -62,17 +65,25 @@ export class Engine {
   readonly #inflight = new Map<string, Promise<Outcome>>();
   /** Aborts every check when the engine closes. */
   readonly #closing = new AbortController();
+  readonly #sharedChecks: SharedChecks | undefined;
   readonly catalogue: Catalogue;
 
   constructor(
     catalogue: Catalogue,
     options: EngineOptions,
-    deps: { dispatcher: Dispatcher; now?: () => number; random?: () => number },
+    deps: {
+      dispatcher: Dispatcher;
+      now?: () => number;
+      random?: () => number;
+      hostGate?: HostGate;
+      sharedChecks?: SharedChecks;
+    },
   ) {
     this.catalogue = catalogue;
+    this.#sharedChecks = deps.sharedChecks;
     this.#ctx = {
       dispatcher: deps.dispatcher,
-      limiter: new CheckLimiter(options.concurrency, options.perHost),
+      limiter: new CheckLimiter(options.concurrency, options.perHost, deps.hostGate),
       shields: catalogue.shields,
       baseHeaders: browserHeaders(options.userAgent),
       timeoutMs: options.timeoutMs,
@@ -97,9 +108,13 @@ export class Engine {
     const key = `${platform.id}\u0000${platformUsername(platform, username)}`;
     let shared = this.#inflight.get(key);
     if (!shared) {
-      shared = checkPlatform(platform, username, this.#ctx, this.#closing.signal).finally(() =>
-        this.#inflight.delete(key),
-      );
+      const run = () => checkPlatform(platform, username, this.#ctx, this.#closing.signal);
+      const across = this.#sharedChecks;
+      shared = (
+        across
+          ? across.run(`${platform.id}:${encodeURIComponent(platformUsername(platform, username))}`, run)
+          : run()
+      ).finally(() => this.#inflight.delete(key));
       this.#inflight.set(key, shared);
     }
     return signal ? untilAborted(shared, signal) : shared;
@@ -115,6 +130,8 @@ export class Engine {
     signal?: AbortSignal,
   ): AsyncGenerator<Outcome> {
     const controller = new AbortController();
+    // Every check in flight listens to this signal: hundreds at once is expected.
+    setMaxListeners(0, controller.signal);
     const onCancel = () => controller.abort(signal?.reason);
     signal?.addEventListener('abort', onCancel, { once: true });
     const ready: Outcome[] = [];

@@ -78,6 +78,12 @@ export async function exchange(req: CheckRequest, options: ExchangeOptions): Pro
   }
 }
 
+type BodyStream = AsyncIterable<Buffer> &
+  Partial<Pick<NodeJS.ReadableStream, 'on' | 'resume'>> & {
+    destroy?: () => void;
+    iterator?: (options: { destroyOnReturn: boolean }) => AsyncIterable<Buffer>;
+  };
+
 async function* emptyBody(): AsyncIterable<Buffer> {}
 
 async function readBody(
@@ -85,7 +91,7 @@ async function readBody(
   headers: Record<string, string>,
   url: string,
   redirected: boolean,
-  stream: AsyncIterable<Buffer> & Partial<Pick<NodeJS.ReadableStream, 'on'>> & { destroy?: () => void },
+  stream: BodyStream,
   options: ExchangeOptions,
 ): Promise<Exchange> {
   const decoder = new TextDecoder('utf-8');
@@ -101,12 +107,14 @@ async function readBody(
   });
   // Status and headers alone may decide (a 404 with a status rule, a redirect).
   if (options.decided(view(false))) {
-    discard(stream);
+    release(stream);
     return { view: view(false), bytesRead };
   }
   let finished = false;
+  // Leaving the loop early must not destroy the body: `release` reads the rest so the connection is reused.
+  const chunks = stream.iterator?.({ destroyOnReturn: false }) ?? stream;
   try {
-    for await (const chunk of stream) {
+    for await (const chunk of chunks) {
       const room = options.bodyCapBytes - bytesRead;
       const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
       bytesRead += part.length;
@@ -121,7 +129,7 @@ async function readBody(
     text += decoder.decode();
     return { view: view(true), bytesRead };
   } finally {
-    if (!finished) discard(stream);
+    if (!finished) release(stream);
   }
 }
 
@@ -141,6 +149,36 @@ async function drain(
   } catch {
     // The connection broke while draining: nothing to keep.
   }
+}
+
+/**
+ * The rest of a body read after the classifier has decided, so its keep-alive
+ * connection serves the next check to that host: reading tens of kilobytes
+ * costs far less CPU than the TLS handshake of a new connection. Bounded: a
+ * rest larger than RELEASE_MAX_BYTES, or slower than RELEASE_MAX_MS, is dropped.
+ */
+const RELEASE_MAX_BYTES = 256 * 1024;
+const RELEASE_MAX_MS = 2_000;
+
+function release(stream: BodyStream): void {
+  if (!stream.on || !stream.resume) {
+    discard(stream);
+    return;
+  }
+  let size = 0;
+  const timer = setTimeout(() => discard(stream), RELEASE_MAX_MS);
+  const done = () => clearTimeout(timer);
+  stream.on('error', done);
+  stream.on('end', done);
+  stream.on('close', done);
+  stream.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > RELEASE_MAX_BYTES) {
+      done();
+      discard(stream);
+    }
+  });
+  stream.resume();
 }
 
 /** Stops a body we no longer need; undici reports that as an 'error' event, which is expected here. */

@@ -1,18 +1,22 @@
 /**
  * Bounds the checks in flight: at most `global` at once, and at most `perHost`
- * to any one origin. A check waits for its host first, so checks queued behind a
- * busy host never hold a global slot.
+ * to any one origin. A check waits for its host first (and for the shared host
+ * gate, in cluster mode), so checks queued behind a busy host never hold a
+ * global slot.
  */
 import pLimit, { type LimitFunction } from 'p-limit';
+import type { HostGate } from './host-gate.js';
 
 export class CheckLimiter {
   readonly #global: LimitFunction;
   readonly #perHost = new Map<string, LimitFunction>();
   readonly #perHostLimit: number;
+  readonly #gate: HostGate | undefined;
 
-  constructor(global: number, perHost: number) {
+  constructor(global: number, perHost: number, gate?: HostGate) {
     this.#global = pLimit(global);
     this.#perHostLimit = perHost;
+    this.#gate = gate;
   }
 
   run<T>(origin: string, task: () => Promise<T>): Promise<T> {
@@ -22,7 +26,19 @@ export class CheckLimiter {
       this.#perHost.set(origin, host);
     }
     const hostLimit = host;
-    return hostLimit(() => this.#global(task)).finally(() => {
+    const gate = this.#gate;
+    const inGlobal = () => this.#global(task);
+    const gated = gate
+      ? async () => {
+          const release = await gate.acquire(origin);
+          try {
+            return await inGlobal();
+          } finally {
+            release();
+          }
+        }
+      : inGlobal;
+    return hostLimit(gated).finally(() => {
       if (hostLimit.activeCount === 0 && hostLimit.pendingCount === 0) this.#perHost.delete(origin);
     });
   }

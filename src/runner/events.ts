@@ -32,6 +32,11 @@ export interface EventHub {
   publish(searchId: string, event: SearchEvent): void;
   /** Returns the function that unsubscribes. */
   subscribe(searchId: string, listener: SearchEventListener): () => void;
+  /**
+   * Resolves once the subscriptions to this search are in effect, so that no
+   * event published from then on is missed. Absent when subscribing is immediate.
+   */
+  subscribed?(searchId: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -6,6 +6,7 @@
 import type { Platform } from '../catalogue/platform.js';
 import type { Engine } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
+import { isUserscoutError } from '../errors.js';
 import type { SearchRecord, Store } from '../store/store.js';
 import { type CacheTtls, cacheExpiry } from './cache-policy.js';
 import type { EventHub, ProgressSnapshot } from './events.js';
@@ -84,6 +85,8 @@ export async function runSearchJob(
     // A stop (shutdown, lost worker) leaves the search running: it resumes from what is stored.
     if (signal.aborted)
       throw new SearchCancelledError('search interrupted; it will resume', { cause: error });
+    // So does a store that cannot be reached (cluster mode): the runner retries once it is back.
+    if (isUserscoutError(error) && error.code === 'store_unavailable') throw error;
     const message = error instanceof Error ? error.message : String(error);
     await store.updateSearch(search.id, { state: 'error', finishedAt: deps.now(), error: message });
     events.publish(search.id, { type: 'done', state: 'error', error: message, progress: snapshot() });

@@ -17,8 +17,8 @@ export interface EmulationOptions {
   readonly latency?: (platform: Platform) => number;
   /** What a platform does instead of answering (hang, reset, WAF...), if anything. */
   readonly override?: (platform: Platform, username: string) => Behaviour | undefined;
-  /** Filler bytes in HTML answers. @default 0 */
-  readonly padBytes?: number;
+  /** Filler bytes in HTML answers, for all platforms or per platform. @default 0 */
+  readonly padBytes?: number | ((platform: Platform) => number);
 }
 
 export interface Emulation {
@@ -143,9 +143,10 @@ export function emulateCatalogue(
     if (special) return special;
     const url = `${req.tls ? 'https' : 'http'}://${req.host}${req.path}`;
     const exists = matcher.accounts.has(username);
+    const pad = typeof options.padBytes === 'function' ? options.padBytes(platform) : options.padBytes;
     const synth = exists
-      ? synthesizeExists(platform, url, shields, options.padBytes)
-      : synthesizeMissing(platform, url, shields, options.padBytes);
+      ? synthesizeExists(platform, url, shields, pad)
+      : synthesizeMissing(platform, url, shields, pad);
     if (!synth.ok)
       return {
         kind: 'respond',

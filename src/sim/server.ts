@@ -25,6 +25,8 @@ export interface SimWebOptions {
   readonly tlsPort?: number;
   /** Reuse a CA (e.g. to keep one across restarts). */
   readonly ca?: TestCa;
+  /** How long an idle keep-alive connection stays open (ms). @default 5000 */
+  readonly keepAliveTimeoutMs?: number;
 }
 
 export const CONTROL_HOST = 'sim.userscout.test';
@@ -38,6 +40,7 @@ export class SimWeb {
   readonly #rateCounts = new Map<string, number>();
   #servers: Server[] = [];
   #ca: TestCa | undefined;
+  #certificates: CertificateStore | undefined;
   #port = 0;
   #tlsPort = 0;
   /** Requests answered or accepted, by host. */
@@ -83,12 +86,14 @@ export class SimWeb {
   async start(): Promise<{ port: number; tlsPort: number; caCert: string }> {
     this.#ca = this.#options.ca ?? (await createTestCa());
     const store = new CertificateStore(this.#ca);
+    this.#certificates = store;
     const broken = this.#options.brokenTls ?? {};
     const handler = (req: IncomingMessage, res: ServerResponse) => this.#handle(req, res);
-    const http = createHttpServer({ keepAliveTimeout: 5000 }, handler);
+    const keepAliveTimeout = this.#options.keepAliveTimeoutMs ?? 5000;
+    const http = createHttpServer({ keepAliveTimeout }, handler);
     const https = createHttpsServer(
       {
-        keepAliveTimeout: 5000,
+        keepAliveTimeout,
         SNICallback: (name, cb) =>
           store.context(name.toLowerCase(), broken[name.toLowerCase()]).then(
             (ctx) => cb(null, ctx),
@@ -118,6 +123,15 @@ export class SimWeb {
       this.#options.tlsPort ?? (this.#options.port ? this.#options.port + 1 : 0),
     );
     return { port: this.#port, tlsPort: this.#tlsPort, caCert: this.#ca.cert };
+  }
+
+  /** Issues the certificates of these host names now, so no first connection waits for one (benchmarks). */
+  async prepareTls(hostnames: Iterable<string>): Promise<void> {
+    const store = this.#certificates;
+    if (!store) throw new Error('the simulated web is not started');
+    const broken = this.#options.brokenTls ?? {};
+    const names = new Set([...hostnames].map((h) => h.toLowerCase()));
+    await Promise.all([...names].map((name) => store.context(name, broken[name])));
   }
 
   async stop(): Promise<void> {

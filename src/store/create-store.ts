@@ -4,6 +4,7 @@
  */
 import { ConfigError } from '../errors.js';
 import { MemoryStore } from './memory.js';
+import { RedisStore, type RedisStoreOptions } from './redis.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
 
@@ -11,8 +12,9 @@ export type StoreOptions =
   /** Embedded: one SQLite file (its folders are created), or ':memory:'. */
   | { readonly kind: 'sqlite'; readonly path: string }
   /** Nothing kept after the process ends: for tests of other parts. */
-  | { readonly kind: 'memory' };
-// Cluster mode: add `| { kind: 'redis'; url: string }` here and a case below, with src/store/redis.ts.
+  | { readonly kind: 'memory' }
+  /** Cluster mode: shared by every process; see src/store/redis.ts. */
+  | ({ readonly kind: 'redis' } & RedisStoreOptions);
 
 export function createStore(options: StoreOptions): Store {
   switch (options.kind) {
@@ -20,6 +22,8 @@ export function createStore(options: StoreOptions): Store {
       return new SqliteStore(options.path);
     case 'memory':
       return new MemoryStore();
+    case 'redis':
+      return new RedisStore(options);
     default:
       return unknownKind(options);
   }
@@ -27,5 +31,5 @@ export function createStore(options: StoreOptions): Store {
 
 /** Fails to compile when a kind is added to StoreOptions without a case above. */
 function unknownKind(options: never): never {
-  throw new ConfigError('store kind', (options as { kind: unknown }).kind, "'sqlite' or 'memory'");
+  throw new ConfigError('store kind', (options as { kind: unknown }).kind, "'sqlite', 'memory' or 'redis'");
 }

@@ -91,6 +91,7 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
 
       try {
         // Subscribed first, then the backlog: nothing falls between the two.
+        await deps.events.subscribed?.(id);
         for (const stored of await deps.store.listOutcomes(id, { afterSeq: lastSent })) {
           if (closed) return;
           lastSent = stored.seq;

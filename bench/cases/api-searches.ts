@@ -1,0 +1,249 @@
+/**
+ * Case 3: searches through the API (POST /api/search, then polling once a
+ * second), 1, 10 and 50 at once, half of them professional: how long each
+ * takes to complete, searches per minute, and the server's CPU and memory.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool } from 'undici';
+import type { BenchCase, BenchContext } from '../context.js';
+import { callJson, type SearchState, startSearch } from '../http-client.js';
+import { ACCOUNT_POOL } from '../platform-set.js';
+import { usageDelta } from '../process-usage.js';
+import type { Row } from '../results.js';
+import { type ServerLauncher, type ServerOverrides, singleProcessServer } from '../server.js';
+import { distribution, percentile } from '../stats.js';
+
+export interface ApiLevel {
+  readonly searches: number;
+  readonly platforms: number;
+  /** From the first search created to the last completed, by the server's clock (ms). */
+  readonly makespanMs: number;
+  /** Completion time (created to completed) of every search (ms). */
+  readonly all: readonly number[];
+  readonly free: readonly number[];
+  readonly professional: readonly number[];
+  readonly errors: number;
+  /** Searches that finished before the level's deadline. */
+  readonly completed: number;
+  readonly perMinute: number;
+  readonly cpuMs: number;
+  readonly cpuMsPerSearch: number;
+  readonly cpuMsPer1000: number;
+  readonly cores: number;
+  readonly baseRssMb: number;
+  readonly maxRssMb: number;
+  /** makespan / the single search's completion time (set once level 1 is known). */
+  vsSingle: number | null;
+}
+
+/**
+ * Rate limits count by client address and every benchmark client is 127.0.0.1:
+ * the search and read limits are raised so they measure the server, not the limiter.
+ */
+export const API_OVERRIDES: ServerOverrides = {
+  freeLimit: 1_000_000,
+  proLimit: 1_000_000,
+  readLimit: 1_000_000,
+};
+
+const POLL_EVERY_MS = 1000;
+/**
+ * How long a level may take. With the default settings 50 searches need far
+ * longer than the benchmark's 10 minutes allow; past this, the level stops
+ * and reports how many finished, and its time to finish all as a lower bound.
+ */
+const LEVEL_DEADLINE_MS = 150_000;
+const QUICK_LEVEL_DEADLINE_MS = 90_000;
+
+function levels(quick: boolean): number[] {
+  return quick ? [1, 10] : [1, 10, 50];
+}
+
+/** The levels measured so far in this run (filled by case 3, read by case 4). */
+export function apiLevelsMeasured(ctx: BenchContext): Promise<ApiLevel[]> {
+  return ctx.memo('api-levels', async () => []);
+}
+
+/** Starts a search and polls it until it ends or `deadline` (Date.now() value) passes. */
+async function runOneSearch(
+  pool: Pool,
+  username: string,
+  apiKey: string | undefined,
+  deadline: number,
+): Promise<{ state: SearchState; total: number; finished: boolean; error?: string }> {
+  const started = await startSearch(pool, username, apiKey);
+  const headers: Record<string, string> = apiKey ? { 'x-api-key': apiKey } : {};
+  for (;;) {
+    await sleep(POLL_EVERY_MS);
+    const answer = await callJson<SearchState>(
+      pool,
+      'GET',
+      `/api/search?id=${started.queryId}`,
+      undefined,
+      headers,
+    );
+    if (answer.status !== 200)
+      return {
+        state: answer.body,
+        total: started.totalPlatforms,
+        finished: false,
+        error: `poll answered ${answer.status}`,
+      };
+    if (answer.body.status !== 'running')
+      return { state: answer.body, total: started.totalPlatforms, finished: true };
+    if (Date.now() >= deadline) return { state: answer.body, total: started.totalPlatforms, finished: false };
+  }
+}
+
+export async function measureApiLevel(
+  ctx: BenchContext,
+  searches: number,
+  overrides: ServerOverrides = {},
+  launch: ServerLauncher = singleProcessServer,
+): Promise<ApiLevel> {
+  ctx.log(`case 3: ${searches} concurrent API searches, realistic latency`);
+  const server = await launch(ctx, { ...API_OVERRIDES, ...overrides });
+  const pool = new Pool(server.url, { connections: Math.max(4, searches) });
+  try {
+    const before = await server.usage();
+    const deadline = Date.now() + (ctx.quick ? QUICK_LEVEL_DEADLINE_MS : LEVEL_DEADLINE_MS);
+    const results = await Promise.all(
+      Array.from({ length: searches }, async (_, i) => {
+        const professional = i % 2 === 1;
+        const username = ACCOUNT_POOL[(i + 1) % ACCOUNT_POOL.length]!;
+        const r = await runOneSearch(pool, username, professional ? server.proKey : undefined, deadline);
+        return { ...r, professional };
+      }),
+    );
+    const after = await server.usage();
+    const stoppedAt = Date.now();
+    const created = results.map((r) => Date.parse(r.state.createdAt));
+    // A search still running at the deadline counts as ending then: its time is a lower bound.
+    const ended = results.map((r) => (r.state.completedAt ? Date.parse(r.state.completedAt) : stoppedAt));
+    const times = results.map((_, i) => ended[i]! - created[i]!);
+    const makespanMs = Math.max(...ended) - Math.min(...created);
+    const usage = usageDelta(before, after);
+    const checks = results.reduce((n, r) => n + (r.finished ? r.total : r.state.progress.checked), 0);
+    const completed = results.filter((r) => r.finished).length;
+    return {
+      searches,
+      platforms: results[0]!.total,
+      makespanMs,
+      all: times,
+      free: times.filter((_, i) => !results[i]!.professional),
+      professional: times.filter((_, i) => results[i]!.professional),
+      errors: results.filter((r) => r.error !== undefined || r.state.status === 'error').length,
+      completed,
+      perMinute: (completed / makespanMs) * 60_000,
+      cpuMs: usage.cpuMs,
+      // Per search's worth of checks, so a level stopped at its deadline is not flattered.
+      cpuMsPerSearch: (usage.cpuMs / checks) * results[0]!.total,
+      cpuMsPer1000: (usage.cpuMs / checks) * 1000,
+      cores: usage.cores,
+      baseRssMb: before.rssBytes / 1_048_576,
+      maxRssMb: usage.maxRssMb,
+      vsSingle: null,
+    };
+  } finally {
+    await pool.close();
+    await server.stop();
+  }
+}
+
+function levelRow(level: ApiLevel): Row {
+  const all = distribution(level.all)!;
+  return {
+    label: `${level.searches} at once`,
+    values: {
+      completed: level.completed,
+      perMinute: level.perMinute,
+      p50: Math.round(all.p50),
+      p95: Math.round(all.p95),
+      p99: Math.round(all.p99),
+      makespan: Math.round(level.makespanMs),
+      vsSingle: level.vsSingle,
+      freeP50: level.free.length ? Math.round(percentile(level.free, 0.5)!) : null,
+      proP50: level.professional.length ? Math.round(percentile(level.professional, 0.5)!) : null,
+      proP95: level.professional.length ? Math.round(percentile(level.professional, 0.95)!) : null,
+      freeP95: level.free.length ? Math.round(percentile(level.free, 0.95)!) : null,
+      errors: level.errors,
+      cpuMsPerSearch: Math.round(level.cpuMsPerSearch),
+      cpuMsPer1000: Math.round(level.cpuMsPer1000),
+      cores: level.cores,
+      maxRssMb: Math.round(level.maxRssMb),
+    },
+  };
+}
+
+export const CONCURRENCY_TARGET = 1.5;
+
+export const apiSearchesCase: BenchCase = {
+  id: '3',
+  title: 'searches through the API (POST, then polling), realistic latency',
+  sims: () => [['builtin', 'realistic']],
+  async run(ctx) {
+    const measured = await apiLevelsMeasured(ctx);
+    for (const n of levels(ctx.quick)) {
+      if (!measured.some((l) => l.searches === n))
+        measured.push(await measureApiLevel(ctx, n, ctx.serverOverrides));
+    }
+    const single = measured.find((l) => l.searches === 1);
+    for (const level of measured) level.vsSingle = single ? level.makespanMs / single.makespanMs : null;
+    const top = measured[measured.length - 1]!;
+    const proP95 = percentile(top.professional, 0.95);
+    const freeP95 = percentile(top.free, 0.95);
+    const unfinished = measured.filter((l) => l.completed < l.searches);
+    const bound = (l: ApiLevel) => (l.completed < l.searches ? '>= ' : '');
+    return {
+      id: this.id,
+      title: this.title,
+      columns: [
+        { key: 'completed', title: 'done', better: 'higher' },
+        { key: 'perMinute', title: 'searches/min', better: 'higher', digits: 1 },
+        { key: 'p50', title: 'p50 ms', better: 'lower' },
+        { key: 'p95', title: 'p95 ms', better: 'lower' },
+        { key: 'p99', title: 'p99 ms', better: 'lower' },
+        { key: 'makespan', title: 'all done ms', better: 'lower' },
+        { key: 'vsSingle', title: 'x single', better: 'lower', digits: 2 },
+        { key: 'freeP50', title: 'free p50', better: 'lower' },
+        { key: 'proP50', title: 'pro p50', better: 'lower' },
+        { key: 'freeP95', title: 'free p95', better: 'lower' },
+        { key: 'proP95', title: 'pro p95', better: 'lower' },
+        { key: 'errors', title: 'errors', better: 'lower' },
+        { key: 'cpuMsPerSearch', title: 'CPU ms/search', better: 'lower' },
+        { key: 'cpuMsPer1000', title: 'CPU ms/1000 checks', better: 'lower' },
+        { key: 'cores', title: 'cores', better: 'lower', digits: 2 },
+        { key: 'maxRssMb', title: 'peak RSS MB', better: 'lower' },
+      ],
+      rows: measured.map(levelRow),
+      targets: [
+        {
+          text: `${top.searches} at once all done within ${CONCURRENCY_TARGET} x one search alone (${bound(top)}${top.vsSingle?.toFixed(2) ?? '-'})`,
+          value: top.vsSingle,
+          met: top.vsSingle === null ? null : top.vsSingle <= CONCURRENCY_TARGET,
+        },
+        {
+          text: `professional never slower than free under load (p95 ${Math.round(proP95 ?? Number.NaN)} vs ${Math.round(freeP95 ?? Number.NaN)} ms)`,
+          value: proP95 ?? null,
+          met: proP95 === undefined || freeP95 === undefined ? null : proP95 <= freeP95,
+        },
+      ],
+      notes: [
+        ...unfinished.map(
+          (l) =>
+            `${l.searches} at once: only ${l.completed} finished within the ${(ctx.quick ? QUICK_LEVEL_DEADLINE_MS : LEVEL_DEADLINE_MS) / 1000} s deadline; its times, 'all done' and 'x single' are lower bounds`,
+        ),
+        `completion = completedAt - createdAt as the server reports them; each client polls once a second; ${top.platforms} platforms per search, each search a different username`,
+        'CPU and peak RSS are the server process only (a fresh one per row); clients run in the benchmark process',
+        Object.keys(ctx.serverOverrides).length > 0
+          ? `server settings changed with --server: ${JSON.stringify(ctx.serverOverrides)}`
+          : 'the server runs its defaults (maxRunningSearches 4, concurrency 128, perHost 2, timeoutMs 10000) except the raised rate limits',
+      ],
+      settings: {
+        ...API_OVERRIDES,
+        ...ctx.serverOverrides,
+        why: 'every client is 127.0.0.1; the limits would otherwise refuse the load',
+      },
+    };
+  },
+};

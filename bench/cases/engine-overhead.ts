@@ -1,0 +1,122 @@
+/**
+ * Case 2: the engine's own cost at zero latency, with 20-80 KB bodies to
+ * classify: CPU milliseconds per 1000 checks, checks per second, peak RSS.
+ */
+import type { BenchCase, BenchContext } from '../context.js';
+import { runEngineSearches } from '../engine-run.js';
+import {
+  ACCOUNT_POOL,
+  PAD_MAX_BYTES,
+  PAD_MIN_BYTES,
+  type PlatformSetId,
+  platformSetSize,
+} from '../platform-set.js';
+import { usageDelta } from '../process-usage.js';
+import type { Column, Row } from '../results.js';
+
+export interface Overhead {
+  readonly set: PlatformSetId;
+  readonly platforms: number;
+  readonly searches: number;
+  readonly checks: number;
+  readonly cpuMsPer1000: number;
+  readonly checksPerSecond: number;
+  /** The first search of a fresh engine: new connections and TLS handshakes, JIT warm-up. */
+  readonly coldCpuMsPer1000: number;
+  readonly maxRssMb: number;
+  readonly simCores: number;
+}
+
+/** Checks measured per set (after the first, cold, search). */
+const CHECKS_FULL = 4000;
+const CHECKS_QUICK = 2000;
+
+export function measureOverhead(ctx: BenchContext, set: PlatformSetId): Promise<Overhead> {
+  return ctx.memo(`overhead:${set}`, async () => {
+    ctx.log(`case 2: engine overhead over ${set}, zero latency`);
+    const size = platformSetSize(set, ctx.seed);
+    const searches = Math.min(
+      ACCOUNT_POOL.length - 1,
+      Math.max(1, Math.ceil((ctx.quick ? CHECKS_QUICK : CHECKS_FULL) / size)),
+    );
+    const sim = await ctx.sim(set, 'zero');
+    const simBefore = await sim.child.usage();
+    const { ready, reports } = await runEngineSearches(ctx, set, 'zero', [
+      [ACCOUNT_POOL[0]!],
+      ACCOUNT_POOL.slice(1, 1 + searches),
+    ]);
+    const simAfter = await sim.child.usage();
+    const [cold, warm] = [reports[0]!, reports[1]!];
+    const coldUsage = usageDelta(cold.before, cold.after);
+    const warmUsage = usageDelta(warm.before, warm.after);
+    return {
+      set,
+      platforms: ready.platforms,
+      searches,
+      checks: warm.checks,
+      cpuMsPer1000: (warmUsage.cpuMs / warm.checks) * 1000,
+      checksPerSecond: warm.checks / (warm.wallMs / 1000),
+      coldCpuMsPer1000: (coldUsage.cpuMs / cold.checks) * 1000,
+      maxRssMb: warmUsage.maxRssMb,
+      simCores: usageDelta(simBefore, simAfter).cpuMs / (cold.wallMs + warm.wallMs),
+    };
+  });
+}
+
+export const OVERHEAD_COLUMNS: readonly Column[] = [
+  { key: 'platforms', title: 'platforms', better: 'none' },
+  { key: 'checks', title: 'checks', better: 'none' },
+  { key: 'cpuMsPer1000', title: 'CPU ms/1000 checks', better: 'lower' },
+  { key: 'checksPerCpuSecond', title: 'checks/CPU-s', better: 'higher' },
+  { key: 'checksPerSecond', title: 'checks/s', better: 'higher' },
+  { key: 'coldCpuMsPer1000', title: 'cold CPU ms/1000', better: 'lower' },
+  { key: 'maxRssMb', title: 'peak RSS MB', better: 'lower' },
+  { key: 'simCores', title: 'sim cores', better: 'none', digits: 2 },
+];
+
+export function overheadRow(m: Overhead): Row {
+  return {
+    label: m.set,
+    values: {
+      platforms: m.platforms,
+      checks: m.checks,
+      cpuMsPer1000: Math.round(m.cpuMsPer1000),
+      checksPerCpuSecond: Math.round(1_000_000 / m.cpuMsPer1000),
+      checksPerSecond: Math.round(m.checksPerSecond),
+      coldCpuMsPer1000: Math.round(m.coldCpuMsPer1000),
+      maxRssMb: Math.round(m.maxRssMb),
+      simCores: m.simCores,
+    },
+  };
+}
+
+/** 0.2 CPU-ms per check. */
+export const CPU_PER_1000_TARGET = 200;
+
+export const engineOverheadCase: BenchCase = {
+  id: '2',
+  title: 'engine overhead, zero latency, 20-80 KB bodies',
+  sims: () => [['builtin', 'zero']],
+  async run(ctx) {
+    const m = await measureOverhead(ctx, 'builtin');
+    return {
+      id: this.id,
+      title: this.title,
+      columns: OVERHEAD_COLUMNS,
+      rows: [overheadRow(m)],
+      targets: [
+        {
+          text: `<= ${CPU_PER_1000_TARGET} CPU-ms per 1000 checks (${Math.round(m.cpuMsPer1000)})`,
+          value: m.cpuMsPer1000,
+          met: m.cpuMsPer1000 <= CPU_PER_1000_TARGET,
+        },
+      ],
+      notes: [
+        `CPU = user + system of the engine process over ${m.searches} searches in a row, after one cold search (reported apart: new connections, TLS handshakes, JIT warm-up)`,
+        `HTML answers carry ${PAD_MIN_BYTES / 1000}-${PAD_MAX_BYTES / 1000} KB of filler before the deciding text; answers decided by status alone are not read`,
+        `checks/s is bounded by the simulated web sharing the same cores (sim cores = its CPU use during the run)`,
+      ],
+      settings: { engine: 'defaults (concurrency 128, perHost 2)' },
+    };
+  },
+};

@@ -1,0 +1,19 @@
+/**
+ * Every case of `npm run bench`, in the order they run. A case is a
+ * `BenchCase`; to add one (say, the API and polling cases against the cluster
+ * of issue 7), write it with its own `ServerLauncher` and list it here.
+ */
+import type { BenchCase } from '../context.js';
+import { apiSearchesCase } from './api-searches.js';
+import { engineOverheadCase } from './engine-overhead.js';
+import { growthCase } from './growth.js';
+import { oneSearchCase } from './one-search.js';
+import { pollingLoadCase } from './polling-load.js';
+
+export const CASES: readonly BenchCase[] = [
+  oneSearchCase,
+  engineOverheadCase,
+  apiSearchesCase,
+  growthCase,
+  pollingLoadCase,
+];

@@ -1,0 +1,121 @@
+/**
+ * Case 1: one search, engine only (the CLI path), realistic latency: its wall
+ * time against the physical limit of the same run.
+ */
+import type { BenchCase, BenchContext } from '../context.js';
+import { runEngineSearches } from '../engine-run.js';
+import {
+  latencyOf,
+  loadPlatformSet,
+  type PhysicalLimit,
+  type PlatformSetId,
+  physicalLimit,
+} from '../platform-set.js';
+import { usageDelta } from '../process-usage.js';
+import type { Column, Row } from '../results.js';
+
+export const ONE_SEARCH_USERNAME = 'scout1';
+
+export interface OneSearch {
+  readonly set: PlatformSetId;
+  readonly platforms: number;
+  readonly checks: number;
+  readonly wallMs: number;
+  readonly limit: PhysicalLimit;
+  readonly ratio: number;
+  /** The most any check ended after its own platform could have answered (ms): queueing plus overhead. */
+  readonly worstLateMs: number;
+  readonly cpuMs: number;
+  readonly maxRssMb: number;
+  readonly startupMs: number;
+}
+
+export function measureOneSearch(ctx: BenchContext, set: PlatformSetId): Promise<OneSearch> {
+  return ctx.memo(`one-search:${set}`, async () => {
+    ctx.log(`case 1: one search over ${set}, realistic latency`);
+    const { ready, reports } = await runEngineSearches(ctx, set, 'realistic', [[ONE_SEARCH_USERNAME]]);
+    const report = reports[0]!;
+    const byId = new Map(loadPlatformSet(set, ctx.seed).catalogue.platforms.map((p) => [p.id, p]));
+    const checked = report.checkedIds.map((id) => byId.get(id)!);
+    const limit = physicalLimit(checked, 'realistic', ctx.seed, ready.timeoutMs);
+    let worstLateMs = 0;
+    checked.forEach((p, i) => {
+      const l = latencyOf('realistic', ctx.seed, p);
+      const own = l === 'hang' ? ready.timeoutMs : l;
+      worstLateMs = Math.max(worstLateMs, report.doneAtMs[i]! - own);
+    });
+    const usage = usageDelta(report.before, report.after);
+    return {
+      set,
+      platforms: ready.platforms,
+      checks: report.checks,
+      wallMs: report.wallMs,
+      limit,
+      ratio: report.wallMs / limit.limitMs,
+      worstLateMs,
+      cpuMs: usage.cpuMs,
+      maxRssMb: usage.maxRssMb,
+      startupMs: ready.startupMs,
+    };
+  });
+}
+
+export const ONE_SEARCH_COLUMNS: readonly Column[] = [
+  { key: 'platforms', title: 'platforms', better: 'none' },
+  { key: 'hanging', title: 'hanging', better: 'none' },
+  { key: 'wallMs', title: 'wall ms', better: 'lower' },
+  { key: 'limitMs', title: 'limit ms', better: 'none' },
+  { key: 'ratio', title: 'wall/limit', better: 'lower', digits: 3 },
+  { key: 'worstLateMs', title: 'worst late ms', better: 'lower' },
+  { key: 'cpuMs', title: 'CPU ms', better: 'lower' },
+  { key: 'maxRssMb', title: 'peak RSS MB', better: 'lower' },
+];
+
+export function oneSearchRow(m: OneSearch): Row {
+  return {
+    label: m.set,
+    values: {
+      platforms: m.platforms,
+      hanging: m.limit.hanging,
+      wallMs: Math.round(m.wallMs),
+      limitMs: m.limit.limitMs,
+      ratio: m.ratio,
+      worstLateMs: Math.round(m.worstLateMs),
+      cpuMs: Math.round(m.cpuMs),
+      maxRssMb: Math.round(m.maxRssMb),
+    },
+  };
+}
+
+export const RATIO_TARGET = 1.05;
+
+export const oneSearchCase: BenchCase = {
+  id: '1',
+  title: 'one search, engine only (CLI path), realistic latency',
+  sims: () => [['builtin', 'realistic']],
+  async run(ctx) {
+    const m = await measureOneSearch(ctx, 'builtin');
+    return {
+      id: this.id,
+      title: this.title,
+      columns: ONE_SEARCH_COLUMNS,
+      rows: [oneSearchRow(m)],
+      targets: [
+        {
+          text: `wall <= ${RATIO_TARGET} x physical limit (${m.ratio.toFixed(3)})`,
+          value: m.ratio,
+          met: m.ratio <= RATIO_TARGET,
+        },
+      ],
+      notes: [
+        `limit = slowest checked platform's seeded latency (${m.limit.slowest}), or the timeout when one never answers; median assigned latency ${m.limit.medianMs} ms`,
+        `worst late = the most a check ended after its own platform's latency (queueing behind the global and per-host limits, plus overhead)`,
+        `${m.checks} checks; catalogue load and engine creation ${Math.round(m.startupMs)} ms (not in wall)`,
+      ],
+      settings: {
+        engine: 'defaults (timeoutMs 10000, concurrency 128, perHost 2, retries 2)',
+        username: ONE_SEARCH_USERNAME,
+      },
+    };
+  },
+};

@@ -1,0 +1,90 @@
+/**
+ * The engine in a process of its own, as the CLI runs it: one engine, searches
+ * driven from here, measured from inside (CPU, peak RSS) around the searches only.
+ */
+import { loadConfig, type SettingName } from '../src/config.js';
+import { createEngine } from '../src/engine/create-engine.js';
+import type { Engine } from '../src/engine/engine.js';
+import type { OutcomeStatus } from '../src/engine/outcome.js';
+import { runChild } from './child.js';
+import { loadPlatformSet, type PlatformSetId } from './platform-set.js';
+import { type ProcessUsage, readUsage } from './process-usage.js';
+
+export interface EngineInput {
+  readonly set: PlatformSetId;
+  readonly seed: number;
+  readonly connectTo: string[];
+  readonly caFile: string;
+  readonly overrides: Partial<Record<SettingName, unknown>>;
+}
+
+export interface EngineReady {
+  readonly platforms: number;
+  /** Catalogue load and engine creation (ms). */
+  readonly startupMs: number;
+  readonly timeoutMs: number;
+}
+
+export interface SearchesReport {
+  readonly searches: number;
+  readonly outcomes: number;
+  /** Outcomes for which a request was sent (not refused by a username rule). */
+  readonly checks: number;
+  readonly wallMs: number;
+  readonly before: ProcessUsage;
+  readonly after: ProcessUsage;
+  readonly statuses: Partial<Record<OutcomeStatus, number>>;
+  /** Platform ids that were requested, in the order their outcome came. */
+  readonly checkedIds: string[];
+  /** When each outcome came, from the start (ms), same order as checkedIds. */
+  readonly doneAtMs: number[];
+}
+
+await runChild<EngineInput, EngineReady>(async (input) => {
+  const started = performance.now();
+  const set = loadPlatformSet(input.set, input.seed);
+  const config = loadConfig(
+    { connectTo: input.connectTo, caFile: input.caFile, refusePrivate: false, ...input.overrides },
+    {},
+  );
+  const engine: Engine = createEngine(config, set.catalogue);
+  const startupMs = performance.now() - started;
+
+  /** Searches for each username in turn (one search at a time, as the CLI does). */
+  const searches = async (usernames: string[]): Promise<SearchesReport> => {
+    const statuses: Partial<Record<OutcomeStatus, number>> = {};
+    const checkedIds: string[] = [];
+    const doneAtMs: number[] = [];
+    let outcomes = 0;
+    const before = readUsage();
+    const t0 = performance.now();
+    for (const username of usernames) {
+      for await (const outcome of engine.search(username, set.searched)) {
+        outcomes++;
+        statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
+        if (outcome.status === 'invalid') continue;
+        checkedIds.push(outcome.platformId);
+        doneAtMs.push(Math.round(performance.now() - t0));
+      }
+    }
+    const wallMs = performance.now() - t0;
+    const after = readUsage();
+    return {
+      searches: usernames.length,
+      outcomes,
+      checks: checkedIds.length,
+      wallMs,
+      before,
+      after,
+      statuses,
+      checkedIds,
+      doneAtMs,
+    };
+  };
+
+  return {
+    ready: { platforms: set.searched.length, startupMs, timeoutMs: config.timeoutMs },
+    handlers: { searches: (usernames: string[]) => searches(usernames) },
+    stop: () => engine.close(),
+  };
+});

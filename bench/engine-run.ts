@@ -1,0 +1,33 @@
+/**
+ * Runs searches in a fresh engine process against a simulated web, and
+ * returns what the engine process measured. Shared by the engine cases.
+ */
+import type { LatencyProfile } from '../src/sim/latency.js';
+import { Child } from './child.js';
+import type { BenchContext } from './context.js';
+import type { EngineInput, EngineReady, SearchesReport } from './engine-child.js';
+import type { PlatformSetId } from './platform-set.js';
+
+export async function runEngineSearches(
+  ctx: BenchContext,
+  set: PlatformSetId,
+  profile: LatencyProfile,
+  batches: readonly (readonly string[])[],
+): Promise<{ ready: EngineReady; reports: SearchesReport[] }> {
+  const sim = await ctx.sim(set, profile);
+  const engine = await Child.start<EngineReady>('./engine-child.ts', {
+    set,
+    seed: ctx.seed,
+    connectTo: sim.connectTo,
+    caFile: sim.caFile,
+    overrides: {},
+  } satisfies EngineInput);
+  try {
+    const reports: SearchesReport[] = [];
+    for (const usernames of batches)
+      reports.push(await engine.request<SearchesReport>('searches', usernames));
+    return { ready: engine.ready, reports };
+  } finally {
+    await engine.stop();
+  }
+}

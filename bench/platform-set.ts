@@ -1,0 +1,153 @@
+/**
+ * The platform sets the benchmark searches (the built-in catalogue and seeded
+ * synthetic sets), how the simulated web emulates them under a latency
+ * profile, and the physical limit of a search over them. Everything here is a
+ * pure function of (set, profile, seed), so the simulated web, the engine and
+ * the orchestrator, each in its own process, agree on it.
+ */
+import { loadBuiltinCatalogue, readShieldsDocument } from '../src/catalogue/builtin.js';
+import { loadCatalogue } from '../src/catalogue/loader.js';
+import type { Catalogue, Platform } from '../src/catalogue/platform.js';
+import { PLACEHOLDER } from '../src/catalogue/template.js';
+import { selectPlatforms } from '../src/engine/engine.js';
+import type { SimRoute } from '../src/sim/behaviour.js';
+import { emulateCatalogue } from '../src/sim/emulate.js';
+import { type Latency, type LatencyProfile, platformLatency } from '../src/sim/latency.js';
+import { hashSeed, seededRandom } from '../src/sim/random.js';
+import { syntheticPlatforms } from '../src/sim/synthetic.js';
+
+/** `builtin`, or `synthetic-N`: N generated platforms that answer as their rules say. */
+export type PlatformSetId = 'builtin' | `synthetic-${number}`;
+
+export interface PlatformSet {
+  readonly id: PlatformSetId;
+  readonly catalogue: Catalogue;
+  /** What a default search covers (the built-in set: enabled, not NSFW). */
+  readonly searched: readonly Platform[];
+}
+
+/** Usernames with accounts on a seeded 40% of platforms each; others exist nowhere. */
+export const ACCOUNT_POOL: readonly string[] = Array.from({ length: 64 }, (_, i) => `scout${i}`);
+const ACCOUNT_SHARE = 0.4;
+
+/** HTML answers carry 20-80 KB, as real profile pages do, before the text that decides. */
+export const PAD_MIN_BYTES = 20_000;
+export const PAD_MAX_BYTES = 80_000;
+
+const cache = new Map<string, PlatformSet>();
+
+export function loadPlatformSet(id: PlatformSetId, seed: number): PlatformSet {
+  const key = `${id}:${seed}`;
+  const hit = cache.get(key);
+  if (hit) return hit;
+  let catalogue: Catalogue;
+  if (id === 'builtin') {
+    catalogue = loadBuiltinCatalogue().catalogue;
+  } else {
+    const count = Number(id.slice('synthetic-'.length));
+    const specs = syntheticPlatforms(count, { seed, mix: 'normal' }).map((s) => s.spec);
+    const loaded = loadCatalogue({ platforms: specs, shields: readShieldsDocument() });
+    if (loaded.problems.length > 0)
+      throw new Error(`synthetic set ${id} has problems: ${JSON.stringify(loaded.problems[0])}`);
+    catalogue = loaded.catalogue;
+  }
+  const set = { id, catalogue, searched: selectPlatforms(catalogue) };
+  cache.set(key, set);
+  return set;
+}
+
+export function platformSetSize(id: PlatformSetId, seed: number): number {
+  return loadPlatformSet(id, seed).searched.length;
+}
+
+export function latencyOf(profile: LatencyProfile, seed: number, platform: Platform): Latency {
+  return platformLatency(profile, seed, platform.id);
+}
+
+function padBytesOf(seed: number, platform: Platform): number {
+  const r = seededRandom(hashSeed(`${seed}:pad:${platform.id}`))();
+  return Math.round(PAD_MIN_BYTES + r * (PAD_MAX_BYTES - PAD_MIN_BYTES));
+}
+
+function accountsOf(seed: number, platform: Platform): string[] {
+  const random = seededRandom(hashSeed(`${seed}:accounts:${platform.id}`));
+  return [...platform.known.claimed, ...ACCOUNT_POOL.filter(() => random() < ACCOUNT_SHARE)];
+}
+
+function checkHost(platform: Platform): string {
+  return new URL(platform.check.url.split(PLACEHOLDER).join('x')).hostname.toLowerCase();
+}
+
+/** Every host name a check of the set connects to first (redirect targets aside). */
+export function checkHosts(set: PlatformSet): string[] {
+  return [...new Set(set.catalogue.platforms.filter((p) => p.enabled).map(checkHost))];
+}
+
+/** The simulated web's routes for a set under a profile. */
+export function emulatePlatformSet(
+  set: PlatformSet,
+  profile: LatencyProfile,
+  seed: number,
+): { routes: SimRoute[]; problems: number } {
+  const platforms = set.catalogue.platforms.filter((p) => p.enabled);
+  const latencies = new Map(platforms.map((p) => [p.id, latencyOf(profile, seed, p)]));
+  const emulation = emulateCatalogue(platforms, set.catalogue.shields, {
+    accounts: (p) => accountsOf(seed, p),
+    latency: (p) => {
+      const l = latencies.get(p.id);
+      return typeof l === 'number' ? l : 0;
+    },
+    override: (p) => (latencies.get(p.id) === 'hang' ? { kind: 'hang' } : undefined),
+    padBytes: (p) => padBytesOf(seed, p),
+  });
+  // Synthetic platforms tagged gzip answer compressed, as many real ones do.
+  const gzipHosts = new Set(platforms.filter((p) => p.tags.includes('gzip')).map(checkHost));
+  const routes: SimRoute[] =
+    gzipHosts.size === 0
+      ? [...emulation.routes]
+      : emulation.routes.map((route) => ({
+          host: route.host,
+          handle: (req) => {
+            const b = route.handle(req);
+            return b?.kind === 'respond' && gzipHosts.has(req.host) ? { ...b, encoding: 'gzip' as const } : b;
+          },
+        }));
+  return { routes, problems: emulation.problems.length };
+}
+
+export interface PhysicalLimit {
+  /** The slowest checked platform's latency, or the timeout when one never answers (ms). */
+  readonly limitMs: number;
+  readonly slowest: string;
+  readonly hanging: number;
+  /** Median assigned latency of the checked platforms (ms; hanging ones left out). */
+  readonly medianMs: number;
+}
+
+/**
+ * The shortest time a search over `checked` can take: it cannot end before its
+ * slowest platform answers, or, when one never answers, before the timeout.
+ */
+export function physicalLimit(
+  checked: readonly Platform[],
+  profile: LatencyProfile,
+  seed: number,
+  timeoutMs: number,
+): PhysicalLimit {
+  let limitMs = 0;
+  let slowest = '';
+  let hanging = 0;
+  const answered: number[] = [];
+  for (const p of checked) {
+    const l = latencyOf(profile, seed, p);
+    const ms = l === 'hang' ? timeoutMs : Math.min(l, timeoutMs);
+    if (l === 'hang') hanging++;
+    else answered.push(l);
+    if (ms > limitMs) {
+      limitMs = ms;
+      slowest = p.id;
+    }
+  }
+  answered.sort((a, b) => a - b);
+  return { limitMs, slowest, hanging, medianMs: answered[Math.floor(answered.length / 2)] ?? 0 };
+}

@@ -1,0 +1,63 @@
+/**
+ * The REST service in a process of its own (the built-in catalogue, SQLite in
+ * a fresh folder), with one professional API key, so the server's CPU and
+ * memory are measured apart from the clients that load it.
+ */
+import { mkdirSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createKey } from '../src/cli/keys.js';
+import { loadConfig, type SettingName } from '../src/config.js';
+import { createService } from '../src/service.js';
+import { runChild } from './child.js';
+
+export interface ServerInput {
+  readonly dataDir: string;
+  readonly connectTo: string[];
+  readonly caFile: string;
+  readonly overrides: Partial<Record<SettingName, unknown>>;
+}
+
+/** The server's event-loop delay since the last reset (ms): what every request waited at least. */
+export interface LoopDelay {
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+}
+
+export interface ServerReady {
+  readonly url: string;
+  readonly proKey: string;
+  readonly platforms: number;
+}
+
+await runChild<ServerInput, ServerReady>(async (input) => {
+  mkdirSync(input.dataDir, { recursive: true });
+  const config = loadConfig(
+    {
+      host: '127.0.0.1',
+      port: 0,
+      dataDir: input.dataDir,
+      connectTo: input.connectTo,
+      caFile: input.caFile,
+      refusePrivate: false,
+      ...input.overrides,
+    },
+    {},
+  );
+  const service = await createService(config);
+  const { key } = await createKey(service.store, 'benchmark', 'professional');
+  const url = await service.listen();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  return {
+    ready: { url, proKey: key, platforms: service.catalogue.platforms.length },
+    handlers: {
+      loopDelay: (reset: boolean): LoopDelay => {
+        const delay = { p50: loop.percentile(50) / 1e6, p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 };
+        if (reset) loop.reset();
+        return delay;
+      },
+    },
+    stop: () => service.close(),
+  };
+});

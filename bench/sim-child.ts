@@ -1,0 +1,36 @@
+/**
+ * The simulated web in a process of its own, emulating one platform set under
+ * one latency profile, so its CPU is never counted as userscout's.
+ */
+import type { LatencyProfile } from '../src/sim/latency.js';
+import { SimWeb } from '../src/sim/server.js';
+import { runChild } from './child.js';
+import { checkHosts, emulatePlatformSet, loadPlatformSet, type PlatformSetId } from './platform-set.js';
+
+export interface SimInput {
+  readonly set: PlatformSetId;
+  readonly profile: LatencyProfile;
+  readonly seed: number;
+  /** Idle keep-alive of the simulated servers (ms). */
+  readonly keepAliveMs?: number;
+}
+
+export interface SimReady {
+  readonly connectTo: string[];
+  readonly caCert: string;
+  readonly problems: number;
+}
+
+await runChild<SimInput, SimReady>(async (input) => {
+  const set = loadPlatformSet(input.set, input.seed);
+  const { routes, problems } = emulatePlatformSet(set, input.profile, input.seed);
+  const sim = new SimWeb({ routes, keepAliveTimeoutMs: input.keepAliveMs });
+  await sim.start();
+  // Certificates are made on first use; make them now, or the first search would wait for them.
+  await sim.prepareTls(checkHosts(set));
+  return {
+    ready: { connectTo: sim.connectTo, caCert: sim.caCert, problems },
+    handlers: { requests: () => sim.requestCount },
+    stop: () => sim.stop(),
+  };
+});

@@ -1,0 +1,19 @@
+/**
+ * The HTTP app of a worker process (cluster mode): only health, readiness and
+ * the process's Prometheus metrics; no API routes.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { AppDeps } from './app.js';
+import { installErrorHandler } from './error-handler.js';
+import { opsRoutes } from './routes/ops.js';
+
+export async function buildOpsApp(
+  deps: AppDeps,
+  logger: FastifyServerOptions['logger'] = false,
+): Promise<FastifyInstance> {
+  const app = Fastify({ logger, genReqId: () => randomUUID(), requestIdLogLabel: 'requestId' });
+  installErrorHandler(app);
+  await app.register(async (scope) => opsRoutes(scope, deps));
+  return app;
+}

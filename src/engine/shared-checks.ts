@@ -1,0 +1,12 @@
+/**
+ * Identical checks at the same time, shared beyond this process: in cluster
+ * mode two workers checking the same username on the same platform send one
+ * request (src/redis/shared-checks.ts). Inside a process the engine already
+ * shares them.
+ */
+import type { Outcome } from './outcome.js';
+
+export interface SharedChecks {
+  /** `check`'s outcome, or the outcome of the same check (same `key`) another process is running now. */
+  run(key: string, check: () => Promise<Outcome>): Promise<Outcome>;
+}

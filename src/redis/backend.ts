@@ -1,0 +1,115 @@
+/**
+ * Cluster mode's parts, all on one Redis: the store, live events, shared rate
+ * limits, the cluster-wide per-host gate, checks shared between workers and
+ * the BullMQ runner. The service
+ * picks these instead of the embedded ones when REDIS_URL is set. Nothing here
+ * waits for Redis to answer: a process starts during an outage and answers
+ * 503 until Redis is back.
+ */
+import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
+import { redisRateLimitStore } from '../api/rate-limit-redis.js';
+import type { Config } from '../config.js';
+import type { HostGate } from '../engine/host-gate.js';
+import type { SharedChecks } from '../engine/shared-checks.js';
+import { BullMqRunner } from '../runner/bullmq.js';
+import type { EventHub } from '../runner/events.js';
+import { RedisEventHub } from '../runner/redis-events.js';
+import type { Runner } from '../runner/runner.js';
+import type { SearchJobDeps } from '../runner/search-job.js';
+import { RedisStore } from '../store/redis.js';
+import type { SearchRecord } from '../store/store.js';
+import { bullmqOptions, closeRedis, createRedisClient, waitUntilReady } from './connection.js';
+import { RedisHostGate } from './host-gate.js';
+import { RedisSharedChecks } from './shared-checks.js';
+
+export type RedisBackendConfig = Pick<
+  Config,
+  | 'redisUrl'
+  | 'redisPrefix'
+  | 'role'
+  | 'retentionDays'
+  | 'perHost'
+  | 'timeoutMs'
+  | 'maxRunningSearches'
+  | 'maxQueuedSearches'
+  | 'jobLockMs'
+>;
+
+export interface RedisBackendHooks {
+  /** Redis errors (connection lost, and so on); called often during an outage. */
+  readonly onError: (error: unknown) => void;
+  readonly onSearchStart?: (search: SearchRecord, worker: string) => void;
+}
+
+export interface RedisBackend {
+  readonly store: RedisStore;
+  readonly events: EventHub;
+  readonly hostGate: HostGate;
+  readonly sharedChecks: SharedChecks;
+  readonly rateLimitStore: FastifyRateLimitStoreCtor;
+  createRunner(deps: SearchJobDeps): Runner;
+  /** Whether Redis answered within `timeoutMs`. */
+  waitUntilReady(timeoutMs: number): Promise<boolean>;
+  /** Closes the shared connection; close the store, events and runner first. */
+  close(): Promise<void>;
+}
+
+export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBackendHooks): RedisBackend {
+  const prefix = config.redisPrefix;
+  const redis = createRedisClient(config.redisUrl, hooks.onError);
+  // Subscriber mode needs a connection of its own; it may queue SUBSCRIBE until Redis is back.
+  const subscriber = createRedisClient(config.redisUrl, hooks.onError, { enableOfflineQueue: true });
+  const store = new RedisStore({ redis, prefix, retentionMs: config.retentionDays * 86_400_000 });
+  const leaseMs = 2 * config.timeoutMs + 5_000;
+  return {
+    store,
+    events: new RedisEventHub({ publisher: redis, subscriber, prefix, onError: hooks.onError }),
+    hostGate: new RedisHostGate({
+      redis,
+      prefix,
+      limit: config.perHost,
+      leaseMs,
+      maxWaitMs: leaseMs,
+      onError: hooks.onError,
+    }),
+    sharedChecks: new RedisSharedChecks({
+      redis,
+      prefix,
+      leaseMs,
+      maxWaitMs: leaseMs,
+      onError: hooks.onError,
+    }),
+    rateLimitStore: redisRateLimitStore(redis, prefix),
+    createRunner: (deps) =>
+      new BullMqRunner(deps, {
+        connection: bullmqOptions(config.redisUrl),
+        prefix,
+        work: config.role !== 'api',
+        concurrency: config.maxRunningSearches,
+        maxQueued: config.maxQueuedSearches,
+        lockMs: config.jobLockMs,
+        onError: hooks.onError,
+        ...(hooks.onSearchStart ? { onStart: hooks.onSearchStart } : {}),
+      }),
+    waitUntilReady: (timeoutMs) =>
+      waitUntilReady(redis, timeoutMs).then(
+        () => true,
+        () => false,
+      ),
+    close: () => closeRedis(redis),
+  };
+}
+
+/** Calls `fn` at most once per `everyMs` (errors repeat every reconnect during an outage). */
+export function throttled<A extends unknown[]>(
+  everyMs: number,
+  fn: (...args: A) => void,
+): (...args: A) => void {
+  let last = Number.NEGATIVE_INFINITY;
+  return (...args) => {
+    const now = Date.now();
+    if (now - last < everyMs) return;
+    last = now;
+    fn(...args);
+  };
+}

@@ -1,0 +1,252 @@
+/**
+ * The cluster runner: searches are BullMQ jobs in Redis. API processes only
+ * enqueue; worker processes run them with the same search job as the embedded
+ * runner. Professional searches have the higher BullMQ priority.
+ *
+ * A worker that dies (kill -9) stops renewing its job's lock; after
+ * `lockMs` another worker's stalled check puts the job back in the queue and a
+ * worker resumes the search from its stored outcomes (the store refuses a
+ * platform twice). A worker that stops cleanly (SIGTERM) puts its jobs back at
+ * once. A search whose job fails for good is marked `error`. BullMQ priorities
+ * are strict, so workers promote free searches that waited too long.
+ */
+import { hostname } from 'node:os';
+import { type ConnectionOptions, type Job, Queue, WaitingError, Worker } from 'bullmq';
+import { UserscoutError } from '../errors.js';
+import { withDeadline } from '../redis/unavailable.js';
+import type { SearchRecord, Tier } from '../store/store.js';
+import type { Runner, RunnerStats } from './runner.js';
+import { runSearchJob, SearchCancelledError, type SearchJobDeps } from './search-job.js';
+
+export interface BullMqRunnerOptions {
+  /** Redis connection options for BullMQ (it opens its own connections). */
+  readonly connection: ConnectionOptions;
+  /** BullMQ key prefix. @default 'userscout' */
+  readonly prefix?: string;
+  /** Queue name. @default 'searches' */
+  readonly queueName?: string;
+  /** Run searches in this process (worker role); otherwise only enqueue (API role). */
+  readonly work: boolean;
+  /** Searches this worker runs at once. */
+  readonly concurrency: number;
+  /** Searches that may wait; more are refused with 503. */
+  readonly maxQueued: number;
+  /** Lock on a running job, renewed every half; a dead worker's search resumes elsewhere after about this long. @default 30000 */
+  readonly lockMs?: number;
+  /** Longest wait for one queue operation before answering 503. @default 3000 */
+  readonly timeoutMs?: number;
+  /** Runs a failed job again this many times in all (a Redis outage, say) before the search is marked failed. @default 5 */
+  readonly attempts?: number;
+  /**
+   * A free search waiting this long gets the professional priority (behind the
+   * professional searches already waiting), so free searches always make progress. @default 30000
+   */
+  readonly freeAgingMs?: number;
+  readonly onError?: (error: unknown, searchId?: string) => void;
+  /** A worker took a search (logs; the multi-process test watches for it). */
+  readonly onStart?: (search: SearchRecord, worker: string) => void;
+}
+
+interface JobData {
+  readonly searchId: string;
+}
+
+/** BullMQ priority: lower runs first. */
+const PRIORITY: Readonly<Record<Tier, number>> = { professional: 1, free: 2 };
+
+export class BullMqRunner implements Runner {
+  readonly #deps: SearchJobDeps;
+  readonly #options: BullMqRunnerOptions;
+  readonly #name = `${hostname()}:${process.pid}`;
+  #queue: Queue<JobData> | undefined;
+  #worker: Worker<JobData> | undefined;
+  #aging: NodeJS.Timeout | undefined;
+  #accepting = false;
+  #stopping = false;
+
+  constructor(deps: SearchJobDeps, options: BullMqRunnerOptions) {
+    this.#deps = deps;
+    this.#options = options;
+  }
+
+  get #timeoutMs(): number {
+    return this.#options.timeoutMs ?? 3_000;
+  }
+
+  #bounded<T>(work: Promise<T>): Promise<T> {
+    return withDeadline(work, this.#timeoutMs);
+  }
+
+  #requireQueue(): Queue<JobData> {
+    if (!this.#queue || !this.#accepting)
+      throw new UserscoutError('unavailable', 'The service is shutting down; try again shortly');
+    return this.#queue;
+  }
+
+  async enqueue(search: SearchRecord): Promise<void> {
+    const queue = this.#requireQueue();
+    const waiting = await this.#bounded(queue.getJobCounts('waiting', 'prioritized', 'delayed'));
+    const queued = (waiting.waiting ?? 0) + (waiting.prioritized ?? 0) + (waiting.delayed ?? 0);
+    if (queued >= this.#options.maxQueued)
+      throw new UserscoutError('queue_full', undefined, { details: { retryAfter: 30 } });
+    await this.#bounded(this.#add(queue, search));
+  }
+
+  #add(queue: Queue<JobData>, search: SearchRecord) {
+    return queue.add(
+      'search',
+      { searchId: search.id },
+      {
+        // One job per search: adding it again (resume at start) is a no-op while it exists.
+        jobId: search.id,
+        priority: PRIORITY[search.tier],
+        attempts: this.#options.attempts ?? 5,
+        backoff: { type: 'fixed', delay: 2_000 },
+        removeOnComplete: true,
+        removeOnFail: { age: 86_400 },
+      },
+    );
+  }
+
+  async queuedAhead(tier: Tier): Promise<number> {
+    const queue = this.#requireQueue();
+    const counts = await this.#bounded(queue.getCountsPerPriority([PRIORITY.professional, PRIORITY.free]));
+    const pro = counts[String(PRIORITY.professional)] ?? 0;
+    return tier === 'professional' ? pro : pro + (counts[String(PRIORITY.free)] ?? 0);
+  }
+
+  async stats(): Promise<RunnerStats> {
+    const queue = this.#requireQueue();
+    const c = await this.#bounded(queue.getJobCounts('waiting', 'prioritized', 'delayed', 'active'));
+    return {
+      queued: (c.waiting ?? 0) + (c.prioritized ?? 0) + (c.delayed ?? 0),
+      running: c.active ?? 0,
+    };
+  }
+
+  /** Never waits for Redis: when it is down, the queue and worker connect once it is back. */
+  async start(): Promise<void> {
+    const { connection, prefix = 'userscout', queueName = 'searches' } = this.#options;
+    this.#stopping = false;
+    this.#queue = new Queue<JobData>(queueName, { connection, prefix });
+    this.#queue.on('error', (error) => this.#options.onError?.(error));
+    this.#accepting = true;
+    if (!this.#options.work) return;
+
+    const lockMs = this.#options.lockMs ?? 30_000;
+    this.#worker = new Worker<JobData>(
+      queueName,
+      // Three parameters: BullMQ then passes a signal, aborted by cancelAllJobs().
+      (job, token, signal) => this.#process(job, token, signal),
+      {
+        connection,
+        prefix,
+        name: this.#name,
+        concurrency: this.#options.concurrency,
+        lockDuration: lockMs,
+        stalledInterval: lockMs,
+        // Each crash of a worker running it counts; a search survives a few.
+        maxStalledCount: 3,
+      },
+    );
+    this.#worker.on('error', (error) => this.#options.onError?.(error));
+    this.#worker.on('failed', (job, error) => {
+      if (job && isFinalFailure(job)) void this.#markFailed(job.data.searchId, error);
+    });
+    // Searches whose job was lost (e.g. Redis restarted without persistence) or failed while
+    // the store was unreachable (so the search could not be marked failed) are queued again.
+    void this.#requeueUnfinished().catch((error: unknown) => this.#options.onError?.(error));
+    const agingMs = this.#options.freeAgingMs ?? 30_000;
+    this.#aging = setInterval(
+      () => void this.#promoteWaitingFree(agingMs).catch((error: unknown) => this.#options.onError?.(error)),
+      Math.max(100, Math.min(agingMs / 2, 10_000)),
+    );
+    this.#aging.unref();
+  }
+
+  /** Gives free searches waiting longer than `agingMs` the professional priority (bounded batch). */
+  async #promoteWaitingFree(agingMs: number): Promise<void> {
+    const queue = this.#queue;
+    if (!queue) return;
+    const cutoff = Date.now() - agingMs;
+    const waiting = await this.#bounded(queue.getJobs(['prioritized'], 0, 499, true));
+    for (const job of waiting) {
+      if (job.priority === PRIORITY.free && job.timestamp <= cutoff)
+        await this.#bounded(job.changePriority({ priority: PRIORITY.professional }));
+    }
+  }
+
+  async #requeueUnfinished(): Promise<void> {
+    const queue = this.#queue;
+    if (!queue) return;
+    for (const search of await this.#deps.store.unfinishedSearches()) {
+      if (!this.#accepting) return;
+      const job = await this.#bounded(queue.getJob(search.id));
+      if (!job) await this.#bounded(this.#add(queue, search));
+      else if (await this.#bounded(job.isFailed())) await this.#bounded(job.retry());
+    }
+  }
+
+  async #process(job: Job<JobData>, token: string | undefined, signal: AbortSignal | undefined) {
+    const search = await this.#deps.store.getSearch(job.data.searchId);
+    // Swept, or finished by a worker that died before it could complete the job.
+    if (!search || search.state === 'completed' || search.state === 'error') return;
+    this.#options.onStart?.(search, this.#name);
+    try {
+      await runSearchJob(search, this.#deps, signal ?? new AbortController().signal);
+    } catch (error) {
+      if (error instanceof SearchCancelledError && this.#stopping) {
+        // Back in the queue at once, for another worker or the next start.
+        await this.#bounded(job.moveToWait(token)).catch(() => {});
+        throw new WaitingError();
+      }
+      throw error;
+    }
+  }
+
+  async #markFailed(searchId: string, error: Error): Promise<void> {
+    try {
+      const search = await this.#deps.store.getSearch(searchId);
+      if (!search || search.state === 'completed' || search.state === 'error') return;
+      const message = `the search could not be finished: ${error.message}`;
+      await this.#deps.store.updateSearch(searchId, {
+        state: 'error',
+        finishedAt: this.#deps.now(),
+        error: message,
+      });
+      const progress = await this.#deps.store.progress(searchId);
+      this.#deps.events.publish(searchId, {
+        type: 'done',
+        state: 'error',
+        error: message,
+        progress: { checked: progress.checked, total: search.platformIds.length, hits: progress.hits },
+      });
+    } catch (failure) {
+      this.#options.onError?.(failure, searchId);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.#accepting = false;
+    this.#stopping = true;
+    clearInterval(this.#aging);
+    const worker = this.#worker;
+    const queue = this.#queue;
+    this.#worker = undefined;
+    this.#queue = undefined;
+    // Bounded: with Redis down, BullMQ's close waits for it to come back. The process exits
+    // after stopping anyway; a job left active is taken over once its lock expires.
+    if (worker) {
+      worker.cancelAllJobs('runner stopping');
+      await withDeadline(worker.close(), 8_000).catch(() => {
+        worker.close(true).catch(() => {});
+      });
+    }
+    if (queue) await withDeadline(queue.close(), 3_000).catch(() => {});
+  }
+}
+
+/** Whether BullMQ will not run this job again. */
+function isFinalFailure(job: Job): boolean {
+  return job.attemptsMade >= (job.opts.attempts ?? 1) || job.finishedOn !== undefined;
+}

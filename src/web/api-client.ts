@@ -1,0 +1,69 @@
+/**
+ * The page's only way to the service: the public REST API. Adds the API key
+ * header when one is saved, turns failures into ApiError, and reports the
+ * rate-limit headers of every answer.
+ */
+import { ApiError, classifyFailure, parseRateLimit, type RateLimitState } from './api-failure.js';
+import type { CategoryList, PlatformList, SearchSnapshot, SearchStarted } from './api-types.js';
+
+export interface ApiClientOptions {
+  /** The saved API key, read at every call. */
+  readonly apiKey: () => string | undefined;
+  /** Called with the RateLimit-* headers of each answer and the path asked. */
+  readonly onRateLimit?: (state: RateLimitState, path: string) => void;
+  /** @default globalThis.fetch */
+  readonly fetch?: typeof fetch;
+  /** @default Date.now */
+  readonly now?: () => number;
+}
+
+export interface ApiClient {
+  startSearch(username: string): Promise<SearchStarted>;
+  getSearch(id: string): Promise<SearchSnapshot>;
+  listPlatforms(): Promise<PlatformList>;
+  listCategories(): Promise<CategoryList>;
+  eventsUrl(id: string): string;
+}
+
+export function createApiClient(options: ApiClientOptions): ApiClient {
+  const doFetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  const now = options.now ?? Date.now;
+
+  async function call<T>(path: string, init: RequestInit = {}): Promise<T> {
+    const headers = new Headers(init.headers);
+    headers.set('accept', 'application/json');
+    const key = options.apiKey();
+    if (key) headers.set('x-api-key', key);
+    let response: Response;
+    try {
+      response = await doFetch(path, { ...init, headers, cache: 'no-store' });
+    } catch (error) {
+      throw new ApiError({ kind: 'network', message: 'The service could not be reached' }, { cause: error });
+    }
+    const limits = parseRateLimit(response.headers);
+    if (limits) options.onRateLimit?.(limits, path);
+    let body: unknown;
+    try {
+      body = await response.json();
+    } catch (error) {
+      if (response.ok) {
+        throw new ApiError({ kind: 'network', message: 'The answer was cut off' }, { cause: error });
+      }
+    }
+    if (!response.ok) throw new ApiError(classifyFailure(response.status, body, response.headers, now()));
+    return body as T;
+  }
+
+  return {
+    startSearch: (username) =>
+      call('/api/search', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username }),
+      }),
+    getSearch: (id) => call(`/api/search?id=${encodeURIComponent(id)}&include=all`),
+    listPlatforms: () => call('/api/platforms'),
+    listCategories: () => call('/api/categories'),
+    eventsUrl: (id) => `/api/search/${encodeURIComponent(id)}/events`,
+  };
+}

@@ -1,0 +1,32 @@
+/**
+ * Words and symbols for outcomes and reasons. The symbol and the word carry
+ * the meaning; colour only repeats it.
+ */
+import type { OutcomeReason, OutcomeStatus } from '../engine/outcome.js';
+
+export const STATUS_LABELS: Record<OutcomeStatus, { readonly symbol: string; readonly label: string }> = {
+  hit: { symbol: '✔', label: 'Found' },
+  miss: { symbol: '✘', label: 'Not there' },
+  unknown: { symbol: '?', label: 'Could not tell' },
+  error: { symbol: '!', label: 'No answer' },
+  invalid: { symbol: '–', label: 'Name not allowed' },
+};
+
+export const REASON_LABELS: Record<OutcomeReason, string> = {
+  waf: 'blocked by a bot shield',
+  captcha: 'asked for a captcha',
+  rate_limited: 'rate limited by the platform',
+  unexpected_response: 'unexpected answer',
+  timeout: 'timed out',
+  dns: 'name did not resolve',
+  connection: 'connection failed',
+  tls: 'TLS failed',
+  blocked_destination: 'destination refused by policy',
+  internal: 'internal error',
+  username_rule: "breaks the platform's username rule",
+  unsafe_username: 'unsafe for this platform',
+};
+
+export function reasonText(reason: OutcomeReason | undefined): string {
+  return reason === undefined ? '' : (REASON_LABELS[reason] ?? reason);
+}

@@ -1,0 +1,87 @@
+/**
+ * The result list of one search as the page shows it: merging outcomes as they
+ * arrive, then filtering and sorting. Pure functions over plain data.
+ */
+import { CATEGORIES } from '../catalogue/categories.js';
+import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+
+export type SortKey = 'name' | 'responseTime';
+export const SORT_KEYS: readonly SortKey[] = ['name', 'responseTime'];
+
+export interface ResultFilter {
+  /** Every outcome, or hits only. @default false */
+  readonly showAll: boolean;
+  /** Only this category; '' for every one. @default '' */
+  readonly category: string;
+  /** Only this outcome (when showAll); '' for every one. @default '' */
+  readonly status: OutcomeStatus | '';
+  /** Part of the platform name, any case. @default '' */
+  readonly text: string;
+  /** @default 'name' */
+  readonly sort: SortKey;
+}
+
+export const DEFAULT_FILTER: ResultFilter = Object.freeze({
+  showAll: false,
+  category: '',
+  status: '',
+  text: '',
+  sort: 'name',
+});
+
+/** Same order as the API: platform name, case-insensitive. */
+export function compareByName(a: Outcome, b: Outcome): number {
+  return a.platform.localeCompare(b.platform, 'en', { sensitivity: 'base' });
+}
+
+function compareByResponseTime(a: Outcome, b: Outcome): number {
+  return a.responseTime - b.responseTime || compareByName(a, b);
+}
+
+/** Adds outcomes to the map keyed by platform id; an outcome seen twice (replay, poll) replaces itself. */
+export function mergeOutcomes(into: Map<string, Outcome>, outcomes: Iterable<Outcome>): Map<string, Outcome> {
+  for (const outcome of outcomes) into.set(outcome.platformId, outcome);
+  return into;
+}
+
+/** The outcomes the filter lets through, sorted. */
+export function applyFilter(outcomes: Iterable<Outcome>, filter: ResultFilter): Outcome[] {
+  const text = filter.text.trim().toLocaleLowerCase();
+  const shown: Outcome[] = [];
+  for (const o of outcomes) {
+    if (!filter.showAll && o.status !== 'hit') continue;
+    if (filter.showAll && filter.status !== '' && o.status !== filter.status) continue;
+    if (filter.category !== '' && o.category !== filter.category) continue;
+    if (text !== '' && !o.platform.toLocaleLowerCase().includes(text)) continue;
+    shown.push(o);
+  }
+  return shown.sort(filter.sort === 'responseTime' ? compareByResponseTime : compareByName);
+}
+
+/** Categories present among the outcomes, in the catalogue's display order. */
+export function categoriesOf(outcomes: Iterable<Outcome>): string[] {
+  const present = new Set<string>();
+  for (const o of outcomes) present.add(o.category);
+  const order = CATEGORIES as readonly string[];
+  return [...present].sort((a, b) => {
+    const ia = order.indexOf(a);
+    const ib = order.indexOf(b);
+    return (ia < 0 ? order.length : ia) - (ib < 0 ? order.length : ib) || a.localeCompare(b);
+  });
+}
+
+export function countByStatus(outcomes: Iterable<Outcome>): Record<OutcomeStatus, number> {
+  const counts: Record<OutcomeStatus, number> = { hit: 0, miss: 0, unknown: 0, error: 0, invalid: 0 };
+  for (const o of outcomes) counts[o.status] += 1;
+  return counts;
+}
+
+/** What to say when nothing is shown: nothing checked yet, filtered out, or no hit at all. */
+export function emptyMessage(filter: ResultFilter, checked: number, running: boolean): string {
+  const filtered =
+    filter.category !== '' || filter.text.trim() !== '' || (filter.showAll && filter.status !== '');
+  if (checked === 0) return running ? 'No result yet.' : 'No result.';
+  if (filtered) return 'No result matches the filters.';
+  if (running) return 'No hit yet.';
+  return 'No hit: no platform checked has this username. Switch on “Show every outcome” to see each answer.';
+}

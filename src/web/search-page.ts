@@ -1,0 +1,533 @@
+/**
+ * The search page: validate, start, follow live, filter, export, share.
+ * Talks to the service only through the public API (api-client.ts).
+ */
+import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import { OUTCOME_STATUSES } from '../engine/outcome.js';
+import { usernameProblem } from '../engine/username-rule.js';
+import { createApiClient } from './api-client.js';
+import type { ApiFailure, RateLimitState } from './api-failure.js';
+import { localKeyStore } from './api-key-store.js';
+import type { SearchSnapshot, SearchStatus } from './api-types.js';
+import { byId, download, h } from './dom.js';
+import { exportFileName, toCsv, toJson } from './export-format.js';
+import { failureMessage, isRetryable } from './failure-message.js';
+import { type Following, type FollowMode, followSearch } from './follow-search.js';
+import { STATUS_LABELS } from './labels.js';
+import { formatDuration, type ProgressCounts, progressView } from './progress.js';
+import { resultRow } from './result-row.js';
+import {
+  applyFilter,
+  categoriesOf,
+  countByStatus,
+  DEFAULT_FILTER,
+  emptyMessage,
+  mergeOutcomes,
+  type ResultFilter,
+  type SortKey,
+} from './results.js';
+
+interface CurrentSearch {
+  id: string;
+  username: string;
+  status: SearchStatus;
+  startedAt: number;
+  finishedAt?: number;
+  estimatedSeconds: number;
+  progress: ProgressCounts;
+  queued: boolean;
+  error?: string;
+  createdAt: string;
+  completedAt?: string;
+}
+
+const el = {
+  form: byId('search-form', HTMLFormElement),
+  username: byId('username', HTMLInputElement),
+  usernameError: byId('username-error', HTMLParagraphElement),
+  searchButton: byId('search-button', HTMLButtonElement),
+  tier: byId('tier', HTMLElement),
+  quota: byId('quota', HTMLSpanElement),
+  keyForm: byId('key-form', HTMLFormElement),
+  keyInput: byId('api-key', HTMLInputElement),
+  forgetKey: byId('forget-key', HTMLButtonElement),
+  keyStatus: byId('key-status', HTMLParagraphElement),
+  alert: byId('alert', HTMLDivElement),
+  alertText: byId('alert-text', HTMLParagraphElement),
+  retry: byId('retry-button', HTMLButtonElement),
+  statusPanel: byId('status-panel', HTMLElement),
+  statusHeading: byId('status-heading', HTMLHeadingElement),
+  statusLine: byId('status-line', HTMLParagraphElement),
+  progress: byId('progress', HTMLProgressElement),
+  percent: byId('percent', HTMLSpanElement),
+  checked: byId('checked', HTMLElement),
+  hits: byId('hits', HTMLElement),
+  elapsed: byId('elapsed', HTMLElement),
+  remaining: byId('remaining', HTMLElement),
+  live: byId('live', HTMLParagraphElement),
+  shareUrl: byId('share-url', HTMLInputElement),
+  copyLink: byId('copy-link', HTMLButtonElement),
+  copyStatus: byId('copy-status', HTMLParagraphElement),
+  resultsPanel: byId('results-panel', HTMLElement),
+  filters: byId('filters', HTMLFormElement),
+  showAll: byId('show-all', HTMLInputElement),
+  category: byId('category-filter', HTMLSelectElement),
+  status: byId('status-filter', HTMLSelectElement),
+  name: byId('name-filter', HTMLInputElement),
+  sort: byId('sort', HTMLSelectElement),
+  outcomeCounts: byId('outcome-counts', HTMLParagraphElement),
+  shownCount: byId('shown-count', HTMLParagraphElement),
+  exportCsv: byId('export-csv', HTMLButtonElement),
+  exportJson: byId('export-json', HTMLButtonElement),
+  body: byId('results-body', HTMLTableSectionElement),
+  noResults: byId('no-results', HTMLParagraphElement),
+};
+
+const keyStore = localKeyStore();
+let keyState: 'none' | 'checking' | 'accepted' | 'rejected' | 'unverified' = keyStore.get()
+  ? 'checking'
+  : 'none';
+let quota: RateLimitState | undefined;
+
+const client = createApiClient({
+  apiKey: () => keyStore.get(),
+  onRateLimit: (state, path) => {
+    // Only POST /api/search counts against the tier's search limit; reads have their own.
+    if (path === '/api/search') {
+      quota = state;
+      renderAccount();
+    }
+  },
+});
+
+let current: CurrentSearch | undefined;
+const outcomes = new Map<string, Outcome>();
+let following: Following | undefined;
+let followMode: FollowMode | undefined;
+let filter: ResultFilter = DEFAULT_FILTER;
+let ticker: ReturnType<typeof setInterval> | undefined;
+let renderPending = false;
+let announcedQuarter = 0;
+
+// ---------------------------------------------------------------- account
+
+function renderAccount(): void {
+  el.tier.textContent =
+    keyState === 'accepted'
+      ? 'professional (API key)'
+      : keyState === 'checking'
+        ? 'checking the API key…'
+        : keyState === 'rejected'
+          ? 'free (the saved key was refused)'
+          : keyState === 'unverified'
+            ? 'API key saved (not yet confirmed)'
+            : 'free';
+  el.quota.textContent = quota
+    ? `· ${quota.remaining} of ${quota.limit} searches left; the count resets in ${formatDuration(quota.resetSeconds)}`
+    : '· searches left are shown after your first search';
+}
+
+async function verifyKey(): Promise<void> {
+  if (!keyStore.get()) {
+    keyState = 'none';
+    renderAccount();
+    return;
+  }
+  keyState = 'checking';
+  renderAccount();
+  try {
+    await client.listCategories();
+    keyState = 'accepted';
+    el.keyStatus.textContent = 'Key accepted.';
+  } catch (error) {
+    const failure = (error as { failure?: ApiFailure }).failure;
+    keyState = failure?.kind === 'unauthorized' ? 'rejected' : 'unverified';
+    el.keyStatus.textContent =
+      keyState === 'rejected'
+        ? 'This key is unknown or revoked. Forget it to search on the free tier, or enter another.'
+        : 'The key could not be checked now; it will be sent with your searches.';
+  }
+  renderAccount();
+}
+
+el.keyForm.addEventListener('submit', (event) => {
+  event.preventDefault();
+  const key = el.keyInput.value.trim();
+  if (key === '') {
+    el.keyStatus.textContent = 'Enter a key first.';
+    el.keyInput.focus();
+    return;
+  }
+  keyStore.set(key);
+  el.keyInput.value = '';
+  quota = undefined;
+  void verifyKey();
+});
+
+el.forgetKey.addEventListener('click', () => {
+  keyStore.clear();
+  keyState = 'none';
+  quota = undefined;
+  el.keyStatus.textContent = 'Key forgotten; searches use the free tier.';
+  renderAccount();
+});
+
+// ---------------------------------------------------------------- alerts
+
+function showAlert(text: string, retry?: () => void): void {
+  el.alertText.textContent = text;
+  el.alert.hidden = false;
+  el.retry.hidden = retry === undefined;
+  el.retry.onclick = retry
+    ? () => {
+        hideAlert();
+        retry();
+      }
+    : null;
+}
+
+function hideAlert(): void {
+  el.alert.hidden = true;
+  el.retry.onclick = null;
+}
+
+function showFailure(failure: ApiFailure, retry: () => void): void {
+  if (failure.kind === 'unauthorized') {
+    keyState = 'rejected';
+    renderAccount();
+  }
+  showAlert(failureMessage(failure, Date.now()), isRetryable(failure) ? retry : undefined);
+}
+
+// ---------------------------------------------------------------- validation
+
+function validate(): string | undefined {
+  const problem = usernameProblem(el.username.value);
+  if (problem) {
+    el.usernameError.textContent = `The username ${problem}.`;
+    el.usernameError.hidden = false;
+    el.username.setAttribute('aria-invalid', 'true');
+  } else {
+    el.usernameError.textContent = '';
+    el.usernameError.hidden = true;
+    el.username.removeAttribute('aria-invalid');
+  }
+  return problem;
+}
+
+el.username.addEventListener('input', () => {
+  // Tell about a problem while typing only once one has been shown, so the field does not scold on the first key.
+  if (!el.usernameError.hidden || el.username.value.length > 0) validate();
+});
+
+// ---------------------------------------------------------------- starting and opening
+
+function shareUrlOf(id: string): string {
+  return `${location.origin}/?id=${encodeURIComponent(id)}`;
+}
+
+async function startSearch(username: string): Promise<void> {
+  hideAlert();
+  el.searchButton.disabled = true;
+  try {
+    const started = await client.startSearch(username);
+    history.pushState({ id: started.queryId }, '', `/?id=${encodeURIComponent(started.queryId)}`);
+    openSearch(started.queryId);
+    announce(`Search for ${username} started on ${started.totalPlatforms} platforms.`);
+  } catch (error) {
+    const failure = (error as { failure?: ApiFailure }).failure ?? {
+      kind: 'network' as const,
+      message: String(error),
+    };
+    if (failure.kind === 'invalid' && failure.code === 'invalid_username') {
+      el.usernameError.textContent = failure.message;
+      el.usernameError.hidden = false;
+      el.username.setAttribute('aria-invalid', 'true');
+      el.username.focus();
+    } else {
+      showFailure(failure, () => void startSearch(username));
+    }
+  } finally {
+    el.searchButton.disabled = false;
+  }
+}
+
+el.form.addEventListener('submit', (event) => {
+  event.preventDefault();
+  if (validate()) {
+    el.username.focus();
+    return;
+  }
+  void startSearch(el.username.value);
+});
+
+function stopFollowing(): void {
+  following?.stop();
+  following = undefined;
+  if (ticker !== undefined) clearInterval(ticker);
+  ticker = undefined;
+}
+
+function openSearch(id: string): void {
+  stopFollowing();
+  hideAlert();
+  outcomes.clear();
+  current = undefined;
+  followMode = undefined;
+  announcedQuarter = 0;
+  el.statusPanel.hidden = false;
+  el.resultsPanel.hidden = true;
+  el.statusHeading.textContent = 'Opening the search…';
+  el.statusLine.textContent = '';
+  el.shareUrl.value = shareUrlOf(id);
+  el.copyStatus.textContent = '';
+  ticker = setInterval(renderProgress, 1000);
+  following = followSearch(client, id, {
+    snapshot: (search) => {
+      adopt(search);
+      scheduleRender();
+    },
+    result: (outcome) => {
+      mergeOutcomes(outcomes, [outcome]);
+      scheduleRender();
+    },
+    progress: (progress) => {
+      if (current && progress.checked >= current.progress.checked) {
+        current.progress = progress;
+        current.queued = false;
+      }
+      scheduleRender();
+    },
+    mode: (mode) => {
+      followMode = mode;
+      scheduleRender();
+    },
+    done: (status, error) => {
+      if (ticker !== undefined) clearInterval(ticker);
+      ticker = undefined;
+      if (current) {
+        current.status = status;
+        if (error !== undefined) current.error = error;
+      }
+      const hits = countByStatus(outcomes.values()).hit;
+      announce(
+        status === 'completed'
+          ? `Search finished: ${hits} ${hits === 1 ? 'hit' : 'hits'} on ${current?.progress.total ?? 0} platforms.`
+          : `Search failed: ${error ?? 'unknown error'}.`,
+      );
+      scheduleRender();
+    },
+    failed: (failure) => {
+      if (ticker !== undefined) clearInterval(ticker);
+      ticker = undefined;
+      if (failure.kind === 'not_found' || (failure.kind === 'invalid' && failure.code === 'invalid_id')) {
+        el.statusPanel.hidden = true;
+        el.resultsPanel.hidden = true;
+      }
+      showFailure(failure, () => openSearch(id));
+      scheduleRender();
+    },
+  });
+}
+
+function adopt(search: SearchSnapshot): void {
+  const startedAt = Date.parse(search.createdAt);
+  const finishedAt = search.completedAt ? Date.parse(search.completedAt) : undefined;
+  const previous = current?.id === search.queryId ? current : undefined;
+  const progress =
+    previous && previous.progress.checked > search.progress.checked ? previous.progress : search.progress;
+  current = {
+    id: search.queryId,
+    username: search.username,
+    status: search.status,
+    startedAt,
+    ...(finishedAt !== undefined ? { finishedAt } : {}),
+    estimatedSeconds: search.estimatedTime,
+    progress,
+    queued: search.progress.queued,
+    ...(search.error !== undefined ? { error: search.error } : {}),
+    createdAt: search.createdAt,
+    ...(search.completedAt !== undefined ? { completedAt: search.completedAt } : {}),
+  };
+  mergeOutcomes(outcomes, search.results);
+  if (el.username.value === '') el.username.value = search.username;
+}
+
+function announce(text: string): void {
+  el.live.textContent = text;
+}
+
+// ---------------------------------------------------------------- rendering
+
+/** Results can arrive hundreds a second; the table is redrawn at most every RENDER_EVERY_MS. */
+const RENDER_EVERY_MS = 100;
+
+function scheduleRender(): void {
+  if (renderPending) return;
+  renderPending = true;
+  setTimeout(() => {
+    renderPending = false;
+    renderProgress();
+    renderResults();
+  }, RENDER_EVERY_MS);
+}
+
+function renderProgress(): void {
+  if (!current) return;
+  const view = progressView({
+    progress: current.progress,
+    startedAt: current.startedAt,
+    now: Date.now(),
+    estimatedSeconds: current.estimatedSeconds,
+    ...(current.status !== 'running' ? { finishedAt: current.finishedAt ?? Date.now() } : {}),
+  });
+  const { checked, total, hits } = current.progress;
+  el.statusHeading.textContent =
+    current.status === 'running' ? `Searching “${current.username}”` : `Results for “${current.username}”`;
+  el.statusLine.textContent =
+    current.status === 'completed'
+      ? 'Finished.'
+      : current.status === 'error'
+        ? `The search failed: ${current.error ?? 'unknown error'}.`
+        : current.queued
+          ? 'Waiting for a free slot…'
+          : `Running${followMode === 'polling' ? ' (checking every second)' : ' (live)'}…`;
+  el.progress.value = view.percent;
+  el.progress.setAttribute('aria-valuetext', `${view.percent}%: ${checked} of ${total} platforms checked`);
+  el.percent.textContent = `${view.percent}%`;
+  el.checked.textContent = `${checked} / ${total}`;
+  el.hits.textContent = String(hits);
+  el.elapsed.textContent = formatDuration(view.elapsedSeconds);
+  el.remaining.textContent =
+    current.status !== 'running'
+      ? 'done'
+      : view.remainingSeconds === undefined
+        ? '–'
+        : `about ${formatDuration(view.remainingSeconds)}`;
+  const quarter = Math.floor(view.percent / 25);
+  if (current.status === 'running' && quarter > announcedQuarter && quarter < 4) {
+    announcedQuarter = quarter;
+    announce(`${quarter * 25}% checked, ${hits} ${hits === 1 ? 'hit' : 'hits'} so far.`);
+  }
+}
+
+function statusOptionLabel(status: OutcomeStatus, count: number): string {
+  return `${STATUS_LABELS[status].label} (${status}): ${count}`;
+}
+
+function syncFilterControls(all: readonly Outcome[]): void {
+  const categories = categoriesOf(all);
+  const wanted = ['', ...categories];
+  const have = [...el.category.options].map((o) => o.value);
+  if (wanted.join('\n') !== have.join('\n')) {
+    const selected = el.category.value;
+    el.category.replaceChildren(
+      h('option', { value: '' }, 'All categories'),
+      ...categories.map((c) => h('option', { value: c }, c)),
+    );
+    el.category.value = wanted.includes(selected) ? selected : '';
+  }
+  const counts = countByStatus(all);
+  const selectedStatus = el.status.value;
+  el.status.replaceChildren(
+    h('option', { value: '' }, `All outcomes: ${all.length}`),
+    ...OUTCOME_STATUSES.map((s) => h('option', { value: s }, statusOptionLabel(s, counts[s]))),
+  );
+  el.status.value = selectedStatus;
+  el.status.disabled = !filter.showAll;
+  el.outcomeCounts.textContent = OUTCOME_STATUSES.map((s) => `${STATUS_LABELS[s].label}: ${counts[s]}`).join(
+    ' · ',
+  );
+}
+
+function renderResults(): void {
+  if (!current) return;
+  const all = [...outcomes.values()];
+  el.resultsPanel.hidden = false;
+  syncFilterControls(all);
+  const shown = applyFilter(all, filter);
+  el.body.replaceChildren(...shown.map(resultRow));
+  el.noResults.hidden = shown.length > 0;
+  el.noResults.textContent = emptyMessage(filter, all.length, current.status === 'running');
+  const what = filter.showAll ? 'results' : 'hits';
+  el.shownCount.textContent = `Showing ${shown.length} ${what} of ${all.length} checked platforms`;
+  el.exportCsv.disabled = shown.length === 0;
+  el.exportJson.disabled = shown.length === 0;
+}
+
+function readFilter(): ResultFilter {
+  const status = el.status.value as OutcomeStatus | '';
+  return {
+    showAll: el.showAll.checked,
+    category: el.category.value,
+    status: el.showAll.checked ? status : '',
+    text: el.name.value,
+    sort: (el.sort.value === 'responseTime' ? 'responseTime' : 'name') satisfies SortKey,
+  };
+}
+
+el.filters.addEventListener('input', () => {
+  filter = readFilter();
+  scheduleRender();
+});
+el.filters.addEventListener('change', () => {
+  filter = readFilter();
+  scheduleRender();
+});
+el.filters.addEventListener('submit', (event) => event.preventDefault());
+
+// ---------------------------------------------------------------- export and share
+
+el.exportCsv.addEventListener('click', () => {
+  if (!current) return;
+  const shown = applyFilter(outcomes.values(), filter);
+  download(exportFileName(current.username, new Date(), 'csv'), 'text/csv', toCsv(current.username, shown));
+});
+
+el.exportJson.addEventListener('click', () => {
+  if (!current) return;
+  const shown = applyFilter(outcomes.values(), filter);
+  download(
+    exportFileName(current.username, new Date(), 'json'),
+    'application/json',
+    toJson({
+      queryId: current.id,
+      username: current.username,
+      status: current.status,
+      createdAt: current.createdAt,
+      ...(current.completedAt !== undefined ? { completedAt: current.completedAt } : {}),
+      exportedAt: new Date().toISOString(),
+      results: shown,
+    }),
+  );
+});
+
+el.copyLink.addEventListener('click', async () => {
+  try {
+    await navigator.clipboard.writeText(el.shareUrl.value);
+    el.copyStatus.textContent = 'Link copied.';
+  } catch {
+    el.shareUrl.focus();
+    el.shareUrl.select();
+    el.copyStatus.textContent = 'Press Ctrl+C (or ⌘C) to copy the selected link.';
+  }
+});
+
+// ---------------------------------------------------------------- start-up
+
+function openFromLocation(): void {
+  const id = new URLSearchParams(location.search).get('id');
+  if (id) {
+    openSearch(id);
+  } else {
+    stopFollowing();
+    current = undefined;
+    el.statusPanel.hidden = true;
+    el.resultsPanel.hidden = true;
+  }
+}
+
+window.addEventListener('popstate', openFromLocation);
+renderAccount();
+void verifyKey();
+openFromLocation();

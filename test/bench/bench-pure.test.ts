@@ -1,0 +1,119 @@
+/**
+ * The benchmark's pure pieces: percentiles, growth exponents, the comparison
+ * of two runs and the command line.
+ */
+import { describe, expect, it } from 'vitest';
+import { change, formatComparison, textTable } from '../../bench/format.js';
+import { parseOptions } from '../../bench/options.js';
+import type { BenchResults } from '../../bench/results.js';
+import { resultsFileName } from '../../bench/results.js';
+import { distribution, growthExponent, percentile } from '../../bench/stats.js';
+
+describe('percentile', () => {
+  it('is nearest-rank over the sorted samples', () => {
+    const samples = [5, 1, 4, 2, 3, 6, 7, 8, 9, 10];
+    expect(percentile(samples, 0.5)).toBe(5);
+    expect(percentile(samples, 0.95)).toBe(10);
+    expect(percentile(samples, 0)).toBe(1);
+    expect(percentile([42], 0.99)).toBe(42);
+    expect(percentile([], 0.5)).toBeUndefined();
+  });
+
+  it('summarises a distribution without changing the samples', () => {
+    const samples = Array.from({ length: 100 }, (_, i) => 100 - i);
+    expect(distribution(samples)).toEqual({ count: 100, p50: 50, p95: 95, p99: 99, max: 100 });
+    expect(samples[0]).toBe(100);
+    expect(distribution([])).toBeUndefined();
+  });
+});
+
+describe('growthExponent', () => {
+  it('is 1 for linear cost, 0 for flat, 2 for quadratic', () => {
+    expect(growthExponent(100, 10, 1000, 100)).toBeCloseTo(1);
+    expect(growthExponent(100, 10, 1000, 10)).toBeCloseTo(0);
+    expect(growthExponent(100, 1, 1000, 100)).toBeCloseTo(2);
+    expect(growthExponent(100, 0, 1000, 1)).toBeNaN();
+  });
+});
+
+function run(value: number, commit: string): BenchResults {
+  return {
+    version: 1,
+    date: '2025-01-01T00:00:00.000Z',
+    commit,
+    quick: false,
+    seed: 1,
+    serverSettings: {},
+    machine: { cpu: 'x', cores: 2, memoryGb: 4, node: 'v20', platform: 'linux-x64', loadAtStart: 0 },
+    durationS: 1,
+    cases: [
+      {
+        id: '2',
+        title: 'overhead',
+        columns: [{ key: 'cpu', title: 'CPU ms/1000 checks', better: 'lower' }],
+        rows: [{ label: 'builtin', values: { cpu: value } }],
+        targets: [],
+        notes: [],
+        settings: {},
+      },
+    ],
+  };
+}
+
+describe('comparison', () => {
+  it('says how much a figure changed and whether that is better', () => {
+    expect(change(200, 100, 'lower')).toBe('-50.0% better');
+    expect(change(100, 150, 'lower')).toBe('+50.0% worse');
+    expect(change(100, 150, 'higher')).toBe('+50.0% better');
+    expect(change(100, 150, 'none')).toBe('+50.0%');
+    expect(change(7, 7, 'lower')).toBe('=');
+    expect(change(0, 3, 'lower')).toBe('new worse');
+  });
+
+  it('lines up every figure of both runs', () => {
+    const text = formatComparison(run(400, 'aaa'), run(300, 'bbb'));
+    expect(text).toContain('aaa (before)');
+    expect(text).toMatch(/2 \| builtin \| CPU ms\/1000 checks\s+400\s+300\s+-25\.0% better/);
+  });
+
+  it('aligns a text table', () => {
+    expect(
+      textTable(
+        ['', 'n'],
+        [
+          ['a', '1'],
+          ['bbb', '100'],
+        ],
+      ),
+    ).toBe('       n\n---  ---\na      1\nbbb  100');
+  });
+});
+
+describe('options', () => {
+  it('reads cases, quick, server settings and compare', () => {
+    const o = parseOptions([
+      '--case',
+      '1,2',
+      '--quick',
+      '--server',
+      'maxRunningSearches=50,concurrency=1024',
+      '--compare=a.json',
+    ]);
+    expect(o.cases).toEqual(['1', '2']);
+    expect(o.quick).toBe(true);
+    expect(o.server).toEqual({ maxRunningSearches: '50', concurrency: '1024' });
+    expect(o.compare).toBe('a.json');
+    expect(parseOptions([]).cases).toBeUndefined();
+  });
+
+  it('refuses what it does not know, naming it', () => {
+    expect(() => parseOptions(['--fast'])).toThrow(/unknown option --fast/);
+    expect(() => parseOptions(['--seed', 'x'])).toThrow(/--seed must be a whole number; received x/);
+    expect(() => parseOptions(['--with', 'b.json'])).toThrow(/--with needs --compare/);
+    expect(() => parseOptions(['--server', 'oops'])).toThrow(/NAME=VALUE/);
+  });
+
+  it('names results files by UTC date and commit', () => {
+    expect(resultsFileName(new Date('2025-03-04T23:59:00Z'), 'abc1234')).toBe('2025-03-04-abc1234.json');
+  });
+});

@@ -1,0 +1,278 @@
+/**
+ * Cluster mode for real: two API processes and two workers, each a separate
+ * OS process, sharing the test Redis under a prefix of their own, checking
+ * platforms on the simulated web (run in this process). Twenty searches are
+ * spread over both API processes; one worker is killed with SIGKILL in the
+ * middle of a search; every search must still end with exactly the outcomes
+ * the simulated web's truth implies, none counted twice. The free limit holds
+ * across both API processes, live events reach a client of the other API
+ * process, and the per-host limit holds across both workers.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/api/auth.js';
+import { emulateCatalogue } from '../../src/sim/emulate.js';
+import { SimWeb } from '../../src/sim/server.js';
+import { RedisStore } from '../../src/store/redis.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+import { json, postSearch, tempDir } from '../support/service.js';
+import { killHard, startUserscout, type UserscoutProcess, waitFor } from './processes.js';
+import { connectTestRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from './redis-support.js';
+
+const HOSTS = 6;
+const PLATFORMS = 36;
+const PER_HOST = 2;
+const LATENCY_MS = 120;
+const FREE_LIMIT = 10;
+const SEARCHES = 20;
+const PRO_KEY = 'usk_cluster-test-professional-key';
+
+const specs = Array.from({ length: PLATFORMS }, (_, i) =>
+  entry(`Cluster ${i}`, {
+    // Several platforms per host, so the per-host limit is what bounds the pace.
+    home: `https://h${i % HOSTS}.cluster.test/`,
+    profile: `https://h${i % HOSTS}.cluster.test/p${i}/{username}`,
+  }),
+);
+const catalogue = catalogueOf(specs);
+const usernames = Array.from({ length: SEARCHES + 2 }, (_, i) => `cluster-user-${i}`);
+const platformIndex = new Map(catalogue.platforms.map((p, i) => [p.id, i]));
+const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
+  // Each user has an account on every third platform, a different third per user.
+  accounts: (p) => usernames.filter((_, u) => (u + platformIndex.get(p.id)!) % 3 === 0),
+  latency: () => LATENCY_MS,
+});
+
+// Requests in flight per host, as the simulated web sees them.
+const inFlight = new Map<string, number>();
+let mostInFlightToOneHost = 0;
+const sim = new SimWeb({
+  truth: emulation.truth,
+  routes: emulation.routes.map((route) => ({
+    host: route.host,
+    handle: (request) => {
+      const behaviour = route.handle(request);
+      if (behaviour?.kind === 'respond') {
+        const n = (inFlight.get(request.host) ?? 0) + 1;
+        inFlight.set(request.host, n);
+        mostInFlightToOneHost = Math.max(mostInFlightToOneHost, n);
+        setTimeout(
+          () => inFlight.set(request.host, (inFlight.get(request.host) ?? 1) - 1),
+          behaviour.delayMs ?? 0,
+        );
+      }
+      return behaviour;
+    },
+  })),
+});
+
+const prefix = uniquePrefix('cluster');
+let redis: Redis;
+const processes: UserscoutProcess[] = [];
+let api: UserscoutProcess[] = [];
+let workers: UserscoutProcess[] = [];
+
+interface Started {
+  readonly queryId: string;
+  readonly username: string;
+  readonly via: number;
+}
+const started: Started[] = [];
+let killedSearch: string | undefined;
+let stream: Promise<string>;
+
+beforeAll(async () => {
+  redis = await connectTestRedis();
+  await sim.start();
+  const dir = tempDir('userscout-cluster-');
+  const catalogueFile = join(dir, 'catalogue.json');
+  writeFileSync(catalogueFile, JSON.stringify({ platforms: specs }));
+  const caFile = join(dir, 'sim-ca.pem');
+  writeFileSync(caFile, sim.caCert);
+
+  // Keys live in Redis, where every API process finds them.
+  const store = new RedisStore({ redis, prefix });
+  await store.createApiKey({
+    id: 'pro1',
+    name: 'cluster test',
+    tier: 'professional',
+    hash: hashApiKey(PRO_KEY),
+    createdAt: Date.now(),
+  });
+  await store.close();
+
+  const env = {
+    REDIS_URL: TEST_REDIS_URL,
+    USERSCOUT_REDIS_PREFIX: prefix,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    USERSCOUT_DATA_DIR: dir,
+    USERSCOUT_CATALOGUE: catalogueFile,
+    USERSCOUT_CONNECT_TO: sim.connectTo.join(','),
+    USERSCOUT_CA_FILE: caFile,
+    USERSCOUT_REFUSE_PRIVATE: 'false',
+    USERSCOUT_TIMEOUT_MS: '5000',
+    USERSCOUT_RETRY_BASE_MS: '20',
+    USERSCOUT_RETRY_MAX_MS: '200',
+    USERSCOUT_PER_HOST: String(PER_HOST),
+    USERSCOUT_MAX_RUNNING_SEARCHES: '3',
+    USERSCOUT_JOB_LOCK_MS: '3000',
+    USERSCOUT_FREE_LIMIT: String(FREE_LIMIT),
+    USERSCOUT_LOG_LEVEL: 'info',
+  };
+  const all = await Promise.allSettled([
+    startUserscout('api-1', 'api', env),
+    startUserscout('api-2', 'api', env),
+    startUserscout('worker-1', 'worker', env),
+    startUserscout('worker-2', 'worker', env),
+  ]);
+  for (const r of all) if (r.status === 'fulfilled') processes.push(r.value);
+  const failed = all.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+  api = processes.slice(0, 2);
+  workers = processes.slice(2);
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all(processes.map(killHard));
+  await sim.stop();
+  if (redis) {
+    await deleteKeys(redis, `${prefix}:`);
+    await redis.quit();
+  }
+}, 30_000);
+
+const pro = { 'x-api-key': PRO_KEY };
+const expectedStatus = (platformName: string, username: string) =>
+  emulation.truth()[platformName]!.includes(username) ? 'hit' : 'miss';
+
+describe('cluster mode: 2 API processes, 2 workers, one Redis', () => {
+  it('takes 20 searches over both API processes and holds the free limit across them', async () => {
+    for (let i = 0; i < SEARCHES; i++) {
+      const via = i % 2;
+      const username = usernames[i]!;
+      // Even-numbered pairs free, odd-numbered professional: both tiers on both processes.
+      const headers = Math.floor(i / 2) % 2 === 0 ? {} : pro;
+      const r = await postSearch(api[via]!.url, { username }, headers);
+      expect(r.status, JSON.stringify(r.body)).toBe(200);
+      expect(r.body).toMatchObject({ status: 'running', totalPlatforms: PLATFORMS });
+      started.push({ queryId: r.body.queryId, username, via });
+    }
+    // Ten free searches were made, five on each process: the eleventh is refused on either.
+    for (const via of [0, 1]) {
+      const refused = await postSearch(api[via]!.url, { username: usernames[SEARCHES + via]! });
+      expect(refused.status).toBe(429);
+      expect(refused.body.code).toBe('rate_limited');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    // A professional key is past that point.
+    const proOk = await json(`${api[1]!.url}/api/search?id=${started[2]!.queryId}`, { headers: pro });
+    expect(proOk.status).toBe(200);
+
+    // Live events of the last search (started through api-2, still queued) are read on api-1.
+    expect(started[SEARCHES - 1]!.via).toBe(1);
+    stream = readEvents(`${api[0]!.url}/api/search/${started[SEARCHES - 1]!.queryId}/events`, 90_000);
+    stream.catch(() => {}); // awaited in its own test
+  });
+
+  it('survives a worker killed with SIGKILL in the middle of a search', async () => {
+    const victim = workers[0]!;
+    killedSearch = await waitFor(
+      'a search half done on worker-1',
+      async () => {
+        for (const line of victim.logs.filter((l) => l.msg === 'search job started')) {
+          const r = await json(`${api[0]!.url}/api/search?id=${String(line.queryId)}`, { headers: pro });
+          const checked = r.body?.progress?.checked ?? 0;
+          if (r.body.status === 'running' && checked > 0 && checked < PLATFORMS) return String(line.queryId);
+        }
+        return undefined;
+      },
+      30_000,
+      50,
+    );
+    await killHard(victim);
+    expect(victim.child.signalCode).toBe('SIGKILL');
+
+    // Every search completes, through either API process, within a bounded time.
+    for (const [i, search] of started.entries()) {
+      const r = await waitFor(
+        `search ${search.queryId} to finish`,
+        async () => {
+          const polled = await json(`${api[i % 2]!.url}/api/search?id=${search.queryId}&include=all`, {
+            headers: pro,
+          });
+          return polled.body.status === 'running' ? undefined : polled;
+        },
+        60_000,
+        200,
+      );
+      expect(r.body.status, JSON.stringify(r.body.error)).toBe('completed');
+      const results = r.body.results as { platform: string; platformId: string; status: string }[];
+      // Exactly one outcome per platform, each the one the simulated web's truth implies.
+      expect(results).toHaveLength(PLATFORMS);
+      expect(new Set(results.map((o) => o.platformId)).size).toBe(PLATFORMS);
+      expect(r.body.progress).toMatchObject({ checked: PLATFORMS, total: PLATFORMS });
+      for (const o of results) expect(o.status, o.platform).toBe(expectedStatus(o.platform, search.username));
+    }
+
+    // The killed worker's search was taken over by the other worker and resumed, not restarted.
+    const survivor = workers[1]!;
+    expect(survivor.logs.some((l) => l.msg === 'search job started' && l.queryId === killedSearch)).toBe(
+      true,
+    );
+    const events = await json(`${api[1]!.url}/api/search?id=${killedSearch}&include=all`, { headers: pro });
+    expect(events.body.results).toHaveLength(PLATFORMS);
+  }, 120_000);
+
+  it('streamed every event of a search to a client of the other API process, in order', async () => {
+    const text = await stream;
+    const ids = [...text.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1]));
+    expect(ids).toEqual(Array.from({ length: PLATFORMS }, (_, i) => i + 1));
+    expect(text).toMatch(/event: done\ndata: \{"status":"completed"\}/);
+  });
+
+  it('held the per-host limit across both workers', () => {
+    // Reached, never passed: each worker alone would allow PER_HOST, both together 2 × PER_HOST.
+    expect(mostInFlightToOneHost).toBe(PER_HOST);
+  });
+
+  it('left no job behind in the queue', async () => {
+    // A job completes just after its search is stored as completed: allow a moment.
+    const metrics = await waitFor(
+      'an empty queue',
+      async () => {
+        const r = await json(`${api[0]!.url}/metrics`);
+        expect(r.status).toBe(200);
+        const text = String(r.body);
+        return /^userscout_running_searches 0$/m.test(text) ? text : undefined;
+      },
+      10_000,
+      200,
+    );
+    expect(metrics).toMatch(/^userscout_queue_depth 0$/m);
+  });
+});
+
+/** Reads a Server-Sent Events stream until its done event, for at most `limitMs`. */
+async function readEvents(url: string, limitMs: number): Promise<string> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), limitMs);
+  try {
+    const response = await fetch(url, { signal: controller.signal });
+    if (response.status !== 200) throw new Error(`events answered ${response.status}`);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return text;
+      text += decoder.decode(value, { stream: true });
+      if (/event: done\ndata: .*\n/.test(text)) return text;
+    }
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+}

@@ -1,0 +1,90 @@
+/**
+ * userscout processes for the cluster tests: each a separate OS process
+ * (`node --import tsx src/cli/main.ts serve --role R`), its JSON log lines
+ * collected, ready when it logs that it listens.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface LogLine {
+  readonly msg?: string;
+  readonly [field: string]: unknown;
+}
+
+export interface UserscoutProcess {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly logs: LogLine[];
+  readonly stderr: string[];
+  /** Resolves with the exit code (null after a signal). */
+  readonly exited: Promise<number | null>;
+}
+
+export async function startUserscout(
+  name: string,
+  role: 'api' | 'worker' | 'all',
+  env: Record<string, string>,
+  readyWithinMs = 45_000,
+): Promise<UserscoutProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--role', role], {
+    cwd: ROOT,
+    env: { ...process.env, ...env, NODE_NO_WARNINGS: '1' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: LogLine[] = [];
+  const stderr: string[] = [];
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  let pending = '';
+  child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+    pending += chunk;
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        logs.push(JSON.parse(line) as LogLine);
+      } catch {
+        logs.push({ msg: line });
+      }
+    }
+  });
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
+
+  const deadline = Date.now() + readyWithinMs;
+  for (;;) {
+    const listening = logs.find((l) => l.msg === 'userscout is listening');
+    if (listening) return { name, child, url: String(listening.url), logs, stderr, exited };
+    if (child.exitCode !== null || child.signalCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(
+        `${name} did not start (exit ${child.exitCode}): ${stderr.join('').slice(-2000)} ${JSON.stringify(logs.slice(-5))}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Kills a process (SIGKILL) and waits for it to be gone, bounded. */
+export async function killHard(p: UserscoutProcess): Promise<void> {
+  if (p.child.exitCode !== null || p.child.signalCode !== null) return;
+  p.child.kill('SIGKILL');
+  await Promise.race([p.exited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+}
+
+/** Waits until `predicate` holds, checking every `everyMs`, for at most `limitMs`. */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T | undefined> | T | undefined,
+  limitMs: number,
+  everyMs = 100,
+): Promise<T> {
+  const deadline = Date.now() + limitMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${limitMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The store contract against the Redis store on a real Redis, each test under
+ * its own key prefix, and what only Redis adds: the retention TTL.
+ */
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRedisClient } from '../../src/redis/connection.js';
+import { createStore } from '../../src/store/create-store.js';
+import { RedisStore } from '../../src/store/redis.js';
+import type { Store } from '../../src/store/store.js';
+import { describeStoreContract } from '../store.contract.js';
+import { connectTestRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from './redis-support.js';
+
+let redis: Redis;
+const prefixes = new Map<Store, string>();
+
+beforeAll(async () => {
+  redis = await connectTestRedis();
+});
+
+afterAll(async () => {
+  await redis?.quit();
+});
+
+describeStoreContract(
+  'RedisStore',
+  () => {
+    const prefix = uniquePrefix('store');
+    const store = new RedisStore({ redis, prefix, retentionMs: 7 * 86_400_000 });
+    prefixes.set(store, prefix);
+    return store;
+  },
+  async (store) => {
+    await store.close();
+    await deleteKeys(redis, `${prefixes.get(store)}:`);
+    prefixes.delete(store);
+  },
+);
+
+describe('RedisStore on Redis', () => {
+  it('expires a search and its outcomes after the retention period', async () => {
+    const prefix = uniquePrefix('ttl');
+    const store = new RedisStore({ redis, prefix, retentionMs: 400 });
+    try {
+      await store.createSearch({
+        id: 's1',
+        username: 'alice',
+        state: 'running',
+        tier: 'free',
+        client: 'ip:203.0.113.7',
+        platformIds: ['github'],
+        estimatedSeconds: 1,
+        createdAt: Date.now(),
+      });
+      await store.addOutcome('s1', {
+        platform: 'GitHub',
+        platformId: 'github',
+        category: 'coding',
+        url: 'https://github.com/alice',
+        status: 'hit',
+        responseTime: 10,
+        evidence: { rule: 'exists: status 200', attempts: 1 },
+      });
+      const ttl = await redis.pttl(`${prefix}:outcomes:s1`);
+      expect(ttl).toBeGreaterThan(0);
+      expect(ttl).toBeLessThanOrEqual(400);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(await store.getSearch('s1')).toBeUndefined();
+      expect(await store.listOutcomes('s1')).toEqual([]);
+      // The index forgets it too.
+      expect(await store.unfinishedSearches()).toEqual([]);
+      expect(await redis.zcard(`${prefix}:unfinished`)).toBe(0);
+    } finally {
+      await store.close();
+      await deleteKeys(redis, `${prefix}:`);
+    }
+  });
+
+  it('is made by createStore, which opens and closes its own connection', async () => {
+    const prefix = uniquePrefix('factory');
+    const store = createStore({ kind: 'redis', redis: TEST_REDIS_URL, prefix });
+    expect(store).toBeInstanceOf(RedisStore);
+    // Its first command waits for the connection.
+    expect(await store.ping()).toBe(true);
+    await store.close();
+    expect(await store.ping()).toBe(false);
+  });
+
+  it('answers store_unavailable at once when Redis cannot be reached', async () => {
+    // As the service connects: no offline queue, so commands fail at once.
+    const client = createRedisClient('redis://127.0.0.1:1');
+    const store = new RedisStore({ redis: client, prefix: uniquePrefix('down') });
+    try {
+      const started = Date.now();
+      await expect(store.getSearch('s1')).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(store.addOutcome('s1', {} as never)).rejects.toMatchObject({ code: 'store_unavailable' });
+      expect(await store.ping()).toBe(false);
+      expect(Date.now() - started).toBeLessThan(1_000);
+    } finally {
+      await store.close();
+      client.disconnect();
+    }
+  });
+});

@@ -1,0 +1,439 @@
+/**
+ * The web page in real headless Chromium against the real service, which
+ * checks a small catalogue on the simulated web: search, live progress,
+ * filters, all outcomes, export, shareable link, errors, API key, rate limit.
+ */
+
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/api/auth.js';
+import { CONTENT_SECURITY_POLICY } from '../../src/api/web-page.js';
+import { json, pollUntilDone, postSearch, type RunningService, startService } from '../support/service.js';
+import {
+  ALICE,
+  buildWebPage,
+  CHROMIUM,
+  launchBrowser,
+  SERVICE_SETTINGS,
+  screenshotPath,
+  startWebFixture,
+  type WebFixture,
+} from './support.js';
+
+const FINISH_MS = 20_000;
+// CI installs Chromium (.ci/run) and must run these; elsewhere they need /usr/bin/chromium or CHROMIUM_PATH.
+const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
+
+let fixture: WebFixture;
+let webDir: string;
+let browser: Browser;
+
+beforeAll(async () => {
+  if (noBrowser) return;
+  [fixture, webDir, browser] = await Promise.all([startWebFixture(), buildWebPage(), launchBrowser()]);
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await fixture?.sim.stop();
+});
+
+/** A fresh browser context per test; console errors and CSP violations fail the test. */
+let context: BrowserContext | undefined;
+let problems: string[] = [];
+async function openPage(
+  url: string,
+  options: { viewport?: { width: number; height: number }; noEventSource?: boolean } = {},
+): Promise<Page> {
+  context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1200, height: 900 },
+    acceptDownloads: true,
+  });
+  if (options.noEventSource) {
+    await context.addInitScript(() => {
+      Reflect.deleteProperty(window, 'EventSource');
+    });
+  }
+  const page = await context.newPage();
+  page.on('console', (message) => {
+    // Failed fetches the test provokes on purpose are logged by Chromium as errors; they are not page bugs.
+    if (
+      message.type() === 'error' &&
+      !/Failed to load resource|ERR_INTERNET_DISCONNECTED/.test(message.text())
+    )
+      problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(String(error)));
+  await page.goto(url);
+  return page;
+}
+
+afterEach(async () => {
+  await context?.close();
+  context = undefined;
+  const seen = problems;
+  problems = [];
+  expect(seen).toEqual([]);
+});
+
+async function search(page: Page, username: string): Promise<void> {
+  await page.getByLabel('Username', { exact: true }).fill(username);
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+}
+
+async function waitFinished(page: Page): Promise<void> {
+  await page.locator('#status-line', { hasText: 'Finished.' }).waitFor({ timeout: FINISH_MS });
+}
+
+async function shownPlatforms(page: Page): Promise<string[]> {
+  return page.locator('#results-body tr th').allTextContents();
+}
+
+describe.skipIf(noBrowser)('the search page', () => {
+  let running: RunningService;
+
+  beforeAll(async () => {
+    running = await startService(fixture.sim, fixture.catalogue, { ...SERVICE_SETTINGS, webDir });
+  });
+  afterAll(async () => {
+    await running?.service.close();
+  });
+
+  it('is served with a strict Content-Security-Policy and no third-party resource', async () => {
+    const response = await fetch(`${running.url}/`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await response.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/); // no inline script
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//); // nothing from another origin
+    const platforms = await fetch(`${running.url}/platforms.html`);
+    expect(platforms.status).toBe(200);
+    expect(platforms.headers.get('content-security-policy')).toBe(CONTENT_SECURITY_POLICY);
+    // The API keeps its own 404 body.
+    const missing = await json(`${running.url}/no-such-page`);
+    expect(missing.status).toBe(404);
+    expect(missing.body.code).toBe('not_found');
+  });
+
+  it('refuses a bad username with the API rule before sending anything', async () => {
+    const page = await openPage(running.url);
+    const posts: string[] = [];
+    page.on('request', (r) => r.method() === 'POST' && posts.push(r.url()));
+    for (const [name, says] of [
+      ['al ice', 'must not contain U+0020'],
+      ['a/b', 'must not contain "/"'],
+      ['..', 'must not consist of dots only'],
+      ['', 'must not be empty'],
+      ['x'.repeat(101), 'at most 100 characters'],
+    ] as const) {
+      await search(page, name);
+      await expect.poll(() => page.locator('#username-error').textContent()).toContain(says);
+      expect(await page.getByLabel('Username', { exact: true }).getAttribute('aria-invalid')).toBe('true');
+    }
+    await page.screenshot({ path: screenshotPath('invalid-username.png') });
+    expect(posts).toEqual([]);
+    // Correcting the name clears the message.
+    await page.getByLabel('Username', { exact: true }).fill('alice');
+    await expect.poll(() => page.locator('#username-error').isHidden()).toBe(true);
+  });
+
+  it('searches a name live to 100% and shows exactly the hits, with safe profile links', async () => {
+    const page = await openPage(running.url);
+    const events: string[] = [];
+    page.on('request', (r) => r.url().includes('/events') && events.push(r.url()));
+    await page.getByLabel('Username', { exact: true }).focus();
+    await page.keyboard.type('alice');
+    await page.keyboard.press('Enter');
+    await page.locator('#status-heading', { hasText: '“alice”' }).waitFor();
+    await page.screenshot({ path: screenshotPath('search-running.png') });
+    await waitFinished(page);
+
+    expect(await page.locator('#progress').evaluate((p) => (p as HTMLProgressElement).value)).toBe(100);
+    expect(await page.locator('#percent').textContent()).toBe('100%');
+    expect(await page.locator('#checked').textContent()).toBe(`${ALICE.total} / ${ALICE.total}`);
+    expect(await page.locator('#hits').textContent()).toBe(String(ALICE.hits.length));
+    expect(await page.locator('#remaining').textContent()).toBe('done');
+    expect(await page.locator('#elapsed').textContent()).toMatch(/^\d+ s$/);
+    expect(await shownPlatforms(page)).toEqual(ALICE.hits);
+    expect(await page.locator('#live').textContent()).toBe(
+      `Search finished: ${ALICE.hits.length} hits on ${ALICE.total} platforms.`,
+    );
+    expect(events.length).toBeGreaterThan(0); // followed over Server-Sent Events
+
+    const links = page.locator('#results-body a');
+    expect(await links.count()).toBe(ALICE.hits.length);
+    for (const link of await links.all()) {
+      expect(await link.getAttribute('target')).toBe('_blank');
+      expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+      expect(await link.getAttribute('href')).toMatch(/^https:\/\/[a-z-]+\.test\/u\/alice$/);
+    }
+    expect(await page.locator('#results-body tr[data-platform="GitPlace"] td').nth(3).textContent()).toBe(
+      'Open profile on GitPlace (opens in a new tab)',
+    );
+    // The address now reopens this search.
+    const id = new URL(page.url()).searchParams.get('id');
+    expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(await page.locator('#share-url').inputValue()).toBe(`${running.url}/?id=${id}`);
+    await page.screenshot({ path: screenshotPath('search-finished.png'), fullPage: true });
+  });
+
+  it('filters by category, outcome and name, sorts, shows every outcome and exports them', async () => {
+    const page = await openPage(running.url);
+    await search(page, 'alice');
+    await waitFinished(page);
+    const id = new URL(page.url()).searchParams.get('id')!;
+    const api = await json(`${running.url}/api/search?id=${id}&include=all`);
+    const all = api.body.results as {
+      platform: string;
+      status: string;
+      reason?: string;
+      responseTime: number;
+    }[];
+
+    await page.getByLabel('Category').selectOption('coding');
+    await expect.poll(() => shownPlatforms(page)).toEqual(['CodeNest', 'GitPlace']);
+    await page.getByLabel('Platform name').fill('git');
+    await expect.poll(() => shownPlatforms(page)).toEqual(['GitPlace']);
+    await page.getByLabel('Platform name').fill('');
+    await page.getByLabel('Category').selectOption('');
+
+    // Outcome filter only applies with every outcome shown.
+    expect(await page.getByLabel('Outcome', { exact: true }).isDisabled()).toBe(true);
+    await page.getByLabel('Show every outcome (not only hits)').check();
+    await expect.poll(() => page.locator('#results-body tr').count()).toBe(ALICE.total);
+    const rowOf = (name: string) => page.locator(`#results-body tr[data-platform="${name}"]`);
+    expect(await rowOf('ShieldedSocial').getAttribute('data-status')).toBe('unknown');
+    expect(await rowOf('ShieldedSocial').textContent()).toContain('Could not tell (blocked by a bot shield)');
+    expect(await rowOf('DeadHost').textContent()).toContain('No answer (connection failed)');
+    expect(await rowOf('LongNames').textContent()).toContain(
+      "Name not allowed (breaks the platform's username rule)",
+    );
+    expect(await rowOf('Friendlink').textContent()).toContain('Not there');
+    await page.screenshot({ path: screenshotPath('all-outcomes.png'), fullPage: true });
+
+    await page.getByLabel('Outcome', { exact: true }).selectOption('miss');
+    const misses = all.filter((r) => r.status === 'miss').map((r) => r.platform);
+    await expect.poll(() => shownPlatforms(page)).toEqual(misses);
+    expect(misses.length).toBe(ALICE.total - ALICE.hits.length - 3);
+    await page.getByLabel('Outcome', { exact: true }).selectOption('');
+
+    await page.getByLabel('Sort by').selectOption('responseTime');
+    const byTime = [...all]
+      .sort(
+        (a, b) =>
+          a.responseTime - b.responseTime ||
+          a.platform.localeCompare(b.platform, 'en', { sensitivity: 'base' }),
+      )
+      .map((r) => r.platform);
+    await expect.poll(() => shownPlatforms(page)).toEqual(byTime);
+
+    // CSV of what is shown: every outcome, sorted by response time.
+    const [csvDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    expect(csvDownload.suggestedFilename()).toMatch(/^userscout-alice-\d{4}-\d\d-\d\d\.csv$/);
+    const csv = await readFile((await csvDownload.path())!, 'utf8');
+    const lines = csv.trimEnd().split('\r\n');
+    expect(lines[0]).toBe('username,platform,category,status,reason,response_time_ms,url');
+    expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual(byTime);
+    for (const line of lines.slice(1)) {
+      const [user, platform, , status, reason, ms, url] = line.split(',');
+      const truth = all.find((r) => r.platform === platform)!;
+      expect([user, status, reason || undefined, Number(ms)]).toEqual([
+        'alice',
+        truth.status,
+        truth.reason,
+        truth.responseTime,
+      ]);
+      expect(url).toMatch(/^https:\/\//);
+    }
+
+    // JSON of hits in one category.
+    await page.getByLabel('Show every outcome (not only hits)').uncheck();
+    await page.getByLabel('Category').selectOption('social');
+    const [jsonDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export JSON' }).click(),
+    ]);
+    const exported = JSON.parse(await readFile((await jsonDownload.path())!, 'utf8'));
+    expect(exported.queryId).toBe(id);
+    expect(exported.username).toBe('alice');
+    expect(exported.status).toBe('completed');
+    expect(exported.results.map((r: { platform: string }) => r.platform).sort()).toEqual([
+      'Chirper',
+      'Photogram',
+    ]);
+  });
+
+  it('reopens a finished search from its link, and a running one that then finishes', async () => {
+    const started = await postSearch(running.url, { username: 'alice' });
+    await pollUntilDone(running.url, started.body.queryId);
+    const finished = await openPage(`${running.url}/?id=${started.body.queryId}`);
+    await waitFinished(finished);
+    expect(await shownPlatforms(finished)).toEqual(ALICE.hits);
+    expect(await finished.getByLabel('Username', { exact: true }).inputValue()).toBe('alice');
+    await context?.close();
+
+    // 'slowbob' keeps SlowSite busy for seconds: the link opens while the search runs.
+    const slow = await postSearch(running.url, { username: 'slowbob' });
+    const page = await openPage(`${running.url}/?id=${slow.body.queryId}`);
+    await page.locator('#status-heading', { hasText: 'Searching “slowbob”' }).waitFor();
+    expect(await page.locator('#status-line').textContent()).toMatch(/Running|Waiting/);
+    await waitFinished(page);
+    expect(await page.locator('#checked').textContent()).toBe(`${ALICE.total} / ${ALICE.total}`);
+    expect(await shownPlatforms(page)).toEqual([]);
+    expect(await page.locator('#no-results').textContent()).toMatch(
+      /^No hit: no platform checked has this username/,
+    );
+  });
+
+  it('falls back to polling once a second when EventSource is missing', async () => {
+    const page = await openPage(running.url, { noEventSource: true });
+    const polls: number[] = [];
+    page.on('request', (r) => r.url().includes('/api/search?id=') && polls.push(Date.now()));
+    await search(page, 'slowalice');
+    await page.locator('#status-line', { hasText: 'checking every second' }).waitFor();
+    await waitFinished(page);
+    expect(await page.locator('#percent').textContent()).toBe('100%');
+    expect(polls.length).toBeGreaterThanOrEqual(3);
+    const gaps = polls.slice(1).map((t, i) => t - polls[i]!);
+    expect(Math.min(...gaps.slice(1))).toBeGreaterThanOrEqual(900);
+  });
+
+  it('says when a search id is unknown or malformed', async () => {
+    const page = await openPage(`${running.url}/?id=${randomUUID()}`);
+    await page.locator('#alert', { hasText: 'No search has this id' }).waitFor();
+    expect(await page.locator('#status-panel').isHidden()).toBe(true);
+    await page.screenshot({ path: screenshotPath('unknown-id.png') });
+    await page.goto(`${running.url}/?id=not-an-id`);
+    await page.locator('#alert', { hasText: 'does not hold a valid search id' }).waitFor();
+  });
+
+  it('shows a network failure with a retry button that works', async () => {
+    const page = await openPage(running.url);
+    await page.route('**/api/search', (route) =>
+      route.request().method() === 'POST' ? route.abort('internetdisconnected') : route.continue(),
+    );
+    await search(page, 'alice');
+    await page.locator('#alert', { hasText: 'Network problem' }).waitFor();
+    const retry = page.getByRole('button', { name: 'Retry' });
+    expect(await retry.isVisible()).toBe(true);
+    await page.screenshot({ path: screenshotPath('network-error.png') });
+    await page.unroute('**/api/search');
+    await retry.click();
+    await waitFinished(page);
+    expect(await page.locator('#alert').isHidden()).toBe(true);
+    expect(await shownPlatforms(page)).toEqual(ALICE.hits);
+  });
+
+  it('keeps an API key in local storage, sends it in a header and shows the tier and searches left', async () => {
+    const key = 'us_test_professional_key_0123456789';
+    await running.service.store.createApiKey({
+      id: 'web-test',
+      name: 'web test',
+      tier: 'professional',
+      hash: hashApiKey(key),
+      createdAt: Date.now(),
+    });
+    const page = await openPage(running.url);
+    expect(await page.locator('#tier').textContent()).toBe('free');
+    await page.getByText('Professional API key').click();
+    await page.getByLabel('API key', { exact: true }).fill(key);
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await page.locator('#tier', { hasText: 'professional' }).waitFor();
+    expect(await page.evaluate(() => localStorage.getItem('userscout.apiKey'))).toBe(key);
+
+    const sent: (string | undefined)[] = [];
+    page.on('request', (r) => r.method() === 'POST' && sent.push(r.headers()['x-api-key']));
+    await search(page, 'alice');
+    await waitFinished(page);
+    expect(sent).toEqual([key]);
+    expect(page.url()).not.toContain(key);
+    expect(await page.locator('#share-url').inputValue()).not.toContain(key);
+    expect(await page.locator('#quota').textContent()).toMatch(
+      new RegExp(
+        `^· ${running.config.proLimit - 1} of ${running.config.proLimit} searches left; the count resets in `,
+      ),
+    );
+
+    // Still there after a reload; a wrong key is reported; forgetting returns to the free tier.
+    await page.reload();
+    await page.locator('#tier', { hasText: 'professional' }).waitFor();
+    await page.getByText('Professional API key').click();
+    await page.getByLabel('API key', { exact: true }).fill('not-a-key');
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await page.locator('#key-status', { hasText: 'unknown or revoked' }).waitFor();
+    await page.getByRole('button', { name: 'Forget key' }).click();
+    expect(await page.locator('#tier').textContent()).toBe('free');
+    expect(await page.evaluate(() => localStorage.getItem('userscout.apiKey'))).toBeNull();
+  });
+
+  it('lists the platforms by category with counts', async () => {
+    const page = await openPage(`${running.url}/platforms.html`);
+    await page.locator('#summary', { hasText: 'platforms in' }).waitFor();
+    const total = Object.values(fixture.categories).reduce((a, b) => a + b, 0);
+    expect(await page.locator('#summary').textContent()).toBe(
+      `${total} platforms in ${Object.keys(fixture.categories).length} categories; ${total} enabled.`,
+    );
+    for (const [category, count] of Object.entries(fixture.categories)) {
+      expect(await page.locator(`#heading-${category}`).textContent()).toBe(
+        `${category} ${count} ${count === 1 ? 'platform' : 'platforms'}`,
+      );
+      expect(await page.locator(`#category-${category} li`).count()).toBe(count);
+    }
+    await page.screenshot({ path: screenshotPath('platforms.png'), fullPage: true });
+    await page.getByLabel('Find a platform').fill('git');
+    await expect.poll(() => page.locator('#categories li').allTextContents()).toEqual(['GitPlace']);
+  });
+
+  it('fits a phone-sized screen', async () => {
+    const page = await openPage(running.url, { viewport: { width: 375, height: 740 } });
+    await search(page, 'alice');
+    await waitFinished(page);
+    await page.getByLabel('Show every outcome (not only hits)').check();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: screenshotPath('phone.png'), fullPage: true });
+  });
+});
+
+describe.skipIf(noBrowser)('the free limit', () => {
+  let running: RunningService;
+
+  beforeAll(async () => {
+    running = await startService(fixture.sim, fixture.catalogue, {
+      ...SERVICE_SETTINGS,
+      webDir,
+      freeLimit: 2,
+    });
+  });
+  afterAll(async () => {
+    await running?.service.close();
+  });
+
+  it('shows searches left, then a 429 message saying when to retry', async () => {
+    const page = await openPage(running.url);
+    await search(page, 'alice');
+    await waitFinished(page);
+    expect(await page.locator('#quota').textContent()).toMatch(/^· 1 of 2 searches left/);
+    await search(page, 'bob');
+    await waitFinished(page);
+    expect(await shownPlatforms(page)).toEqual(['Chirper', 'ClipCity', 'GitPlace', 'Hashbook']);
+    expect(await page.locator('#quota').textContent()).toMatch(/^· 0 of 2 searches left/);
+    await search(page, 'carol');
+    const alert = page.locator('#alert');
+    await alert.waitFor();
+    const text = (await alert.textContent()) ?? '';
+    expect(text).toContain('Search limit reached');
+    expect(text).toMatch(/You can search again at .+ \(in \d+ min \d\d s\)\./);
+    expect(await page.getByRole('button', { name: 'Retry' }).isHidden()).toBe(true);
+    // The finished search stays on screen.
+    expect(await shownPlatforms(page)).toEqual(['Chirper', 'ClipCity', 'GitPlace', 'Hashbook']);
+    await page.screenshot({ path: screenshotPath('rate-limited.png') });
+  });
+});
