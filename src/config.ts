@@ -95,7 +95,7 @@ export const SETTINGS = {
   },
   concurrency: {
     env: 'USERSCOUT_CONCURRENCY',
-    default: 128,
+    default: 512,
     kind: int(1, 4096),
     doc: 'Checks in flight at once, over all searches',
   },
@@ -181,7 +181,7 @@ export const SETTINGS = {
   // Service
   maxRunningSearches: {
     env: 'USERSCOUT_MAX_RUNNING_SEARCHES',
-    default: 4,
+    default: 16,
     kind: int(1, 1024),
     doc: 'Searches that run at once; others queue',
   },

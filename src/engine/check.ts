@@ -48,6 +48,8 @@ export async function checkPlatform(
   username: string,
   ctx: CheckContext,
   signal?: AbortSignal,
+  /** Higher first when checks wait for a slot (a professional search's). @default 0 */
+  priority = 0,
 ): Promise<Outcome> {
   const built = buildRequest(platform, username, ctx.baseHeaders);
   if (!built.ok) {
@@ -60,78 +62,85 @@ export async function checkPlatform(
     };
   }
   const { request, profileUrl } = built;
-  return ctx.limiter.run(request.origin, async () => {
-    signal?.throwIfAborted();
-    const started = ctx.now();
-    const deadline = started + ctx.timeoutMs;
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(new CheckTimeoutError(ctx.timeoutMs)), ctx.timeoutMs);
-    const onCancel = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onCancel, { once: true });
-    const decide = (view: Parameters<typeof classify>[1]) =>
-      classify(platform, view, ctx.shields) !== 'pending';
-    let attempts = 0;
-    try {
-      for (;;) {
-        attempts++;
-        let result: Exchange;
-        try {
-          result = await exchange(request, {
-            dispatcher: ctx.dispatcher,
-            signal: controller.signal,
-            bodyCapBytes: ctx.bodyCapBytes,
-            maxRedirects: ctx.maxRedirects,
-            decided: decide,
-          });
-        } catch (error) {
-          if (signal?.aborted) throw signal.reason;
-          const timedOut = controller.signal.aborted;
-          if (!timedOut && isRetryableTransportError(error) && attempts <= ctx.retry.retries) {
-            const wait = retryDelay(attempts - 1, undefined, ctx.retry, ctx.now(), ctx.random());
+  return ctx.limiter.run(
+    request.origin,
+    async () => {
+      signal?.throwIfAborted();
+      const started = ctx.now();
+      const deadline = started + ctx.timeoutMs;
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new CheckTimeoutError(ctx.timeoutMs)), ctx.timeoutMs);
+      const onCancel = () => controller.abort(signal?.reason);
+      signal?.addEventListener('abort', onCancel, { once: true });
+      const decide = (view: Parameters<typeof classify>[1]) =>
+        classify(platform, view, ctx.shields) !== 'pending';
+      let attempts = 0;
+      try {
+        for (;;) {
+          attempts++;
+          let result: Exchange;
+          try {
+            result = await exchange(request, {
+              dispatcher: ctx.dispatcher,
+              signal: controller.signal,
+              bodyCapBytes: ctx.bodyCapBytes,
+              maxRedirects: ctx.maxRedirects,
+              decided: decide,
+            });
+          } catch (error) {
+            if (signal?.aborted) throw signal.reason;
+            const timedOut = controller.signal.aborted;
+            if (!timedOut && isRetryableTransportError(error) && attempts <= ctx.retry.retries) {
+              const wait = retryDelay(attempts - 1, undefined, ctx.retry, ctx.now(), ctx.random());
+              if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
+            }
+            return {
+              ...base(platform, profileUrl),
+              status: 'error',
+              reason: timedOut ? 'timeout' : transportErrorReason(error),
+              responseTime: Math.round(ctx.now() - started),
+              evidence: {
+                rule: describeTransportError(timedOut ? controller.signal.reason : error),
+                attempts,
+              },
+            };
+          }
+          const verdict = finalVerdict(platform, result, ctx.shields);
+          const status = result.view.status;
+          const retryable =
+            status === 429 ||
+            (status === 503 && verdict.status === 'unknown' && verdict.reason === 'unexpected_response');
+          if (retryable && attempts <= ctx.retry.retries) {
+            const wait = retryDelay(
+              attempts - 1,
+              result.view.headers['retry-after'],
+              ctx.retry,
+              ctx.now(),
+              ctx.random(),
+            );
             if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
           }
           return {
             ...base(platform, profileUrl),
-            status: 'error',
-            reason: timedOut ? 'timeout' : transportErrorReason(error),
+            status: verdict.status,
+            ...(verdict.reason ? { reason: verdict.reason } : {}),
             responseTime: Math.round(ctx.now() - started),
-            evidence: { rule: describeTransportError(timedOut ? controller.signal.reason : error), attempts },
+            evidence: {
+              httpStatus: status,
+              finalUrl: result.view.url,
+              rule: verdict.rule,
+              attempts,
+              bytesRead: result.bytesRead,
+            },
           };
         }
-        const verdict = finalVerdict(platform, result, ctx.shields);
-        const status = result.view.status;
-        const retryable =
-          status === 429 ||
-          (status === 503 && verdict.status === 'unknown' && verdict.reason === 'unexpected_response');
-        if (retryable && attempts <= ctx.retry.retries) {
-          const wait = retryDelay(
-            attempts - 1,
-            result.view.headers['retry-after'],
-            ctx.retry,
-            ctx.now(),
-            ctx.random(),
-          );
-          if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
-        }
-        return {
-          ...base(platform, profileUrl),
-          status: verdict.status,
-          ...(verdict.reason ? { reason: verdict.reason } : {}),
-          responseTime: Math.round(ctx.now() - started),
-          evidence: {
-            httpStatus: status,
-            finalUrl: result.view.url,
-            rule: verdict.rule,
-            attempts,
-            bytesRead: result.bytesRead,
-          },
-        };
+      } finally {
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onCancel);
       }
-    } finally {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onCancel);
-    }
-  });
+    },
+    priority,
+  );
 }
 
 function finalVerdict(platform: Platform, result: Exchange, shields: readonly Shield[]): Verdict {

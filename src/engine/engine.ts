@@ -3,7 +3,6 @@
  * outcome as soon as it is known. Holds the shared dispatcher and limits, so one
  * engine serves every search of a process.
  */
-import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Category } from '../catalogue/categories.js';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
@@ -59,6 +58,11 @@ export function selectPlatforms(catalogue: Catalogue, filter: PlatformFilter = {
   );
 }
 
+export interface SearchOptions {
+  /** Checks of a higher priority get free slots first (professional searches). @default 0 */
+  readonly priority?: number;
+}
+
 export class Engine {
   readonly #ctx: CheckContext;
   /** Checks in flight by platform and username: identical checks at the same time are sent once. */
@@ -104,11 +108,11 @@ export class Engine {
    * at the same time share one request; a caller that gives up (signal) stops
    * waiting, while the shared check runs on for the others, bounded by its timeout.
    */
-  check(platform: Platform, username: string, signal?: AbortSignal): Promise<Outcome> {
+  check(platform: Platform, username: string, signal?: AbortSignal, priority = 0): Promise<Outcome> {
     const key = `${platform.id}\u0000${platformUsername(platform, username)}`;
     let shared = this.#inflight.get(key);
     if (!shared) {
-      const run = () => checkPlatform(platform, username, this.#ctx, this.#closing.signal);
+      const run = () => checkPlatform(platform, username, this.#ctx, this.#closing.signal, priority);
       const across = this.#sharedChecks;
       shared = (
         across
@@ -128,21 +132,26 @@ export class Engine {
     username: string,
     platforms: readonly Platform[],
     signal?: AbortSignal,
+    options: SearchOptions = {},
   ): AsyncGenerator<Outcome> {
-    const controller = new AbortController();
-    // Every check in flight listens to this signal: hundreds at once is expected.
-    setMaxListeners(0, controller.signal);
-    const onCancel = () => controller.abort(signal?.reason);
-    signal?.addEventListener('abort', onCancel, { once: true });
+    const priority = options.priority ?? 0;
+    // One listener for the whole search, not one per check: a search holds hundreds of
+    // checks, and each listener added to or removed from an AbortSignal costs O(listeners).
+    let ended = false;
     const ready: Outcome[] = [];
     let remaining = platforms.length;
     let wake: (() => void) | undefined;
+    const onCancel = () => wake?.();
+    signal?.addEventListener('abort', onCancel, { once: true });
     for (const platform of platforms) {
-      this.check(platform, username, controller.signal)
+      // A shared check runs on after this search stops waiting for it, bounded by its timeout.
+      this.check(platform, username, undefined, priority)
         .then(
-          (outcome) => ready.push(outcome),
+          (outcome) => {
+            if (!ended) ready.push(outcome);
+          },
           (error: unknown) => {
-            if (!controller.signal.aborted) ready.push(internalErrorOutcome(platform, error));
+            if (!ended) ready.push(internalErrorOutcome(platform, error));
           },
         )
         .finally(() => {
@@ -152,11 +161,11 @@ export class Engine {
     }
     try {
       while (remaining > 0 || ready.length > 0) {
+        signal?.throwIfAborted();
         if (ready.length > 0) {
           yield ready.shift()!;
           continue;
         }
-        signal?.throwIfAborted();
         await new Promise<void>((resolve) => {
           wake = resolve;
         });
@@ -164,7 +173,8 @@ export class Engine {
       }
       signal?.throwIfAborted();
     } finally {
-      controller.abort(new Error('search ended'));
+      ended = true;
+      ready.length = 0;
       signal?.removeEventListener('abort', onCancel);
     }
   }

@@ -14,31 +14,55 @@ export type Tri = true | false | 'pending';
 export const SHIELD_BODY_WINDOW = 32 * 1024;
 
 /** true: this is the shield's page; false: it is not; 'pending': more body is needed to tell. */
-export function matchShield(shield: Shield, view: ResponseView): Tri {
+export function matchShield(
+  shield: Shield,
+  view: ResponseView,
+  head = bodyHead(view.body, longestMarker([shield])),
+): Tri {
   if (shield.status && !shield.status.includes(view.status)) return false;
   for (const [name, text] of shield.headers) {
     const value = view.headers[name];
     if (value === undefined || !value.toLowerCase().includes(text.toLowerCase())) return false;
   }
   if (shield.body.length === 0) return true;
-  const body = view.body;
   if (
     shield.body.some((marker) => {
-      const at = body.indexOf(marker);
+      const at = head.indexOf(marker);
       return at >= 0 && at < SHIELD_BODY_WINDOW;
     })
   )
     return true;
-  return view.complete || body.length >= SHIELD_BODY_WINDOW ? false : 'pending';
+  return view.complete || view.body.length >= SHIELD_BODY_WINDOW ? false : 'pending';
+}
+
+/** The part of a body a marker can lie in: it must start within the window. */
+function bodyHead(body: string, longestMarker: number): string {
+  const end = SHIELD_BODY_WINDOW + longestMarker - 1;
+  return body.length > end ? body.slice(0, end) : body;
 }
 
 /** The first shield that matches, 'pending' when one might once more body arrives, or undefined. */
 export function detectShield(shields: readonly Shield[], view: ResponseView): Shield | 'pending' | undefined {
   let pending = false;
+  let head: string | undefined;
   for (const shield of shields) {
-    const m = matchShield(shield, view);
+    head ??= bodyHead(view.body, longestMarker(shields));
+    const m = matchShield(shield, view, head);
     if (m === true) return shield;
     if (m === 'pending') pending = true;
   }
   return pending ? 'pending' : undefined;
+}
+
+const longest = new WeakMap<readonly Shield[], number>();
+
+/** Length of the longest body marker of a list of shields (remembered per list). */
+function longestMarker(shields: readonly Shield[]): number {
+  let n = longest.get(shields);
+  if (n === undefined) {
+    n = 1;
+    for (const shield of shields) for (const marker of shield.body) n = Math.max(n, marker.length);
+    longest.set(shields, n);
+  }
+  return n;
 }

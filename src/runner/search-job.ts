@@ -22,6 +22,9 @@ export interface SearchJobDeps {
   readonly onOutcome?: (outcome: Outcome) => void;
 }
 
+/** Priority of a search's checks in the engine: professional searches are served first. */
+export const CHECK_PRIORITY = { free: 0, professional: 1 } as const;
+
 export class SearchCancelledError extends Error {
   override readonly name = 'SearchCancelledError';
 }
@@ -65,7 +68,8 @@ export async function runSearchJob(
       if (cached) await record(cached);
       else pending.push(platform);
     }
-    for await (const outcome of engine.search(search.username, pending, signal)) {
+    const priority = search.tier === 'professional' ? CHECK_PRIORITY.professional : CHECK_PRIORITY.free;
+    for await (const outcome of engine.search(search.username, pending, signal, { priority })) {
       await record(outcome);
       const now = deps.now();
       if (outcome.status !== 'invalid')

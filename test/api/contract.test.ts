@@ -446,6 +446,21 @@ describe('tiers and limits', () => {
     expect(await started('free1')).toBeLessThan(await started('free2'));
   });
 
+  it('serves the checks of a running professional search before those of a running free one', async () => {
+    // One check at a time over both searches: the order in which checks get the slot decides.
+    const s = await serve({ maxRunningSearches: 2, concurrency: 1 });
+    const { key } = await createKey(s.service.store, 'check priority', 'professional');
+    for (const p of SEARCHED) latency.set(p.name, 60);
+    const free = (await postSearch(s.url, { username: 'freeuser' })).body.queryId;
+    const pro = (await postSearch(s.url, { username: 'prouser' }, { 'x-api-key': key })).body.queryId;
+    await pollUntilDone(s.url, free);
+    await pollUntilDone(s.url, pro);
+    const [f, p] = [(await s.service.store.getSearch(free))!, (await s.service.store.getSearch(pro))!];
+    expect(p.startedAt!).toBeGreaterThanOrEqual(f.startedAt!); // both ran at once, free first
+    expect(p.startedAt!).toBeLessThan(f.finishedAt!);
+    expect(p.finishedAt!).toBeLessThan(f.finishedAt!);
+  });
+
   it('answers 503 with Retry-After when the queue is full', async () => {
     const { url } = await serve({ maxRunningSearches: 1, maxQueuedSearches: 1 });
     latency.set('Alpha', 2000);

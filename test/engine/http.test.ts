@@ -1,0 +1,100 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Agent } from 'undici';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exchange } from '../../src/engine/http.js';
+import type { CheckRequest } from '../../src/engine/request.js';
+import type { ResponseView } from '../../src/engine/response-view.js';
+
+/** Bodies sent as the given byte chunks, a flush apart, so the reader sees them one by one. */
+const BODIES: Record<string, Buffer[]> = {
+  ascii: [Buffer.from('<html>'.padEnd(20_000, 'a')), Buffer.from('<p>profile of alice</p></html>')],
+  // 'é' is C3 A9: its two bytes arrive in different chunks, after ASCII chunks.
+  split: [
+    Buffer.from('a'.repeat(5000)),
+    Buffer.concat([Buffer.from('caf'), Buffer.from([0xc3])]),
+    Buffer.concat([Buffer.from([0xa9]), Buffer.from(' — 東京 ok')]),
+    Buffer.from(' then ASCII again'),
+  ],
+  bom: [Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"ok":true}')],
+  invalid: [Buffer.from('abc'), Buffer.from([0xff, 0xfe]), Buffer.from('def')],
+};
+
+let server: Server;
+let base: string;
+const dispatcher = new Agent({ connections: 2 });
+
+beforeAll(async () => {
+  server = createServer(async (req, res) => {
+    const chunks = BODIES[(req.url ?? '/').slice(1)];
+    if (!chunks) {
+      res.writeHead(404).end('no such body');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    for (const chunk of chunks) {
+      res.write(chunk);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    res.end();
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await dispatcher.close();
+  server.close();
+});
+
+function get(path: string): CheckRequest {
+  return {
+    url: `${base}${path}`,
+    origin: base,
+    method: 'GET',
+    headers: {},
+    body: undefined,
+    redirects: 'manual',
+  };
+}
+
+async function read(path: string, decided: (view: ResponseView) => boolean = () => false) {
+  return exchange(get(path), {
+    dispatcher,
+    signal: AbortSignal.timeout(5000),
+    bodyCapBytes: 1 << 20,
+    maxRedirects: 0,
+    decided,
+  });
+}
+
+describe('exchange: reading the body', () => {
+  it('reads an ASCII body whole, chunk after chunk', async () => {
+    const { view, bytesRead } = await read('/ascii');
+    const expected = Buffer.concat(BODIES.ascii!).toString('utf8');
+    expect(view.complete).toBe(true);
+    expect(view.body).toBe(expected);
+    expect(bytesRead).toBe(Buffer.byteLength(expected));
+  });
+
+  it('decodes a UTF-8 character split across chunks that follow ASCII ones', async () => {
+    const { view } = await read('/split');
+    expect(view.body).toBe(Buffer.concat(BODIES.split!).toString('utf8'));
+    expect(view.body).toContain('café — 東京 ok then ASCII again');
+    expect(view.body).not.toContain('\uFFFD');
+  });
+
+  it('drops a UTF-8 byte order mark and replaces invalid bytes, as TextDecoder does', async () => {
+    expect((await read('/bom')).view.body).toBe('{"ok":true}');
+    expect((await read('/invalid')).view.body).toBe('abc\uFFFD\uFFFDdef');
+  });
+
+  it('stops reading once the classifier has decided', async () => {
+    const { view, bytesRead } = await read('/ascii', (v) => v.body.length > 0);
+    expect(view.complete).toBe(false);
+    expect(bytesRead).toBeLessThan(Buffer.concat(BODIES.ascii!).length);
+    expect(view.body.startsWith('<html>')).toBe(true);
+  });
+});
