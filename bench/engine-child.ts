@@ -46,6 +46,7 @@ await runChild<EngineInput, EngineReady>(async (input) => {
   const config = loadConfig(
     { connectTo: input.connectTo, caFile: input.caFile, refusePrivate: false, ...input.overrides },
     {},
+    'cli', // the CLI path: its defaults, as `userscout search` runs
   );
   const engine: Engine = createEngine(config, set.catalogue);
   const startupMs = performance.now() - started;

@@ -16,6 +16,11 @@ type Kind =
 interface SettingSpec<T> {
   readonly env: string;
   readonly default: T;
+  /**
+   * The default when the command line runs checks itself (`search`, `catalogue
+   * self-check`): one person's machine, nothing else sharing the process.
+   */
+  readonly cliDefault?: T;
   readonly kind: Kind;
   readonly doc: string;
 }
@@ -95,7 +100,10 @@ export const SETTINGS = {
   },
   concurrency: {
     env: 'USERSCOUT_CONCURRENCY',
-    default: 512,
+    // The service answers HTTP on the same event loop: more checks at once made polls
+    // wait (see the README's benchmark); the command line has nothing else to serve.
+    default: 128,
+    cliDefault: 512,
     kind: int(1, 4096),
     doc: 'Checks in flight at once, over all searches',
   },
@@ -128,6 +136,18 @@ export const SETTINGS = {
     default: 4_000,
     kind: int(1, 120_000),
     doc: 'Longest backoff or Retry-After honoured (ms)',
+  },
+  breakerTimeouts: {
+    env: 'USERSCOUT_BREAKER_TIMEOUTS',
+    default: 3,
+    kind: int(0, 1_000),
+    doc: 'Timeouts in a row after which an origin is not sent checks for a while (0: never)',
+  },
+  breakerCooldownMs: {
+    env: 'USERSCOUT_BREAKER_COOLDOWN_MS',
+    default: 60_000,
+    kind: int(1_000, 3_600_000),
+    doc: 'How long checks to such an origin end at once as error/timeout before one is tried again (ms)',
   },
   maxRedirects: {
     env: 'USERSCOUT_MAX_REDIRECTS',
@@ -169,6 +189,7 @@ export const SETTINGS = {
   refusePrivate: {
     env: 'USERSCOUT_REFUSE_PRIVATE',
     default: true,
+    cliDefault: false,
     kind: { type: 'bool' },
     doc: 'Refuse private and loopback destinations (the CLI turns it off)',
   },
@@ -181,7 +202,7 @@ export const SETTINGS = {
   // Service
   maxRunningSearches: {
     env: 'USERSCOUT_MAX_RUNNING_SEARCHES',
-    default: 16,
+    default: 4,
     kind: int(1, 1024),
     doc: 'Searches that run at once; others queue',
   },
@@ -306,13 +327,17 @@ function parseValue(name: string, spec: SettingSpec<unknown>, raw: unknown): unk
   }
 }
 
+/** Whose defaults apply: the service's, or the command line's where a setting has its own. */
+export type ConfigMode = 'service' | 'cli';
+
 /**
- * Defaults, then the environment, then overrides.
+ * Defaults (the command line's in `cli` mode), then the environment, then overrides.
  * Unknown override names are refused.
  */
 export function loadConfig(
   overrides: Partial<Record<SettingName, unknown>> = {},
   env: Readonly<Record<string, string | undefined>> = process.env,
+  mode: ConfigMode = 'service',
 ): Config {
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(overrides)) {
@@ -320,7 +345,7 @@ export function loadConfig(
       throw new ConfigError(name, overrides[name as SettingName], 'a known setting name');
   }
   for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec<unknown>][]) {
-    let raw: unknown = spec.default;
+    let raw: unknown = mode === 'cli' && spec.cliDefault !== undefined ? spec.cliDefault : spec.default;
     const fromEnv = env[spec.env];
     if (fromEnv !== undefined && fromEnv !== '') raw = fromEnv;
     if (overrides[name] !== undefined) raw = overrides[name];

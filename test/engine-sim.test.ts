@@ -326,6 +326,36 @@ describe('engine against the simulated web', () => {
     expect(elapsed).toBeLessThan(1500 + 1500);
   });
 
+  it('stops sending to an origin whose checks keep timing out, and says so in the evidence', async () => {
+    const quick = engineFor(sim, catalogue, {
+      timeoutMs: 300,
+      breakerTimeouts: 2,
+      breakerCooldownMs: 60_000,
+    });
+    try {
+      const timed: { outcome: Outcome; ms: number }[] = [];
+      for (let i = 0; i < 3; i++) {
+        const started = performance.now();
+        const outcome = await quick.check(platform('Hang'), 'alice');
+        timed.push({ outcome, ms: performance.now() - started });
+      }
+      for (const { outcome, ms } of timed.slice(0, 2)) {
+        expect(outcome).toMatchObject({ status: 'error', reason: 'timeout' });
+        expect(outcome.evidence.attempts).toBeGreaterThanOrEqual(1);
+        expect(ms).toBeGreaterThanOrEqual(290);
+      }
+      const refused = timed[2]!;
+      expect(refused.outcome).toMatchObject({ status: 'error', reason: 'timeout', responseTime: 0 });
+      expect(refused.outcome.evidence).toMatchObject({ attempts: 0 });
+      expect(refused.outcome.evidence.rule).toMatch(/not sent: the last 2 checks to this origin timed out/);
+      expect(refused.ms).toBeLessThan(250);
+      // Other origins are still checked.
+      expect(await quick.check(platform('Status Hit'), 'alice')).toMatchObject({ status: 'hit' });
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('cancels a search when the signal aborts', async () => {
     const controller = new AbortController();
     const seen: Outcome[] = [];

@@ -5,6 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
+import { SETTINGS } from '../../src/config.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { callJson, type SearchState, startSearch } from '../http-client.js';
 import { ACCOUNT_POOL } from '../platform-set.js';
@@ -45,6 +46,9 @@ export const API_OVERRIDES: ServerOverrides = {
   proLimit: 1_000_000,
   readLimit: 1_000_000,
 };
+
+/** The defaults that shape an API case's figures, named in its notes. */
+const DEFAULTS_SHOWN = ['maxRunningSearches', 'concurrency', 'perHost', 'timeoutMs'] as const;
 
 const POLL_EVERY_MS = 1000;
 /**
@@ -237,7 +241,7 @@ export const apiSearchesCase: BenchCase = {
         'CPU and peak RSS are the server process only (a fresh one per row); clients run in the benchmark process',
         Object.keys(ctx.serverOverrides).length > 0
           ? `server settings changed with --server: ${JSON.stringify(ctx.serverOverrides)}`
-          : 'the server runs its defaults (maxRunningSearches 4, concurrency 128, perHost 2, timeoutMs 10000) except the raised rate limits',
+          : `the server runs its defaults (${DEFAULTS_SHOWN.map((k) => `${k} ${SETTINGS[k].default}`).join(', ')}) except the raised rate limits`,
       ],
       settings: {
         ...API_OVERRIDES,

@@ -1,10 +1,11 @@
 /**
  * Every case of `npm run bench`, in the order they run. A case is a
- * `BenchCase`; to add one (say, the API and polling cases against the cluster
- * of issue 7), write it with its own `ServerLauncher` and list it here.
+ * `BenchCase`; to add one, write it (with its own `ServerLauncher` when it
+ * loads another deployment, as the cluster case does) and list it here.
  */
 import type { BenchCase } from '../context.js';
 import { apiSearchesCase } from './api-searches.js';
+import { clusterCase } from './cluster.js';
 import { engineOverheadCase } from './engine-overhead.js';
 import { growthCase } from './growth.js';
 import { oneSearchCase } from './one-search.js';
@@ -16,4 +17,5 @@ export const CASES: readonly BenchCase[] = [
   apiSearchesCase,
   growthCase,
   pollingLoadCase,
+  clusterCase,
 ];

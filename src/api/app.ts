@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { RateLimitPluginOptions } from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { PlatformHealth } from '../catalogue/health.js';
 import type { Catalogue } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
@@ -60,7 +60,7 @@ export async function buildApp(
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: trustProxy(deps.config.trustProxy),
     genReqId: () => randomUUID(),
-    requestIdLogLabel: 'requestId',
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
     // No type coercion: `{"username": 42}` is a bad request, not the name "42".
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
   });

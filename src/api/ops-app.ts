@@ -3,7 +3,7 @@
  * the process's Prometheus metrics; no API routes.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import type { AppDeps } from './app.js';
 import { installErrorHandler } from './error-handler.js';
 import { opsRoutes } from './routes/ops.js';
@@ -12,7 +12,11 @@ export async function buildOpsApp(
   deps: AppDeps,
   logger: FastifyServerOptions['logger'] = false,
 ): Promise<FastifyInstance> {
-  const app = Fastify({ logger, genReqId: () => randomUUID(), requestIdLogLabel: 'requestId' });
+  const app = Fastify({
+    logger,
+    genReqId: () => randomUUID(),
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+  });
   installErrorHandler(app);
   await app.register(async (scope) => opsRoutes(scope, deps));
   return app;

@@ -111,6 +111,7 @@ export async function runSelfCheck(
   const config = loadConfig(
     { ...networkOverrides(options), ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}) },
     deps.env ?? process.env,
+    'cli',
   );
   const { catalogue, problems } = loadCatalogueFrom(options.catalogue ?? (config.catalogue || undefined));
   if (problems.length > 0) {

@@ -46,7 +46,7 @@ export function buildProgram(): Command {
     .description('Check whether a username exists on hundreds of online platforms')
     .showHelpAfterError();
 
-  program
+  const search = program
     .command('search')
     .description('Check one or more usernames on every platform')
     .argument('<names...>', 'usernames to check')
@@ -57,15 +57,8 @@ export function buildProgram(): Command {
     .addOption(
       new Option('--format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'),
     )
-    .option('--all', 'every outcome, not only hits')
-    .option('--timeout <ms>', 'deadline per platform in milliseconds')
-    .option('--concurrency <n>', 'checks in flight at once')
-    .option('--per-host <n>', 'checks in flight to one host')
-    .option('--proxy <url>', 'http://, https:// or socks5:// proxy')
-    .option('--connect-to <rule>', 'HOST1:PORT1:HOST2:PORT2, as curl (repeatable)', collect)
-    .option('--ca-file <file>', 'extra CA certificates to trust (PEM)')
-    .option('--insecure', 'accept any TLS certificate')
-    .option('--refuse-private', 'refuse private and loopback destinations')
+    .option('--all', 'every outcome, not only hits');
+  addNetworkOptions(search)
     .option('--no-progress', 'no progress bar')
     .action(async (names: string[], options: SearchCommandOptions) => {
       process.exitCode = await runSearch(names, options, io);

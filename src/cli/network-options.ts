@@ -1,8 +1,9 @@
 /**
  * The network options of the commands that send checks (`search`,
  * `catalogue self-check`): their commander definitions and the settings they
- * override. On a person's own machine local addresses are theirs to check, so
- * private destinations are allowed unless `--refuse-private` is given.
+ * override. Their defaults are the command line's (`loadConfig(…, 'cli')`): on a
+ * person's own machine local addresses are theirs to check, so private
+ * destinations are allowed unless `--refuse-private` (or the environment) says otherwise.
  */
 import type { Command } from 'commander';
 import type { SettingName } from '../config.js';
@@ -42,6 +43,6 @@ export function networkOverrides(options: NetworkCommandOptions): Partial<Record
     ...(options.connectTo?.length ? { connectTo: options.connectTo } : {}),
     ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
     ...(options.insecure ? { insecureTls: true } : {}),
-    refusePrivate: options.refusePrivate ?? false,
+    ...(options.refusePrivate ? { refusePrivate: true } : {}),
   };
 }

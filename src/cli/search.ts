@@ -11,6 +11,7 @@ import { selectPlatforms } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
 import { usernameProblem } from '../engine/username.js';
 import { UserscoutError } from '../errors.js';
+import { type NetworkCommandOptions, networkOverrides } from './network-options.js';
 import {
   formatCsv,
   formatJson,
@@ -21,21 +22,13 @@ import {
   summarise,
 } from './output.js';
 
-export interface SearchCommandOptions {
+export interface SearchCommandOptions extends NetworkCommandOptions {
   catalogue?: string;
   category?: string[];
   platform?: string[];
   nsfw?: boolean;
   format?: string;
   all?: boolean;
-  timeout?: string;
-  concurrency?: string;
-  perHost?: string;
-  proxy?: string;
-  connectTo?: string[];
-  caFile?: string;
-  insecure?: boolean;
-  refusePrivate?: boolean;
   progress?: boolean;
 }
 
@@ -63,17 +56,7 @@ export async function runSearch(names: string[], options: SearchCommandOptions, 
       throw new UserscoutError('invalid_argument', `--category ${c} is not one of ${CATEGORIES.join(', ')}`);
     categories.push(c);
   }
-  const config = loadConfig({
-    ...(options.timeout !== undefined ? { timeoutMs: options.timeout } : {}),
-    ...(options.concurrency !== undefined ? { concurrency: options.concurrency } : {}),
-    ...(options.perHost !== undefined ? { perHost: options.perHost } : {}),
-    ...(options.proxy !== undefined ? { proxy: options.proxy } : {}),
-    ...(options.connectTo?.length ? { connectTo: options.connectTo } : {}),
-    ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
-    ...(options.insecure ? { insecureTls: true } : {}),
-    // On a person's own machine, local addresses are theirs to check.
-    refusePrivate: options.refusePrivate ?? false,
-  });
+  const config = loadConfig(networkOverrides(options), process.env, 'cli');
   const { catalogue, problems } = loadCatalogueFrom(options.catalogue ?? (config.catalogue || undefined));
   if (problems.length > 0) {
     io.err(

@@ -9,8 +9,14 @@ import type { Platform, Shield } from '../catalogue/platform.js';
 import { classify, type Verdict } from './classify.js';
 import { type Exchange, exchange } from './http.js';
 import type { CheckLimiter } from './limiter.js';
+import {
+  type BreakerRefusal,
+  type BreakerResult,
+  breakerResult,
+  type OriginBreaker,
+} from './origin-breaker.js';
 import type { Outcome } from './outcome.js';
-import { buildRequest } from './request.js';
+import { buildRequest, type CheckRequest } from './request.js';
 import { type RetryPolicy, retryDelay } from './retry-timing.js';
 import {
   describeTransportError,
@@ -21,6 +27,8 @@ import {
 export interface CheckContext {
   readonly dispatcher: Dispatcher;
   readonly limiter: CheckLimiter;
+  /** Stops sending to origins that stopped answering; absent: always send. */
+  readonly breaker?: OriginBreaker | undefined;
   readonly shields: readonly Shield[];
   readonly baseHeaders: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
@@ -62,85 +70,124 @@ export async function checkPlatform(
     };
   }
   const { request, profileUrl } = built;
+  const origin = request.origin;
+  // An origin that stopped answering is not waited for, not even for a slot.
+  const open = ctx.breaker?.refusal(origin);
+  if (open) return unresponsive(platform, profileUrl, open);
   return ctx.limiter.run(
-    request.origin,
+    origin,
     async () => {
       signal?.throwIfAborted();
-      const started = ctx.now();
-      const deadline = started + ctx.timeoutMs;
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(new CheckTimeoutError(ctx.timeoutMs)), ctx.timeoutMs);
-      const onCancel = () => controller.abort(signal?.reason);
-      signal?.addEventListener('abort', onCancel, { once: true });
-      const decide = (view: Parameters<typeof classify>[1]) =>
-        classify(platform, view, ctx.shields) !== 'pending';
-      let attempts = 0;
+      const refused = ctx.breaker?.admit(origin);
+      if (refused) return unresponsive(platform, profileUrl, refused);
+      let ended: BreakerResult = 'other';
       try {
-        for (;;) {
-          attempts++;
-          let result: Exchange;
-          try {
-            result = await exchange(request, {
-              dispatcher: ctx.dispatcher,
-              signal: controller.signal,
-              bodyCapBytes: ctx.bodyCapBytes,
-              maxRedirects: ctx.maxRedirects,
-              decided: decide,
-            });
-          } catch (error) {
-            if (signal?.aborted) throw signal.reason;
-            const timedOut = controller.signal.aborted;
-            if (!timedOut && isRetryableTransportError(error) && attempts <= ctx.retry.retries) {
-              const wait = retryDelay(attempts - 1, undefined, ctx.retry, ctx.now(), ctx.random());
-              if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
-            }
-            return {
-              ...base(platform, profileUrl),
-              status: 'error',
-              reason: timedOut ? 'timeout' : transportErrorReason(error),
-              responseTime: Math.round(ctx.now() - started),
-              evidence: {
-                rule: describeTransportError(timedOut ? controller.signal.reason : error),
-                attempts,
-              },
-            };
-          }
-          const verdict = finalVerdict(platform, result, ctx.shields);
-          const status = result.view.status;
-          const retryable =
-            status === 429 ||
-            (status === 503 && verdict.status === 'unknown' && verdict.reason === 'unexpected_response');
-          if (retryable && attempts <= ctx.retry.retries) {
-            const wait = retryDelay(
-              attempts - 1,
-              result.view.headers['retry-after'],
-              ctx.retry,
-              ctx.now(),
-              ctx.random(),
-            );
-            if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
-          }
-          return {
-            ...base(platform, profileUrl),
-            status: verdict.status,
-            ...(verdict.reason ? { reason: verdict.reason } : {}),
-            responseTime: Math.round(ctx.now() - started),
-            evidence: {
-              httpStatus: status,
-              finalUrl: result.view.url,
-              rule: verdict.rule,
-              attempts,
-              bytesRead: result.bytesRead,
-            },
-          };
-        }
+        const outcome = await send(platform, request, profileUrl, ctx, signal);
+        ended = breakerResult(outcome);
+        return outcome;
       } finally {
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onCancel);
+        ctx.breaker?.record(origin, ended);
       }
     },
     priority,
   );
+}
+
+/** Sends a check (with retries, within its deadline) and classifies the answer. */
+async function send(
+  platform: Platform,
+  request: CheckRequest,
+  profileUrl: string,
+  ctx: CheckContext,
+  signal: AbortSignal | undefined,
+): Promise<Outcome> {
+  signal?.throwIfAborted();
+  const started = ctx.now();
+  const deadline = started + ctx.timeoutMs;
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new CheckTimeoutError(ctx.timeoutMs)), ctx.timeoutMs);
+  const onCancel = () => controller.abort(signal?.reason);
+  signal?.addEventListener('abort', onCancel, { once: true });
+  const decide = (view: Parameters<typeof classify>[1]) =>
+    classify(platform, view, ctx.shields) !== 'pending';
+  let attempts = 0;
+  try {
+    for (;;) {
+      attempts++;
+      let result: Exchange;
+      try {
+        result = await exchange(request, {
+          dispatcher: ctx.dispatcher,
+          signal: controller.signal,
+          bodyCapBytes: ctx.bodyCapBytes,
+          maxRedirects: ctx.maxRedirects,
+          decided: decide,
+        });
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason;
+        const timedOut = controller.signal.aborted;
+        if (!timedOut && isRetryableTransportError(error) && attempts <= ctx.retry.retries) {
+          const wait = retryDelay(attempts - 1, undefined, ctx.retry, ctx.now(), ctx.random());
+          if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
+        }
+        return {
+          ...base(platform, profileUrl),
+          status: 'error',
+          reason: timedOut ? 'timeout' : transportErrorReason(error),
+          responseTime: Math.round(ctx.now() - started),
+          evidence: {
+            rule: describeTransportError(timedOut ? controller.signal.reason : error),
+            attempts,
+          },
+        };
+      }
+      const verdict = finalVerdict(platform, result, ctx.shields);
+      const status = result.view.status;
+      const retryable =
+        status === 429 ||
+        (status === 503 && verdict.status === 'unknown' && verdict.reason === 'unexpected_response');
+      if (retryable && attempts <= ctx.retry.retries) {
+        const wait = retryDelay(
+          attempts - 1,
+          result.view.headers['retry-after'],
+          ctx.retry,
+          ctx.now(),
+          ctx.random(),
+        );
+        if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
+      }
+      return {
+        ...base(platform, profileUrl),
+        status: verdict.status,
+        ...(verdict.reason ? { reason: verdict.reason } : {}),
+        responseTime: Math.round(ctx.now() - started),
+        evidence: {
+          httpStatus: status,
+          finalUrl: result.view.url,
+          rule: verdict.rule,
+          attempts,
+          bytesRead: result.bytesRead,
+        },
+      };
+    }
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener('abort', onCancel);
+  }
+}
+
+/** The outcome of a check not sent because its origin has stopped answering. */
+function unresponsive(platform: Platform, profileUrl: string, refusal: BreakerRefusal): Outcome {
+  return {
+    ...base(platform, profileUrl),
+    status: 'error',
+    reason: 'timeout',
+    responseTime: 0,
+    evidence: {
+      rule: `not sent: the last ${refusal.timeouts} checks to this origin timed out; it is tried again in ${Math.ceil(refusal.retryInMs / 1000)} s`,
+      attempts: 0,
+    },
+  };
 }
 
 function finalVerdict(platform: Platform, result: Exchange, shields: readonly Shield[]): Verdict {

@@ -23,6 +23,8 @@ export type EngineConfig = Pick<
   | 'retryBaseMs'
   | 'retryMaxMs'
   | 'maxRedirects'
+  | 'breakerTimeouts'
+  | 'breakerCooldownMs'
   | 'userAgent'
   | 'proxy'
   | 'connectTo'
@@ -71,6 +73,7 @@ export function createEngine(
       userAgent: config.userAgent,
       concurrency: config.concurrency,
       perHost: config.perHost,
+      breaker: { threshold: config.breakerTimeouts, cooldownMs: config.breakerCooldownMs },
     },
     {
       dispatcher,

@@ -3,12 +3,14 @@
  * outcome as soon as it is known. Holds the shared dispatcher and limits, so one
  * engine serves every search of a process.
  */
+import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Category } from '../catalogue/categories.js';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { type CheckContext, checkPlatform } from './check.js';
 import type { HostGate } from './host-gate.js';
 import { CheckLimiter } from './limiter.js';
+import { OriginBreaker } from './origin-breaker.js';
 import type { Outcome } from './outcome.js';
 import type { RetryPolicy } from './retry-timing.js';
 import type { SharedChecks } from './shared-checks.js';
@@ -22,6 +24,8 @@ export interface EngineOptions {
   readonly userAgent: string;
   readonly concurrency: number;
   readonly perHost: number;
+  /** Origins that stopped answering are not sent checks for a while (see origin-breaker.ts). */
+  readonly breaker?: { readonly threshold: number; readonly cooldownMs: number } | undefined;
 }
 
 export interface PlatformFilter {
@@ -84,7 +88,10 @@ export class Engine {
     },
   ) {
     this.catalogue = catalogue;
+    // Every check in flight listens to it: hundreds at once is expected, not a leak.
+    setMaxListeners(0, this.#closing.signal);
     this.#sharedChecks = deps.sharedChecks;
+    const now = deps.now ?? (() => performance.now());
     this.#ctx = {
       dispatcher: deps.dispatcher,
       limiter: new CheckLimiter(options.concurrency, options.perHost, deps.hostGate),
@@ -94,8 +101,9 @@ export class Engine {
       bodyCapBytes: options.bodyCapBytes,
       maxRedirects: options.maxRedirects,
       retry: options.retry,
-      now: deps.now ?? (() => performance.now()),
+      now,
       random: deps.random ?? Math.random,
+      breaker: options.breaker && new OriginBreaker({ ...options.breaker, now }),
     };
   }
 

@@ -3,6 +3,7 @@
  * of two runs and the command line.
  */
 import { describe, expect, it } from 'vitest';
+import { benchRedisUrl, sumUsage } from '../../bench/cluster.js';
 import { change, formatComparison, textTable } from '../../bench/format.js';
 import { parseOptions } from '../../bench/options.js';
 import type { BenchResults } from '../../bench/results.js';
@@ -115,5 +116,29 @@ describe('options', () => {
 
   it('names results files by UTC date and commit', () => {
     expect(resultsFileName(new Date('2025-03-04T23:59:00Z'), 'abc1234')).toBe('2025-03-04-abc1234.json');
+  });
+});
+
+describe('cluster launcher helpers', () => {
+  it('sums the usage of every process of a deployment', () => {
+    const reading = (cpu: number, rss: number, at: number) => ({
+      userUs: cpu,
+      systemUs: cpu / 2,
+      maxRssBytes: rss,
+      rssBytes: rss / 2,
+      at,
+    });
+    expect(sumUsage([reading(1000, 100, 5), reading(3000, 300, 7)])).toEqual({
+      userUs: 4000,
+      systemUs: 2000,
+      maxRssBytes: 400,
+      rssBytes: 200,
+      at: 7,
+    });
+  });
+
+  it('finds Redis at REDIS_URL, else on the local default port', () => {
+    expect(benchRedisUrl({ REDIS_URL: 'redis://10.0.0.5:6380/2' })).toBe('redis://10.0.0.5:6380/2');
+    expect(benchRedisUrl({})).toBe('redis://127.0.0.1:6379');
   });
 });

@@ -1,0 +1,101 @@
+/**
+ * Cluster mode as a `ServerLauncher`: one API process and N worker processes
+ * (`serve --role api|worker`) sharing a Redis, each a child of its own, under a
+ * key prefix of their own that is deleted afterwards. Usage is the sum over
+ * the processes, so the cost of the whole deployment is what is reported.
+ */
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { Child } from './child.js';
+import type { ProcessUsage } from './process-usage.js';
+import type { ServerLauncher } from './server.js';
+import type { LoopDelay, ServerInput, ServerReady } from './server-child.js';
+
+/** Where the cluster cases find Redis: REDIS_URL, else the local default. */
+export function benchRedisUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return env.REDIS_URL || 'redis://127.0.0.1:6379';
+}
+
+/** Whether a Redis answers at `url` within `timeoutMs`. */
+export async function redisAnswers(url: string, timeoutMs = 2_000): Promise<boolean> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Deletes every key that starts with `prefix` (BullMQ's included, as it uses the same prefix). */
+export async function deletePrefix(url: string, prefix: string): Promise<void> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  client.on('error', () => {});
+  try {
+    let cursor = '0';
+    for (let round = 0; round < 100_000; round++) {
+      const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+      if (keys.length > 0) await client.unlink(...keys);
+      cursor = next;
+      if (cursor === '0') break;
+    }
+  } finally {
+    client.disconnect();
+  }
+}
+
+/** Sums the readings of several processes: CPU adds up, and so do peak and current RSS. */
+export function sumUsage(readings: readonly ProcessUsage[]): ProcessUsage {
+  return {
+    userUs: readings.reduce((n, r) => n + r.userUs, 0),
+    systemUs: readings.reduce((n, r) => n + r.systemUs, 0),
+    maxRssBytes: readings.reduce((n, r) => n + r.maxRssBytes, 0),
+    rssBytes: readings.reduce((n, r) => n + r.rssBytes, 0),
+    at: Math.max(...readings.map((r) => r.at)),
+  };
+}
+
+let serial = 0;
+
+/** An API process and `workers` worker processes on the Redis at `redisUrl`; realistic latency. */
+export function clusterServer(workers: number, redisUrl: string): ServerLauncher {
+  return async (ctx, overrides) => {
+    const sim = await ctx.sim('builtin', 'realistic');
+    const prefix = `userscout-bench-${process.pid}-${++serial}`;
+    const input = (role: 'api' | 'worker', n: number): ServerInput => ({
+      dataDir: join(ctx.workDir, `cluster-${serial}-${role}-${n}`),
+      connectTo: sim.connectTo,
+      caFile: sim.caFile,
+      overrides: { ...overrides, redisUrl, redisPrefix: prefix, role },
+    });
+    const children: Child<ServerReady>[] = [];
+    try {
+      const api = await Child.start<ServerReady>('./server-child.ts', input('api', 0));
+      children.push(api);
+      for (let n = 1; n <= workers; n++)
+        children.push(await Child.start<ServerReady>('./server-child.ts', input('worker', n)));
+      return {
+        url: api.ready.url,
+        proKey: api.ready.proKey,
+        usage: async () => sumUsage(await Promise.all(children.map((c) => c.usage()))),
+        loopDelay: (reset) => api.request<LoopDelay>('loopDelay', reset),
+        stop: async () => {
+          await Promise.all(children.map((c) => c.stop()));
+          await deletePrefix(redisUrl, prefix);
+        },
+      };
+    } catch (error) {
+      await Promise.all(children.map((c) => c.stop()));
+      await deletePrefix(redisUrl, prefix);
+      throw error;
+    }
+  };
+}

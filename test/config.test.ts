@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig, SETTINGS } from '../src/config.js';
+import { ConfigError } from '../src/errors.js';
+
+describe('loadConfig', () => {
+  it('takes defaults, then the environment, then overrides', () => {
+    expect(loadConfig({}, {}).timeoutMs).toBe(SETTINGS.timeoutMs.default);
+    expect(loadConfig({}, { USERSCOUT_TIMEOUT_MS: '2500' }).timeoutMs).toBe(2500);
+    expect(loadConfig({ timeoutMs: 700 }, { USERSCOUT_TIMEOUT_MS: '2500' }).timeoutMs).toBe(700);
+    // An empty variable is the same as none.
+    expect(loadConfig({}, { USERSCOUT_TIMEOUT_MS: '' }).timeoutMs).toBe(SETTINGS.timeoutMs.default);
+  });
+
+  it('uses the command line defaults in cli mode, below the environment and overrides', () => {
+    const service = loadConfig({}, {});
+    const cli = loadConfig({}, {}, 'cli');
+    expect(service.concurrency).toBe(128);
+    expect(cli.concurrency).toBe(512);
+    expect(service.refusePrivate).toBe(true);
+    expect(cli.refusePrivate).toBe(false);
+    expect(loadConfig({}, { USERSCOUT_CONCURRENCY: '64' }, 'cli').concurrency).toBe(64);
+    expect(loadConfig({}, { USERSCOUT_REFUSE_PRIVATE: 'true' }, 'cli').refusePrivate).toBe(true);
+    expect(loadConfig({ concurrency: 8 }, {}, 'cli').concurrency).toBe(8);
+    // Settings without a command line default are the same in both modes.
+    expect(cli.timeoutMs).toBe(service.timeoutMs);
+  });
+
+  it('parses numbers, booleans, lists and choices from text', () => {
+    const config = loadConfig(
+      {},
+      {
+        USERSCOUT_INSECURE_TLS: 'yes',
+        USERSCOUT_CONNECT_TO: 'a.test:443:127.0.0.1:8443, b.test:80:127.0.0.1:8080',
+        USERSCOUT_ROLE: 'worker',
+        USERSCOUT_BREAKER_TIMEOUTS: '0',
+      },
+    );
+    expect(config.insecureTls).toBe(true);
+    expect(config.connectTo).toEqual(['a.test:443:127.0.0.1:8443', 'b.test:80:127.0.0.1:8080']);
+    expect(config.role).toBe('worker');
+    expect(config.breakerTimeouts).toBe(0);
+  });
+
+  it.each([
+    ['a number out of range', { USERSCOUT_CONCURRENCY: '0' }, /USERSCOUT_CONCURRENCY.*from 1 to 4096/],
+    ['text for a number', { PORT: 'eighty' }, /PORT.*whole number/],
+    ['a fraction', { USERSCOUT_RETRIES: '1.5' }, /USERSCOUT_RETRIES/],
+    ['a bad boolean', { USERSCOUT_INSECURE_TLS: 'maybe' }, /true or false/],
+    ['an unknown role', { USERSCOUT_ROLE: 'boss' }, /one of all, api, worker/],
+  ])('refuses %s with the setting, its variable and what it expects', (_, env, message) => {
+    expect(() => loadConfig({}, env)).toThrow(ConfigError);
+    expect(() => loadConfig({}, env)).toThrow(message);
+  });
+
+  it('refuses an unknown override name', () => {
+    expect(() => loadConfig({ nonsense: 1 } as never, {})).toThrow(ConfigError);
+  });
+});
