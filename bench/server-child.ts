@@ -45,8 +45,9 @@ await runChild<ServerInput, ServerReady>(async (input) => {
     {},
   );
   const service = await createService(config);
-  const { key } = await createKey(service.store, 'benchmark', 'professional');
+  // Listening first: in cluster mode it waits until Redis is ready, which the key needs.
   const url = await service.listen();
+  const { key } = await createKey(service.store, 'benchmark', 'professional');
   const loop = monitorEventLoopDelay({ resolution: 10 });
   loop.enable();
   return {

@@ -8,7 +8,6 @@
  */
 import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
-import { CATEGORIES, type Category, isCategory } from '../catalogue/categories.js';
 import { readHealthFile, writeHealthFile } from '../catalogue/health.js';
 import type { Platform } from '../catalogue/platform.js';
 import {
@@ -19,13 +18,12 @@ import {
   selfCheckNames,
   updateHealthFile,
 } from '../catalogue/self-check.js';
-import { loadCatalogueFrom } from '../catalogue/source.js';
 import { loadConfig } from '../config.js';
 import { createEngine } from '../engine/create-engine.js';
-import { type Engine, selectPlatforms } from '../engine/engine.js';
-import type { Outcome } from '../engine/outcome.js';
+import { type Engine, internalErrorOutcome, selectPlatforms } from '../engine/engine.js';
 import { UserscoutError } from '../errors.js';
 import { HEALTH_FILE } from '../service.js';
+import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
 import { type NetworkCommandOptions, networkOverrides } from './network-options.js';
 import type { Io } from './search.js';
 
@@ -102,23 +100,13 @@ export async function runSelfCheck(
       `--format must be one of ${SELF_CHECK_FORMATS.join(', ')}; received ${options.format}`,
     );
   }
-  const categories: Category[] = [];
-  for (const c of options.category ?? []) {
-    if (!isCategory(c))
-      throw new UserscoutError('invalid_argument', `--category ${c} is not one of ${CATEGORIES.join(', ')}`);
-    categories.push(c);
-  }
+  const categories = parseCategories(options.category);
   const config = loadConfig(
     { ...networkOverrides(options), ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}) },
     deps.env ?? process.env,
     'cli',
   );
-  const { catalogue, problems } = loadCatalogueFrom(options.catalogue ?? (config.catalogue || undefined));
-  if (problems.length > 0) {
-    io.err(
-      `warning: ${problems.length} catalogue entr${problems.length === 1 ? 'y was' : 'ies were'} left out (run: userscout catalogue validate)`,
-    );
-  }
+  const catalogue = loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
   // Every enabled platform, NSFW ones too: their health matters as much.
   const platforms = selectPlatforms(catalogue, {
     categories,
@@ -178,29 +166,12 @@ export async function runSelfCheck(
 async function probePlatform(engine: Engine, platform: Platform): Promise<SelfCheckProbe[]> {
   const { claimed, unclaimed } = selfCheckNames(platform);
   const check = (username: string) =>
-    engine.check(platform, username).catch((error: unknown) => internalError(platform, error));
+    engine.check(platform, username).catch((error: unknown) => internalErrorOutcome(platform, error));
   const [hit, miss] = await Promise.all([check(claimed), check(unclaimed)]);
   return [
     { username: claimed, expected: 'hit', outcome: hit },
     { username: unclaimed, expected: 'miss', outcome: miss },
   ];
-}
-
-/** The engine reports failures as outcomes; this only covers a bug, which then reads as "could not tell". */
-function internalError(platform: Platform, error: unknown): Outcome {
-  return {
-    platform: platform.name,
-    platformId: platform.id,
-    category: platform.category,
-    url: platform.home,
-    status: 'error',
-    reason: 'internal',
-    responseTime: 0,
-    evidence: {
-      rule: `internal error: ${error instanceof Error ? error.message : String(error)}`,
-      attempts: 0,
-    },
-  };
 }
 
 function platformReport(verdict: PlatformVerdict): PlatformReport {

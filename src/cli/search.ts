@@ -3,14 +3,13 @@
  * progress bar on stderr when it is a terminal, prints results to stdout.
  */
 import { SingleBar } from 'cli-progress';
-import { CATEGORIES, type Category, isCategory } from '../catalogue/categories.js';
-import { loadCatalogueFrom } from '../catalogue/source.js';
 import { loadConfig } from '../config.js';
 import { createEngine } from '../engine/create-engine.js';
 import { selectPlatforms } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
 import { usernameProblem } from '../engine/username.js';
 import { UserscoutError } from '../errors.js';
+import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
 import { type NetworkCommandOptions, networkOverrides } from './network-options.js';
 import {
   formatCsv,
@@ -50,19 +49,9 @@ export async function runSearch(names: string[], options: SearchCommandOptions, 
     const problem = usernameProblem(name);
     if (problem) throw new UserscoutError('invalid_username', `username ${JSON.stringify(name)} ${problem}`);
   }
-  const categories: Category[] = [];
-  for (const c of options.category ?? []) {
-    if (!isCategory(c))
-      throw new UserscoutError('invalid_argument', `--category ${c} is not one of ${CATEGORIES.join(', ')}`);
-    categories.push(c);
-  }
+  const categories = parseCategories(options.category);
   const config = loadConfig(networkOverrides(options), process.env, 'cli');
-  const { catalogue, problems } = loadCatalogueFrom(options.catalogue ?? (config.catalogue || undefined));
-  if (problems.length > 0) {
-    io.err(
-      `warning: ${problems.length} catalogue entr${problems.length === 1 ? 'y was' : 'ies were'} left out (run: userscout catalogue validate)`,
-    );
-  }
+  const catalogue = loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
   const platforms = selectPlatforms(catalogue, {
     categories,
     platforms: options.platform,

@@ -212,7 +212,8 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-function internalErrorOutcome(platform: Platform, error: unknown): Outcome {
+/** The outcome that stands for a bug in a check (never expected): it reads as "could not tell". */
+export function internalErrorOutcome(platform: Platform, error: unknown): Outcome {
   return {
     platform: platform.name,
     platformId: platform.id,
