@@ -100,10 +100,7 @@ export const SETTINGS = {
   },
   concurrency: {
     env: 'USERSCOUT_CONCURRENCY',
-    // The service answers HTTP on the same event loop: more checks at once made polls
-    // wait (see the README's benchmark); the command line has nothing else to serve.
-    default: 128,
-    cliDefault: 512,
+    default: 512,
     kind: int(1, 4096),
     doc: 'Checks in flight at once, over all searches',
   },
@@ -202,9 +199,15 @@ export const SETTINGS = {
   // Service
   maxRunningSearches: {
     env: 'USERSCOUT_MAX_RUNNING_SEARCHES',
-    default: 4,
+    default: 8,
     kind: int(1, 1024),
     doc: 'Searches that run at once; others queue',
+  },
+  searchThread: {
+    env: 'USERSCOUT_SEARCH_THREAD',
+    default: true,
+    kind: { type: 'bool' },
+    doc: 'Embedded mode: run searches on a thread of their own, so checks never hold up the API',
   },
   maxQueuedSearches: {
     env: 'USERSCOUT_MAX_QUEUED_SEARCHES',

@@ -19,15 +19,15 @@ import { createRedisBackend, throttled } from './redis/backend.js';
 import { type EventHub, LocalEventHub } from './runner/events.js';
 import { InProcessRunner } from './runner/in-process.js';
 import type { Runner } from './runner/runner.js';
-import type { SearchJobDeps } from './runner/search-job.js';
+import { runSearchJob, type SearchJobDeps } from './runner/search-job.js';
+import { SearchThread } from './runner/search-thread.js';
 import { createStore } from './store/create-store.js';
-import type { Store } from './store/store.js';
+import type { SearchRecord, Store } from './store/store.js';
 
 export interface Service {
   readonly app: FastifyInstance;
   readonly store: Store;
   readonly runner: Runner;
-  readonly engine: Engine;
   readonly catalogue: Catalogue;
   /** Starts the runner (resuming unfinished searches) and listens. Returns the base URL. */
   listen(): Promise<string>;
@@ -61,18 +61,34 @@ export async function createService(config: Config, options: ServiceOptions = {}
         onSearchStart: (search, worker) => log?.info({ queryId: search.id, worker }, 'search job started'),
       })
     : undefined;
-  const store = backend?.store ?? createStore({ kind: 'sqlite', path: join(config.dataDir, DATABASE_FILE) });
-  const engine = createEngine(
-    config,
-    catalogue,
-    backend ? { hostGate: backend.hostGate, sharedChecks: backend.sharedChecks } : {},
-  );
+  const databasePath = join(config.dataDir, DATABASE_FILE);
+  const store = backend?.store ?? createStore({ kind: 'sqlite', path: databasePath });
   const events: EventHub = backend?.events ?? new LocalEventHub();
   const metrics = new Metrics(true);
   const platformsById = new Map(catalogue.platforms.map((p) => [p.id, p]));
   let shuttingDown = false;
 
-  const jobDeps: SearchJobDeps = {
+  // Embedded mode runs searches on a thread of their own unless told not to, or unless a
+  // clock is injected (tests), which cannot cross to another thread.
+  const thread =
+    !backend && config.searchThread && !options.now
+      ? new SearchThread(
+          { config, catalogue, databasePath },
+          {
+            events,
+            onOutcome: (outcome) => metrics.observe(outcome),
+            onThreadError: (err) => log?.error({ err }, 'search thread failed'),
+          },
+        )
+      : undefined;
+  const engine = thread
+    ? undefined
+    : createEngine(
+        config,
+        catalogue,
+        backend ? { hostGate: backend.hostGate, sharedChecks: backend.sharedChecks } : {},
+      );
+  const jobDeps = (engine: Engine): SearchJobDeps => ({
     engine,
     store,
     events,
@@ -84,13 +100,33 @@ export async function createService(config: Config, options: ServiceOptions = {}
     },
     now,
     onOutcome: (outcome) => metrics.observe(outcome),
+  });
+  const runner: Runner =
+    backend && engine
+      ? backend.createRunner(jobDeps(engine))
+      : new InProcessRunner(
+          store,
+          thread?.execute ?? ((search, signal) => runSearchJob(search, jobDeps(engine!), signal)),
+          {
+            maxRunning: config.maxRunningSearches,
+            maxQueued: config.maxQueuedSearches,
+            onError: (err, search) => void failSearch(search, err),
+          },
+        );
+
+  /** A search whose runner failed (not its checks: those are outcomes) ends as an error, said once. */
+  const failSearch = async (search: SearchRecord, err: unknown) => {
+    log?.error({ err, queryId: search.id }, 'search failed');
+    const message = 'internal error while running the search';
+    const progress = await store.progress(search.id);
+    await store.updateSearch(search.id, { state: 'error', finishedAt: now(), error: message });
+    events.publish(search.id, {
+      type: 'done',
+      state: 'error',
+      error: message,
+      progress: { checked: progress.checked, total: search.platformIds.length, hits: progress.hits },
+    });
   };
-  const runner: Runner = backend
-    ? backend.createRunner(jobDeps)
-    : new InProcessRunner(jobDeps, {
-        maxRunning: config.maxRunningSearches,
-        maxQueued: config.maxQueuedSearches,
-      });
 
   const appDeps: AppDeps = {
     config,
@@ -123,7 +159,6 @@ export async function createService(config: Config, options: ServiceOptions = {}
     app,
     store,
     runner,
-    engine,
     catalogue,
     async listen() {
       if (backend) {
@@ -132,6 +167,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
         await runner.start();
         await sweep().catch((err: unknown) => app.log.warn({ err }, 'sweep failed'));
       } else {
+        await thread?.start();
         await runner.start();
         await sweep();
       }
@@ -147,8 +183,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
       if (sweeper) clearInterval(sweeper);
       await app.close();
       await runner.stop();
+      await thread?.close();
       await events.close();
-      await engine.close();
+      await engine?.close();
       await store.close();
       await backend?.close();
     },

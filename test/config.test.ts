@@ -14,13 +14,11 @@ describe('loadConfig', () => {
   it('uses the command line defaults in cli mode, below the environment and overrides', () => {
     const service = loadConfig({}, {});
     const cli = loadConfig({}, {}, 'cli');
-    expect(service.concurrency).toBe(128);
-    expect(cli.concurrency).toBe(512);
     expect(service.refusePrivate).toBe(true);
     expect(cli.refusePrivate).toBe(false);
-    expect(loadConfig({}, { USERSCOUT_CONCURRENCY: '64' }, 'cli').concurrency).toBe(64);
     expect(loadConfig({}, { USERSCOUT_REFUSE_PRIVATE: 'true' }, 'cli').refusePrivate).toBe(true);
-    expect(loadConfig({ concurrency: 8 }, {}, 'cli').concurrency).toBe(8);
+    expect(loadConfig({ refusePrivate: true }, {}, 'cli').refusePrivate).toBe(true);
+    expect(loadConfig({}, { USERSCOUT_REFUSE_PRIVATE: 'false' }).refusePrivate).toBe(false);
     // Settings without a command line default are the same in both modes.
     expect(cli.timeoutMs).toBe(service.timeoutMs);
   });

@@ -1,13 +1,18 @@
 /**
- * The embedded runner: a bounded number of searches run at once in this
- * process, the rest wait in a tier-aware queue. Checks of all running searches
- * share the engine's global and per-host limits.
+ * The embedded runner: a bounded number of searches run at once on this
+ * machine, the rest wait in a tier-aware queue. What runs a search is given:
+ * the search thread (the default: checks never hold up the HTTP event loop) or
+ * `runSearchJob` on this thread. Checks of all running searches share one
+ * engine's global and per-host limits either way.
  */
 import { UserscoutError } from '../errors.js';
 import type { SearchRecord, Store } from '../store/store.js';
 import { TierQueue } from './priority-queue.js';
 import type { Runner, RunnerStats } from './runner.js';
-import { runSearchJob, SearchCancelledError, type SearchJobDeps } from './search-job.js';
+import { SearchCancelledError } from './search-job.js';
+
+/** Runs one search to its end; rejects with SearchCancelledError when `signal` interrupts it. */
+export type SearchExecutor = (search: SearchRecord, signal: AbortSignal) => Promise<void>;
 
 export interface InProcessRunnerOptions {
   /** Searches that run at once. */
@@ -18,14 +23,16 @@ export interface InProcessRunnerOptions {
 }
 
 export class InProcessRunner implements Runner {
-  readonly #deps: SearchJobDeps & { store: Store };
+  readonly #store: Store;
+  readonly #execute: SearchExecutor;
   readonly #options: InProcessRunnerOptions;
   readonly #queue = new TierQueue<SearchRecord>();
   readonly #running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #accepting = false;
 
-  constructor(deps: SearchJobDeps, options: InProcessRunnerOptions) {
-    this.#deps = deps;
+  constructor(store: Store, execute: SearchExecutor, options: InProcessRunnerOptions) {
+    this.#store = store;
+    this.#execute = execute;
     this.#options = options;
   }
 
@@ -49,7 +56,7 @@ export class InProcessRunner implements Runner {
 
   async start(): Promise<void> {
     this.#accepting = true;
-    for (const search of await this.#deps.store.unfinishedSearches()) {
+    for (const search of await this.#store.unfinishedSearches()) {
       if (this.#running.has(search.id)) continue;
       this.#queue.push(search.tier, search);
     }
@@ -68,7 +75,7 @@ export class InProcessRunner implements Runner {
       const search = this.#queue.shift();
       if (!search) return;
       const controller = new AbortController();
-      const done = runSearchJob(search, this.#deps, controller.signal)
+      const done = this.#execute(search, controller.signal)
         .catch((error: unknown) => {
           if (!(error instanceof SearchCancelledError)) this.#options.onError?.(error, search);
         })

@@ -1,0 +1,79 @@
+/**
+ * The search thread (see search-thread.ts): its own engine and SQLite
+ * connection, running the searches the main thread sends, and sending back
+ * their live events.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { createEngine } from '../engine/create-engine.js';
+import { createStore } from '../store/create-store.js';
+import type { EventHub } from './events.js';
+import { runSearchJob, SearchCancelledError, type SearchJobDeps } from './search-job.js';
+import type { FromThread, SearchThreadData, ToThread } from './search-thread.js';
+
+function threadPort(): NonNullable<typeof parentPort> {
+  if (!parentPort) throw new Error('search-thread-worker runs as a worker thread only');
+  return parentPort;
+}
+const port = threadPort();
+const { config, catalogue, databasePath } = workerData as SearchThreadData;
+const send = (message: FromThread) => port.postMessage(message);
+
+const store = createStore({ kind: 'sqlite', path: databasePath });
+const engine = createEngine(config, catalogue);
+const events: EventHub = {
+  publish: (id, event) => send({ type: 'event', id, event }),
+  subscribe: () => () => {},
+  close: async () => {},
+};
+const deps: SearchJobDeps = {
+  engine,
+  store,
+  events,
+  platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
+  cache: {
+    hitSeconds: config.cacheHitSeconds,
+    missSeconds: config.cacheMissSeconds,
+    otherSeconds: config.cacheOtherSeconds,
+  },
+  now: Date.now,
+};
+const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
+
+async function close(): Promise<void> {
+  for (const { controller } of running.values()) controller.abort(new Error('service stopping'));
+  await Promise.allSettled([...running.values()].map((r) => r.done));
+  await engine.close();
+  await store.close();
+  send({ type: 'closed' });
+  port.close();
+}
+
+port.on('message', (message: ToThread) => {
+  switch (message.type) {
+    case 'run': {
+      const { search } = message;
+      if (running.has(search.id)) return;
+      const controller = new AbortController();
+      const done = runSearchJob(search, deps, controller.signal).then(
+        () => send({ type: 'done', id: search.id }),
+        (error: unknown) =>
+          send({
+            type: 'failed',
+            id: search.id,
+            cancelled: error instanceof SearchCancelledError,
+            message: error instanceof Error ? error.message : String(error),
+          }),
+      );
+      running.set(search.id, { controller, done: done.finally(() => running.delete(search.id)) });
+      return;
+    }
+    case 'cancel':
+      running.get(message.id)?.controller.abort(new Error('search cancelled'));
+      return;
+    case 'close':
+      void close();
+      return;
+  }
+});
+
+send({ type: 'ready' });

@@ -1,0 +1,223 @@
+/**
+ * Runs searches on a worker thread of their own, so the checks (TLS
+ * handshakes, reading and classifying bodies) never hold up the event loop
+ * that answers HTTP. The thread has its own engine and its own connection to
+ * the same SQLite database; live events come back as messages and are
+ * published here. If the thread dies, it is started again and the searches it
+ * was running resume from their stored outcomes.
+ */
+import { Worker } from 'node:worker_threads';
+import type { Catalogue } from '../catalogue/platform.js';
+import type { Config } from '../config.js';
+import type { Outcome } from '../engine/outcome.js';
+import type { SearchRecord } from '../store/store.js';
+import type { EventHub, SearchEvent } from './events.js';
+import type { SearchExecutor } from './in-process.js';
+import { SearchCancelledError } from './search-job.js';
+
+/** What the thread is started with (structured-cloned). */
+export interface SearchThreadData {
+  readonly config: Config;
+  readonly catalogue: Catalogue;
+  readonly databasePath: string;
+}
+
+export type ToThread =
+  | { readonly type: 'run'; readonly search: SearchRecord }
+  | { readonly type: 'cancel'; readonly id: string }
+  | { readonly type: 'close' };
+
+export type FromThread =
+  | { readonly type: 'ready' }
+  | { readonly type: 'event'; readonly id: string; readonly event: SearchEvent }
+  | { readonly type: 'done'; readonly id: string }
+  | { readonly type: 'failed'; readonly id: string; readonly cancelled: boolean; readonly message: string }
+  | { readonly type: 'closed' };
+
+export interface SearchThreadHooks {
+  readonly events: EventHub;
+  /** Every outcome stored by the thread (metrics). */
+  readonly onOutcome?: (outcome: Outcome) => void;
+  /** The thread failed (it is restarted while it does not fail too often). */
+  readonly onThreadError?: (error: unknown) => void;
+}
+
+/** Restarts allowed within RESTART_WINDOW_MS before the running searches are given up. */
+const MAX_RESTARTS = 5;
+const RESTART_WINDOW_MS = 60_000;
+const CLOSE_GRACE_MS = 10_000;
+
+interface Pending {
+  readonly search: SearchRecord;
+  readonly resolve: () => void;
+  readonly reject: (error: Error) => void;
+}
+
+/**
+ * Starts the thread's module: the compiled .js next to this file, or, when the
+ * service runs from source (tests, `npm run dev`), the .ts through tsx.
+ */
+function startThread(data: SearchThreadData): Worker {
+  const fromSource = import.meta.url.endsWith('.ts');
+  const url = new URL(`./search-thread-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
+  if (!fromSource) return new Worker(url, { workerData: data });
+  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
+  return new Worker(boot, { eval: true, workerData: data });
+}
+
+export class SearchThread {
+  readonly #data: SearchThreadData;
+  readonly #hooks: SearchThreadHooks;
+  readonly #pending = new Map<string, Pending>();
+  readonly #restarts: number[] = [];
+  #worker: Worker | undefined;
+  #ready: Promise<void> | undefined;
+  #closing = false;
+
+  constructor(data: SearchThreadData, hooks: SearchThreadHooks) {
+    this.#data = data;
+    this.#hooks = hooks;
+  }
+
+  /** Starts the thread and waits until its engine and store are open. */
+  start(): Promise<void> {
+    this.#ready ??= this.#spawn();
+    return this.#ready;
+  }
+
+  readonly execute: SearchExecutor = (search, signal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal.aborted) {
+        reject(new SearchCancelledError('search interrupted; it will resume'));
+        return;
+      }
+      this.#pending.set(search.id, { search, resolve, reject });
+      let sent = false;
+      signal.addEventListener(
+        'abort',
+        () => {
+          // Not sent yet (the thread is still starting): it never runs.
+          if (sent) this.#post({ type: 'cancel', id: search.id });
+          else this.#settle(search.id, new SearchCancelledError('search interrupted; it will resume'));
+        },
+        { once: true },
+      );
+      void this.start().then(
+        () => {
+          if (!this.#pending.has(search.id)) return;
+          sent = true;
+          this.#post({ type: 'run', search });
+        },
+        (error: unknown) =>
+          this.#settle(search.id, error instanceof Error ? error : new Error(String(error))),
+      );
+    });
+
+  /** Interrupts what runs (it stays resumable), closes the thread's engine and store, ends the thread. */
+  async close(): Promise<void> {
+    this.#closing = true;
+    const worker = this.#worker;
+    if (!worker) return;
+    const ended = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+    const closed = new Promise<void>((resolve) => {
+      worker.on('message', (m: FromThread) => {
+        if (m.type === 'closed') resolve();
+      });
+    });
+    this.#post({ type: 'close' });
+    const timer = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS);
+    await Promise.race([closed, ended]);
+    clearTimeout(timer);
+    await worker.terminate();
+    for (const id of [...this.#pending.keys()])
+      this.#settle(id, new SearchCancelledError('search interrupted; it will resume'));
+  }
+
+  /**
+   * Ends the thread at once, as a crash would: a new one is started and what the
+   * old one was running resumes there. For operations and tests.
+   */
+  async terminate(): Promise<void> {
+    await this.#worker?.terminate();
+  }
+
+  #post(message: ToThread): void {
+    this.#worker?.postMessage(message);
+  }
+
+  #spawn(): Promise<void> {
+    const worker = startThread(this.#data);
+    this.#worker = worker;
+    return new Promise<void>((resolve, reject) => {
+      let ready = false;
+      worker.on('message', (message: FromThread) => {
+        if (message.type === 'ready') {
+          ready = true;
+          resolve();
+        } else this.#receive(message);
+      });
+      worker.on('error', (error) => {
+        this.#hooks.onThreadError?.(error);
+        if (!ready) reject(error);
+      });
+      worker.on('exit', (code) => {
+        if (this.#worker !== worker) return;
+        this.#worker = undefined;
+        if (!ready) reject(new Error(`search thread exited (${code}) before it was ready`));
+        else if (!this.#closing) this.#restart(code);
+      });
+    });
+  }
+
+  #receive(message: FromThread): void {
+    switch (message.type) {
+      case 'event':
+        this.#hooks.events.publish(message.id, message.event);
+        if (message.event.type === 'result') this.#hooks.onOutcome?.(message.event.outcome);
+        return;
+      case 'done':
+        this.#settle(message.id);
+        return;
+      case 'failed':
+        this.#settle(
+          message.id,
+          message.cancelled ? new SearchCancelledError(message.message) : new Error(message.message),
+        );
+        return;
+      default:
+        return;
+    }
+  }
+
+  /** The thread died: start another, and run again what it was running (it resumes from the store). */
+  #restart(code: number): void {
+    this.#hooks.onThreadError?.(new Error(`search thread exited (${code})`));
+    const now = Date.now();
+    while (this.#restarts.length > 0 && this.#restarts[0]! < now - RESTART_WINDOW_MS) this.#restarts.shift();
+    if (this.#restarts.length >= MAX_RESTARTS) {
+      this.#ready = undefined;
+      for (const id of [...this.#pending.keys()])
+        this.#settle(id, new Error('the search thread keeps failing; see the service log'));
+      return;
+    }
+    this.#restarts.push(now);
+    this.#ready = this.#spawn();
+    this.#ready.then(
+      () => {
+        for (const { search } of this.#pending.values()) this.#post({ type: 'run', search });
+      },
+      (error: unknown) => {
+        for (const id of [...this.#pending.keys()])
+          this.#settle(id, error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  }
+
+  #settle(id: string, error?: Error): void {
+    const pending = this.#pending.get(id);
+    if (!pending) return;
+    this.#pending.delete(id);
+    if (error) pending.reject(error);
+    else pending.resolve();
+  }
+}

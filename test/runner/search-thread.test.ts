@@ -1,0 +1,147 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { LocalEventHub, type SearchEvent } from '../../src/runner/events.js';
+import { SearchThread } from '../../src/runner/search-thread.js';
+import { emulateCatalogue } from '../../src/sim/emulate.js';
+import { SimWeb } from '../../src/sim/server.js';
+import { createStore } from '../../src/store/create-store.js';
+import type { SearchRecord } from '../../src/store/store.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+import { tempDir } from '../support/service.js';
+
+const NAMES = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo', 'Foxtrot'];
+const SLOW = new Set(['Delta', 'Echo', 'Foxtrot']);
+const catalogue = catalogueOf(NAMES.map((name) => entry(name, { category: 'social' })));
+const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
+  accounts: (p) => (['Alpha', 'Echo'].includes(p.name) ? ['sam', ...p.known.claimed] : p.known.claimed),
+  latency: (p) => (SLOW.has(p.name) ? 1200 : 0),
+});
+const sim = new SimWeb({ routes: emulation.routes });
+
+beforeAll(async () => {
+  await sim.start();
+});
+afterAll(async () => {
+  await sim.stop();
+});
+
+function setup() {
+  const dataDir = tempDir();
+  const caFile = join(dataDir, 'ca.pem');
+  writeFileSync(caFile, sim.caCert);
+  const config = loadConfig(
+    { dataDir, connectTo: sim.connectTo, caFile, refusePrivate: false, timeoutMs: 5000 },
+    {},
+  );
+  const databasePath = join(dataDir, 'userscout.db');
+  const store = createStore({ kind: 'sqlite', path: databasePath });
+  const events = new LocalEventHub();
+  const thread = new SearchThread({ config, catalogue, databasePath }, { events });
+  return { store, events, thread };
+}
+
+async function newSearch(store: ReturnType<typeof createStore>, id: string): Promise<SearchRecord> {
+  const search: SearchRecord = {
+    id,
+    username: 'sam',
+    state: 'queued',
+    tier: 'free',
+    client: 'ip:127.0.0.1',
+    platformIds: catalogue.platforms.map((p) => p.id),
+    estimatedSeconds: 2,
+    createdAt: Date.now(),
+  };
+  await store.createSearch(search);
+  return search;
+}
+
+describe('SearchThread', () => {
+  it('runs a search on its own thread, storing outcomes and sending its events back', async () => {
+    const { store, events, thread } = setup();
+    try {
+      await thread.start();
+      const search = await newSearch(store, 'thread-1');
+      const seen: SearchEvent[] = [];
+      events.subscribe(search.id, (e) => seen.push(e));
+      await thread.execute(search, new AbortController().signal);
+      expect((await store.getSearch(search.id))?.state).toBe('completed');
+      const outcomes = await store.listOutcomes(search.id);
+      expect(outcomes.map((o) => o.outcome.platform).sort()).toEqual([...NAMES].sort());
+      const hits = outcomes.filter((o) => o.outcome.status === 'hit').map((o) => o.outcome.platform);
+      expect(hits.sort()).toEqual(['Alpha', 'Echo']);
+      expect(seen.filter((e) => e.type === 'result')).toHaveLength(NAMES.length);
+      expect(seen.at(-1)).toMatchObject({ type: 'done', state: 'completed' });
+    } finally {
+      await thread.close();
+      await store.close();
+    }
+  });
+
+  it('starts a new thread when it dies mid-search; the search resumes and checks nothing twice', async () => {
+    const { store, events, thread } = setup();
+    try {
+      await thread.start();
+      const search = await newSearch(store, 'thread-2');
+      let results = 0;
+      events.subscribe(search.id, (e) => {
+        if (e.type === 'result') results++;
+      });
+      const running = thread.execute(search, new AbortController().signal);
+      const deadline = Date.now() + 5000;
+      while (results < NAMES.length - SLOW.size && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(results).toBe(NAMES.length - SLOW.size);
+      const asked = (name: string) =>
+        sim.hits.get(new URL(catalogue.platforms.find((p) => p.name === name)!.home).host) ?? 0;
+      const fastBefore = NAMES.filter((n) => !SLOW.has(n)).map(asked);
+      await thread.terminate();
+      await running;
+      expect((await store.getSearch(search.id))?.state).toBe('completed');
+      const outcomes = await store.listOutcomes(search.id);
+      expect(outcomes.map((o) => o.outcome.platform).sort()).toEqual([...NAMES].sort());
+      // The fast platforms, stored before the crash, were not asked again.
+      expect(NAMES.filter((n) => !SLOW.has(n)).map(asked)).toEqual(fastBefore);
+    } finally {
+      await thread.close();
+      await store.close();
+    }
+  });
+
+  it('interrupts a running search when its signal aborts, leaving it resumable', async () => {
+    const { store, thread } = setup();
+    try {
+      await thread.start();
+      const search = await newSearch(store, 'thread-3');
+      const controller = new AbortController();
+      const running = thread.execute(search, controller.signal);
+      setTimeout(() => controller.abort(), 300);
+      await expect(running).rejects.toThrow(/interrupted/);
+      const stored = await store.getSearch(search.id);
+      expect(stored?.state).toBe('running');
+      expect((await store.listOutcomes(search.id)).length).toBe(NAMES.length - SLOW.size);
+    } finally {
+      await thread.close();
+      await store.close();
+    }
+  });
+
+  it('never runs a search whose signal aborts while the thread is still starting', async () => {
+    const { store, thread } = setup();
+    try {
+      const search = await newSearch(store, 'thread-4');
+      const controller = new AbortController();
+      const running = thread.execute(search, controller.signal);
+      controller.abort();
+      await expect(running).rejects.toThrow(/interrupted/);
+      await thread.start();
+      await new Promise((r) => setTimeout(r, 200));
+      expect(await store.listOutcomes(search.id)).toEqual([]);
+      expect((await store.getSearch(search.id))?.state).toBe('queued');
+    } finally {
+      await thread.close();
+      await store.close();
+    }
+  });
+});
