@@ -2,6 +2,7 @@
  * Case 2: the engine's own cost at zero latency, with 20-80 KB bodies to
  * classify: CPU milliseconds per 1000 checks, checks per second, peak RSS.
  */
+import { SETTINGS } from '../../src/config.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { runEngineSearches } from '../engine-run.js';
 import {
@@ -116,7 +117,9 @@ export const engineOverheadCase: BenchCase = {
         `HTML answers carry ${PAD_MIN_BYTES / 1000}-${PAD_MAX_BYTES / 1000} KB of filler before the deciding text; answers decided by status alone are not read`,
         `checks/s is bounded by the simulated web sharing the same cores (sim cores = its CPU use during the run)`,
       ],
-      settings: { engine: 'defaults (concurrency 128, perHost 2)' },
+      settings: {
+        engine: `command-line defaults (concurrency ${SETTINGS.concurrency.default}, perHost ${SETTINGS.perHost.default})`,
+      },
     };
   },
 };

@@ -2,6 +2,7 @@
  * Case 1: one search, engine only (the CLI path), realistic latency: its wall
  * time against the physical limit of the same run.
  */
+import { SETTINGS } from '../../src/config.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { runEngineSearches } from '../engine-run.js';
 import {
@@ -113,7 +114,7 @@ export const oneSearchCase: BenchCase = {
         `${m.checks} checks; catalogue load and engine creation ${Math.round(m.startupMs)} ms (not in wall)`,
       ],
       settings: {
-        engine: 'defaults (timeoutMs 10000, concurrency 128, perHost 2, retries 2)',
+        engine: `command-line defaults (timeoutMs ${SETTINGS.timeoutMs.default}, concurrency ${SETTINGS.concurrency.default}, perHost ${SETTINGS.perHost.default}, retries ${SETTINGS.retries.default})`,
         username: ONE_SEARCH_USERNAME,
       },
     };

@@ -7,6 +7,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
+import { SETTINGS } from '../../src/config.js';
 import type { BenchCase } from '../context.js';
 import { startSearch } from '../http-client.js';
 import { usageDelta } from '../process-usage.js';
@@ -194,7 +195,7 @@ export const pollingLoadCase: BenchCase = {
           `latency = request sent to whole body read, measured by the client (its event loop p99 lag was ${(lag.percentile(99) / 1e6).toFixed(1)} ms; polls more than a second late: ${late})`,
           `server event-loop delay during the window: p50 ${serverLoop.p50.toFixed(1)} ms, p99 ${serverLoop.p99.toFixed(1)} ms, max ${serverLoop.max.toFixed(0)} ms`,
           `errors = failed or non-200 polls (${errors}) + SSE streams refused or broken (${sseErrors}); before the window, ${plan.clients} connections opened over ${RAMP_MS / 1000} s with ${rampErrors} failed first polls`,
-          'the searches are real: the server runs 4 at a time (its default) while the rest wait queued, which polls report as running',
+          `the searches are real: the server runs ${SETTINGS.maxRunningSearches.default} at a time (its default) on its search thread while the rest wait queued, which polls report as running`,
           'server CPU and peak RSS: the server process only; all clients run in the benchmark process',
         ],
         settings: {
