@@ -55,6 +55,26 @@ function guardedLookup(hostname: string, options: { all?: boolean }, callback: L
   });
 }
 
+/**
+ * undici's decompression interceptor, made once. Creating it prints "DecompressInterceptor is
+ * experimental" to every user of the CLI and the service; it was chosen knowingly (it
+ * is tested here through the simulated web's gzip, deflate and brotli answers), so
+ * that one warning is kept quiet while it is made. Other warnings are untouched.
+ */
+const decompress = (() => {
+  const emitWarning = process.emitWarning;
+  process.emitWarning = ((warning: string | Error, ...rest: unknown[]) => {
+    const text = typeof warning === 'string' ? warning : warning.message;
+    if (text.startsWith('DecompressInterceptor is experimental')) return;
+    return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
+  }) as typeof process.emitWarning;
+  try {
+    return interceptors.decompress({ skipErrorResponses: false });
+  } finally {
+    process.emitWarning = emitWarning;
+  }
+})();
+
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const tls = {
     // One secure context for every connection: passing `ca` per connection would
@@ -111,5 +131,5 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   } else {
     dispatcher = new Agent({ ...common, connect });
   }
-  return dispatcher.compose(interceptors.decompress({ skipErrorResponses: false }));
+  return dispatcher.compose(decompress);
 }
