@@ -35,12 +35,16 @@ export function presentedKey(headers: FastifyRequest['headers']): string | undef
   return bearer?.[1];
 }
 
+/** Every /api/ answer says which tier served it, so a client can show it (not on a 401). */
+export const TIER_HEADER = 'x-userscout-tier';
+
 export function installAuth(app: FastifyInstance, store: Store): void {
   app.decorateRequest('caller', null as unknown as Caller);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const key = request.url.startsWith('/api/') ? presentedKey(request.headers) : undefined;
     if (key === undefined) {
       request.caller = { tier: 'free', client: `ip:${request.ip}` };
+      if (request.url.startsWith('/api/')) reply.header(TIER_HEADER, 'free');
       return;
     }
     const record = key.length <= 200 ? await store.findApiKeyByHash(hashApiKey(key)) : undefined;
@@ -51,5 +55,6 @@ export function installAuth(app: FastifyInstance, store: Store): void {
       );
     }
     request.caller = { tier: record.tier, client: `key:${record.id}`, keyName: record.name };
+    reply.header(TIER_HEADER, record.tier);
   });
 }

@@ -6,11 +6,15 @@
 import { ApiError, classifyFailure, parseRateLimit, type RateLimitState } from './api-failure.js';
 import type { CategoryList, PlatformList, SearchSnapshot, SearchStarted } from './api-types.js';
 
+export type Tier = 'free' | 'professional';
+
 export interface ApiClientOptions {
   /** The saved API key, read at every call. */
   readonly apiKey: () => string | undefined;
   /** Called with the RateLimit-* headers of each answer and the path asked. */
   readonly onRateLimit?: (state: RateLimitState, path: string) => void;
+  /** Called with the tier the service says served each answer (X-Userscout-Tier). */
+  readonly onTier?: (tier: Tier) => void;
   /** @default globalThis.fetch */
   readonly fetch?: typeof fetch;
   /** @default Date.now */
@@ -42,6 +46,8 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     }
     const limits = parseRateLimit(response.headers);
     if (limits) options.onRateLimit?.(limits, path);
+    const tier = response.headers.get('x-userscout-tier');
+    if (tier === 'free' || tier === 'professional') options.onTier?.(tier);
     let body: unknown;
     try {
       body = await response.json();

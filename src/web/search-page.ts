@@ -5,7 +5,7 @@
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { OUTCOME_STATUSES } from '../engine/outcome.js';
 import { usernameProblem } from '../engine/username-rule.js';
-import { createApiClient } from './api-client.js';
+import { createApiClient, type Tier } from './api-client.js';
 import type { ApiFailure, RateLimitState } from './api-failure.js';
 import { localKeyStore } from './api-key-store.js';
 import type { SearchSnapshot, SearchStatus } from './api-types.js';
@@ -88,9 +88,14 @@ let keyState: 'none' | 'checking' | 'accepted' | 'rejected' | 'unverified' = key
   ? 'checking'
   : 'none';
 let quota: RateLimitState | undefined;
+/** The tier the service last said it served us with (X-Userscout-Tier). */
+let servedTier: Tier | undefined;
 
 const client = createApiClient({
   apiKey: () => keyStore.get(),
+  onTier: (tier) => {
+    servedTier = tier;
+  },
   onRateLimit: (state, path) => {
     // Only POST /api/search counts against the tier's search limit; reads have their own.
     if (path === '/api/search') {
@@ -114,7 +119,7 @@ let announcedQuarter = 0;
 function renderAccount(): void {
   el.tier.textContent =
     keyState === 'accepted'
-      ? 'professional (API key)'
+      ? `${servedTier ?? 'professional'} (API key)`
       : keyState === 'checking'
         ? 'checking the API key…'
         : keyState === 'rejected'

@@ -412,6 +412,7 @@ describe('tiers and limits', () => {
       { 'x-api-key': key },
     );
     expect(viaHeader.status).toBe(200);
+    expect(viaHeader.headers.get('x-userscout-tier')).toBe('professional');
     expect(viaHeader.headers.get('ratelimit-limit')).toBe('1000');
     expect(viaHeader.headers.get('ratelimit-remaining')).toBe('999');
     const viaBearer = await postSearch(
@@ -422,12 +423,15 @@ describe('tiers and limits', () => {
     expect(viaBearer.status).toBe(200);
     expect(viaBearer.headers.get('ratelimit-remaining')).toBe('998');
 
+    expect((await json(`${s.url}/api/categories`)).headers.get('x-userscout-tier')).toBe('free');
+    const freeKey = await createKey(s.service.store, 'a free key', 'free');
+    const withFreeKey = await json(`${s.url}/api/categories`, { headers: { 'x-api-key': freeKey.key } });
+    expect(withFreeKey.headers.get('x-userscout-tier')).toBe('free');
+
     await revokeKey(s.service.store, id);
-    expectErrorShape(
-      await postSearch(s.url, { username: 'pro3', platforms: ['Alpha'] }, { 'x-api-key': key }),
-      401,
-      'unauthorized',
-    );
+    const revoked = await postSearch(s.url, { username: 'pro3', platforms: ['Alpha'] }, { 'x-api-key': key });
+    expectErrorShape(revoked, 401, 'unauthorized');
+    expect(revoked.headers.get('x-userscout-tier')).toBeNull();
   });
 
   it('starts a queued professional search before free searches that waited longer', async () => {

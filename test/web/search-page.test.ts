@@ -373,6 +373,23 @@ describe.skipIf(noBrowser)('the search page', () => {
     expect(await page.evaluate(() => localStorage.getItem('userscout.apiKey'))).toBeNull();
   });
 
+  it('shows the tier the service reports for a key, not the one it guesses', async () => {
+    const key = 'us_test_free_tier_key_0123456789ab';
+    await running.service.store.createApiKey({
+      id: 'web-test-free',
+      name: 'web test free',
+      tier: 'free',
+      hash: hashApiKey(key),
+      createdAt: Date.now(),
+    });
+    const page = await openPage(running.url);
+    await page.getByText('Professional API key').click();
+    await page.getByLabel('API key', { exact: true }).fill(key);
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await page.locator('#key-status', { hasText: 'Key accepted' }).waitFor();
+    expect(await page.locator('#tier').textContent()).toBe('free (API key)');
+  });
+
   it('lists the platforms by category with counts', async () => {
     const page = await openPage(`${running.url}/platforms.html`);
     await page.locator('#summary', { hasText: 'platforms in' }).waitFor();
