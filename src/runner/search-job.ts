@@ -9,6 +9,7 @@ import type { Outcome } from '../engine/outcome.js';
 import { isUserscoutError } from '../errors.js';
 import type { SearchRecord, Store } from '../store/store.js';
 import { type CacheTtls, cacheExpiry } from './cache-policy.js';
+import { slowestFirst } from './check-order.js';
 import type { EventHub, ProgressSnapshot } from './events.js';
 
 export interface SearchJobDeps {
@@ -21,6 +22,9 @@ export interface SearchJobDeps {
   /** Called for every stored outcome (metrics). */
   readonly onOutcome?: (outcome: Outcome) => void;
 }
+
+/** What a platform never measured counts as when checks are ordered (ms): about a typical page. */
+const UNMEASURED_LATENCY_MS = 1_000;
 
 /** Priority of a search's checks in the engine: professional searches are served first. */
 export const CHECK_PRIORITY = { free: 0, professional: 1 } as const;
@@ -68,8 +72,11 @@ export async function runSearchJob(
       if (cached) await record(cached);
       else pending.push(platform);
     }
+    // Slowest first: the long waits overlap the short checks instead of coming last.
+    const recent = new Map((await store.platformStats()).map((s) => [s.platformId, s.recentMs]));
+    const ordered = slowestFirst(pending, recent, UNMEASURED_LATENCY_MS);
     const priority = search.tier === 'professional' ? CHECK_PRIORITY.professional : CHECK_PRIORITY.free;
-    for await (const outcome of engine.search(search.username, pending, signal, { priority })) {
+    for await (const outcome of engine.search(search.username, ordered, signal, { priority })) {
       await record(outcome);
       const now = deps.now();
       if (outcome.status !== 'invalid')
