@@ -6,6 +6,10 @@
  * published here. If the thread dies, it is started again and the searches it
  * was running resume from their stored outcomes.
  */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Catalogue } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
@@ -54,6 +58,18 @@ interface Pending {
 }
 
 /**
+ * tsx's ESM API, found from this file (not from the directory the service was started
+ * in), by its package's own exports map.
+ */
+function tsxEsmApi(): string {
+  const packageJson = createRequire(import.meta.url).resolve('tsx/package.json');
+  const { exports } = JSON.parse(readFileSync(packageJson, 'utf8')) as {
+    exports: { './esm/api': { import: { default: string } } };
+  };
+  return pathToFileURL(join(dirname(packageJson), exports['./esm/api'].import.default)).href;
+}
+
+/**
  * Starts the thread's module: the compiled .js next to this file, or, when the
  * service runs from source (tests, `npm run dev`), the .ts through tsx.
  */
@@ -61,7 +77,8 @@ function startThread(data: SearchThreadData): Worker {
   const fromSource = import.meta.url.endsWith('.ts');
   const url = new URL(`./search-thread-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
   if (!fromSource) return new Worker(url, { workerData: data });
-  const boot = `import('tsx/esm/api').then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
+  const tsx = tsxEsmApi();
+  const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
   return new Worker(boot, { eval: true, workerData: data });
 }
 
