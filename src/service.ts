@@ -13,16 +13,17 @@ import type { Catalogue } from './catalogue/platform.js';
 import { loadCatalogueFrom } from './catalogue/source.js';
 import type { Config } from './config.js';
 import { createEngine } from './engine/create-engine.js';
-import type { Engine } from './engine/engine.js';
 import { ConfigError } from './errors.js';
 import { createRedisBackend, throttled } from './redis/backend.js';
+import { cacheTtlsOf } from './runner/cache-policy.js';
 import { type EventHub, LocalEventHub } from './runner/events.js';
+import type { SearchExecutor } from './runner/in-process.js';
 import { InProcessRunner } from './runner/in-process.js';
 import type { Runner } from './runner/runner.js';
-import { runSearchJob, type SearchJobDeps } from './runner/search-job.js';
+import { failSearch, runSearchJob, type SearchJobDeps } from './runner/search-job.js';
 import { SearchThread } from './runner/search-thread.js';
 import { createStore } from './store/create-store.js';
-import type { SearchRecord, Store } from './store/store.js';
+import type { Store } from './store/store.js';
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -65,7 +66,6 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const store = backend?.store ?? createStore({ kind: 'sqlite', path: databasePath });
   const events: EventHub = backend?.events ?? new LocalEventHub();
   const metrics = new Metrics(true);
-  const platformsById = new Map(catalogue.platforms.map((p) => [p.id, p]));
   let shuttingDown = false;
 
   // Embedded mode runs searches on a thread of their own unless told not to, or unless a
@@ -88,45 +88,30 @@ export async function createService(config: Config, options: ServiceOptions = {}
         catalogue,
         backend ? { hostGate: backend.hostGate, sharedChecks: backend.sharedChecks } : {},
       );
-  const jobDeps = (engine: Engine): SearchJobDeps => ({
+  // Searches run here (in-thread runner, or a cluster worker) when there is no search thread.
+  const jobDeps: SearchJobDeps | undefined = engine && {
     engine,
     store,
     events,
-    platformsById,
-    cache: {
-      hitSeconds: config.cacheHitSeconds,
-      missSeconds: config.cacheMissSeconds,
-      otherSeconds: config.cacheOtherSeconds,
-    },
+    platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
+    cache: cacheTtlsOf(config),
     now,
     onOutcome: (outcome) => metrics.observe(outcome),
-  });
-  const runner: Runner =
-    backend && engine
-      ? backend.createRunner(jobDeps(engine))
-      : new InProcessRunner(
-          store,
-          thread?.execute ?? ((search, signal) => runSearchJob(search, jobDeps(engine!), signal)),
-          {
-            maxRunning: config.maxRunningSearches,
-            maxQueued: config.maxQueuedSearches,
-            onError: (err, search) => void failSearch(search, err),
-          },
-        );
-
-  /** A search whose runner failed (not its checks: those are outcomes) ends as an error, said once. */
-  const failSearch = async (search: SearchRecord, err: unknown) => {
-    log?.error({ err, queryId: search.id }, 'search failed');
-    const message = 'internal error while running the search';
-    const progress = await store.progress(search.id);
-    await store.updateSearch(search.id, { state: 'error', finishedAt: now(), error: message });
-    events.publish(search.id, {
-      type: 'done',
-      state: 'error',
-      error: message,
-      progress: { checked: progress.checked, total: search.platformIds.length, hits: progress.hits },
-    });
   };
+  const execute: SearchExecutor =
+    thread?.execute ?? ((search, signal) => runSearchJob(search, jobDeps!, signal));
+  const runner: Runner =
+    backend && jobDeps
+      ? backend.createRunner(jobDeps)
+      : new InProcessRunner(store, execute, {
+          maxRunning: config.maxRunningSearches,
+          maxQueued: config.maxQueuedSearches,
+          // Not a platform's failure (those are outcomes): the runner's own, so the search ends.
+          onError: (err, search) => {
+            log?.error({ err, queryId: search.id }, 'search failed');
+            void failSearch(search, 'internal error while running the search', { store, events, now });
+          },
+        });
 
   const appDeps: AppDeps = {
     config,

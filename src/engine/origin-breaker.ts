@@ -104,12 +104,4 @@ export class OriginBreaker {
       if (oldest !== undefined) this.#origins.delete(oldest);
     }
   }
-
-  /** Origins whose breaker is open now (for metrics and tests). */
-  openOrigins(): string[] {
-    const now = this.#options.now();
-    return [...this.#origins]
-      .filter(([, s]) => s.timeouts >= this.#options.threshold && now < s.openUntil)
-      .map(([origin]) => origin);
-  }
 }

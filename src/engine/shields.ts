@@ -17,7 +17,7 @@ export const SHIELD_BODY_WINDOW = 32 * 1024;
 export function matchShield(
   shield: Shield,
   view: ResponseView,
-  head = bodyHead(view.body, longestMarker([shield])),
+  head = bodyHead(view.body, longestOf(shield.body)),
 ): Tri {
   if (shield.status && !shield.status.includes(view.status)) return false;
   for (const [name, text] of shield.headers) {
@@ -54,14 +54,17 @@ export function detectShield(shields: readonly Shield[], view: ResponseView): Sh
   return pending ? 'pending' : undefined;
 }
 
+function longestOf(markers: readonly string[]): number {
+  return markers.reduce((n, marker) => Math.max(n, marker.length), 1);
+}
+
 const longest = new WeakMap<readonly Shield[], number>();
 
-/** Length of the longest body marker of a list of shields (remembered per list). */
+/** Length of the longest body marker of a list of shields (remembered per list: it is the catalogue's). */
 function longestMarker(shields: readonly Shield[]): number {
   let n = longest.get(shields);
   if (n === undefined) {
-    n = 1;
-    for (const shield of shields) for (const marker of shield.body) n = Math.max(n, marker.length);
+    n = longestOf(shields.flatMap((shield) => shield.body));
     longest.set(shields, n);
   }
   return n;

@@ -2,12 +2,24 @@
  * How long an outcome may be reused: long for a hit, shorter for a miss, short
  * for what could not be decided. Pure.
  */
+import type { Config } from '../config.js';
 import type { Outcome } from '../engine/outcome.js';
 
 export interface CacheTtls {
   readonly hitSeconds: number;
   readonly missSeconds: number;
   readonly otherSeconds: number;
+}
+
+/** The TTLs the configuration sets. */
+export function cacheTtlsOf(
+  config: Pick<Config, 'cacheHitSeconds' | 'cacheMissSeconds' | 'cacheOtherSeconds'>,
+): CacheTtls {
+  return {
+    hitSeconds: config.cacheHitSeconds,
+    missSeconds: config.cacheMissSeconds,
+    otherSeconds: config.cacheOtherSeconds,
+  };
 }
 
 /** Expiry time (ms epoch) for an outcome decided at `now`, or undefined when it must not be cached. */

@@ -75,7 +75,7 @@ export async function runSearchJob(
     // Slowest first: the long waits overlap the short checks instead of coming last.
     const recent = new Map((await store.platformStats()).map((s) => [s.platformId, s.recentMs]));
     const ordered = slowestFirst(pending, recent, UNMEASURED_LATENCY_MS);
-    const priority = search.tier === 'professional' ? CHECK_PRIORITY.professional : CHECK_PRIORITY.free;
+    const priority = CHECK_PRIORITY[search.tier];
     for await (const outcome of engine.search(search.username, ordered, signal, { priority })) {
       await record(outcome);
       const now = deps.now();
@@ -98,10 +98,24 @@ export async function runSearchJob(
       throw new SearchCancelledError('search interrupted; it will resume', { cause: error });
     // So does a store that cannot be reached (cluster mode): the runner retries once it is back.
     if (isUserscoutError(error) && error.code === 'store_unavailable') throw error;
-    const message = error instanceof Error ? error.message : String(error);
-    await store.updateSearch(search.id, { state: 'error', finishedAt: deps.now(), error: message });
-    events.publish(search.id, { type: 'done', state: 'error', error: message, progress: snapshot() });
+    await failSearch(search, error instanceof Error ? error.message : String(error), deps);
   }
+}
+
+/** Ends a search as an error: stored, then said once to its listeners with the progress it reached. */
+export async function failSearch(
+  search: SearchRecord,
+  message: string,
+  deps: Pick<SearchJobDeps, 'store' | 'events' | 'now'>,
+): Promise<void> {
+  const progress = await deps.store.progress(search.id);
+  await deps.store.updateSearch(search.id, { state: 'error', finishedAt: deps.now(), error: message });
+  deps.events.publish(search.id, {
+    type: 'done',
+    state: 'error',
+    error: message,
+    progress: { checked: progress.checked, total: search.platformIds.length, hits: progress.hits },
+  });
 }
 
 function goneOutcome(platformId: string): Outcome {

@@ -6,6 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createEngine } from '../engine/create-engine.js';
 import { createStore } from '../store/create-store.js';
+import { cacheTtlsOf } from './cache-policy.js';
 import type { EventHub } from './events.js';
 import { runSearchJob, SearchCancelledError, type SearchJobDeps } from './search-job.js';
 import type { FromThread, SearchThreadData, ToThread } from './search-thread.js';
@@ -30,11 +31,7 @@ const deps: SearchJobDeps = {
   store,
   events,
   platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
-  cache: {
-    hitSeconds: config.cacheHitSeconds,
-    missSeconds: config.cacheMissSeconds,
-    otherSeconds: config.cacheOtherSeconds,
-  },
+  cache: cacheTtlsOf(config),
   now: Date.now,
 };
 const running = new Map<string, { controller: AbortController; done: Promise<void> }>();

@@ -17,6 +17,7 @@ import { RedisSharedChecks } from '../../src/redis/shared-checks.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
+import { countInFlight } from '../support/in-flight.js';
 import { tempDir } from '../support/service.js';
 import { connectTestRedis, deleteKeys, uniquePrefix } from './redis-support.js';
 
@@ -26,22 +27,9 @@ const catalogue = catalogueOf(
   ),
 );
 const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, { latency: () => 150 });
-let inFlight = 0;
-let mostInFlight = 0;
-const sim = new SimWeb({
-  truth: emulation.truth,
-  routes: emulation.routes.map((route) => ({
-    host: route.host,
-    handle: (request) => {
-      const behaviour = route.handle(request);
-      if (behaviour?.kind === 'respond') {
-        mostInFlight = Math.max(mostInFlight, ++inFlight);
-        setTimeout(() => inFlight--, behaviour.delayMs ?? 0);
-      }
-      return behaviour;
-    },
-  })),
-});
+// Every platform is on one host: the most in flight to it, as the simulated web sees it.
+const inFlight = countInFlight(emulation.routes);
+const sim = new SimWeb({ truth: emulation.truth, routes: inFlight.routes });
 
 const prefix = uniquePrefix('shared');
 let redis: Redis;
@@ -95,10 +83,10 @@ describe('checks shared between workers', () => {
   });
 
   it('holds the per-host limit over both engines', async () => {
-    mostInFlight = 0;
+    inFlight.reset();
     const [a, b] = await Promise.all([collect(engines[0]!, 'bob'), collect(engines[1]!, 'carol')]);
     expect(a).toHaveLength(8);
     expect(b).toHaveLength(8);
-    expect(mostInFlight).toBe(2);
+    expect(inFlight.most()).toBe(2);
   });
 });
