@@ -84,7 +84,16 @@ async function search(page: Page, username: string): Promise<void> {
   await page.getByRole('button', { name: 'Search', exact: true }).click();
 }
 
-async function waitFinished(page: Page): Promise<void> {
+/**
+ * Waits until the page shows a finished search; with `username`, that search's, so a
+ * "Finished." left on screen by the previous search is not taken for the new one.
+ */
+async function waitFinished(page: Page, username?: string): Promise<void> {
+  if (username !== undefined) {
+    await page
+      .locator('#status-heading', { hasText: `Results for “${username}”` })
+      .waitFor({ timeout: FINISH_MS });
+  }
   await page.locator('#status-line', { hasText: 'Finished.' }).waitFor({ timeout: FINISH_MS });
 }
 
@@ -184,7 +193,7 @@ describe.skipIf(noBrowser)('the search page', () => {
   it('filters by category, outcome and name, sorts, shows every outcome and exports them', async () => {
     const page = await openPage(running.url);
     await search(page, 'alice');
-    await waitFinished(page);
+    await waitFinished(page, 'alice');
     const id = new URL(page.url()).searchParams.get('id')!;
     const api = await json(`${running.url}/api/search?id=${id}&include=all`);
     const all = api.body.results as {
@@ -298,7 +307,7 @@ describe.skipIf(noBrowser)('the search page', () => {
     page.on('request', (r) => r.url().includes('/api/search?id=') && polls.push(Date.now()));
     await search(page, 'slowalice');
     await page.locator('#status-line', { hasText: 'checking every second' }).waitFor();
-    await waitFinished(page);
+    await waitFinished(page, 'slowalice');
     expect(await page.locator('#percent').textContent()).toBe('100%');
     expect(polls.length).toBeGreaterThanOrEqual(3);
     const gaps = polls.slice(1).map((t, i) => t - polls[i]!);
@@ -326,7 +335,7 @@ describe.skipIf(noBrowser)('the search page', () => {
     await page.screenshot({ path: screenshotPath('network-error.png') });
     await page.unroute('**/api/search');
     await retry.click();
-    await waitFinished(page);
+    await waitFinished(page, 'alice');
     expect(await page.locator('#alert').isHidden()).toBe(true);
     expect(await shownPlatforms(page)).toEqual(ALICE.hits);
   });
@@ -351,7 +360,7 @@ describe.skipIf(noBrowser)('the search page', () => {
     const sent: (string | undefined)[] = [];
     page.on('request', (r) => r.method() === 'POST' && sent.push(r.headers()['x-api-key']));
     await search(page, 'alice');
-    await waitFinished(page);
+    await waitFinished(page, 'alice');
     expect(sent).toEqual([key]);
     expect(page.url()).not.toContain(key);
     expect(await page.locator('#share-url').inputValue()).not.toContain(key);
@@ -411,7 +420,7 @@ describe.skipIf(noBrowser)('the search page', () => {
   it('fits a phone-sized screen', async () => {
     const page = await openPage(running.url, { viewport: { width: 375, height: 740 } });
     await search(page, 'alice');
-    await waitFinished(page);
+    await waitFinished(page, 'alice');
     await page.getByLabel('Show every outcome (not only hits)').check();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
@@ -436,10 +445,10 @@ describe.skipIf(noBrowser)('the free limit', () => {
   it('shows searches left, then a 429 message saying when to retry', async () => {
     const page = await openPage(running.url);
     await search(page, 'alice');
-    await waitFinished(page);
+    await waitFinished(page, 'alice');
     expect(await page.locator('#quota').textContent()).toMatch(/^· 1 of 2 searches left/);
     await search(page, 'bob');
-    await waitFinished(page);
+    await waitFinished(page, 'bob');
     expect(await shownPlatforms(page)).toEqual(['Chirper', 'ClipCity', 'GitPlace', 'Hashbook']);
     expect(await page.locator('#quota').textContent()).toMatch(/^· 0 of 2 searches left/);
     await search(page, 'carol');
