@@ -81,7 +81,7 @@ export async function buildApp(
         title: 'userscout',
         version: API_VERSION,
         description:
-          'Checks whether a username exists on 725+ online platforms. Start a search with POST /api/search, then poll GET /api/search?id= (or listen to /api/search/{id}/events) until status is completed or error. Units: estimatedTime in seconds, responseTime in milliseconds. Errors share one body: {error, code, requestId}. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers; a 429 also has Retry-After. Every /api/ response but a 401 carries X-Userscout-Tier: free or professional, the tier that served it (no key is the free tier).',
+          'Checks whether a username exists on more than a thousand online platforms. Start a search with POST /api/search, then poll GET /api/search?id= (or listen to /api/search/{id}/events) until status is completed or error. Units: estimatedTime in seconds, responseTime in milliseconds. Errors share one body: {error, code, requestId}. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers; a 429 also has Retry-After. Every /api/ response but a 401 carries X-Userscout-Tier: free or professional, the tier that served it (no key is the free tier).',
       },
       tags: [
         { name: 'search', description: 'Start and follow searches' },
