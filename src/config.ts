@@ -243,7 +243,13 @@ export const SETTINGS = {
     env: 'USERSCOUT_READ_LIMIT',
     default: 1200,
     kind: int(1, 10_000_000),
-    doc: 'Other requests (polling, events, platform list) per minute per client',
+    doc: 'Other requests (polling, events, platform list) per minute per free-tier client',
+  },
+  proReadLimit: {
+    env: 'USERSCOUT_PRO_READ_LIMIT',
+    default: 6000,
+    kind: int(1, 10_000_000),
+    doc: 'Other requests per minute per professional key: following 100 running searches at one poll a second',
   },
   trustProxy: {
     env: 'USERSCOUT_TRUST_PROXY',

@@ -1,8 +1,9 @@
 /**
  * Two limits, both with the standard RateLimit-* headers on every response:
  * starting a search counts against the tier's search limit (free: per client
- * address, professional: per key); everything else shares a generous request
- * limit, so a client polling once a second never runs into 429.
+ * address, professional: per key); everything else counts against a generous
+ * request limit of the tier, so a client following its own searches at one poll a
+ * second never runs into 429.
  */
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -11,7 +12,7 @@ import { UserscoutError } from '../errors.js';
 
 export type RateLimitConfig = Pick<
   Config,
-  'freeLimit' | 'freeWindowMs' | 'proLimit' | 'proWindowMs' | 'readLimit'
+  'freeLimit' | 'freeWindowMs' | 'proLimit' | 'proWindowMs' | 'readLimit' | 'proReadLimit'
 >;
 
 function humanWindow(ms: number): string {
@@ -31,7 +32,9 @@ export async function installRateLimits(
     // After authentication and validation: a refused key or a malformed body does not use up the limit.
     hook: 'preHandler',
     enableDraftSpec: true,
-    max: config.readLimit,
+    // Per tier: a professional key follows many searches at once (50 polled once a second is 3,000 a minute).
+    max: async (request: FastifyRequest) =>
+      request.caller?.tier === 'professional' ? config.proReadLimit : config.readLimit,
     timeWindow: 60_000,
     keyGenerator: (request: FastifyRequest) => `read:${request.caller?.client ?? request.ip}`,
     // Shared counters can be out of reach (Redis down): other requests then go uncounted and

@@ -400,6 +400,24 @@ describe('tiers and limits', () => {
     expect((await json(`${url}/api/platforms`)).status).toBe(200);
   });
 
+  it('gives each tier its own read limit, so a professional key follows many searches at once', async () => {
+    const s = await serve({ readLimit: 5, proReadLimit: 40 });
+    const { key } = await createKey(s.service.store, 'read limit test', 'professional');
+    const started = await postSearch(s.url, { username: 'sam', platforms: ['Alpha'] }, { 'x-api-key': key });
+    expect(started.status).toBe(200);
+    const poll = `${s.url}/api/search?id=${started.body.queryId}`;
+    // 30 polls: six times the free tier's read limit, within the professional one.
+    for (let i = 0; i < 30; i++) {
+      const r = await json(poll, { headers: { 'x-api-key': key } });
+      expect(r.status).toBe(200);
+      expect(r.headers.get('ratelimit-limit')).toBe('40');
+    }
+    // Without the key the same poll is the free tier's: 5 a minute, then 429.
+    const free: number[] = [];
+    for (let i = 0; i < 6; i++) free.push((await json(poll)).status);
+    expect(free).toEqual([200, 200, 200, 200, 200, 429]);
+  });
+
   it('lets a professional key past the free limit, in either header, until it is revoked', async () => {
     const s = await serve();
     const { id, key } = await createKey(s.service.store, 'contract test', 'professional');
