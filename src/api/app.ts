@@ -16,6 +16,7 @@ import type { Store } from '../store/store.js';
 import { installAuth } from './auth.js';
 import { installErrorHandler } from './error-handler.js';
 import type { Metrics } from './metrics.js';
+import { OPENAPI_OPTIONS } from './openapi.js';
 import { installRateLimits } from './rate-limits.js';
 import { eventRoutes } from './routes/events.js';
 import { opsRoutes } from './routes/ops.js';
@@ -41,8 +42,6 @@ export interface AppDeps {
   /** Extra routes (the web page). */
   readonly plugins?: readonly ((app: FastifyInstance) => Promise<void>)[];
 }
-
-export const API_VERSION = '1.0.0';
 
 function trustProxy(value: string): FastifyServerOptions['trustProxy'] {
   if (value === '' || value === 'false') return false;
@@ -74,29 +73,7 @@ export async function buildApp(
   app.addSchema(ErrorBody);
   app.addSchema(Result);
   app.addSchema(Platform);
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'userscout',
-        version: API_VERSION,
-        description:
-          'Checks whether a username exists on more than a thousand online platforms. Start a search with POST /api/search, then poll GET /api/search?id= (or listen to /api/search/{id}/events) until status is completed or error. Units: estimatedTime in seconds, responseTime in milliseconds. Errors share one body: {error, code, requestId}. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers; a 429 also has Retry-After. Every /api/ response but a 401 carries X-Userscout-Tier: free or professional, the tier that served it (no key is the free tier).',
-      },
-      tags: [
-        { name: 'search', description: 'Start and follow searches' },
-        { name: 'platforms', description: 'The catalogue of platforms' },
-      ],
-      components: {
-        securitySchemes: {
-          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Professional tier key' },
-          bearer: { type: 'http', scheme: 'bearer', description: 'The same key as a bearer token' },
-        },
-      },
-      security: [{}, { apiKey: [] }, { bearer: [] }],
-    },
-    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
-  });
+  await app.register(swagger, OPENAPI_OPTIONS);
   await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
 
   installErrorHandler(app);

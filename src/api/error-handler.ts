@@ -41,7 +41,24 @@ function validationMessage(error: FastifyError): string {
   if (first.keyword === 'additionalProperties') {
     return `${where}: unknown field ${String((first.params as { additionalProperty?: string }).additionalProperty)}`;
   }
+  const allowed = allowedValues(error.validation ?? [], first.instancePath);
+  if (allowed.length > 0) return `${where}${field ? `.${field}` : ''} must be one of: ${allowed.join(', ')}`;
   return `${where}${field ? `.${field}` : ''} ${first.message ?? 'is invalid'}`;
+}
+
+/**
+ * The values a closed field accepts, from Ajv's errors on it: a union of literals
+ * fails with one `const` error per literal (then `anyOf`), an enum with one `enum`.
+ */
+function allowedValues(errors: NonNullable<FastifyError['validation']>, instancePath: string): string[] {
+  const values: string[] = [];
+  for (const e of errors) {
+    if (e.instancePath !== instancePath) continue;
+    const params = e.params as { allowedValue?: unknown; allowedValues?: unknown[] };
+    if (e.keyword === 'const') values.push(String(params.allowedValue));
+    if (e.keyword === 'enum') values.push(...(params.allowedValues ?? []).map(String));
+  }
+  return values;
 }
 
 export function installErrorHandler(app: FastifyInstance): void {

@@ -143,7 +143,10 @@ export const Platform = Type.Object(
 
 export const PlatformsQuery = Type.Object({
   category: Type.Optional(
-    Type.String({ maxLength: 50, description: 'Only this category; an unknown one gives an empty list' }),
+    Type.Union(
+      CATEGORIES.map((c) => Type.Literal(c)),
+      { description: 'Only this category; an unknown one is a 400 that lists the valid ones' },
+    ),
   ),
 });
 

@@ -4,7 +4,9 @@
  * and state of ../shared/spec/username-search-service.md, and what we added
  * where it says "not shown" (error shape, include=all, progress, SSE, limits).
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CATEGORIES } from '../../src/catalogue/categories.js';
 import type { Platform } from '../../src/catalogue/platform.js';
 import { createKey, revokeKey } from '../../src/cli/keys.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
@@ -216,14 +218,24 @@ describe('platforms and categories', () => {
     });
   });
 
-  it('filters by category; an unknown category is an empty list, not an error', async () => {
+  it('filters by category; an unknown category is a 400 that lists the valid ones', async () => {
     const { url } = await serve();
     const coding = await json(`${url}/api/platforms?category=coding`);
     expect(coding.body.platforms.map((p: { name: string }) => p.name).sort()).toEqual(['Charlie', 'Delta']);
     expect(coding.body.total).toBe(2);
     const none = await json(`${url}/api/platforms?category=no-such-thing`);
-    expect(none.status).toBe(200);
-    expect(none.body).toEqual({ platforms: [], total: 0 });
+    expectErrorShape(none, 400, 'bad_request');
+    expect(none.body.error).toBe(`querystring.category must be one of: ${CATEGORIES.join(', ')}`);
+  });
+
+  it('names the allowed values of a closed field, in the query and in the body', async () => {
+    const { url } = await serve();
+    const include = await json(`${url}/api/search?id=${randomUUID()}&include=everything`);
+    expectErrorShape(include, 400, 'bad_request');
+    expect(include.body.error).toBe('querystring.include must be one of: hits, all');
+    const category = await postSearch(url, { username: 'sam', categories: ['coding', 'cooking'] });
+    expectErrorShape(category, 400, 'bad_request');
+    expect(category.body.error).toBe(`body.categories.1 must be one of: ${CATEGORIES.join(', ')}`);
   });
 
   it('lists the categories with their counts', async () => {

@@ -30,11 +30,18 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       schema: {
         tags: ['search'],
         summary: 'Live progress of a search (Server-Sent Events)',
+        operationId: 'followSearch',
         description:
           'text/event-stream with events progress ({checked,total,hits}), result (a Result; id = its sequence number) and done ({status, error?}). Reconnect with Last-Event-ID (or ?lastEventId=) to resume. Usable with a browser EventSource.',
         params: EventsParams,
         querystring: EventsQuery,
-        response: { 404: { $ref: 'Error#' } },
+        response: {
+          200: {
+            description: 'A stream of Server-Sent Events: progress, result and done',
+            content: { 'text/event-stream': { schema: { type: 'string' } } },
+          },
+          404: { $ref: 'Error#' },
+        },
       },
     },
     async (request, reply) => {

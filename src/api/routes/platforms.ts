@@ -36,8 +36,9 @@ export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promi
       schema: {
         tags: ['platforms'],
         summary: 'List the platforms',
+        operationId: 'listPlatforms',
         description:
-          'Every platform of the catalogue; category filters (an unknown category gives an empty list).',
+          'Every platform of the catalogue, disabled ones included (see enabled and disabledReason); category filters, and an unknown category is a 400 that lists the valid ones.',
         querystring: PlatformsQuery,
         response: { 200: PlatformsResponse, ...errorResponses },
       },
@@ -55,7 +56,9 @@ export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promi
       schema: {
         tags: ['platforms'],
         summary: 'List the categories',
-        description: 'The closed list of categories, with the number of enabled platforms in each.',
+        operationId: 'listCategories',
+        description:
+          'The closed list of categories, with the number of enabled platforms in each (GET /api/platforms?category= also lists the disabled ones).',
         response: { 200: CategoriesResponse, ...errorResponses },
       },
     },

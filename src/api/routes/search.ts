@@ -32,12 +32,15 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         tags: ['search'],
         summary: 'Start a search',
+        operationId: 'startSearch',
         description:
           'Starts checking the username on every platform (or the chosen categories/platforms) and answers at once. Counts against the search limit of the tier: free 10 per 15 minutes per client address, professional 1000 per hour per key.',
         body: StartSearchBody,
         response: {
           200: StartSearchResponse,
           401: { $ref: 'Error#' },
+          413: { $ref: 'Error#' },
+          415: { $ref: 'Error#' },
           503: { $ref: 'Error#' },
           ...errorResponses,
         },
@@ -109,6 +112,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       schema: {
         tags: ['search'],
         summary: 'Get a search and its results',
+        operationId: 'getSearch',
         description:
           'Poll until status is completed or error (about once a second). While running, results already hold the hits found so far and progress says how far it got. include=all returns every outcome with its reason.',
         querystring: SearchQuery,

@@ -1,0 +1,85 @@
+/**
+ * The OpenAPI document's own parts: info, servers, licence, security, and the
+ * response headers every /api/ answer carries. Routes declare their bodies and
+ * status codes; the headers are the same for all of them, so they are added
+ * here once, to every documented response, rather than written into each route.
+ */
+import type { SwaggerOptions } from '@fastify/swagger';
+
+/** Version of the REST API (the document's info.version), not of the package. */
+export const API_VERSION = '1.0.0';
+
+const header = (description: string, schema: object = { type: 'integer' }) => ({ description, schema });
+
+/** Headers on every answer under /api/, whatever its status. */
+const EVERY_ANSWER = {
+  'X-Request-Id': header('Id of this request, also in error bodies and the logs', { type: 'string' }),
+  'RateLimit-Limit': header('Requests (or searches, on POST /api/search) allowed in the current window'),
+  'RateLimit-Remaining': header('What is left of that limit in the current window'),
+  'RateLimit-Reset': header('Seconds until the window starts again'),
+};
+
+/** On every answer but a 401 (a refused key has no tier). */
+const TIER = {
+  'X-Userscout-Tier': header('The tier that served the request: free (no key) or professional', {
+    type: 'string',
+    enum: ['free', 'professional'],
+  }),
+};
+
+/** On 429 and 503: when to try again. */
+const RETRY_AFTER = { 'Retry-After': header('Seconds to wait before trying again') };
+
+/** The headers a response of `status` carries. Pure. */
+export function responseHeaders(status: string): Record<string, { description: string; schema: object }> {
+  return {
+    ...EVERY_ANSWER,
+    ...(status === '401' ? {} : TIER),
+    ...(status === '429' || status === '503' ? RETRY_AFTER : {}),
+  };
+}
+
+type Operation = { responses?: Record<string, { headers?: Record<string, unknown> }> };
+type Document = { paths?: Record<string, Record<string, Operation>> };
+
+/** Adds the response headers to every operation under /api/. Mutates and returns the generated document. */
+export function documentResponseHeaders<T>(doc: T): T {
+  for (const [path, operations] of Object.entries((doc as Document).paths ?? {})) {
+    if (!path.startsWith('/api/')) continue;
+    for (const operation of Object.values(operations)) {
+      for (const [status, response] of Object.entries(operation.responses ?? {})) {
+        response.headers = { ...responseHeaders(status), ...response.headers };
+      }
+    }
+  }
+  return doc;
+}
+
+export const OPENAPI_OPTIONS: SwaggerOptions = {
+  openapi: {
+    openapi: '3.1.0',
+    info: {
+      title: 'userscout',
+      version: API_VERSION,
+      license: { name: 'MIT', identifier: 'MIT' },
+      description:
+        'Checks whether a username exists on more than a thousand online platforms. Start a search with POST /api/search, then poll GET /api/search?id= (or listen to /api/search/{id}/events) until status is completed or error. Units: estimatedTime in seconds, responseTime in milliseconds. Errors share one body: {error, code, requestId}. Every response carries RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset headers; a 429 also has Retry-After. Every /api/ response but a 401 carries X-Userscout-Tier: free or professional, the tier that served it (no key is the free tier).',
+    },
+    // Relative: the document describes the service that serves it, wherever it is deployed.
+    servers: [{ url: '/', description: 'This service' }],
+    tags: [
+      { name: 'search', description: 'Start and follow searches' },
+      { name: 'platforms', description: 'The catalogue of platforms' },
+    ],
+    components: {
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Professional tier key' },
+        bearer: { type: 'http', scheme: 'bearer', description: 'The same key as a bearer token' },
+      },
+    },
+    security: [{}, { apiKey: [] }, { bearer: [] }],
+  },
+  refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
+  transformObject: (documents) =>
+    documentResponseHeaders('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject),
+};
