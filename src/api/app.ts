@@ -16,7 +16,7 @@ import type { Store } from '../store/store.js';
 import { installAuth } from './auth.js';
 import { installErrorHandler } from './error-handler.js';
 import type { Metrics } from './metrics.js';
-import { OPENAPI_OPTIONS } from './openapi.js';
+import { DOCS_CONTENT_SECURITY_POLICY, OPENAPI_OPTIONS } from './openapi.js';
 import { installRateLimits } from './rate-limits.js';
 import { eventRoutes } from './routes/events.js';
 import { opsRoutes } from './routes/ops.js';
@@ -74,7 +74,11 @@ export async function buildApp(
   app.addSchema(Result);
   app.addSchema(Platform);
   await app.register(swagger, OPENAPI_OPTIONS);
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  await app.register(swaggerUi, {
+    routePrefix: '/docs',
+    staticCSP: DOCS_CONTENT_SECURITY_POLICY,
+    validatorUrl: false,
+  });
 
   installErrorHandler(app);
   installAuth(app, deps.store);

@@ -55,6 +55,23 @@ export function documentResponseHeaders<T>(doc: T): T {
   return doc;
 }
 
+/**
+ * The Content-Security-Policy of the /docs page. Swagger UI sets style attributes
+ * from its scripts, so styles may be inline there (scripts may not); no image from the
+ * public validator, and no upgrade to https, which would break a service on plain http.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "base-uri 'self'",
+  "font-src 'self' data:",
+  "frame-ancestors 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "script-src 'self'",
+  "script-src-attr 'none'",
+  "style-src 'self' 'unsafe-inline'",
+].join('; ');
+
 export const OPENAPI_OPTIONS: SwaggerOptions = {
   openapi: {
     openapi: '3.1.0',

@@ -4,15 +4,16 @@
  * codes and operation ids documented.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { responseHeaders } from '../../src/api/openapi.js';
+import { DOCS_CONTENT_SECURITY_POLICY, responseHeaders } from '../../src/api/openapi.js';
 import { loadConfig } from '../../src/config.js';
 import { createService, type Service } from '../../src/service.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
+import { CHROMIUM, launchBrowser } from '../web/support.js';
 
 const run = promisify(execFile);
 const dir = mkdtempSync(join(tmpdir(), 'userscout-openapi-'));
@@ -81,4 +82,24 @@ describe('the served document', () => {
     expect(doc.servers).toEqual([{ url: '/', description: 'This service' }]);
     expect(doc.info.license.name).toBe('MIT');
   });
+});
+
+// CI installs Chromium (.ci/run); elsewhere this needs /usr/bin/chromium or CHROMIUM_PATH.
+describe.skipIf(!existsSync(CHROMIUM) && !process.env.CI)('the /docs page', () => {
+  it('renders in Chromium under its Content-Security-Policy without a violation', async () => {
+    const url = await service.listen();
+    const browser = await launchBrowser();
+    try {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
+      page.on('pageerror', (e) => problems.push(String(e)));
+      const response = await page.goto(`${url}/docs/`);
+      expect(response?.headers()['content-security-policy']).toBe(DOCS_CONTENT_SECURITY_POLICY);
+      await page.getByText('Start a search').first().waitFor({ timeout: 20_000 });
+      expect(problems).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  }, 60_000);
 });
