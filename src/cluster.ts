@@ -40,6 +40,8 @@ export interface RedisBackendHooks {
   /** Redis errors (connection lost, and so on); called often during an outage. */
   readonly onError: (error: unknown) => void;
   readonly onSearchStart?: (search: SearchRecord, worker: string) => void;
+  /** The service's clock (ms epoch). */
+  readonly now: () => number;
 }
 
 export interface RedisBackend {
@@ -60,7 +62,12 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
   const redis = createRedisClient(config.redisUrl, hooks.onError);
   // Subscriber mode needs a connection of its own; it may queue SUBSCRIBE until Redis is back.
   const subscriber = createRedisClient(config.redisUrl, hooks.onError, { enableOfflineQueue: true });
-  const store = new RedisStore({ redis, prefix, retentionMs: config.retentionDays * 86_400_000 });
+  const store = new RedisStore({
+    redis,
+    prefix,
+    retentionMs: config.retentionDays * 86_400_000,
+    now: hooks.now,
+  });
   const leaseMs = 2 * config.timeoutMs + 5_000;
   return {
     store,

@@ -59,6 +59,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ? createRedisBackend(config, {
         onError: throttled(10_000, (error: unknown) => log?.warn({ err: error }, 'Redis error')),
         onSearchStart: (search, worker) => log?.info({ queryId: search.id, worker }, 'search job started'),
+        now,
       })
     : undefined;
   const databasePath = join(config.dataDir, DATABASE_FILE);

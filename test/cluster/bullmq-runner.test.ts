@@ -63,7 +63,7 @@ afterAll(async () => {
 
 function setup(label: string) {
   const prefix = uniquePrefix(label);
-  const store = new RedisStore({ redis, prefix });
+  const store = new RedisStore({ redis, prefix, now: Date.now });
   const deps = searchJobDeps(jobConfig, {
     engine,
     store,
