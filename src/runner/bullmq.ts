@@ -12,10 +12,9 @@
  */
 import { hostname } from 'node:os';
 import { type ConnectionOptions, type Job, Queue, WaitingError, Worker } from 'bullmq';
-import { UserscoutError } from '../errors.js';
 import { withDeadline } from '../redis/unavailable.js';
 import type { SearchRecord, Tier } from '../store/store.js';
-import { queueFullError, type Runner, type RunnerStats } from './runner.js';
+import { notAcceptingError, queueFullError, type Runner, type RunnerStats } from './runner.js';
 import { failSearch, runSearchJob, SearchCancelledError, type SearchJobDeps } from './search-job.js';
 
 export interface BullMqRunnerOptions {
@@ -80,8 +79,7 @@ export class BullMqRunner implements Runner {
   }
 
   #requireQueue(): Queue<JobData> {
-    if (!this.#queue || !this.#accepting)
-      throw new UserscoutError('unavailable', 'The service is shutting down; try again shortly');
+    if (!this.#queue || !this.#accepting) throw notAcceptingError();
     return this.#queue;
   }
 

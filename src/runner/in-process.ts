@@ -5,10 +5,9 @@
  * `runSearchJob` on this thread. Checks of all running searches share one
  * engine's global and per-host limits either way.
  */
-import { UserscoutError } from '../errors.js';
 import type { SearchRecord, Store } from '../store/store.js';
 import { TierQueue } from './priority-queue.js';
-import { queueFullError, type Runner, type RunnerStats } from './runner.js';
+import { notAcceptingError, queueFullError, type Runner, type RunnerStats } from './runner.js';
 import { SearchCancelledError } from './search-job.js';
 
 /** Runs one search to its end; rejects with SearchCancelledError when `signal` interrupts it. */
@@ -39,8 +38,7 @@ export class InProcessRunner implements Runner {
   }
 
   async enqueue(search: SearchRecord): Promise<void> {
-    if (!this.#accepting)
-      throw new UserscoutError('unavailable', 'The service is shutting down; try again shortly');
+    if (!this.#accepting) throw notAcceptingError();
     if (this.#queue.size >= this.#options.maxQueued && this.#running.size >= this.#options.maxRunning)
       throw queueFullError(this.#options.retryAfterSeconds);
     this.#queue.push(search.tier, search);

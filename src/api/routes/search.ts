@@ -9,6 +9,7 @@ import { usernameProblem } from '../../engine/username.js';
 import { UserscoutError } from '../../errors.js';
 import { estimateSeconds } from '../../runner/estimate.js';
 import { progressSnapshot } from '../../runner/events.js';
+import { failSearch } from '../../runner/search-job.js';
 import type { SearchRecord } from '../../store/store.js';
 import type { AppDeps } from '../deps.js';
 import { searchRateLimit } from '../rate-limits.js';
@@ -79,11 +80,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       try {
         await deps.runner.enqueue(search);
       } catch (error) {
-        await deps.store.updateSearch(search.id, {
-          state: 'error',
-          finishedAt: deps.now(),
-          error: 'not queued',
-        });
+        await failSearch(search.id, 'not queued', deps);
         throw error;
       }
       deps.metrics.searches.inc({ tier: search.tier });
