@@ -23,7 +23,7 @@ import type { Runner } from './runner/runner.js';
 import { failSearch, runSearchJob, searchJobDeps } from './runner/search-job.js';
 import { SearchThread } from './runner/search-thread.js';
 import { createStore } from './store/create-store.js';
-import type { Store } from './store/store.js';
+import { recentLatencies, type Store } from './store/store.js';
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -123,7 +123,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     events,
     metrics,
     now,
-    latencies: async () => new Map((await store.platformStats()).map((s) => [s.platformId, s.recentMs])),
+    latencies: () => recentLatencies(store),
     shuttingDown: () => shuttingDown,
     plugins: options.plugins ?? [],
     ...(backend ? { rateLimitStore: backend.rateLimitStore } : {}),

@@ -10,7 +10,7 @@ import type { Config } from '../config.js';
 import type { Engine } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
 import { isUserscoutError } from '../errors.js';
-import type { SearchRecord, Store } from '../store/store.js';
+import { recentLatencies, type SearchRecord, type Store } from '../store/store.js';
 import { type CacheTtls, cacheExpiry, cacheTtlsOf } from './cache-policy.js';
 import { slowestFirst } from './check-order.js';
 import { type EventHub, type ProgressSnapshot, progressSnapshot } from './events.js';
@@ -103,7 +103,7 @@ export async function runSearchJob(
       else pending.push(platform);
     }
     // Slowest first: the long waits overlap the short checks instead of coming last.
-    const recent = new Map((await store.platformStats()).map((s) => [s.platformId, s.recentMs]));
+    const recent = await recentLatencies(store);
     const ordered = slowestFirst(pending, recent, deps.unmeasuredLatencyMs);
     const priority = CHECK_PRIORITY[search.tier];
     for await (const outcome of engine.search(search.username, ordered, signal, { priority })) {

@@ -4,7 +4,8 @@
  * cluster mode); `test/store.contract.ts` runs the same suite against each.
  * Every method is async so that a networked backend fits. The policy every
  * backend shares (how `recentMs` is weighted, which statuses count as answers,
- * the error for an id taken already) is here, once.
+ * the error for an id taken already) is here, once; so is `recentLatencies`,
+ * the latency per platform that estimates and the order of checks read.
  */
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
@@ -113,6 +114,11 @@ export interface Store {
 
 export function emptyByStatus(): Record<OutcomeStatus, number> {
   return { hit: 0, miss: 0, unknown: 0, error: 0, invalid: 0 };
+}
+
+/** Each measured platform's `recentMs` by platform id: what estimates and the order of checks use. */
+export async function recentLatencies(store: Pick<Store, 'platformStats'>): Promise<Map<string, number>> {
+  return new Map((await store.platformStats()).map((s) => [s.platformId, s.recentMs]));
 }
 
 /** Weight of the newest answered check in `recentMs`, an exponentially weighted mean. */
