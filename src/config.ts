@@ -28,7 +28,7 @@ interface SettingSpec<T> {
 const int = (min: number, max: number): Kind => ({ type: 'int', min, max });
 const MINUTE = 60_000;
 
-/** The settings table. The README's configuration section is generated from it. */
+/** The settings table. The README's configuration section names every one (test/readme.test.ts checks). */
 export const SETTINGS = {
   host: {
     env: 'HOST',
@@ -215,6 +215,18 @@ export const SETTINGS = {
     kind: int(0, 100_000),
     doc: 'Queued searches before 503',
   },
+  queueFullRetryAfterSeconds: {
+    env: 'USERSCOUT_QUEUE_FULL_RETRY_AFTER_SECONDS',
+    default: 30,
+    kind: int(1, 3_600),
+    doc: 'Retry-After (seconds) of the 503 that refuses a search because the queue is full',
+  },
+  unmeasuredLatencyMs: {
+    env: 'USERSCOUT_UNMEASURED_LATENCY_MS',
+    default: 1_000,
+    kind: int(1, 120_000),
+    doc: 'Response time (ms) assumed for a platform never measured, when estimating a search and ordering its checks',
+  },
   freeLimit: {
     env: 'USERSCOUT_FREE_LIMIT',
     default: 10,
@@ -361,17 +373,4 @@ export function loadConfig(
     out[name] = parseValue(name, spec, raw);
   }
   return Object.freeze(out) as Config;
-}
-
-/** Markdown table of every setting, for the README. */
-export function settingsTable(): string {
-  const rows = Object.entries(SETTINGS).map(([name, spec]) => {
-    const def = Array.isArray(spec.default)
-      ? spec.default.length
-        ? spec.default.join(',')
-        : '(none)'
-      : String(spec.default);
-    return `| \`${spec.env}\` | \`${name}\` | \`${def === '' ? '(empty)' : def}\` | ${spec.doc} |`;
-  });
-  return ['| environment | setting | default | meaning |', '|---|---|---|---|', ...rows].join('\n');
 }

@@ -22,6 +22,7 @@ export const ERROR_CODES = {
   invalid_argument: { status: 400, message: 'An argument is not valid' },
   network_unavailable: { status: 503, message: 'The network could not be reached' },
   store_unavailable: { status: 503, message: 'The data store cannot be reached; try again shortly' },
+  duplicate_id: { status: 409, message: 'A record with this id exists already' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
@@ -63,13 +64,6 @@ export class CatalogueError extends UserscoutError {
   override readonly name = 'CatalogueError';
   constructor(message: string, options?: { cause?: unknown; details?: Record<string, unknown> }) {
     super('invalid_catalogue', message, options);
-  }
-}
-
-export class UsernameError extends UserscoutError {
-  override readonly name = 'UsernameError';
-  constructor(message: string) {
-    super('invalid_username', message);
   }
 }
 

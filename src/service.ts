@@ -5,25 +5,25 @@
  */
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
-import { type AppDeps, buildApp } from './api/app.js';
+import { buildApp } from './api/app.js';
+import type { AppDeps } from './api/deps.js';
 import { Metrics } from './api/metrics.js';
 import { buildOpsApp } from './api/ops-app.js';
 import { PlatformHealth } from './catalogue/health.js';
 import type { Catalogue } from './catalogue/platform.js';
 import { loadCatalogueFrom } from './catalogue/source.js';
+import { createRedisBackend, throttled } from './cluster.js';
 import type { Config } from './config.js';
 import { createEngine } from './engine/create-engine.js';
 import { ConfigError } from './errors.js';
-import { createRedisBackend, throttled } from './redis/backend.js';
-import { cacheTtlsOf } from './runner/cache-policy.js';
 import { type EventHub, LocalEventHub } from './runner/events.js';
 import type { SearchExecutor } from './runner/in-process.js';
 import { InProcessRunner } from './runner/in-process.js';
 import type { Runner } from './runner/runner.js';
-import { failSearch, runSearchJob, type SearchJobDeps } from './runner/search-job.js';
+import { failSearch, runSearchJob, searchJobDeps } from './runner/search-job.js';
 import { SearchThread } from './runner/search-thread.js';
 import { createStore } from './store/create-store.js';
-import type { Store } from './store/store.js';
+import { recentLatencies, type Store } from './store/store.js';
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -40,7 +40,6 @@ export interface ServiceOptions {
   readonly logger?: FastifyServerOptions['logger'];
   /** Use this catalogue instead of loading one (tests). */
   readonly catalogue?: Catalogue;
-  readonly now?: () => number;
   readonly plugins?: readonly ((app: FastifyInstance) => Promise<void>)[];
 }
 
@@ -48,7 +47,7 @@ export const DATABASE_FILE = 'userscout.db';
 export const HEALTH_FILE = 'health.json';
 
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
-  const now = options.now ?? Date.now;
+  const now = Date.now;
   const catalogue = options.catalogue ?? loadCatalogueFrom(config.catalogue || undefined).catalogue;
   const health = PlatformHealth.read(join(config.dataDir, HEALTH_FILE));
   if (!config.redisUrl && config.role !== 'all') {
@@ -60,6 +59,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ? createRedisBackend(config, {
         onError: throttled(10_000, (error: unknown) => log?.warn({ err: error }, 'Redis error')),
         onSearchStart: (search, worker) => log?.info({ queryId: search.id, worker }, 'search job started'),
+        now,
       })
     : undefined;
   const databasePath = join(config.dataDir, DATABASE_FILE);
@@ -68,10 +68,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const metrics = new Metrics(true);
   let shuttingDown = false;
 
-  // Embedded mode runs searches on a thread of their own unless told not to, or unless a
-  // clock is injected (tests), which cannot cross to another thread.
+  // Embedded mode runs searches on a thread of their own unless told not to.
   const thread =
-    !backend && config.searchThread && !options.now
+    !backend && config.searchThread
       ? new SearchThread(
           { config, catalogue, databasePath },
           {
@@ -89,15 +88,16 @@ export async function createService(config: Config, options: ServiceOptions = {}
         backend ? { hostGate: backend.hostGate, sharedChecks: backend.sharedChecks } : {},
       );
   // Searches run here (in-thread runner, or a cluster worker) when there is no search thread.
-  const jobDeps: SearchJobDeps | undefined = engine && {
-    engine,
-    store,
-    events,
-    platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
-    cache: cacheTtlsOf(config),
-    now,
-    onOutcome: (outcome) => metrics.observe(outcome),
-  };
+  const jobDeps =
+    engine &&
+    searchJobDeps(config, {
+      engine,
+      store,
+      events,
+      catalogue,
+      now,
+      onOutcome: (outcome) => metrics.observe(outcome),
+    });
   const execute: SearchExecutor =
     thread?.execute ?? ((search, signal) => runSearchJob(search, jobDeps!, signal));
   const runner: Runner =
@@ -106,10 +106,11 @@ export async function createService(config: Config, options: ServiceOptions = {}
       : new InProcessRunner(store, execute, {
           maxRunning: config.maxRunningSearches,
           maxQueued: config.maxQueuedSearches,
+          retryAfterSeconds: config.queueFullRetryAfterSeconds,
           // Not a platform's failure (those are outcomes): the runner's own, so the search ends.
           onError: (err, search) => {
             log?.error({ err, queryId: search.id }, 'search failed');
-            void failSearch(search, 'internal error while running the search', { store, events, now });
+            void failSearch(search.id, 'internal error while running the search', { store, events, now });
           },
         });
 
@@ -122,7 +123,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     events,
     metrics,
     now,
-    latencies: async () => new Map((await store.platformStats()).map((s) => [s.platformId, s.recentMs])),
+    latencies: () => recentLatencies(store),
     shuttingDown: () => shuttingDown,
     plugins: options.plugins ?? [],
     ...(backend ? { rateLimitStore: backend.rateLimitStore } : {}),

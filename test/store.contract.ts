@@ -153,6 +153,15 @@ export function describeStoreContract(
         expect(await store.getSearch('nope')).toBeUndefined();
       });
 
+      it('refuses a second search with an id taken already (code duplicate_id), keeping the first', async () => {
+        await store.createSearch(search('s1'));
+        await expect(
+          store.createSearch(search('s1', { username: 'bob', state: 'running' })),
+        ).rejects.toMatchObject({ name: 'UserscoutError', code: 'duplicate_id' });
+        expect(await store.getSearch('s1')).toEqual(search('s1'));
+        expect((await store.unfinishedSearches()).map((s) => s.id)).toEqual(['s1']);
+      });
+
       it('moves a search to another state and sets the fields given', async () => {
         await store.createSearch(search('s1'));
         await store.updateSearch('s1', { state: 'running', startedAt: T0 + 500 });
@@ -493,6 +502,21 @@ export function describeStoreContract(
       it('finds a key by its hash', async () => {
         expect(await store.findApiKeyByHash(second.hash)).toEqual(second);
         expect(await store.findApiKeyByHash(first.hash)).toEqual(first);
+      });
+
+      it('refuses a key whose id or hash is taken already (code duplicate_id), keeping the first', async () => {
+        await expect(store.createApiKey(apiKey('k1', { hash: 'f'.repeat(64) }))).rejects.toMatchObject({
+          name: 'UserscoutError',
+          code: 'duplicate_id',
+        });
+        await expect(store.createApiKey(apiKey('k9', { hash: first.hash }))).rejects.toMatchObject({
+          name: 'UserscoutError',
+          code: 'duplicate_id',
+        });
+        expect(await store.findApiKeyByHash('f'.repeat(64))).toBeUndefined();
+        expect(await store.findApiKeyByHash(first.hash)).toEqual(first);
+        const listed = await store.listApiKeys();
+        expect([...listed].sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual([first, second]);
       });
 
       it('finds nothing for an unknown hash', async () => {

@@ -8,10 +8,12 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../src/engine/outcome.js';
 import { createStore } from '../src/store/create-store.js';
-import { MemoryStore } from '../src/store/memory.js';
+import { RedisStore } from '../src/store/redis.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
+import { TEST_REDIS_URL } from './cluster/redis-support.js';
 import { describeStoreContract } from './store.contract.js';
+import { MemoryStore } from './support/memory-store.js';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 
@@ -124,11 +126,11 @@ describe('SqliteStore on a file, reopened', () => {
 
 describe('createStore', () => {
   it('makes the backend asked for', async () => {
-    const memory = createStore({ kind: 'memory' });
+    const redis = createStore({ kind: 'redis', redis: TEST_REDIS_URL, now: Date.now });
     const sqlite = createStore({ kind: 'sqlite', path: ':memory:' });
-    expect(memory).toBeInstanceOf(MemoryStore);
+    expect(redis).toBeInstanceOf(RedisStore);
     expect(sqlite).toBeInstanceOf(SqliteStore);
-    await memory.close();
+    await redis.close();
     await sqlite.close();
   });
 

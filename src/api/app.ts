@@ -3,19 +3,12 @@
  * collaborator is passed in, so tests drive it with inject() or over HTTP.
  */
 import { randomUUID } from 'node:crypto';
-import type { RateLimitPluginOptions } from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
-import type { PlatformHealth } from '../catalogue/health.js';
-import type { Catalogue } from '../catalogue/platform.js';
-import type { Config } from '../config.js';
-import type { EventHub } from '../runner/events.js';
-import type { Runner } from '../runner/runner.js';
-import type { Store } from '../store/store.js';
 import { installAuth } from './auth.js';
+import type { AppDeps } from './deps.js';
 import { installErrorHandler } from './error-handler.js';
-import type { Metrics } from './metrics.js';
 import { DOCS_CONTENT_SECURITY_POLICY, OPENAPI_OPTIONS } from './openapi.js';
 import { installRateLimits } from './rate-limits.js';
 import { eventRoutes } from './routes/events.js';
@@ -24,24 +17,6 @@ import { platformRoutes } from './routes/platforms.js';
 import { searchRoutes } from './routes/search.js';
 import { ErrorBody, Platform, Result } from './schemas.js';
 import { webPage } from './web-page.js';
-
-export interface AppDeps {
-  readonly config: Config;
-  readonly catalogue: Catalogue;
-  readonly health: PlatformHealth;
-  readonly store: Store;
-  readonly runner: Runner;
-  readonly events: EventHub;
-  readonly metrics: Metrics;
-  readonly now: () => number;
-  /** Recent response time per platform id (ms), for estimates. */
-  readonly latencies: () => Promise<ReadonlyMap<string, number>>;
-  readonly shuttingDown: () => boolean;
-  /** Shared rate-limit counters (Redis) in cluster mode. */
-  readonly rateLimitStore?: RateLimitPluginOptions['store'];
-  /** Extra routes (the web page). */
-  readonly plugins?: readonly ((app: FastifyInstance) => Promise<void>)[];
-}
 
 function trustProxy(value: string): FastifyServerOptions['trustProxy'] {
   if (value === '' || value === 'false') return false;

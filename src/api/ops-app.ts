@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
-import type { AppDeps } from './app.js';
+import type { AppDeps } from './deps.js';
 import { installErrorHandler } from './error-handler.js';
 import { opsRoutes } from './routes/ops.js';
 

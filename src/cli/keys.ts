@@ -20,7 +20,7 @@ export async function withStore<T>(
   // Cluster mode keeps keys in Redis, where every API process finds them.
   if (!config.redisUrl) mkdirSync(config.dataDir, { recursive: true });
   const store = config.redisUrl
-    ? createStore({ kind: 'redis', redis: config.redisUrl, prefix: config.redisPrefix })
+    ? createStore({ kind: 'redis', redis: config.redisUrl, prefix: config.redisPrefix, now: Date.now })
     : createStore({ kind: 'sqlite', path: join(config.dataDir, DATABASE_FILE) });
   try {
     return await fn(store);

@@ -107,10 +107,6 @@ export class Engine {
     };
   }
 
-  get inFlight(): number {
-    return this.#ctx.limiter.active;
-  }
-
   /**
    * Checks one platform. Two callers asking for the same platform and username
    * at the same time share one request; a caller that gives up (signal) stops

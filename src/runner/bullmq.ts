@@ -12,11 +12,10 @@
  */
 import { hostname } from 'node:os';
 import { type ConnectionOptions, type Job, Queue, WaitingError, Worker } from 'bullmq';
-import { UserscoutError } from '../errors.js';
 import { withDeadline } from '../redis/unavailable.js';
 import type { SearchRecord, Tier } from '../store/store.js';
-import type { Runner, RunnerStats } from './runner.js';
-import { runSearchJob, SearchCancelledError, type SearchJobDeps } from './search-job.js';
+import { notAcceptingError, queueFullError, type Runner, type RunnerStats } from './runner.js';
+import { failSearch, runSearchJob, SearchCancelledError, type SearchJobDeps } from './search-job.js';
 
 export interface BullMqRunnerOptions {
   /** Redis connection options for BullMQ (it opens its own connections). */
@@ -31,6 +30,8 @@ export interface BullMqRunnerOptions {
   readonly concurrency: number;
   /** Searches that may wait; more are refused with 503. */
   readonly maxQueued: number;
+  /** Retry-After (seconds) of that 503. */
+  readonly retryAfterSeconds: number;
   /** Lock on a running job, renewed every half; a dead worker's search resumes elsewhere after about this long. @default 30000 */
   readonly lockMs?: number;
   /** Longest wait for one queue operation before answering 503. @default 3000 */
@@ -78,8 +79,7 @@ export class BullMqRunner implements Runner {
   }
 
   #requireQueue(): Queue<JobData> {
-    if (!this.#queue || !this.#accepting)
-      throw new UserscoutError('unavailable', 'The service is shutting down; try again shortly');
+    if (!this.#queue || !this.#accepting) throw notAcceptingError();
     return this.#queue;
   }
 
@@ -87,8 +87,7 @@ export class BullMqRunner implements Runner {
     const queue = this.#requireQueue();
     const waiting = await this.#bounded(queue.getJobCounts('waiting', 'prioritized', 'delayed'));
     const queued = (waiting.waiting ?? 0) + (waiting.prioritized ?? 0) + (waiting.delayed ?? 0);
-    if (queued >= this.#options.maxQueued)
-      throw new UserscoutError('queue_full', undefined, { details: { retryAfter: 30 } });
+    if (queued >= this.#options.maxQueued) throw queueFullError(this.#options.retryAfterSeconds);
     await this.#bounded(this.#add(queue, search));
   }
 
@@ -151,7 +150,11 @@ export class BullMqRunner implements Runner {
     );
     this.#worker.on('error', (error) => this.#options.onError?.(error));
     this.#worker.on('failed', (job, error) => {
-      if (job && isFinalFailure(job)) void this.#markFailed(job.data.searchId, error);
+      if (!job || !isFinalFailure(job)) return;
+      const { searchId } = job.data;
+      failSearch(searchId, `the search could not be finished: ${error.message}`, this.#deps).catch(
+        (failure: unknown) => this.#options.onError?.(failure, searchId),
+      );
     });
     // Searches whose job was lost (e.g. Redis restarted without persistence) or failed while
     // the store was unreachable (so the search could not be marked failed) are queued again.
@@ -201,28 +204,6 @@ export class BullMqRunner implements Runner {
         throw new WaitingError();
       }
       throw error;
-    }
-  }
-
-  async #markFailed(searchId: string, error: Error): Promise<void> {
-    try {
-      const search = await this.#deps.store.getSearch(searchId);
-      if (!search || search.state === 'completed' || search.state === 'error') return;
-      const message = `the search could not be finished: ${error.message}`;
-      await this.#deps.store.updateSearch(searchId, {
-        state: 'error',
-        finishedAt: this.#deps.now(),
-        error: message,
-      });
-      const progress = await this.#deps.store.progress(searchId);
-      this.#deps.events.publish(searchId, {
-        type: 'done',
-        state: 'error',
-        error: message,
-        progress: { checked: progress.checked, total: search.platformIds.length, hits: progress.hits },
-      });
-    } catch (failure) {
-      this.#options.onError?.(failure, searchId);
     }
   }
 

@@ -1,14 +1,24 @@
 /**
- * Live events of searches, for Server-Sent Events and progress. One interface;
- * in one process an EventEmitter carries them, in cluster mode Redis pub/sub.
+ * Live events of searches, for Server-Sent Events and progress, and the
+ * progress snapshot they carry. One interface; in one process an EventEmitter
+ * carries them, in cluster mode Redis pub/sub.
  */
 import { EventEmitter } from 'node:events';
 import type { Outcome } from '../engine/outcome.js';
+import type { SearchProgress, SearchRecord } from '../store/store.js';
 
 export interface ProgressSnapshot {
   readonly checked: number;
   readonly total: number;
   readonly hits: number;
+}
+
+/** How far a search got: the one shape of progress in events and answers. */
+export function progressSnapshot(
+  search: Pick<SearchRecord, 'platformIds'>,
+  counts: Pick<SearchProgress, 'checked' | 'hits'>,
+): ProgressSnapshot {
+  return { checked: counts.checked, total: search.platformIds.length, hits: counts.hits };
 }
 
 export type SearchEvent =

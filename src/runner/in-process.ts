@@ -5,10 +5,9 @@
  * `runSearchJob` on this thread. Checks of all running searches share one
  * engine's global and per-host limits either way.
  */
-import { UserscoutError } from '../errors.js';
 import type { SearchRecord, Store } from '../store/store.js';
 import { TierQueue } from './priority-queue.js';
-import type { Runner, RunnerStats } from './runner.js';
+import { notAcceptingError, queueFullError, type Runner, type RunnerStats } from './runner.js';
 import { SearchCancelledError } from './search-job.js';
 
 /** Runs one search to its end; rejects with SearchCancelledError when `signal` interrupts it. */
@@ -19,6 +18,8 @@ export interface InProcessRunnerOptions {
   readonly maxRunning: number;
   /** Searches that may wait; more are refused with 503. */
   readonly maxQueued: number;
+  /** Retry-After (seconds) of that 503. */
+  readonly retryAfterSeconds: number;
   readonly onError?: (error: unknown, search: SearchRecord) => void;
 }
 
@@ -37,11 +38,9 @@ export class InProcessRunner implements Runner {
   }
 
   async enqueue(search: SearchRecord): Promise<void> {
-    if (!this.#accepting)
-      throw new UserscoutError('unavailable', 'The service is shutting down; try again shortly');
-    if (this.#queue.size >= this.#options.maxQueued && this.#running.size >= this.#options.maxRunning) {
-      throw new UserscoutError('queue_full', undefined, { details: { retryAfter: 30 } });
-    }
+    if (!this.#accepting) throw notAcceptingError();
+    if (this.#queue.size >= this.#options.maxQueued && this.#running.size >= this.#options.maxRunning)
+      throw queueFullError(this.#options.retryAfterSeconds);
     this.#queue.push(search.tier, search);
     this.#pump();
   }

@@ -1,7 +1,9 @@
 /**
- * Runs searches in the background. The in-process runner is the embedded
+ * Runs searches in the background: the Runner interface and the errors its
+ * `enqueue` refuses a search with. The in-process runner is the embedded
  * default; the BullMQ runner spreads work over worker processes.
  */
+import { UserscoutError } from '../errors.js';
 import type { SearchRecord } from '../store/store.js';
 
 export interface RunnerStats {
@@ -21,4 +23,14 @@ export interface Runner {
   start(): Promise<void>;
   /** Stops taking work; running searches are interrupted and stay resumable. */
   stop(): Promise<void>;
+}
+
+/** What a runner that is stopping (or not started) answers instead of taking work. */
+export function notAcceptingError(): UserscoutError {
+  return new UserscoutError('unavailable', 'The service is shutting down; try again shortly');
+}
+
+/** What `Runner.enqueue` throws when its queue is at its limit: the only place "queue full" is decided. */
+export function queueFullError(retryAfterSeconds: number): UserscoutError {
+  return new UserscoutError('queue_full', undefined, { details: { retryAfter: retryAfterSeconds } });
 }

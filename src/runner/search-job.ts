@@ -1,16 +1,19 @@
 /**
  * Runs one search to its end: checks every platform not yet stored (so a
  * resumed search never checks a platform twice), reuses cached outcomes,
- * stores each outcome as it arrives and publishes it. Shared by every runner.
+ * stores each outcome as it arrives and publishes it. Also the job's
+ * dependencies (`searchJobDeps`) and the one way a search ends in error
+ * (`failSearch`). Shared by every runner.
  */
-import type { Platform } from '../catalogue/platform.js';
+import type { Catalogue, Platform } from '../catalogue/platform.js';
+import type { Config } from '../config.js';
 import type { Engine } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
 import { isUserscoutError } from '../errors.js';
-import type { SearchRecord, Store } from '../store/store.js';
-import { type CacheTtls, cacheExpiry } from './cache-policy.js';
+import { recentLatencies, type SearchRecord, type Store } from '../store/store.js';
+import { type CacheTtls, cacheExpiry, cacheTtlsOf } from './cache-policy.js';
 import { slowestFirst } from './check-order.js';
-import type { EventHub, ProgressSnapshot } from './events.js';
+import { type EventHub, type ProgressSnapshot, progressSnapshot } from './events.js';
 
 export interface SearchJobDeps {
   readonly engine: Engine;
@@ -18,13 +21,41 @@ export interface SearchJobDeps {
   readonly events: EventHub;
   readonly platformsById: ReadonlyMap<string, Platform>;
   readonly cache: CacheTtls;
+  /** What a platform never measured counts as when checks are ordered (ms). */
+  readonly unmeasuredLatencyMs: number;
   readonly now: () => number;
   /** Called for every stored outcome (metrics). */
   readonly onOutcome?: (outcome: Outcome) => void;
 }
 
-/** What a platform never measured counts as when checks are ordered (ms): about a typical page. */
-const UNMEASURED_LATENCY_MS = 1_000;
+export type SearchJobConfig = Pick<
+  Config,
+  'cacheHitSeconds' | 'cacheMissSeconds' | 'cacheOtherSeconds' | 'unmeasuredLatencyMs'
+>;
+
+/** The job's dependencies from the configuration and its collaborators: built here for every runner. */
+export function searchJobDeps(
+  config: SearchJobConfig,
+  parts: {
+    readonly engine: Engine;
+    readonly store: Store;
+    readonly events: EventHub;
+    readonly catalogue: Pick<Catalogue, 'platforms'>;
+    readonly now: () => number;
+    readonly onOutcome?: (outcome: Outcome) => void;
+  },
+): SearchJobDeps {
+  return {
+    engine: parts.engine,
+    store: parts.store,
+    events: parts.events,
+    platformsById: new Map(parts.catalogue.platforms.map((p) => [p.id, p])),
+    cache: cacheTtlsOf(config),
+    unmeasuredLatencyMs: config.unmeasuredLatencyMs,
+    now: parts.now,
+    ...(parts.onOutcome ? { onOutcome: parts.onOutcome } : {}),
+  };
+}
 
 /** Priority of a search's checks in the engine: professional searches are served first. */
 export const CHECK_PRIORITY = { free: 0, professional: 1 } as const;
@@ -39,12 +70,11 @@ export async function runSearchJob(
   signal: AbortSignal,
 ): Promise<void> {
   const { store, events, engine } = deps;
-  const total = search.platformIds.length;
   const done = new Set((await store.listOutcomes(search.id)).map((s) => s.outcome.platformId));
   const initial = await store.progress(search.id);
   let checked = initial.checked;
   let hits = initial.hits;
-  const snapshot = (): ProgressSnapshot => ({ checked, total, hits });
+  const snapshot = (): ProgressSnapshot => progressSnapshot(search, { checked, hits });
 
   if (search.state !== 'running')
     await store.updateSearch(search.id, { state: 'running', startedAt: deps.now() });
@@ -73,8 +103,8 @@ export async function runSearchJob(
       else pending.push(platform);
     }
     // Slowest first: the long waits overlap the short checks instead of coming last.
-    const recent = new Map((await store.platformStats()).map((s) => [s.platformId, s.recentMs]));
-    const ordered = slowestFirst(pending, recent, UNMEASURED_LATENCY_MS);
+    const recent = await recentLatencies(store);
+    const ordered = slowestFirst(pending, recent, deps.unmeasuredLatencyMs);
     const priority = CHECK_PRIORITY[search.tier];
     for await (const outcome of engine.search(search.username, ordered, signal, { priority })) {
       await record(outcome);
@@ -98,23 +128,28 @@ export async function runSearchJob(
       throw new SearchCancelledError('search interrupted; it will resume', { cause: error });
     // So does a store that cannot be reached (cluster mode): the runner retries once it is back.
     if (isUserscoutError(error) && error.code === 'store_unavailable') throw error;
-    await failSearch(search, error instanceof Error ? error.message : String(error), deps);
+    await failSearch(search.id, error instanceof Error ? error.message : String(error), deps);
   }
 }
 
-/** Ends a search as an error: stored, then said once to its listeners with the progress it reached. */
+/**
+ * Ends a search as an error: stored, then said once to its listeners with the
+ * progress it reached. A search already finished (or swept) is left as it is.
+ */
 export async function failSearch(
-  search: SearchRecord,
+  searchId: string,
   message: string,
   deps: Pick<SearchJobDeps, 'store' | 'events' | 'now'>,
 ): Promise<void> {
-  const progress = await deps.store.progress(search.id);
-  await deps.store.updateSearch(search.id, { state: 'error', finishedAt: deps.now(), error: message });
-  deps.events.publish(search.id, {
+  const search = await deps.store.getSearch(searchId);
+  if (!search || search.state === 'completed' || search.state === 'error') return;
+  await deps.store.updateSearch(searchId, { state: 'error', finishedAt: deps.now(), error: message });
+  const progress = await deps.store.progress(searchId);
+  deps.events.publish(searchId, {
     type: 'done',
     state: 'error',
     error: message,
-    progress: { checked: progress.checked, total: search.platformIds.length, hits: progress.hits },
+    progress: progressSnapshot(search, progress),
   });
 }
 

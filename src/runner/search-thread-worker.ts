@@ -6,9 +6,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createEngine } from '../engine/create-engine.js';
 import { createStore } from '../store/create-store.js';
-import { cacheTtlsOf } from './cache-policy.js';
 import type { EventHub } from './events.js';
-import { runSearchJob, SearchCancelledError, type SearchJobDeps } from './search-job.js';
+import { runSearchJob, SearchCancelledError, searchJobDeps } from './search-job.js';
 import type { FromThread, SearchThreadData, ToThread } from './search-thread.js';
 
 function threadPort(): NonNullable<typeof parentPort> {
@@ -26,14 +25,7 @@ const events: EventHub = {
   subscribe: () => () => {},
   close: async () => {},
 };
-const deps: SearchJobDeps = {
-  engine,
-  store,
-  events,
-  platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
-  cache: cacheTtlsOf(config),
-  now: Date.now,
-};
+const deps = searchJobDeps(config, { engine, store, events, catalogue, now: Date.now });
 const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
 async function close(): Promise<void> {

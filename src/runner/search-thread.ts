@@ -150,14 +150,6 @@ export class SearchThread {
       this.#settle(id, new SearchCancelledError('search interrupted; it will resume'));
   }
 
-  /**
-   * Ends the thread at once, as a crash would: a new one is started and what the
-   * old one was running resumes there. For operations and tests.
-   */
-  async terminate(): Promise<void> {
-    await this.#worker?.terminate();
-  }
-
   #post(message: ToThread): void {
     this.#worker?.postMessage(message);
   }

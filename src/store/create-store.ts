@@ -3,7 +3,6 @@
  * the one place that knows the implementations.
  */
 import { ConfigError } from '../errors.js';
-import { MemoryStore } from './memory.js';
 import { RedisStore, type RedisStoreOptions } from './redis.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
@@ -11,8 +10,6 @@ import type { Store } from './store.js';
 export type StoreOptions =
   /** Embedded: one SQLite file (its folders are created), or ':memory:'. */
   | { readonly kind: 'sqlite'; readonly path: string }
-  /** Nothing kept after the process ends: for tests of other parts. */
-  | { readonly kind: 'memory' }
   /** Cluster mode: shared by every process; see src/store/redis.ts. */
   | ({ readonly kind: 'redis' } & RedisStoreOptions);
 
@@ -20,8 +17,6 @@ export function createStore(options: StoreOptions): Store {
   switch (options.kind) {
     case 'sqlite':
       return new SqliteStore(options.path);
-    case 'memory':
-      return new MemoryStore();
     case 'redis':
       return new RedisStore(options);
     default:
@@ -31,5 +26,5 @@ export function createStore(options: StoreOptions): Store {
 
 /** Fails to compile when a kind is added to StoreOptions without a case above. */
 function unknownKind(options: never): never {
-  throw new ConfigError('store kind', (options as { kind: unknown }).kind, "'sqlite', 'memory' or 'redis'");
+  throw new ConfigError('store kind', (options as { kind: unknown }).kind, "'sqlite' or 'redis'");
 }

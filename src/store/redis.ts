@@ -17,9 +17,12 @@ import { UserscoutError } from '../errors.js';
 import { closeRedis, createRedisClient } from '../redis/connection.js';
 import { asStoreError } from '../redis/unavailable.js';
 import {
+  ANSWERED_STATUSES,
   type ApiKeyRecord,
+  duplicateIdError,
   emptyByStatus,
   type PlatformStats,
+  RECENT_MS_ALPHA,
   type SearchProgress,
   type SearchRecord,
   type SearchState,
@@ -38,11 +41,10 @@ export interface RedisStoreOptions {
   readonly prefix?: string;
   /** Searches and their outcomes expire this long after they are created; 0 keeps them until swept. @default 0 */
   readonly retentionMs?: number;
+  /** The caller's clock (ms epoch): it turns a cached outcome's expiry time into a Redis TTL. */
+  readonly now: () => number;
 }
 
-/** Weight of the newest answered check in `recentMs`. Same value in every backend. */
-const RECENT_MS_ALPHA = 0.2;
-const ANSWERED: ReadonlySet<OutcomeStatus> = new Set(['hit', 'miss', 'unknown']);
 /** Redis keeps a cache entry this long past its expiry by the wall clock; reads compare with `now`. */
 const CACHE_GRACE_MS = 5 * 60_000;
 const SWEEP_BATCH = 100;
@@ -145,6 +147,7 @@ export class RedisStore implements Store {
   readonly #ownsClient: boolean;
   readonly #prefix: string;
   readonly #retentionMs: number;
+  readonly #now: () => number;
   #closed = false;
 
   constructor(options: RedisStoreOptions) {
@@ -159,6 +162,7 @@ export class RedisStore implements Store {
     this.#redis = client as Scripted;
     this.#prefix = `${options.prefix ?? 'userscout'}:`;
     this.#retentionMs = options.retentionMs ?? 0;
+    this.#now = options.now;
   }
 
   #key(...parts: string[]): string {
@@ -199,7 +203,7 @@ export class RedisStore implements Store {
         this.#retentionMs,
         ...searchFields(search),
       );
-      if (created === 0) throw new Error(`Search ${search.id} exists already`);
+      if (created === 0) throw duplicateIdError('Search', search.id);
     });
   }
 
@@ -329,7 +333,7 @@ export class RedisStore implements Store {
 
   putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
     return this.#guard(async () => {
-      const ttl = Math.max(0, Math.ceil(expiresAt - Date.now())) + CACHE_GRACE_MS;
+      const ttl = Math.max(0, Math.ceil(expiresAt - this.#now())) + CACHE_GRACE_MS;
       await this.#redis.set(
         this.#cacheKey(username, outcome.platformId),
         JSON.stringify({ expiresAt, outcome }),
@@ -355,7 +359,7 @@ export class RedisStore implements Store {
         key.createdAt,
         ...apiKeyFields(key),
       );
-      if (created === 0) throw new Error(`API key ${key.id} exists already`);
+      if (created === 0) throw duplicateIdError('API key', key.id);
     });
   }
 
@@ -385,7 +389,7 @@ export class RedisStore implements Store {
         this.#key('stats'),
         platformId,
         status,
-        ANSWERED.has(status) ? '1' : '0',
+        ANSWERED_STATUSES.has(status) ? '1' : '0',
         String(responseTimeMs),
         at,
         RECENT_MS_ALPHA,

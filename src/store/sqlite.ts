@@ -9,9 +9,12 @@ import { dirname } from 'node:path';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import {
+  ANSWERED_STATUSES,
   type ApiKeyRecord,
+  duplicateIdError,
   emptyByStatus,
   type PlatformStats,
+  RECENT_MS_ALPHA,
   type SearchProgress,
   type SearchRecord,
   type SearchState,
@@ -46,12 +49,6 @@ const BetterSqlite3 = createRequire(import.meta.url)('better-sqlite3') as new (p
 
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
-
-/** Weight of the newest answered check in `recentMs`. Same value in every backend. */
-const RECENT_MS_ALPHA = 0.2;
-
-/** Statuses that mean the platform answered, so their response time says how fast it is. */
-const ANSWERED: ReadonlySet<OutcomeStatus> = new Set(['hit', 'miss', 'unknown']);
 
 /** Searches deleted per sweep transaction: each takes its outcomes along, several hundred rows apiece. */
 const SWEEP_SEARCH_BATCH = 100;
@@ -196,19 +193,21 @@ export class SqliteStore implements Store {
   }
 
   async createSearch(search: SearchRecord): Promise<void> {
-    this.#sql.insertSearch.run({
-      id: search.id,
-      username: search.username,
-      state: search.state,
-      tier: search.tier,
-      client: search.client,
-      platformIds: JSON.stringify(search.platformIds),
-      estimatedSeconds: search.estimatedSeconds,
-      createdAt: search.createdAt,
-      startedAt: search.startedAt ?? null,
-      finishedAt: search.finishedAt ?? null,
-      error: search.error ?? null,
-    });
+    refusingDuplicates('Search', search.id, () =>
+      this.#sql.insertSearch.run({
+        id: search.id,
+        username: search.username,
+        state: search.state,
+        tier: search.tier,
+        client: search.client,
+        platformIds: JSON.stringify(search.platformIds),
+        estimatedSeconds: search.estimatedSeconds,
+        createdAt: search.createdAt,
+        startedAt: search.startedAt ?? null,
+        finishedAt: search.finishedAt ?? null,
+        error: search.error ?? null,
+      }),
+    );
   }
 
   async getSearch(id: string): Promise<SearchRecord | undefined> {
@@ -293,14 +292,16 @@ export class SqliteStore implements Store {
   }
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {
-    this.#sql.insertApiKey.run({
-      id: key.id,
-      name: key.name,
-      tier: key.tier,
-      hash: key.hash,
-      createdAt: key.createdAt,
-      revokedAt: key.revokedAt ?? null,
-    });
+    refusingDuplicates('API key', key.id, () =>
+      this.#sql.insertApiKey.run({
+        id: key.id,
+        name: key.name,
+        tier: key.tier,
+        hash: key.hash,
+        createdAt: key.createdAt,
+        revokedAt: key.revokedAt ?? null,
+      }),
+    );
   }
 
   async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined> {
@@ -322,7 +323,7 @@ export class SqliteStore implements Store {
     responseTimeMs: number,
     at: number,
   ): Promise<void> {
-    const answered = ANSWERED.has(status);
+    const answered = ANSWERED_STATUSES.has(status);
     this.#sql.recordCheck.run({
       platformId,
       hit: status === 'hit' ? 1 : 0,
@@ -366,6 +367,18 @@ export class SqliteStore implements Store {
     if (!this.#db.open) return;
     this.#db.pragma('optimize');
     this.#db.close();
+  }
+}
+
+/** Runs an insert; a primary key or unique column taken already becomes the store's coded error. */
+function refusingDuplicates(what: 'Search' | 'API key', id: string, insert: () => unknown): void {
+  try {
+    insert();
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    if (code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === 'SQLITE_CONSTRAINT_UNIQUE')
+      throw duplicateIdError(what, id, error);
+    throw error;
   }
 }
 

@@ -2,9 +2,13 @@
  * Where searches, their outcomes, API keys, the outcome cache and platform
  * statistics live. One interface, several backends (SQLite embedded, Redis in
  * cluster mode); `test/store.contract.ts` runs the same suite against each.
- * Every method is async so that a networked backend fits.
+ * Every method is async so that a networked backend fits. The policy every
+ * backend shares (how `recentMs` is weighted, which statuses count as answers,
+ * the error for an id taken already) is here, once; so is `recentLatencies`,
+ * the latency per platform that estimates and the order of checks read.
  */
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import { UserscoutError } from '../errors.js';
 
 /** Internal life of a search. The API shows `queued` as `running` (it has started from the client's view). */
 export const SEARCH_STATES = ['queued', 'running', 'completed', 'error'] as const;
@@ -64,6 +68,7 @@ export interface PlatformStats {
 }
 
 export interface Store {
+  /** Throws UserscoutError 'duplicate_id' when a search has this id already. */
   createSearch(search: SearchRecord): Promise<void>;
   getSearch(id: string): Promise<SearchRecord | undefined>;
   /** Moves a search to another state; fields given are set too. */
@@ -91,6 +96,7 @@ export interface Store {
   getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined>;
   putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void>;
 
+  /** Throws UserscoutError 'duplicate_id' when a key has this id or this hash already. */
   createApiKey(key: ApiKeyRecord): Promise<void>;
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | undefined>;
   listApiKeys(): Promise<ApiKeyRecord[]>;
@@ -108,4 +114,20 @@ export interface Store {
 
 export function emptyByStatus(): Record<OutcomeStatus, number> {
   return { hit: 0, miss: 0, unknown: 0, error: 0, invalid: 0 };
+}
+
+/** Each measured platform's `recentMs` by platform id: what estimates and the order of checks use. */
+export async function recentLatencies(store: Pick<Store, 'platformStats'>): Promise<Map<string, number>> {
+  return new Map((await store.platformStats()).map((s) => [s.platformId, s.recentMs]));
+}
+
+/** Weight of the newest answered check in `recentMs`, an exponentially weighted mean. */
+export const RECENT_MS_ALPHA = 0.2;
+
+/** Statuses that mean the platform answered, so their response time says how fast it is. */
+export const ANSWERED_STATUSES: ReadonlySet<OutcomeStatus> = new Set(['hit', 'miss', 'unknown']);
+
+/** What `createSearch` and `createApiKey` throw for an id (or key hash) that exists already. */
+export function duplicateIdError(what: 'Search' | 'API key', id: string, cause?: unknown): UserscoutError {
+  return new UserscoutError('duplicate_id', `${what} ${id} exists already`, { cause });
 }

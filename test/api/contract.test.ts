@@ -398,6 +398,24 @@ describe('tiers and limits', () => {
     expect(r.body.error).toMatch(/\d+ s|second|minute/);
   });
 
+  it('answers 503 queue_full with the configured Retry-After when the runner refuses a search', async () => {
+    latency.set('Alpha', 2_000);
+    const { url } = await serve({
+      maxRunningSearches: 1,
+      maxQueuedSearches: 0,
+      queueFullRetryAfterSeconds: 7,
+    });
+    const first = await postSearch(url, { username: 'sam', platforms: ['Alpha'] });
+    expect(first.status).toBe(200);
+    // One search runs and none may wait: the runner refuses the next one.
+    const refused = await postSearch(url, { username: 'bob', platforms: ['Alpha'] });
+    expectErrorShape(refused, 503, 'queue_full');
+    expect(refused.headers.get('retry-after')).toBe('7');
+    expect(refused.body.retryAfter).toBe(7);
+    const done = await pollUntilDone(url, first.body.queryId);
+    expect(done.body.status).toBe('completed');
+  });
+
   it('never limits polling during the searches a client is allowed', async () => {
     const { url } = await serve({ freeLimit: 2 });
     const a = await postSearch(url, { username: 'sam', platforms: ['Alpha'] });

@@ -13,7 +13,7 @@ import type { Engine } from '../../src/engine/engine.js';
 import { bullmqOptions } from '../../src/redis/connection.js';
 import { BullMqRunner } from '../../src/runner/bullmq.js';
 import { LocalEventHub } from '../../src/runner/events.js';
-import type { SearchJobDeps } from '../../src/runner/search-job.js';
+import { searchJobDeps } from '../../src/runner/search-job.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { RedisStore } from '../../src/store/redis.js';
@@ -31,6 +31,9 @@ const catalogue = catalogueOf(
 );
 const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, { latency: () => 250 });
 const sim = new SimWeb({ routes: emulation.routes, truth: emulation.truth });
+
+// Nothing cached: every search checks its platforms.
+const jobConfig = loadConfig({ cacheHitSeconds: 0, cacheMissSeconds: 0, cacheOtherSeconds: 0 }, {});
 
 let redis: Redis;
 let engine: Engine;
@@ -60,15 +63,14 @@ afterAll(async () => {
 
 function setup(label: string) {
   const prefix = uniquePrefix(label);
-  const store = new RedisStore({ redis, prefix });
-  const deps: SearchJobDeps = {
+  const store = new RedisStore({ redis, prefix, now: Date.now });
+  const deps = searchJobDeps(jobConfig, {
     engine,
     store,
     events: new LocalEventHub(),
-    platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
-    cache: { hitSeconds: 0, missSeconds: 0, otherSeconds: 0 },
+    catalogue,
     now: Date.now,
-  };
+  });
   const runners: BullMqRunner[] = [];
   const starts: { id: string; runner: number }[] = [];
   const runner = (work: boolean, options: { lockMs?: number; freeAgingMs?: number } = {}) => {
@@ -79,6 +81,7 @@ function setup(label: string) {
       work,
       concurrency: 1,
       maxQueued: 100,
+      retryAfterSeconds: jobConfig.queueFullRetryAfterSeconds,
       lockMs: options.lockMs ?? 30_000,
       freeAgingMs: options.freeAgingMs ?? 60_000,
       onStart: (search) => starts.push({ id: search.id, runner: index }),

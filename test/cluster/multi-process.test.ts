@@ -75,7 +75,7 @@ beforeAll(async () => {
   writeFileSync(caFile, sim.caCert);
 
   // Keys live in Redis, where every API process finds them.
-  const store = new RedisStore({ redis, prefix });
+  const store = new RedisStore({ redis, prefix, now: Date.now });
   await store.createApiKey({
     id: 'pro1',
     name: 'cluster test',

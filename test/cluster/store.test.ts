@@ -26,7 +26,7 @@ describeStoreContract(
   'RedisStore',
   () => {
     const prefix = uniquePrefix('store');
-    const store = new RedisStore({ redis, prefix, retentionMs: 7 * 86_400_000 });
+    const store = new RedisStore({ redis, prefix, retentionMs: 7 * 86_400_000, now: Date.now });
     prefixes.set(store, prefix);
     return store;
   },
@@ -40,7 +40,7 @@ describeStoreContract(
 describe('RedisStore on Redis', () => {
   it('expires a search and its outcomes after the retention period', async () => {
     const prefix = uniquePrefix('ttl');
-    const store = new RedisStore({ redis, prefix, retentionMs: 400 });
+    const store = new RedisStore({ redis, prefix, retentionMs: 400, now: Date.now });
     try {
       await store.createSearch({
         id: 's1',
@@ -76,9 +76,36 @@ describe('RedisStore on Redis', () => {
     }
   });
 
+  it("keeps a cached outcome in Redis until its expiry by the store's clock, plus the grace period", async () => {
+    const prefix = uniquePrefix('clock');
+    // A clock a year behind the wall clock: by Date.now() the expiry would be long past.
+    const now = Date.now() - 365 * 86_400_000;
+    const store = new RedisStore({ redis, prefix, now: () => now });
+    try {
+      const outcome = {
+        platform: 'GitHub',
+        platformId: 'github',
+        category: 'coding',
+        url: 'https://github.com/alice',
+        status: 'hit' as const,
+        responseTime: 10,
+        evidence: { rule: 'exists: status 200', attempts: 1 },
+      };
+      await store.putCachedOutcome('alice', outcome, now + 3_600_000);
+      const ttl = await redis.pttl(`${prefix}:cache:github:alice`);
+      // An hour from the store's clock, plus five minutes of grace.
+      expect(ttl).toBeGreaterThan(3_600_000);
+      expect(ttl).toBeLessThanOrEqual(3_600_000 + 5 * 60_000);
+      expect(await store.getCachedOutcome('alice', 'github', now)).toEqual(outcome);
+    } finally {
+      await store.close();
+      await deleteKeys(redis, `${prefix}:`);
+    }
+  });
+
   it('is made by createStore, which opens and closes its own connection', async () => {
     const prefix = uniquePrefix('factory');
-    const store = createStore({ kind: 'redis', redis: TEST_REDIS_URL, prefix });
+    const store = createStore({ kind: 'redis', redis: TEST_REDIS_URL, prefix, now: Date.now });
     expect(store).toBeInstanceOf(RedisStore);
     // Its first command waits for the connection.
     expect(await store.ping()).toBe(true);
@@ -89,7 +116,7 @@ describe('RedisStore on Redis', () => {
   it('answers store_unavailable at once when Redis cannot be reached', async () => {
     // As the service connects: no offline queue, so commands fail at once.
     const client = createRedisClient('redis://127.0.0.1:1');
-    const store = new RedisStore({ redis: client, prefix: uniquePrefix('down') });
+    const store = new RedisStore({ redis: client, prefix: uniquePrefix('down'), now: Date.now });
     try {
       const started = Date.now();
       await expect(store.getSearch('s1')).rejects.toMatchObject({ code: 'store_unavailable' });

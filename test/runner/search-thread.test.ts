@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Worker } from 'node:worker_threads';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { LocalEventHub, type SearchEvent } from '../../src/runner/events.js';
 import { SearchThread } from '../../src/runner/search-thread.js';
@@ -10,6 +11,19 @@ import { createStore } from '../../src/store/create-store.js';
 import type { SearchRecord } from '../../src/store/store.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { tempDir } from '../support/service.js';
+
+// Every thread the tests start, so one can be crashed from inside (see the restart test).
+const threads = vi.hoisted(() => [] as Worker[]);
+vi.mock('node:worker_threads', async (importOriginal) => {
+  const original = await importOriginal<typeof import('node:worker_threads')>();
+  class WatchedWorker extends original.Worker {
+    constructor(...args: ConstructorParameters<typeof original.Worker>) {
+      super(...args);
+      threads.push(this);
+    }
+  }
+  return { ...original, Worker: WatchedWorker };
+});
 
 const NAMES = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo', 'Foxtrot'];
 const SLOW = new Set(['Delta', 'Echo', 'Foxtrot']);
@@ -38,8 +52,12 @@ function setup() {
   const databasePath = join(dataDir, 'userscout.db');
   const store = createStore({ kind: 'sqlite', path: databasePath });
   const events = new LocalEventHub();
-  const thread = new SearchThread({ config, catalogue, databasePath }, { events });
-  return { store, events, thread };
+  const threadErrors: unknown[] = [];
+  const thread = new SearchThread(
+    { config, catalogue, databasePath },
+    { events, onThreadError: (error) => threadErrors.push(error) },
+  );
+  return { store, events, thread, threadErrors };
 }
 
 async function newSearch(store: ReturnType<typeof createStore>, id: string): Promise<SearchRecord> {
@@ -80,7 +98,7 @@ describe('SearchThread', () => {
   });
 
   it('starts a new thread when it dies mid-search; the search resumes and checks nothing twice', async () => {
-    const { store, events, thread } = setup();
+    const { store, events, thread, threadErrors } = setup();
     try {
       await thread.start();
       const search = await newSearch(store, 'thread-2');
@@ -96,8 +114,15 @@ describe('SearchThread', () => {
       const asked = (name: string) =>
         sim.hits.get(new URL(catalogue.platforms.find((p) => p.name === name)!.home).host) ?? 0;
       const fastBefore = NAMES.filter((n) => !SLOW.has(n)).map(asked);
-      await thread.terminate();
+      // A real crash: the thread's own message handler throws on a message it cannot read.
+      const crashed = threads.at(-1)!;
+      const exited = new Promise<number>((resolve) => crashed.once('exit', resolve));
+      crashed.postMessage({ type: 'run', search: null });
+      expect(await exited).toBe(1);
       await running;
+      expect(threads.at(-1)).not.toBe(crashed);
+      expect(threadErrors[0]).toBeInstanceOf(TypeError);
+      expect(threadErrors.at(-1)).toMatchObject({ message: 'search thread exited (1)' });
       expect((await store.getSearch(search.id))?.state).toBe('completed');
       const outcomes = await store.listOutcomes(search.id);
       expect(outcomes.map((o) => o.outcome.platform).sort()).toEqual([...NAMES].sort());

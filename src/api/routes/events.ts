@@ -8,8 +8,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { UserscoutError } from '../../errors.js';
-import type { SearchEvent } from '../../runner/events.js';
-import type { AppDeps } from '../app.js';
+import { progressSnapshot, type SearchEvent } from '../../runner/events.js';
+import type { AppDeps } from '../deps.js';
 import { EventsParams, EventsQuery } from '../schemas.js';
 
 const HEARTBEAT_MS = 15_000;
@@ -50,7 +50,6 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       if (!search) throw new UserscoutError('search_not_found');
       const header = Number(request.headers['last-event-id']);
       let lastSent = Number.isInteger(header) && header > 0 ? header : Number(request.query.lastEventId ?? 0);
-      const total = search.platformIds.length;
 
       reply.hijack();
       const res = reply.raw;
@@ -105,7 +104,7 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           res.write(frame('result', stored.outcome, stored.seq));
         }
         const [progress, latest] = await Promise.all([deps.store.progress(id), deps.store.getSearch(id)]);
-        const snapshot = { checked: progress.checked, total, hits: progress.hits };
+        const snapshot = progressSnapshot(search, progress);
         res.write(frame('progress', snapshot));
         replaying = false;
         for (const event of buffered.splice(0)) send(event);

@@ -2,7 +2,7 @@
  * Health, readiness and Prometheus metrics.
  */
 import type { FastifyInstance } from 'fastify';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 
 export async function opsRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

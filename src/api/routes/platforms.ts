@@ -5,7 +5,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { CATEGORIES, CATEGORY_DESCRIPTIONS } from '../../catalogue/categories.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { CategoriesResponse, errorResponses, PlatformsQuery, PlatformsResponse } from '../schemas.js';
 
 export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {

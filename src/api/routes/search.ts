@@ -8,8 +8,10 @@ import { selectPlatforms } from '../../engine/engine.js';
 import { usernameProblem } from '../../engine/username.js';
 import { UserscoutError } from '../../errors.js';
 import { estimateSeconds } from '../../runner/estimate.js';
+import { progressSnapshot } from '../../runner/events.js';
+import { failSearch } from '../../runner/search-job.js';
 import type { SearchRecord } from '../../store/store.js';
-import type { AppDeps } from '../app.js';
+import type { AppDeps } from '../deps.js';
 import { searchRateLimit } from '../rate-limits.js';
 import {
   errorResponses,
@@ -58,14 +60,10 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       });
       if (selected.length === 0)
         throw new UserscoutError('bad_request', 'No enabled platform matches the request');
-      const stats = await deps.runner.stats();
-      if (stats.queued >= deps.config.maxQueuedSearches) {
-        throw new UserscoutError('queue_full', undefined, { details: { retryAfter: 30 } });
-      }
       const latencies = await deps.latencies();
       const estimatedSeconds = estimateSeconds({
         latenciesMs: selected.map((p) => latencies.get(p.id)),
-        defaultLatencyMs: 1500,
+        defaultLatencyMs: deps.config.unmeasuredLatencyMs,
         timeoutMs: deps.config.timeoutMs,
         concurrency: deps.config.concurrency,
         queuedAhead: await deps.runner.queuedAhead(request.caller.tier),
@@ -85,11 +83,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       try {
         await deps.runner.enqueue(search);
       } catch (error) {
-        await deps.store.updateSearch(search.id, {
-          state: 'error',
-          finishedAt: deps.now(),
-          error: 'not queued',
-        });
+        await failSearch(search.id, 'not queued', deps);
         throw error;
       }
       deps.metrics.searches.inc({ tier: search.tier });
@@ -138,12 +132,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         status: search.state === 'queued' ? ('running' as const) : search.state,
         username: search.username,
         results,
-        progress: {
-          checked: progress.checked,
-          total: search.platformIds.length,
-          hits: progress.hits,
-          queued: search.state === 'queued',
-        },
+        progress: { ...progressSnapshot(search, progress), queued: search.state === 'queued' },
         estimatedTime: search.estimatedSeconds,
         createdAt: new Date(search.createdAt).toISOString(),
         ...(search.finishedAt !== undefined

@@ -1,25 +1,23 @@
 /**
  * A store held in this process's memory, with the same semantics as the
- * persistent ones: for unit tests of other parts and for runs that keep nothing.
- * Values are copied in and out, so callers never share objects with the store.
+ * persistent ones; the store contract suite runs against it too. Test-only:
+ * nothing in src/ reaches it. Values are copied in and out, so callers never
+ * share objects with the store.
  */
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
-import { UserscoutError } from '../errors.js';
+import type { Outcome, OutcomeStatus } from '../../src/engine/outcome.js';
+import { UserscoutError } from '../../src/errors.js';
 import {
+  ANSWERED_STATUSES,
   type ApiKeyRecord,
+  duplicateIdError,
   emptyByStatus,
   type PlatformStats,
+  RECENT_MS_ALPHA,
   type SearchProgress,
   type SearchRecord,
   type Store,
   type StoredOutcome,
-} from './store.js';
-
-/** Weight of the newest answered check in `recentMs`. Same value in every backend. */
-const RECENT_MS_ALPHA = 0.2;
-
-/** Statuses that mean the platform answered, so their response time says how fast it is. */
-const ANSWERED: ReadonlySet<OutcomeStatus> = new Set(['hit', 'miss', 'unknown']);
+} from '../../src/store/store.js';
 
 interface SearchEntry {
   record: SearchRecord;
@@ -46,7 +44,7 @@ export class MemoryStore implements Store {
   #closed = false;
 
   async createSearch(search: SearchRecord): Promise<void> {
-    if (this.#searches.has(search.id)) throw new Error(`Search ${search.id} exists already`);
+    if (this.#searches.has(search.id)) throw duplicateIdError('Search', search.id);
     this.#searches.set(search.id, { record: structuredClone(search), outcomes: [], platformIds: new Set() });
   }
 
@@ -136,8 +134,7 @@ export class MemoryStore implements Store {
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {
     for (const existing of this.#apiKeys.values()) {
-      if (existing.id === key.id || existing.hash === key.hash)
-        throw new Error(`API key ${key.id} exists already`);
+      if (existing.id === key.id || existing.hash === key.hash) throw duplicateIdError('API key', key.id);
     }
     this.#apiKeys.set(key.id, structuredClone(key));
   }
@@ -183,7 +180,7 @@ export class MemoryStore implements Store {
     stats.checks++;
     stats.byStatus[status]++;
     stats.lastCheckedAt = Math.max(stats.lastCheckedAt, at);
-    if (ANSWERED.has(status)) {
+    if (ANSWERED_STATUSES.has(status)) {
       stats.recentMs =
         stats.answered === 0
           ? responseTimeMs

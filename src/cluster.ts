@@ -1,26 +1,26 @@
 /**
- * Cluster mode's parts, all on one Redis: the store, live events, shared rate
- * limits, the cluster-wide per-host gate, checks shared between workers and
- * the BullMQ runner. The service
- * picks these instead of the embedded ones when REDIS_URL is set. Nothing here
- * waits for Redis to answer: a process starts during an outage and answers
- * 503 until Redis is back.
+ * The cluster's composition root: cluster mode's parts, all on one Redis (the
+ * store, live events, shared rate limits, the cluster-wide per-host gate,
+ * checks shared between workers and the BullMQ runner), wired from the
+ * configuration. The service picks these instead of the embedded ones when
+ * REDIS_URL is set. Nothing here waits for Redis to answer: a process starts
+ * during an outage and answers 503 until Redis is back.
  */
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
-import { redisRateLimitStore } from '../api/rate-limit-redis.js';
-import type { Config } from '../config.js';
-import type { HostGate } from '../engine/host-gate.js';
-import type { SharedChecks } from '../engine/shared-checks.js';
-import { BullMqRunner } from '../runner/bullmq.js';
-import type { EventHub } from '../runner/events.js';
-import { RedisEventHub } from '../runner/redis-events.js';
-import type { Runner } from '../runner/runner.js';
-import type { SearchJobDeps } from '../runner/search-job.js';
-import { RedisStore } from '../store/redis.js';
-import type { SearchRecord } from '../store/store.js';
-import { bullmqOptions, closeRedis, createRedisClient, waitUntilReady } from './connection.js';
-import { RedisHostGate } from './host-gate.js';
-import { RedisSharedChecks } from './shared-checks.js';
+import { redisRateLimitStore } from './api/rate-limit-redis.js';
+import type { Config } from './config.js';
+import type { HostGate } from './engine/host-gate.js';
+import type { SharedChecks } from './engine/shared-checks.js';
+import { bullmqOptions, closeRedis, createRedisClient, waitUntilReady } from './redis/connection.js';
+import { RedisHostGate } from './redis/host-gate.js';
+import { RedisSharedChecks } from './redis/shared-checks.js';
+import { BullMqRunner } from './runner/bullmq.js';
+import type { EventHub } from './runner/events.js';
+import { RedisEventHub } from './runner/redis-events.js';
+import type { Runner } from './runner/runner.js';
+import type { SearchJobDeps } from './runner/search-job.js';
+import { RedisStore } from './store/redis.js';
+import type { SearchRecord } from './store/store.js';
 
 export type RedisBackendConfig = Pick<
   Config,
@@ -32,6 +32,7 @@ export type RedisBackendConfig = Pick<
   | 'timeoutMs'
   | 'maxRunningSearches'
   | 'maxQueuedSearches'
+  | 'queueFullRetryAfterSeconds'
   | 'jobLockMs'
 >;
 
@@ -39,6 +40,8 @@ export interface RedisBackendHooks {
   /** Redis errors (connection lost, and so on); called often during an outage. */
   readonly onError: (error: unknown) => void;
   readonly onSearchStart?: (search: SearchRecord, worker: string) => void;
+  /** The service's clock (ms epoch). */
+  readonly now: () => number;
 }
 
 export interface RedisBackend {
@@ -59,7 +62,12 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
   const redis = createRedisClient(config.redisUrl, hooks.onError);
   // Subscriber mode needs a connection of its own; it may queue SUBSCRIBE until Redis is back.
   const subscriber = createRedisClient(config.redisUrl, hooks.onError, { enableOfflineQueue: true });
-  const store = new RedisStore({ redis, prefix, retentionMs: config.retentionDays * 86_400_000 });
+  const store = new RedisStore({
+    redis,
+    prefix,
+    retentionMs: config.retentionDays * 86_400_000,
+    now: hooks.now,
+  });
   const leaseMs = 2 * config.timeoutMs + 5_000;
   return {
     store,
@@ -87,6 +95,7 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
         work: config.role !== 'api',
         concurrency: config.maxRunningSearches,
         maxQueued: config.maxQueuedSearches,
+        retryAfterSeconds: config.queueFullRetryAfterSeconds,
         lockMs: config.jobLockMs,
         onError: hooks.onError,
         ...(hooks.onSearchStart ? { onStart: hooks.onSearchStart } : {}),

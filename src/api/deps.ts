@@ -1,0 +1,32 @@
+/**
+ * What the HTTP app is built from: every collaborator the routes use, passed
+ * in by the service (or a test). Its own module so that the app and its routes
+ * both import it without importing each other.
+ */
+import type { RateLimitPluginOptions } from '@fastify/rate-limit';
+import type { FastifyInstance } from 'fastify';
+import type { PlatformHealth } from '../catalogue/health.js';
+import type { Catalogue } from '../catalogue/platform.js';
+import type { Config } from '../config.js';
+import type { EventHub } from '../runner/events.js';
+import type { Runner } from '../runner/runner.js';
+import type { Store } from '../store/store.js';
+import type { Metrics } from './metrics.js';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly catalogue: Catalogue;
+  readonly health: PlatformHealth;
+  readonly store: Store;
+  readonly runner: Runner;
+  readonly events: EventHub;
+  readonly metrics: Metrics;
+  readonly now: () => number;
+  /** Recent response time per platform id (ms), for estimates. */
+  readonly latencies: () => Promise<ReadonlyMap<string, number>>;
+  readonly shuttingDown: () => boolean;
+  /** Shared rate-limit counters (Redis) in cluster mode. */
+  readonly rateLimitStore?: RateLimitPluginOptions['store'];
+  /** Extra routes (the web page). */
+  readonly plugins?: readonly ((app: FastifyInstance) => Promise<void>)[];
+}
