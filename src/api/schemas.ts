@@ -4,8 +4,8 @@
  */
 import { Type } from '@sinclair/typebox';
 import { CATEGORIES } from '../catalogue/categories.js';
+import { MAX_USERNAME_LENGTH } from '../catalogue/username-rule.js';
 import { ERROR_REASONS, INVALID_REASONS, OUTCOME_STATUSES, UNKNOWN_REASONS } from '../engine/outcome.js';
-import { MAX_USERNAME_LENGTH } from '../engine/username.js';
 
 const lit = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
 

@@ -4,7 +4,6 @@
  * out, never allowed to crash a search.
  */
 import { Value } from '@sinclair/typebox/value';
-import { MAX_USERNAME_LENGTH } from '../engine/username-rule.js';
 import { CatalogueError } from '../errors.js';
 import { CATEGORIES, type Category } from './categories.js';
 import {
@@ -14,7 +13,6 @@ import {
   platformId,
   type Shield,
   type Signal,
-  type UsernameRule,
 } from './platform.js';
 import {
   CatalogueFileSchema,
@@ -25,6 +23,7 @@ import {
   type SignalSpec,
 } from './schema.js';
 import { inspectTemplate } from './template.js';
+import { compileUsernameRule, ruleViolation, type UsernameRule } from './username-rule.js';
 
 export interface CatalogueProblem {
   /** Platform name, or `#index` when the entry has no usable name. */
@@ -38,8 +37,6 @@ export interface LoadResult {
   readonly catalogue: Catalogue;
   readonly problems: readonly CatalogueProblem[];
 }
-
-export { MAX_USERNAME_LENGTH };
 
 const SIGNAL_KINDS = ['status', 'text', 'regex', 'redirect', 'json', 'header'] as const;
 
@@ -181,7 +178,7 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
   }
   let rule: UsernameRule | undefined;
   try {
-    rule = normaliseRule(spec);
+    rule = compileUsernameRule(spec.username);
   } catch (error) {
     add('/username/pattern', `does not compile: ${(error as Error).message}`);
   }
@@ -216,26 +213,6 @@ function signalProblem(signal: SignalSpec): string | undefined {
   if ('json' in signal && signal.json.split('.').some((seg) => seg === ''))
     return 'json path has an empty segment';
   if ('header' in signal && !/^[A-Za-z0-9-]+$/.test(signal.header)) return 'is not a valid header name';
-  return undefined;
-}
-
-function normaliseRule(spec: PlatformSpec): UsernameRule {
-  const u = spec.username ?? {};
-  return Object.freeze({
-    pattern: u.pattern ? new RegExp(u.pattern, 'u') : undefined,
-    lowercase: u.lowercase ?? false,
-    minLength: u.minLength ?? 1,
-    maxLength: Math.min(u.maxLength ?? MAX_USERNAME_LENGTH, MAX_USERNAME_LENGTH),
-  });
-}
-
-/** Why a name breaks a platform's rule, or undefined when it fits. Pure. */
-export function ruleViolation(rule: UsernameRule, username: string): string | undefined {
-  const name = rule.lowercase ? username.toLowerCase() : username;
-  const length = [...name].length;
-  if (length < rule.minLength) return `shorter than ${rule.minLength} characters`;
-  if (length > rule.maxLength) return `longer than ${rule.maxLength} characters`;
-  if (rule.pattern && !rule.pattern.test(name)) return `does not match ${rule.pattern.source}`;
   return undefined;
 }
 
@@ -277,7 +254,7 @@ function normalisePlatform(spec: PlatformSpec): Platform {
       exists: Object.freeze(spec.detect.exists.map(normaliseSignal)),
       missing: Object.freeze(spec.detect.missing.map(normaliseSignal)),
     }),
-    username: normaliseRule(spec),
+    username: compileUsernameRule(spec.username),
     known: Object.freeze({
       claimed: Object.freeze([...spec.known.claimed]),
       unclaimed: Object.freeze([...spec.known.unclaimed]),

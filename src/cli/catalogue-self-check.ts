@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { readHealthFile, writeHealthFile } from '../catalogue/health.js';
 import type { Platform } from '../catalogue/platform.js';
+import { selectPlatforms } from '../catalogue/select.js';
 import {
   countVerdicts,
   judgePlatform,
@@ -20,7 +21,7 @@ import {
 } from '../catalogue/self-check.js';
 import { loadConfig } from '../config.js';
 import { createEngine } from '../engine/create-engine.js';
-import { type Engine, internalErrorOutcome, selectPlatforms } from '../engine/engine.js';
+import { type Engine, internalErrorOutcome } from '../engine/engine.js';
 import { UserscoutError } from '../errors.js';
 import { HEALTH_FILE } from '../service.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';

@@ -3,11 +3,11 @@
  * progress bar on stderr when it is a terminal, prints results to stdout.
  */
 import { SingleBar } from 'cli-progress';
+import { selectPlatforms } from '../catalogue/select.js';
+import { usernameProblem } from '../catalogue/username-rule.js';
 import { loadConfig } from '../config.js';
 import { createEngine } from '../engine/create-engine.js';
-import { selectPlatforms } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
-import { usernameProblem } from '../engine/username.js';
 import { UserscoutError } from '../errors.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
 import { type NetworkCommandOptions, networkOverrides } from './network-options.js';

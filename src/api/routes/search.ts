@@ -4,8 +4,8 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { selectPlatforms } from '../../engine/engine.js';
-import { usernameProblem } from '../../engine/username.js';
+import { selectPlatforms } from '../../catalogue/select.js';
+import { usernameProblem } from '../../catalogue/username-rule.js';
 import { UserscoutError } from '../../errors.js';
 import { estimateSeconds } from '../../runner/estimate.js';
 import type { SearchRecord } from '../../store/store.js';
