@@ -90,7 +90,7 @@ export interface SelfCheckOutcome {
 
 export async function runSelfCheck(
   options: SelfCheckCommandOptions,
-  io: Io,
+  io: Pick<Io, 'out' | 'err' | 'stderr'>,
   deps: SelfCheckDeps = {},
 ): Promise<SelfCheckOutcome> {
   const now = deps.now ?? Date.now;

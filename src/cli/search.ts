@@ -32,7 +32,10 @@ export interface SearchCommandOptions extends NetworkCommandOptions {
 }
 
 export interface Io {
+  /** Writes a line to stdout (the line end is added). */
   readonly out: (text: string) => void;
+  /** Writes text to stdout as it is (CSV brings its own CRLF line ends). */
+  readonly write: (text: string) => void;
   readonly err: (text: string) => void;
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
 }
@@ -103,6 +106,6 @@ export async function runSearch(names: string[], options: SearchCommandOptions, 
     await engine.close();
   }
   if (format === 'json') io.out(formatJson(reports));
-  if (format === 'csv') io.out(formatCsv(reports, options.all ?? false));
+  if (format === 'csv') io.write(formatCsv(reports, options.all ?? false));
   return 0;
 }

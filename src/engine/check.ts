@@ -15,7 +15,7 @@ import {
   breakerResult,
   type OriginBreaker,
 } from './origin-breaker.js';
-import type { Outcome } from './outcome.js';
+import { answeredOutcome, errorOutcome, invalidOutcome, type Outcome } from './outcome.js';
 import { buildRequest, type CheckRequest } from './request.js';
 import { type RetryPolicy, retryDelay } from './retry-timing.js';
 import {
@@ -47,10 +47,6 @@ export class CheckTimeoutError extends Error {
   }
 }
 
-function base(platform: Platform, url: string) {
-  return { platform: platform.name, platformId: platform.id, category: platform.category, url };
-}
-
 export async function checkPlatform(
   platform: Platform,
   username: string,
@@ -61,13 +57,7 @@ export async function checkPlatform(
 ): Promise<Outcome> {
   const built = buildRequest(platform, username, ctx.baseHeaders);
   if (!built.ok) {
-    return {
-      ...base(platform, built.profileUrl),
-      status: 'invalid',
-      reason: built.reason,
-      responseTime: 0,
-      evidence: { rule: built.message, attempts: 0 },
-    };
+    return invalidOutcome(platform, built.profileUrl, built.reason, built.message);
   }
   const { request, profileUrl } = built;
   const origin = request.origin;
@@ -130,16 +120,13 @@ async function send(
           const wait = retryDelay(attempts - 1, undefined, ctx.retry, ctx.now(), ctx.random());
           if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
         }
-        return {
-          ...base(platform, profileUrl),
-          status: 'error',
-          reason: timedOut ? 'timeout' : transportErrorReason(error),
-          responseTime: Math.round(ctx.now() - started),
-          evidence: {
-            rule: describeTransportError(timedOut ? controller.signal.reason : error),
-            attempts,
-          },
-        };
+        return errorOutcome(
+          platform,
+          profileUrl,
+          timedOut ? 'timeout' : transportErrorReason(error),
+          describeTransportError(timedOut ? controller.signal.reason : error),
+          { responseTime: Math.round(ctx.now() - started), attempts },
+        );
       }
       const verdict = finalVerdict(platform, result, ctx.shields);
       const status = result.view.status;
@@ -156,19 +143,13 @@ async function send(
         );
         if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
       }
-      return {
-        ...base(platform, profileUrl),
-        status: verdict.status,
-        ...(verdict.reason ? { reason: verdict.reason } : {}),
+      return answeredOutcome(platform, profileUrl, verdict, {
         responseTime: Math.round(ctx.now() - started),
-        evidence: {
-          httpStatus: status,
-          finalUrl: result.view.url,
-          rule: verdict.rule,
-          attempts,
-          bytesRead: result.bytesRead,
-        },
-      };
+        httpStatus: status,
+        finalUrl: result.view.url,
+        attempts,
+        bytesRead: result.bytesRead,
+      });
     }
   } finally {
     clearTimeout(timer);
@@ -178,16 +159,12 @@ async function send(
 
 /** The outcome of a check not sent because its origin has stopped answering. */
 function unresponsive(platform: Platform, profileUrl: string, refusal: BreakerRefusal): Outcome {
-  return {
-    ...base(platform, profileUrl),
-    status: 'error',
-    reason: 'timeout',
-    responseTime: 0,
-    evidence: {
-      rule: `not sent: the last ${refusal.timeouts} checks to this origin timed out; it is tried again in ${Math.ceil(refusal.retryInMs / 1000)} s`,
-      attempts: 0,
-    },
-  };
+  return errorOutcome(
+    platform,
+    profileUrl,
+    'timeout',
+    `not sent: the last ${refusal.timeouts} checks to this origin timed out; it is tried again in ${Math.ceil(refusal.retryInMs / 1000)} s`,
+  );
 }
 
 function finalVerdict(platform: Platform, result: Exchange, shields: readonly Shield[]): Verdict {

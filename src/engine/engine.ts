@@ -11,7 +11,7 @@ import { type CheckContext, checkPlatform } from './check.js';
 import type { HostGate } from './host-gate.js';
 import { CheckLimiter } from './limiter.js';
 import { OriginBreaker } from './origin-breaker.js';
-import type { Outcome } from './outcome.js';
+import { errorOutcome, type Outcome } from './outcome.js';
 import type { RetryPolicy } from './retry-timing.js';
 import type { SharedChecks } from './shared-checks.js';
 
@@ -188,17 +188,10 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** The outcome that stands for a bug in a check (never expected): it reads as "could not tell". */
 export function internalErrorOutcome(platform: Platform, error: unknown): Outcome {
-  return {
-    platform: platform.name,
-    platformId: platform.id,
-    category: platform.category,
-    url: platform.home,
-    status: 'error',
-    reason: 'internal',
-    responseTime: 0,
-    evidence: {
-      rule: `internal error: ${error instanceof Error ? error.message : String(error)}`,
-      attempts: 0,
-    },
-  };
+  return errorOutcome(
+    platform,
+    platform.home,
+    'internal',
+    `internal error: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }
