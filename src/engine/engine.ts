@@ -12,7 +12,7 @@ import type { HostGate } from './host-gate.js';
 import { CheckLimiter } from './limiter.js';
 import { OriginBreaker } from './origin-breaker.js';
 import { errorOutcome, type Outcome } from './outcome.js';
-import type { RetryPolicy } from './retry-timing.js';
+import type { RetryPolicy } from './retry.js';
 import type { SharedChecks } from './shared-checks.js';
 
 export interface EngineOptions {
