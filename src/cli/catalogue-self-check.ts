@@ -22,6 +22,7 @@ import {
 import { loadConfig } from '../config.js';
 import { createEngine } from '../engine/create-engine.js';
 import { type Engine, internalErrorOutcome } from '../engine/engine.js';
+import { byPlatformName } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { HEALTH_FILE } from '../service.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
@@ -202,7 +203,7 @@ export function formatSelfCheckReport(report: SelfCheckReport, format: SelfCheck
   const order = { broken: 0, blocked: 1, healthy: 2 } as const;
   const unwell = report.results
     .filter((r) => r.verdict !== 'healthy')
-    .sort((a, b) => order[a.verdict] - order[b.verdict] || a.platform.localeCompare(b.platform));
+    .sort((a, b) => order[a.verdict] - order[b.verdict] || byPlatformName(a, b));
   const width = Math.max(0, ...unwell.map((r) => r.platform.length));
   const lines = unwell.map((r) => `${r.verdict.padEnd(7)}  ${r.platform.padEnd(width)}  ${r.reason ?? ''}`);
   lines.push(
