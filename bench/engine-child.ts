@@ -8,7 +8,7 @@ import type { Engine } from '../src/engine/engine.js';
 import type { OutcomeStatus } from '../src/engine/outcome.js';
 import { runChild } from './child.js';
 import { loadPlatformSet, type PlatformSetId } from './platform-set.js';
-import { type ProcessUsage, readUsage } from './process-usage.js';
+import { measure, readUsage, type UsageDelta } from './process-usage.js';
 
 export interface EngineInput {
   readonly set: PlatformSetId;
@@ -31,8 +31,8 @@ export interface SearchesReport {
   /** Outcomes for which a request was sent (not refused by a username rule). */
   readonly checks: number;
   readonly wallMs: number;
-  readonly before: ProcessUsage;
-  readonly after: ProcessUsage;
+  /** This process's CPU and memory over the searches. */
+  readonly usage: UsageDelta;
   readonly statuses: Partial<Record<OutcomeStatus, number>>;
   /** Platform ids that were requested, in the order their outcome came. */
   readonly checkedIds: string[];
@@ -57,26 +57,25 @@ await runChild<EngineInput, EngineReady>(async (input) => {
     const checkedIds: string[] = [];
     const doneAtMs: number[] = [];
     let outcomes = 0;
-    const before = readUsage();
-    const t0 = performance.now();
-    for (const username of usernames) {
-      for await (const outcome of engine.search(username, set.searched)) {
-        outcomes++;
-        statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
-        if (outcome.status === 'invalid') continue;
-        checkedIds.push(outcome.platformId);
-        doneAtMs.push(Math.round(performance.now() - t0));
+    const { result: wallMs, usage } = await measure(readUsage, async () => {
+      const t0 = performance.now();
+      for (const username of usernames) {
+        for await (const outcome of engine.search(username, set.searched)) {
+          outcomes++;
+          statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
+          if (outcome.status === 'invalid') continue;
+          checkedIds.push(outcome.platformId);
+          doneAtMs.push(Math.round(performance.now() - t0));
+        }
       }
-    }
-    const wallMs = performance.now() - t0;
-    const after = readUsage();
+      return performance.now() - t0;
+    });
     return {
       searches: usernames.length,
       outcomes,
       checks: checkedIds.length,
       wallMs,
-      before,
-      after,
+      usage,
       statuses,
       checkedIds,
       doneAtMs,

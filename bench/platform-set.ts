@@ -8,8 +8,8 @@
 import { loadBuiltinCatalogue, readShieldsDocument } from '../src/catalogue/builtin.js';
 import { loadCatalogue } from '../src/catalogue/loader.js';
 import type { Catalogue, Platform } from '../src/catalogue/platform.js';
+import { selectPlatforms } from '../src/catalogue/select.js';
 import { PLACEHOLDER } from '../src/catalogue/template.js';
-import { selectPlatforms } from '../src/engine/engine.js';
 import type { SimRoute } from '../src/sim/behaviour.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from '../src/sim/latency.js';

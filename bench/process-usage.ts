@@ -1,6 +1,7 @@
 /**
  * CPU and memory of a process, as reported by the process itself (children
- * answer a `usage` message with this), and the difference between two readings.
+ * answer a `usage` message with this), the difference between two readings,
+ * and `measure()`: what one piece of work cost between two readings.
  */
 
 export interface ProcessUsage {
@@ -34,6 +35,27 @@ export interface UsageDelta {
   /** Share of one core used between the readings (1 = one core busy). */
   readonly cores: number;
   readonly maxRssMb: number;
+}
+
+export interface Measured<T> {
+  readonly result: T;
+  readonly usage: UsageDelta;
+  /** The reading before the work (its rssBytes is the base memory). */
+  readonly before: ProcessUsage;
+}
+
+/**
+ * Runs `work` between two readings of `usage` (this process's, a child's, or
+ * a sum over several processes): its result, and what it cost.
+ */
+export async function measure<T>(
+  usage: () => ProcessUsage | Promise<ProcessUsage>,
+  work: () => Promise<T>,
+): Promise<Measured<T>> {
+  const before = await usage();
+  const result = await work();
+  const after = await usage();
+  return { result, usage: usageDelta(before, after), before };
 }
 
 export function usageDelta(before: ProcessUsage, after: ProcessUsage): UsageDelta {

@@ -301,6 +301,22 @@ export const SETTINGS = {
   },
 } as const satisfies Record<string, SettingSpec<unknown>>;
 
+/**
+ * What a check retries (within the `retries` count and its deadline). Policy as
+ * data: the engine's retry wrapper (`engine/retry.ts`) only reads it.
+ */
+export const RETRY_ON = Object.freeze({
+  /** Statuses retried whatever the answer says. @default [429] */
+  statuses: Object.freeze([429]),
+  /**
+   * Statuses retried only when neither the platform's rules nor a shield explain
+   * the answer: a 503 maintenance page is retried, a bot shield's 503 is not. @default [503]
+   */
+  unexplainedStatuses: Object.freeze([503]),
+  /** Error codes of a connection that broke before an answer. @default ['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE'] */
+  transportErrors: Object.freeze(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']),
+});
+
 type Settings = typeof SETTINGS;
 type ValueOf<K extends keyof Settings> = Settings[K]['default'] extends readonly string[]
   ? string[]

@@ -17,7 +17,7 @@ function outcome(platformId: string, status: OutcomeStatus = 'miss', username = 
   const base = {
     platform: platformId.charAt(0).toUpperCase() + platformId.slice(1),
     platformId,
-    category: 'social',
+    category: 'social' as const,
     url,
   };
   switch (status) {

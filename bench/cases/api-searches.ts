@@ -9,7 +9,7 @@ import { SETTINGS } from '../../src/config.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { callJson, type SearchState, startSearch } from '../http-client.js';
 import { ACCOUNT_POOL } from '../platform-set.js';
-import { usageDelta } from '../process-usage.js';
+import { measure } from '../process-usage.js';
 import type { Row } from '../results.js';
 import { type ServerLauncher, type ServerOverrides, singleProcessServer } from '../server.js';
 import { distribution, percentile } from '../stats.js';
@@ -109,24 +109,29 @@ export async function measureApiLevel(
   const server = await launch(ctx, { ...API_OVERRIDES, ...overrides });
   const pool = new Pool(server.url, { connections: Math.max(4, searches) });
   try {
-    const before = await server.usage();
     const deadline = Date.now() + (ctx.quick ? QUICK_LEVEL_DEADLINE_MS : LEVEL_DEADLINE_MS);
-    const results = await Promise.all(
-      Array.from({ length: searches }, async (_, i) => {
-        const professional = i % 2 === 1;
-        const username = ACCOUNT_POOL[(i + 1) % ACCOUNT_POOL.length]!;
-        const r = await runOneSearch(pool, username, professional ? server.proKey : undefined, deadline);
-        return { ...r, professional };
-      }),
+    const {
+      result: results,
+      usage,
+      before,
+    } = await measure(
+      () => server.usage(),
+      () =>
+        Promise.all(
+          Array.from({ length: searches }, async (_, i) => {
+            const professional = i % 2 === 1;
+            const username = ACCOUNT_POOL[(i + 1) % ACCOUNT_POOL.length]!;
+            const r = await runOneSearch(pool, username, professional ? server.proKey : undefined, deadline);
+            return { ...r, professional };
+          }),
+        ),
     );
-    const after = await server.usage();
     const stoppedAt = Date.now();
     const created = results.map((r) => Date.parse(r.state.createdAt));
     // A search still running at the deadline counts as ending then: its time is a lower bound.
     const ended = results.map((r) => (r.state.completedAt ? Date.parse(r.state.completedAt) : stoppedAt));
     const times = results.map((_, i) => ended[i]! - created[i]!);
     const makespanMs = Math.max(...ended) - Math.min(...created);
-    const usage = usageDelta(before, after);
     const checks = results.reduce((n, r) => n + (r.finished ? r.total : r.state.progress.checked), 0);
     const completed = results.filter((r) => r.finished).length;
     return {

@@ -12,7 +12,7 @@ import {
   type PlatformSetId,
   platformSetSize,
 } from '../platform-set.js';
-import { usageDelta } from '../process-usage.js';
+import { measure } from '../process-usage.js';
 import type { Column, Row } from '../results.js';
 
 export interface Overhead {
@@ -41,15 +41,15 @@ export function measureOverhead(ctx: BenchContext, set: PlatformSetId): Promise<
       Math.max(1, Math.ceil((ctx.quick ? CHECKS_QUICK : CHECKS_FULL) / size)),
     );
     const sim = await ctx.sim(set, 'zero');
-    const simBefore = await sim.child.usage();
-    const { ready, reports } = await runEngineSearches(ctx, set, 'zero', [
-      [ACCOUNT_POOL[0]!],
-      ACCOUNT_POOL.slice(1, 1 + searches),
-    ]);
-    const simAfter = await sim.child.usage();
+    const {
+      result: { ready, reports },
+      usage: simUsage,
+    } = await measure(
+      () => sim.child.usage(),
+      () => runEngineSearches(ctx, set, 'zero', [[ACCOUNT_POOL[0]!], ACCOUNT_POOL.slice(1, 1 + searches)]),
+    );
     const [cold, warm] = [reports[0]!, reports[1]!];
-    const coldUsage = usageDelta(cold.before, cold.after);
-    const warmUsage = usageDelta(warm.before, warm.after);
+    const [coldUsage, warmUsage] = [cold.usage, warm.usage];
     return {
       set,
       platforms: ready.platforms,
@@ -59,7 +59,7 @@ export function measureOverhead(ctx: BenchContext, set: PlatformSetId): Promise<
       checksPerSecond: warm.checks / (warm.wallMs / 1000),
       coldCpuMsPer1000: (coldUsage.cpuMs / cold.checks) * 1000,
       maxRssMb: warmUsage.maxRssMb,
-      simCores: usageDelta(simBefore, simAfter).cpuMs / (cold.wallMs + warm.wallMs),
+      simCores: simUsage.cpuMs / (cold.wallMs + warm.wallMs),
     };
   });
 }

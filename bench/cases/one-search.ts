@@ -12,7 +12,6 @@ import {
   type PlatformSetId,
   physicalLimit,
 } from '../platform-set.js';
-import { usageDelta } from '../process-usage.js';
 import type { Column, Row } from '../results.js';
 
 export const ONE_SEARCH_USERNAME = 'scout1';
@@ -45,7 +44,7 @@ export function measureOneSearch(ctx: BenchContext, set: PlatformSetId): Promise
       const own = l === 'hang' ? ready.timeoutMs : l;
       worstLateMs = Math.max(worstLateMs, report.doneAtMs[i]! - own);
     });
-    const usage = usageDelta(report.before, report.after);
+    const usage = report.usage;
     return {
       set,
       platforms: ready.platforms,

@@ -10,7 +10,7 @@ import { Pool } from 'undici';
 import { SETTINGS } from '../../src/config.js';
 import type { BenchCase } from '../context.js';
 import { startSearch } from '../http-client.js';
-import { usageDelta } from '../process-usage.js';
+import { measure } from '../process-usage.js';
 import { type ServerOverrides, singleProcessServer } from '../server.js';
 import { distribution } from '../stats.js';
 
@@ -118,32 +118,34 @@ export const pollingLoadCase: BenchCase = {
       const lag = monitorEventLoopDelay({ resolution: 10 });
       lag.enable();
       await server.loopDelay(true);
-      const before = await server.usage();
-      const windowStart = performance.now();
-      const windowEnd = windowStart + plan.seconds * 1000;
-      await Promise.all(
-        ids.map(async (id, i) => {
-          // Spread over the first second, then once a second on a fixed schedule.
-          let due = windowStart + (i / plan.clients) * 1000;
-          for (;;) {
-            const wait = due - performance.now();
-            if (wait > 0) await sleep(wait);
-            else if (wait < -1000) late++;
-            if (performance.now() >= windowEnd) return;
-            const ms = await poll(id);
-            if (ms === undefined) errors++;
-            else latencies.push(ms);
-            due = Math.max(due + 1000, performance.now());
-          }
-        }),
+      const { result: windowMs, usage } = await measure(
+        () => server.usage(),
+        async () => {
+          const windowStart = performance.now();
+          const windowEnd = windowStart + plan.seconds * 1000;
+          await Promise.all(
+            ids.map(async (id, i) => {
+              // Spread over the first second, then once a second on a fixed schedule.
+              let due = windowStart + (i / plan.clients) * 1000;
+              for (;;) {
+                const wait = due - performance.now();
+                if (wait > 0) await sleep(wait);
+                else if (wait < -1000) late++;
+                if (performance.now() >= windowEnd) return;
+                const ms = await poll(id);
+                if (ms === undefined) errors++;
+                else latencies.push(ms);
+                due = Math.max(due + 1000, performance.now());
+              }
+            }),
+          );
+          return performance.now() - windowStart;
+        },
       );
-      const windowMs = performance.now() - windowStart;
-      const after = await server.usage();
       const serverLoop = await server.loopDelay(false);
       lag.disable();
       stopListening.abort();
       const sseErrors = (await Promise.all(listeners)).filter(Boolean).length;
-      const usage = usageDelta(before, after);
       const d = distribution(latencies);
       const totalErrors = errors + sseErrors;
       const p99 = d?.p99 ?? Number.NaN;

@@ -2,12 +2,25 @@
  * Request and response schemas of the REST API (TypeBox). Fastify validates
  * with them and @fastify/swagger turns them into the OpenAPI document.
  */
-import { Type } from '@sinclair/typebox';
+import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import { CATEGORIES } from '../catalogue/categories.js';
-import { ERROR_REASONS, INVALID_REASONS, OUTCOME_STATUSES, UNKNOWN_REASONS } from '../engine/outcome.js';
-import { MAX_USERNAME_LENGTH } from '../engine/username.js';
+import { MAX_USERNAME_LENGTH } from '../catalogue/username-rule.js';
+import {
+  ERROR_REASONS,
+  INVALID_REASONS,
+  OUTCOME_STATUSES,
+  type Outcome,
+  UNKNOWN_REASONS,
+} from '../engine/outcome.js';
 
-const lit = (values: readonly string[]) => Type.Union(values.map((v) => Type.Literal(v)));
+/** One of the given strings, typed as their union (so `Static<>` of a schema is the engine's type). */
+const lit = <const T extends readonly string[]>(values: T) =>
+  Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<{
+    -readonly [K in keyof T]: TLiteral<T[K]>;
+  }>;
+
+/** A `$ref` to a schema registered by its `$id`, typed as that schema (TypeBox 0.34 types a bare Ref as unknown). */
+const refTo = <T extends TSchema>(schema: T) => Type.Unsafe<Static<T>>(Type.Ref(schema.$id!));
 
 export const ErrorBody = Type.Object(
   {
@@ -90,7 +103,7 @@ export const SearchResponse = Type.Object(
     queryId: Type.String(),
     status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('error')]),
     username: Type.String(),
-    results: Type.Array(Type.Ref('Result'), {
+    results: Type.Array(refTo(Result), {
       description: 'Hits found so far (every outcome with include=all), ordered by platform name',
     }),
     progress: Type.Object({
@@ -151,7 +164,7 @@ export const PlatformsQuery = Type.Object({
 });
 
 export const PlatformsResponse = Type.Object({
-  platforms: Type.Array(Type.Ref('Platform')),
+  platforms: Type.Array(refTo(Platform)),
   total: Type.Integer({ description: 'Number of platforms in the list' }),
 });
 
@@ -171,3 +184,7 @@ export const errorResponses = {
   429: Type.Ref('Error'),
   500: Type.Ref('Error'),
 };
+
+// The API's result is the engine's outcome: this fails to compile when either drifts from the other.
+const sameShape = <A, B>(_: A extends B ? (B extends A ? true : never) : never) => undefined;
+sameShape<Static<typeof Result>, Outcome>(true);

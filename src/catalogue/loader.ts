@@ -1,12 +1,12 @@
 /**
- * Validates catalogue data and turns it into frozen `Platform`s. Every problem in
- * a file is reported at once, by platform name and field; a bad entry is left
- * out, never allowed to crash a search.
+ * Validates catalogue data and turns it into `Platform`s, frozen at the end
+ * (freeze.ts). Every problem in a file is reported at once, by platform name
+ * and field; a bad entry is left out, never allowed to crash a search.
  */
 import { Value } from '@sinclair/typebox/value';
-import { MAX_USERNAME_LENGTH } from '../engine/username-rule.js';
 import { CatalogueError } from '../errors.js';
 import { CATEGORIES, type Category } from './categories.js';
+import { freezeCatalogue } from './freeze.js';
 import {
   type Catalogue,
   type CheckRequestSpec,
@@ -14,7 +14,6 @@ import {
   platformId,
   type Shield,
   type Signal,
-  type UsernameRule,
 } from './platform.js';
 import {
   CatalogueFileSchema,
@@ -25,6 +24,7 @@ import {
   type SignalSpec,
 } from './schema.js';
 import { inspectTemplate } from './template.js';
+import { compileUsernameRule, ruleViolation, type UsernameRule } from './username-rule.js';
 
 export interface CatalogueProblem {
   /** Platform name, or `#index` when the entry has no usable name. */
@@ -38,8 +38,6 @@ export interface LoadResult {
   readonly catalogue: Catalogue;
   readonly problems: readonly CatalogueProblem[];
 }
-
-export { MAX_USERNAME_LENGTH };
 
 const SIGNAL_KINDS = ['status', 'text', 'regex', 'redirect', 'json', 'header'] as const;
 
@@ -93,7 +91,7 @@ export function loadCatalogue(data: unknown, extraShields: readonly Shield[] = [
   });
 
   return {
-    catalogue: Object.freeze({ platforms: Object.freeze(platforms), shields: Object.freeze(shields) }),
+    catalogue: freezeCatalogue({ platforms, shields }),
     problems,
   };
 }
@@ -108,15 +106,13 @@ export function parseCatalogueText(text: string, source: string): unknown {
 }
 
 export function normaliseShield(spec: ShieldSpec): Shield {
-  return Object.freeze({
+  return {
     name: spec.name,
     reason: spec.reason,
-    status: spec.status ? Object.freeze([...spec.status]) : undefined,
-    headers: Object.freeze(
-      Object.entries(spec.headers ?? {}).map(([k, v]) => Object.freeze([k.toLowerCase(), v] as const)),
-    ),
-    body: Object.freeze([...(spec.body ?? [])]),
-  });
+    status: spec.status ? [...spec.status] : undefined,
+    headers: Object.entries(spec.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v] as const),
+    body: [...(spec.body ?? [])],
+  };
 }
 
 function entryLabel(entry: unknown, index: number): string {
@@ -181,7 +177,7 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
   }
   let rule: UsernameRule | undefined;
   try {
-    rule = normaliseRule(spec);
+    rule = compileUsernameRule(spec.username);
   } catch (error) {
     add('/username/pattern', `does not compile: ${(error as Error).message}`);
   }
@@ -219,72 +215,47 @@ function signalProblem(signal: SignalSpec): string | undefined {
   return undefined;
 }
 
-function normaliseRule(spec: PlatformSpec): UsernameRule {
-  const u = spec.username ?? {};
-  return Object.freeze({
-    pattern: u.pattern ? new RegExp(u.pattern, 'u') : undefined,
-    lowercase: u.lowercase ?? false,
-    minLength: u.minLength ?? 1,
-    maxLength: Math.min(u.maxLength ?? MAX_USERNAME_LENGTH, MAX_USERNAME_LENGTH),
-  });
-}
-
-/** Why a name breaks a platform's rule, or undefined when it fits. Pure. */
-export function ruleViolation(rule: UsernameRule, username: string): string | undefined {
-  const name = rule.lowercase ? username.toLowerCase() : username;
-  const length = [...name].length;
-  if (length < rule.minLength) return `shorter than ${rule.minLength} characters`;
-  if (length > rule.maxLength) return `longer than ${rule.maxLength} characters`;
-  if (rule.pattern && !rule.pattern.test(name)) return `does not match ${rule.pattern.source}`;
-  return undefined;
-}
-
 function normaliseSignal(spec: SignalSpec): Signal {
-  if ('status' in spec) return Object.freeze({ kind: 'status', codes: Object.freeze([...spec.status]) });
-  if ('text' in spec) return Object.freeze({ kind: 'text', text: spec.text });
-  if ('regex' in spec) return Object.freeze({ kind: 'regex', re: new RegExp(spec.regex, spec.flags) });
-  if ('redirect' in spec) return Object.freeze({ kind: 'redirect', target: spec.redirect });
+  if ('status' in spec) return { kind: 'status', codes: [...spec.status] };
+  if ('text' in spec) return { kind: 'text', text: spec.text };
+  if ('regex' in spec) return { kind: 'regex', re: new RegExp(spec.regex, spec.flags) };
+  if ('redirect' in spec) return { kind: 'redirect', target: spec.redirect };
   if ('json' in spec) {
-    const path = Object.freeze(spec.json.split('.'));
-    return Object.freeze(
-      'equals' in spec ? { kind: 'json', path, equals: spec.equals ?? null } : { kind: 'json', path },
-    );
+    const path = spec.json.split('.');
+    return 'equals' in spec ? { kind: 'json', path, equals: spec.equals ?? null } : { kind: 'json', path };
   }
-  return Object.freeze({
+  return {
     kind: 'header',
     name: spec.header.toLowerCase(),
     ...(spec.value === undefined ? {} : { value: spec.value }),
-  });
+  };
 }
 
 function normalisePlatform(spec: PlatformSpec): Platform {
-  const check: CheckRequestSpec = Object.freeze({
+  const check: CheckRequestSpec = {
     url: spec.check?.url ?? spec.profile,
     method: spec.check?.method ?? 'GET',
-    headers: Object.freeze({ ...(spec.check?.headers ?? {}) }),
+    headers: { ...(spec.check?.headers ?? {}) },
     body: spec.check?.body,
     bodyType: spec.check?.bodyType ?? 'json',
     redirects: spec.check?.redirects ?? 'manual',
-  });
-  return Object.freeze({
+  };
+  return {
     id: platformId(spec.name),
     name: spec.name.trim(),
     category: spec.category as Category,
     home: spec.home,
     profile: spec.profile,
     check,
-    detect: Object.freeze({
-      exists: Object.freeze(spec.detect.exists.map(normaliseSignal)),
-      missing: Object.freeze(spec.detect.missing.map(normaliseSignal)),
-    }),
-    username: normaliseRule(spec),
-    known: Object.freeze({
-      claimed: Object.freeze([...spec.known.claimed]),
-      unclaimed: Object.freeze([...spec.known.unclaimed]),
-    }),
-    tags: Object.freeze([...(spec.tags ?? [])]),
+    detect: {
+      exists: spec.detect.exists.map(normaliseSignal),
+      missing: spec.detect.missing.map(normaliseSignal),
+    },
+    username: compileUsernameRule(spec.username),
+    known: { claimed: [...spec.known.claimed], unclaimed: [...spec.known.unclaimed] },
+    tags: [...(spec.tags ?? [])],
     nsfw: spec.nsfw ?? spec.category === 'nsfw',
     enabled: spec.enabled ?? true,
     disabledReason: spec.disabledReason,
-  });
+  };
 }

@@ -3,6 +3,7 @@
  * compiled, frozen. Built only by `loader.ts`.
  */
 import type { Category } from './categories.js';
+import type { UsernameRule } from './username-rule.js';
 
 export type JsonPrimitive = string | number | boolean | null;
 
@@ -27,13 +28,6 @@ export interface CheckRequestSpec {
   readonly body: string | undefined;
   readonly bodyType: BodyType;
   readonly redirects: RedirectPolicy;
-}
-
-export interface UsernameRule {
-  readonly pattern: RegExp | undefined;
-  readonly lowercase: boolean;
-  readonly minLength: number;
-  readonly maxLength: number;
 }
 
 export interface Platform {

@@ -3,6 +3,7 @@
  * `--catalogue` / USERSCOUT_CATALOGUE, in any supported format.
  */
 import { loadBuiltinCatalogue } from './builtin.js';
+import { freezeCatalogue } from './freeze.js';
 import type { LoadResult } from './loader.js';
 import { readCatalogueFile } from './read.js';
 
@@ -11,9 +12,9 @@ export function loadCatalogueFrom(file: string | undefined): LoadResult & { form
   const read = readCatalogueFile(file);
   // The built-in bot-shield fingerprints apply to every catalogue; a file may add its own.
   const builtinShields = loadBuiltinCatalogue().catalogue.shields;
-  const catalogue = Object.freeze({
+  const catalogue = freezeCatalogue({
     platforms: read.load.catalogue.platforms,
-    shields: Object.freeze([...builtinShields, ...read.load.catalogue.shields]),
+    shields: [...builtinShields, ...read.load.catalogue.shields],
   });
   return { catalogue, problems: read.load.problems, format: read.format };
 }

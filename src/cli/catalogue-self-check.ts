@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import { readHealthFile, writeHealthFile } from '../catalogue/health.js';
 import type { Platform } from '../catalogue/platform.js';
+import { selectPlatforms } from '../catalogue/select.js';
 import {
   countVerdicts,
   judgePlatform,
@@ -20,7 +21,8 @@ import {
 } from '../catalogue/self-check.js';
 import { loadConfig } from '../config.js';
 import { createEngine } from '../engine/create-engine.js';
-import { type Engine, internalErrorOutcome, selectPlatforms } from '../engine/engine.js';
+import { type Engine, internalErrorOutcome } from '../engine/engine.js';
+import { byPlatformName } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { HEALTH_FILE } from '../service.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
@@ -89,7 +91,7 @@ export interface SelfCheckOutcome {
 
 export async function runSelfCheck(
   options: SelfCheckCommandOptions,
-  io: Io,
+  io: Pick<Io, 'out' | 'err' | 'stderr'>,
   deps: SelfCheckDeps = {},
 ): Promise<SelfCheckOutcome> {
   const now = deps.now ?? Date.now;
@@ -201,7 +203,7 @@ export function formatSelfCheckReport(report: SelfCheckReport, format: SelfCheck
   const order = { broken: 0, blocked: 1, healthy: 2 } as const;
   const unwell = report.results
     .filter((r) => r.verdict !== 'healthy')
-    .sort((a, b) => order[a.verdict] - order[b.verdict] || a.platform.localeCompare(b.platform));
+    .sort((a, b) => order[a.verdict] - order[b.verdict] || byPlatformName(a, b));
   const width = Math.max(0, ...unwell.map((r) => r.platform.length));
   const lines = unwell.map((r) => `${r.verdict.padEnd(7)}  ${r.platform.padEnd(width)}  ${r.reason ?? ''}`);
   lines.push(

@@ -37,6 +37,7 @@ const collect = (value: string, previous: string[] = []) => [...previous, value]
 
 const io = {
   out: (text: string) => process.stdout.write(`${text}\n`),
+  write: (text: string) => process.stdout.write(text),
   err: (text: string) => process.stderr.write(`${text}\n`),
   stderr: process.stderr,
 };

@@ -2,7 +2,8 @@
  * Output formats of `userscout search`: a table for people, JSON (the same
  * object `GET /api/search?id=` returns) and CSV. Pure: outcomes in, text out.
  */
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
+import { outcomesCsv } from '../engine/outcome-csv.js';
 
 export type OutputFormat = 'table' | 'json' | 'csv';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'csv'];
@@ -21,7 +22,7 @@ export function summarise(outcomes: readonly Outcome[]): Record<OutcomeStatus, n
 }
 
 export function sortOutcomes(outcomes: readonly Outcome[]): Outcome[] {
-  return [...outcomes].sort((a, b) => a.platform.localeCompare(b.platform, 'en', { sensitivity: 'base' }));
+  return [...outcomes].sort(byPlatformName);
 }
 
 export function formatTable(report: SearchReport, all: boolean): string {
@@ -48,46 +49,12 @@ export function formatJson(reports: readonly SearchReport[]): string {
   return JSON.stringify(sorted.length === 1 ? sorted[0] : sorted, null, 2);
 }
 
-const CSV_COLUMNS = [
-  'username',
-  'platform',
-  'category',
-  'status',
-  'reason',
-  'responseTime',
-  'url',
-  'httpStatus',
-  'rule',
-];
-
-function csvCell(value: unknown): string {
-  const text = value === undefined || value === null ? '' : String(value);
-  // Quote when needed; neutralise spreadsheet formulas.
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return /[",\n\r]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
+/** CSV of every search, sorted like the other formats; hits only unless `all`. */
 export function formatCsv(reports: readonly SearchReport[], all: boolean): string {
-  const lines = [CSV_COLUMNS.join(',')];
-  for (const r of reports) {
-    for (const o of sortOutcomes(r.results)) {
-      if (!all && o.status !== 'hit') continue;
-      lines.push(
-        [
-          r.username,
-          o.platform,
-          o.category,
-          o.status,
-          o.reason,
-          o.responseTime,
-          o.url,
-          o.evidence.httpStatus,
-          o.evidence.rule,
-        ]
-          .map(csvCell)
-          .join(','),
-      );
-    }
-  }
-  return lines.join('\n');
+  return outcomesCsv(
+    reports.map((r) => ({
+      username: r.username,
+      outcomes: sortOutcomes(r.results).filter((o) => all || o.status === 'hit'),
+    })),
+  );
 }

@@ -3,11 +3,11 @@
  * progress bar on stderr when it is a terminal, prints results to stdout.
  */
 import { SingleBar } from 'cli-progress';
+import { selectPlatforms } from '../catalogue/select.js';
+import { usernameProblem } from '../catalogue/username-rule.js';
 import { loadConfig } from '../config.js';
 import { createEngine } from '../engine/create-engine.js';
-import { selectPlatforms } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
-import { usernameProblem } from '../engine/username.js';
 import { UserscoutError } from '../errors.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
 import { type NetworkCommandOptions, networkOverrides } from './network-options.js';
@@ -32,7 +32,10 @@ export interface SearchCommandOptions extends NetworkCommandOptions {
 }
 
 export interface Io {
+  /** Writes a line to stdout (the line end is added). */
   readonly out: (text: string) => void;
+  /** Writes text to stdout as it is (CSV brings its own CRLF line ends). */
+  readonly write: (text: string) => void;
   readonly err: (text: string) => void;
   readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
 }
@@ -103,6 +106,6 @@ export async function runSearch(names: string[], options: SearchCommandOptions, 
     await engine.close();
   }
   if (format === 'json') io.out(formatJson(reports));
-  if (format === 'csv') io.out(formatCsv(reports, options.all ?? false));
+  if (format === 'csv') io.write(formatCsv(reports, options.all ?? false));
   return 0;
 }

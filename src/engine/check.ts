@@ -1,9 +1,8 @@
 /**
- * One platform, one username: build the request, send it (with retries and a
- * deadline), classify the answer. Never throws for a platform's failure; only
- * a cancelled search rejects.
+ * One platform, one username: build the request, send it (retried by the
+ * wrapper in retry.ts, within a deadline), classify the answer. Never throws
+ * for a platform's failure; only a cancelled search rejects.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Dispatcher } from 'undici';
 import type { Platform, Shield } from '../catalogue/platform.js';
 import { classify, type Verdict } from './classify.js';
@@ -15,14 +14,10 @@ import {
   breakerResult,
   type OriginBreaker,
 } from './origin-breaker.js';
-import type { Outcome } from './outcome.js';
+import { answeredOutcome, errorOutcome, invalidOutcome, type Outcome } from './outcome.js';
 import { buildRequest, type CheckRequest } from './request.js';
-import { type RetryPolicy, retryDelay } from './retry-timing.js';
-import {
-  describeTransportError,
-  isRetryableTransportError,
-  transportErrorReason,
-} from './transport-error.js';
+import { type Attempt, type RetryPolicy, withRetries } from './retry.js';
+import { describeTransportError, transportErrorReason } from './transport-error.js';
 
 export interface CheckContext {
   readonly dispatcher: Dispatcher;
@@ -47,10 +42,6 @@ export class CheckTimeoutError extends Error {
   }
 }
 
-function base(platform: Platform, url: string) {
-  return { platform: platform.name, platformId: platform.id, category: platform.category, url };
-}
-
 export async function checkPlatform(
   platform: Platform,
   username: string,
@@ -61,13 +52,7 @@ export async function checkPlatform(
 ): Promise<Outcome> {
   const built = buildRequest(platform, username, ctx.baseHeaders);
   if (!built.ok) {
-    return {
-      ...base(platform, built.profileUrl),
-      status: 'invalid',
-      reason: built.reason,
-      responseTime: 0,
-      evidence: { rule: built.message, attempts: 0 },
-    };
+    return invalidOutcome(platform, built.profileUrl, built.reason, built.message);
   }
   const { request, profileUrl } = built;
   const origin = request.origin;
@@ -110,66 +95,54 @@ async function send(
   signal?.addEventListener('abort', onCancel, { once: true });
   const decide = (view: Parameters<typeof classify>[1]) =>
     classify(platform, view, ctx.shields) !== 'pending';
-  let attempts = 0;
   try {
-    for (;;) {
-      attempts++;
-      let result: Exchange;
-      try {
-        result = await exchange(request, {
-          dispatcher: ctx.dispatcher,
-          signal: controller.signal,
-          bodyCapBytes: ctx.bodyCapBytes,
-          maxRedirects: ctx.maxRedirects,
-          decided: decide,
-        });
-      } catch (error) {
-        if (signal?.aborted) throw signal.reason;
-        const timedOut = controller.signal.aborted;
-        if (!timedOut && isRetryableTransportError(error) && attempts <= ctx.retry.retries) {
-          const wait = retryDelay(attempts - 1, undefined, ctx.retry, ctx.now(), ctx.random());
-          if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
+    return await withRetries(
+      async (attempts): Promise<Attempt<Outcome>> => {
+        let result: Exchange;
+        try {
+          result = await exchange(request, {
+            dispatcher: ctx.dispatcher,
+            signal: controller.signal,
+            bodyCapBytes: ctx.bodyCapBytes,
+            maxRedirects: ctx.maxRedirects,
+            decided: decide,
+          });
+        } catch (error) {
+          if (signal?.aborted) throw signal.reason;
+          const timedOut = controller.signal.aborted;
+          return {
+            end: { answered: false, error, timedOut },
+            result: () =>
+              errorOutcome(
+                platform,
+                profileUrl,
+                timedOut ? 'timeout' : transportErrorReason(error),
+                describeTransportError(timedOut ? controller.signal.reason : error),
+                { responseTime: Math.round(ctx.now() - started), attempts },
+              ),
+          };
         }
+        const verdict = finalVerdict(platform, result, ctx.shields);
         return {
-          ...base(platform, profileUrl),
-          status: 'error',
-          reason: timedOut ? 'timeout' : transportErrorReason(error),
-          responseTime: Math.round(ctx.now() - started),
-          evidence: {
-            rule: describeTransportError(timedOut ? controller.signal.reason : error),
-            attempts,
+          end: {
+            answered: true,
+            status: result.view.status,
+            explained: !(verdict.status === 'unknown' && verdict.reason === 'unexpected_response'),
+            retryAfter: result.view.headers['retry-after'],
           },
+          result: () =>
+            answeredOutcome(platform, profileUrl, verdict, {
+              responseTime: Math.round(ctx.now() - started),
+              httpStatus: result.view.status,
+              finalUrl: result.view.url,
+              attempts,
+              bytesRead: result.bytesRead,
+            }),
         };
-      }
-      const verdict = finalVerdict(platform, result, ctx.shields);
-      const status = result.view.status;
-      const retryable =
-        status === 429 ||
-        (status === 503 && verdict.status === 'unknown' && verdict.reason === 'unexpected_response');
-      if (retryable && attempts <= ctx.retry.retries) {
-        const wait = retryDelay(
-          attempts - 1,
-          result.view.headers['retry-after'],
-          ctx.retry,
-          ctx.now(),
-          ctx.random(),
-        );
-        if (ctx.now() + wait < deadline && (await pause(wait, controller.signal))) continue;
-      }
-      return {
-        ...base(platform, profileUrl),
-        status: verdict.status,
-        ...(verdict.reason ? { reason: verdict.reason } : {}),
-        responseTime: Math.round(ctx.now() - started),
-        evidence: {
-          httpStatus: status,
-          finalUrl: result.view.url,
-          rule: verdict.rule,
-          attempts,
-          bytesRead: result.bytesRead,
-        },
-      };
-    }
+      },
+      ctx.retry,
+      { now: ctx.now, random: ctx.random, deadline, signal: controller.signal },
+    );
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onCancel);
@@ -178,16 +151,12 @@ async function send(
 
 /** The outcome of a check not sent because its origin has stopped answering. */
 function unresponsive(platform: Platform, profileUrl: string, refusal: BreakerRefusal): Outcome {
-  return {
-    ...base(platform, profileUrl),
-    status: 'error',
-    reason: 'timeout',
-    responseTime: 0,
-    evidence: {
-      rule: `not sent: the last ${refusal.timeouts} checks to this origin timed out; it is tried again in ${Math.ceil(refusal.retryInMs / 1000)} s`,
-      attempts: 0,
-    },
-  };
+  return errorOutcome(
+    platform,
+    profileUrl,
+    'timeout',
+    `not sent: the last ${refusal.timeouts} checks to this origin timed out; it is tried again in ${Math.ceil(refusal.retryInMs / 1000)} s`,
+  );
 }
 
 function finalVerdict(platform: Platform, result: Exchange, shields: readonly Shield[]): Verdict {
@@ -198,14 +167,4 @@ function finalVerdict(platform: Platform, result: Exchange, shields: readonly Sh
   return whole === 'pending'
     ? { status: 'unknown', reason: 'unexpected_response', rule: 'undecided' }
     : whole;
-}
-
-/** Waits; false when the wait was cut short by the deadline or a cancel. */
-async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
-  try {
-    await sleep(ms, undefined, { signal });
-    return true;
-  } catch {
-    return false;
-  }
 }

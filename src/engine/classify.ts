@@ -61,7 +61,7 @@ export function evaluateSignal(signal: Signal, view: ResponseView): Tri {
       if (view.body.includes(signal.text)) return true;
       return view.complete ? false : 'pending';
     case 'regex':
-      signal.re.lastIndex = 0;
+      // Stateless: catalogue regexes carry neither g nor y, and are frozen (catalogue/freeze.ts).
       if (signal.re.test(view.body)) return true;
       return view.complete ? false : 'pending';
     case 'redirect':

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Catalogue } from '../catalogue/platform.js';
-import type { Config } from '../config.js';
+import { type Config, RETRY_ON } from '../config.js';
 import { UserscoutError } from '../errors.js';
 import { parseConnectTo } from './connect-to.js';
 import { createDispatcher } from './dispatcher.js';
@@ -69,7 +69,12 @@ export function createEngine(
       timeoutMs: config.timeoutMs,
       bodyCapBytes: config.bodyCapBytes,
       maxRedirects: config.maxRedirects,
-      retry: { retries: config.retries, baseDelayMs: config.retryBaseMs, maxDelayMs: config.retryMaxMs },
+      retry: {
+        retries: config.retries,
+        baseDelayMs: config.retryBaseMs,
+        maxDelayMs: config.retryMaxMs,
+        on: RETRY_ON,
+      },
       userAgent: config.userAgent,
       concurrency: config.concurrency,
       perHost: config.perHost,

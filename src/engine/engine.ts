@@ -5,16 +5,15 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
-import type { Category } from '../catalogue/categories.js';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
+import { platformUsername } from '../catalogue/username-rule.js';
 import { type CheckContext, checkPlatform } from './check.js';
 import type { HostGate } from './host-gate.js';
 import { CheckLimiter } from './limiter.js';
 import { OriginBreaker } from './origin-breaker.js';
-import type { Outcome } from './outcome.js';
-import type { RetryPolicy } from './retry-timing.js';
+import { errorOutcome, type Outcome } from './outcome.js';
+import type { RetryPolicy } from './retry.js';
 import type { SharedChecks } from './shared-checks.js';
-import { platformUsername } from './username.js';
 
 export interface EngineOptions {
   readonly timeoutMs: number;
@@ -28,17 +27,6 @@ export interface EngineOptions {
   readonly breaker?: { readonly threshold: number; readonly cooldownMs: number } | undefined;
 }
 
-export interface PlatformFilter {
-  /** Only these categories (all when empty or absent). */
-  readonly categories?: readonly Category[] | undefined;
-  /** Include NSFW platforms. @default false */
-  readonly includeNsfw?: boolean | undefined;
-  /** Only these platform ids or names (case-insensitive). */
-  readonly platforms?: readonly string[] | undefined;
-  /** Platform ids to leave out (already checked, or known broken). */
-  readonly exclude?: ReadonlySet<string> | undefined;
-}
-
 export function browserHeaders(userAgent: string): Record<string, string> {
   return {
     'User-Agent': userAgent,
@@ -46,20 +34,6 @@ export function browserHeaders(userAgent: string): Record<string, string> {
     'Accept-Language': 'en-US,en;q=0.9',
     'Accept-Encoding': 'gzip, deflate, br',
   };
-}
-
-/** Enabled platforms that pass the filter, in catalogue order. Pure. */
-export function selectPlatforms(catalogue: Catalogue, filter: PlatformFilter = {}): Platform[] {
-  const categories = filter.categories?.length ? new Set(filter.categories) : undefined;
-  const names = filter.platforms?.length ? new Set(filter.platforms.map((n) => n.toLowerCase())) : undefined;
-  return catalogue.platforms.filter(
-    (p) =>
-      p.enabled &&
-      (filter.includeNsfw || !p.nsfw || names?.has(p.id) || names?.has(p.name.toLowerCase())) &&
-      (!categories || categories.has(p.category)) &&
-      (!names || names.has(p.id) || names.has(p.name.toLowerCase())) &&
-      !filter.exclude?.has(p.id),
-  );
 }
 
 export interface SearchOptions {
@@ -210,17 +184,10 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /** The outcome that stands for a bug in a check (never expected): it reads as "could not tell". */
 export function internalErrorOutcome(platform: Platform, error: unknown): Outcome {
-  return {
-    platform: platform.name,
-    platformId: platform.id,
-    category: platform.category,
-    url: platform.home,
-    status: 'error',
-    reason: 'internal',
-    responseTime: 0,
-    evidence: {
-      rule: `internal error: ${error instanceof Error ? error.message : String(error)}`,
-      attempts: 0,
-    },
-  };
+  return errorOutcome(
+    platform,
+    platform.home,
+    'internal',
+    `internal error: ${error instanceof Error ? error.message : String(error)}`,
+  );
 }

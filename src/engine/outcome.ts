@@ -1,6 +1,11 @@
 /**
- * What a check concludes about one platform. Closed unions, declared once.
+ * What a check concludes about one platform: the closed unions, the `Outcome`
+ * shape, the constructors every outcome is built with, and the order outcomes
+ * are listed in. Only type imports, so the web page bundles it.
  */
+import type { Category } from '../catalogue/categories.js';
+import type { Platform } from '../catalogue/platform.js';
+
 export const OUTCOME_STATUSES = ['hit', 'miss', 'unknown', 'error', 'invalid'] as const;
 export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 
@@ -43,7 +48,7 @@ export interface Evidence {
 export interface Outcome {
   readonly platform: string;
   readonly platformId: string;
-  readonly category: string;
+  readonly category: Category;
   /** Profile page of the username on the platform. */
   readonly url: string;
   readonly status: OutcomeStatus;
@@ -51,4 +56,91 @@ export interface Outcome {
   /** Milliseconds from the first byte sent to the decision (0 when no request was sent). */
   readonly responseTime: number;
   readonly evidence: Evidence;
+}
+
+/** What an outcome names of its platform. */
+export type OutcomeSubject = Pick<Platform, 'name' | 'id' | 'category'>;
+
+/** How a check that got an answer decided. */
+export interface AnsweredDecision {
+  readonly status: Extract<OutcomeStatus, 'hit' | 'miss' | 'unknown'>;
+  readonly reason?: UnknownReason | undefined;
+  readonly rule: string;
+}
+
+/** What a check spent: milliseconds to the decision and requests sent (0 and 0 when none was sent). */
+export interface Spent {
+  readonly responseTime: number;
+  readonly attempts: number;
+}
+
+const NOTHING_SENT: Spent = { responseTime: 0, attempts: 0 };
+
+function subject(platform: OutcomeSubject, url: string) {
+  return { platform: platform.name, platformId: platform.id, category: platform.category, url };
+}
+
+/** A check that got an answer, decided by `decision`. */
+export function answeredOutcome(
+  platform: OutcomeSubject,
+  url: string,
+  decision: AnsweredDecision,
+  answer: Spent & { readonly httpStatus: number; readonly finalUrl: string; readonly bytesRead: number },
+): Outcome {
+  return {
+    ...subject(platform, url),
+    status: decision.status,
+    ...(decision.reason ? { reason: decision.reason } : {}),
+    responseTime: answer.responseTime,
+    evidence: {
+      httpStatus: answer.httpStatus,
+      finalUrl: answer.finalUrl,
+      rule: decision.rule,
+      attempts: answer.attempts,
+      bytesRead: answer.bytesRead,
+    },
+  };
+}
+
+/** A check that got no usable answer; `rule` says why. */
+export function errorOutcome(
+  platform: OutcomeSubject,
+  url: string,
+  reason: ErrorReason,
+  rule: string,
+  spent: Spent = NOTHING_SENT,
+): Outcome {
+  return {
+    ...subject(platform, url),
+    status: 'error',
+    reason,
+    responseTime: spent.responseTime,
+    evidence: { rule, attempts: spent.attempts },
+  };
+}
+
+/** A check never sent because the username breaks a rule; `rule` says which. */
+export function invalidOutcome(
+  platform: OutcomeSubject,
+  url: string,
+  reason: InvalidReason,
+  rule: string,
+): Outcome {
+  return {
+    ...subject(platform, url),
+    status: 'invalid',
+    reason,
+    responseTime: NOTHING_SENT.responseTime,
+    evidence: { rule, attempts: NOTHING_SENT.attempts },
+  };
+}
+
+/** The one order of platform names everywhere results are listed: alphabetical, ignoring case and accents. */
+export function compareNames(a: string, b: string): number {
+  return a.localeCompare(b, 'en', { sensitivity: 'base' });
+}
+
+/** Outcomes in the order results are listed: by platform name (see `compareNames`). */
+export function byPlatformName(a: Pick<Outcome, 'platform'>, b: Pick<Outcome, 'platform'>): number {
+  return compareNames(a.platform, b.platform);
 }

@@ -4,8 +4,8 @@
  */
 import type { BodyType, HttpMethod, Platform, RedirectPolicy } from '../catalogue/platform.js';
 import { PLACEHOLDER, splitAuthority } from '../catalogue/template.js';
+import { platformUsername, ruleViolation, usernameProblem } from '../catalogue/username-rule.js';
 import type { InvalidReason } from './outcome.js';
-import { platformRuleProblem, platformUsername, usernameProblem } from './username.js';
 
 export interface CheckRequest {
   readonly url: string;
@@ -92,7 +92,7 @@ export function buildRequest(
   const profileUrl = safeProfile ?? platform.home;
   const generic = usernameProblem(username);
   if (generic) return { ok: false, reason: 'unsafe_username', message: `username ${generic}`, profileUrl };
-  const rule = platformRuleProblem(platform, username);
+  const rule = ruleViolation(platform.username, username);
   if (rule) return { ok: false, reason: 'username_rule', message: `username ${rule}`, profileUrl };
   const url = fillUrlTemplate(platform.check.url, username);
   if (!url || !safeProfile) {

@@ -2,14 +2,7 @@
  * How long to wait before the next attempt. Pure: the clock and the random
  * source are arguments.
  */
-export interface RetryPolicy {
-  /** Attempts after the first. */
-  readonly retries: number;
-  /** First backoff step in ms; doubles each attempt. */
-  readonly baseDelayMs: number;
-  /** Longest backoff or Retry-After honoured, in ms. */
-  readonly maxDelayMs: number;
-}
+import type { RetryPolicy } from './retry.js';
 
 /** Parses Retry-After (seconds or an HTTP date) into ms from `nowMs`; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
@@ -28,7 +21,7 @@ export function parseRetryAfter(value: string | undefined, nowMs: number): numbe
 export function retryDelay(
   attempt: number,
   retryAfter: string | undefined,
-  policy: RetryPolicy,
+  policy: Pick<RetryPolicy, 'baseDelayMs' | 'maxDelayMs'>,
   nowMs: number,
   random: number,
 ): number {

@@ -1,5 +1,6 @@
 /**
- * Maps a failure of the HTTP exchange to an outcome reason. Pure.
+ * Reads a failure of the HTTP exchange: its outcome reason, its evidence text,
+ * and its error codes. Pure.
  */
 import type { ErrorReason } from './outcome.js';
 
@@ -54,8 +55,7 @@ export function describeTransportError(error: unknown): string {
   return all[0] ? `${all[0]}: ${message}` : message;
 }
 
-/** Worth another attempt: the connection broke before an answer. */
-export function isRetryableTransportError(error: unknown): boolean {
-  const all = codes(error);
-  return all.some((c) => c === 'ECONNRESET' || c === 'UND_ERR_SOCKET' || c === 'EPIPE');
+/** The error, or one of its causes, has one of these codes. */
+export function hasErrorCode(error: unknown, wanted: readonly string[]): boolean {
+  return codes(error).some((c) => wanted.includes(c));
 }

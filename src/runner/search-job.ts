@@ -94,10 +94,9 @@ export async function runSearchJob(
     for (const id of search.platformIds) {
       if (done.has(id)) continue;
       const platform = deps.platformsById.get(id);
-      if (!platform) {
-        await record(goneOutcome(id));
-        continue;
-      }
+      // Not in this process's catalogue (a new one since the search began): it cannot be
+      // checked, and an outcome could not truly name its category or address, so it has none.
+      if (!platform) continue;
       const cached = await store.getCachedOutcome(search.username, id, deps.now());
       if (cached) await record(cached);
       else pending.push(platform);
@@ -151,17 +150,4 @@ export async function failSearch(
     error: message,
     progress: progressSnapshot(search, progress),
   });
-}
-
-function goneOutcome(platformId: string): Outcome {
-  return {
-    platform: platformId,
-    platformId,
-    category: 'misc',
-    url: '',
-    status: 'error',
-    reason: 'internal',
-    responseTime: 0,
-    evidence: { rule: 'platform is no longer in the catalogue', attempts: 0 },
-  };
 }

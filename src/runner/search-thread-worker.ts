@@ -4,6 +4,7 @@
  * their live events.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { freezeCatalogue } from '../catalogue/freeze.js';
 import { createEngine } from '../engine/create-engine.js';
 import { createStore } from '../store/create-store.js';
 import type { EventHub } from './events.js';
@@ -15,7 +16,9 @@ function threadPort(): NonNullable<typeof parentPort> {
   return parentPort;
 }
 const port = threadPort();
-const { config, catalogue, databasePath } = workerData as SearchThreadData;
+const { config, databasePath } = workerData as SearchThreadData;
+// A structured clone arrives unfrozen: freeze it as the loader does.
+const catalogue = freezeCatalogue((workerData as SearchThreadData).catalogue);
 const send = (message: FromThread) => port.postMessage(message);
 
 const store = createStore({ kind: 'sqlite', path: databasePath });

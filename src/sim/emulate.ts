@@ -6,7 +6,7 @@
  */
 import type { Platform, Shield } from '../catalogue/platform.js';
 import { PLACEHOLDER, splitAuthority } from '../catalogue/template.js';
-import { platformUsername } from '../engine/username.js';
+import { platformUsername } from '../catalogue/username-rule.js';
 import type { Behaviour, SimRequest, SimRoute } from './behaviour.js';
 import { type SimAnswer, type Synthesis, synthesizeExists, synthesizeMissing } from './synthesize.js';
 

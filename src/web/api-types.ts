@@ -1,66 +1,23 @@
 /**
- * Shapes of the public API's answers, as the page reads them.
+ * Shapes of the public API's answers, as the page reads them: derived from the
+ * API's own schemas (`api/schemas.ts`). Type imports only, so none of that code
+ * is bundled into the page.
  */
-import type { Outcome } from '../engine/outcome.js';
+import type { Static } from '@sinclair/typebox';
+import type {
+  CategoriesResponse,
+  ErrorBody as ErrorBodySchema,
+  Platform,
+  PlatformsResponse,
+  SearchResponse,
+  StartSearchResponse,
+} from '../api/schemas.js';
 
-export type SearchStatus = 'running' | 'completed' | 'error';
-
-export interface SearchStarted {
-  readonly queryId: string;
-  readonly status: 'running';
-  readonly totalPlatforms: number;
-  /** Seconds. */
-  readonly estimatedTime: number;
-}
-
-export interface SearchSnapshot {
-  readonly queryId: string;
-  readonly status: SearchStatus;
-  readonly username: string;
-  readonly results: readonly Outcome[];
-  readonly progress: {
-    readonly checked: number;
-    readonly total: number;
-    readonly hits: number;
-    readonly queued: boolean;
-  };
-  /** Seconds. */
-  readonly estimatedTime: number;
-  readonly createdAt: string;
-  readonly completedAt?: string;
-  readonly error?: string;
-}
-
-export interface PlatformInfo {
-  readonly name: string;
-  readonly id: string;
-  readonly category: string;
-  readonly url: string;
-  readonly enabled: boolean;
-  readonly nsfw: boolean;
-  readonly disabledReason?: string;
-}
-
-export interface PlatformList {
-  readonly platforms: readonly PlatformInfo[];
-  readonly total: number;
-}
-
-export interface CategoryInfo {
-  readonly name: string;
-  readonly description: string;
-  readonly platforms: number;
-}
-
-export interface CategoryList {
-  readonly categories: readonly CategoryInfo[];
-  readonly total: number;
-}
-
-export interface ErrorBody {
-  readonly error: string;
-  readonly code: string;
-  readonly requestId: string;
-  readonly retryAfter?: number;
-  readonly details?: Record<string, unknown>;
-}
+export type SearchStarted = Static<typeof StartSearchResponse>;
+export type SearchSnapshot = Static<typeof SearchResponse>;
+export type SearchStatus = SearchSnapshot['status'];
+export type PlatformInfo = Static<typeof Platform>;
+export type PlatformList = Static<typeof PlatformsResponse>;
+export type CategoryList = Static<typeof CategoriesResponse>;
+export type CategoryInfo = CategoryList['categories'][number];
+export type ErrorBody = Static<typeof ErrorBodySchema>;

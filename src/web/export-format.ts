@@ -1,34 +1,13 @@
 /**
- * Export of results as CSV (RFC 4180) and JSON. Pure functions.
+ * Export of results as CSV (the shared writer in `engine/outcome-csv.ts`) and
+ * JSON, and the file name of an export. Pure functions.
  */
 import type { Outcome } from '../engine/outcome.js';
+import { outcomesCsv } from '../engine/outcome-csv.js';
 
-export const CSV_COLUMNS = [
-  'username',
-  'platform',
-  'category',
-  'status',
-  'reason',
-  'response_time_ms',
-  'url',
-] as const;
-
-/**
- * One CSV cell: quoted when it holds a comma, quote or line break. A cell that
- * a spreadsheet would read as a formula (= + - @ tab CR) gets a leading
- * apostrophe, as OWASP advises for CSV injection.
- */
-export function csvCell(value: string | number | undefined): string {
-  let text = value === undefined ? '' : String(value);
-  if (/^[=+\-@\t\r]/.test(text)) text = `'${text}`;
-  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
-}
-
+/** CSV of what the page shows, in the order it shows it: the CLI's writer (`outcome-csv.ts`). */
 export function toCsv(username: string, outcomes: readonly Outcome[]): string {
-  const rows = outcomes.map((o) =>
-    [username, o.platform, o.category, o.status, o.reason, o.responseTime, o.url].map(csvCell).join(','),
-  );
-  return [CSV_COLUMNS.join(','), ...rows].join('\r\n') + '\r\n';
+  return outcomesCsv([{ username, outcomes }]);
 }
 
 export interface ExportedSearch {

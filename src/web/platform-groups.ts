@@ -2,6 +2,7 @@
  * Platforms grouped by category, for the platforms page. Pure functions.
  */
 import { CATEGORIES } from '../catalogue/categories.js';
+import { compareNames } from '../engine/outcome.js';
 import type { PlatformInfo } from './api-types.js';
 
 export interface PlatformGroup {
@@ -26,7 +27,7 @@ export function groupPlatforms(platforms: readonly PlatformInfo[], text = ''): P
     .sort(([a], [b]) => rank(a) - rank(b) || a.localeCompare(b))
     .map(([category, list]) => ({
       category,
-      platforms: list.sort((a, b) => a.name.localeCompare(b.name, 'en', { sensitivity: 'base' })),
+      platforms: list.sort((a, b) => compareNames(a.name, b.name)),
       enabled: list.filter((p) => p.enabled).length,
     }));
 }

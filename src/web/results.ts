@@ -3,7 +3,7 @@
  * arrive, then filtering and sorting. Pure functions over plain data.
  */
 import { CATEGORIES } from '../catalogue/categories.js';
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
 
 export type SortKey = 'name' | 'responseTime';
 export const SORT_KEYS: readonly SortKey[] = ['name', 'responseTime'];
@@ -29,13 +29,8 @@ export const DEFAULT_FILTER: ResultFilter = Object.freeze({
   sort: 'name',
 });
 
-/** Same order as the API: platform name, case-insensitive. */
-export function compareByName(a: Outcome, b: Outcome): number {
-  return a.platform.localeCompare(b.platform, 'en', { sensitivity: 'base' });
-}
-
 function compareByResponseTime(a: Outcome, b: Outcome): number {
-  return a.responseTime - b.responseTime || compareByName(a, b);
+  return a.responseTime - b.responseTime || byPlatformName(a, b);
 }
 
 /** Adds outcomes to the map keyed by platform id; an outcome seen twice (replay, poll) replaces itself. */
@@ -55,7 +50,7 @@ export function applyFilter(outcomes: Iterable<Outcome>, filter: ResultFilter): 
     if (text !== '' && !o.platform.toLocaleLowerCase().includes(text)) continue;
     shown.push(o);
   }
-  return shown.sort(filter.sort === 'responseTime' ? compareByResponseTime : compareByName);
+  return shown.sort(filter.sort === 'responseTime' ? compareByResponseTime : byPlatformName);
 }
 
 /** Categories present among the outcomes, in the catalogue's display order. */

@@ -2,9 +2,10 @@
  * The search page: validate, start, follow live, filter, export, share.
  * Talks to the service only through the public API (api-client.ts).
  */
+
+import { usernameProblem } from '../catalogue/username-rule.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { OUTCOME_STATUSES } from '../engine/outcome.js';
-import { usernameProblem } from '../engine/username-rule.js';
 import { createApiClient, type Tier } from './api-client.js';
 import type { ApiFailure, RateLimitState } from './api-failure.js';
 import { localKeyStore } from './api-key-store.js';

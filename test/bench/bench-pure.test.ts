@@ -1,11 +1,12 @@
 /**
  * The benchmark's pure pieces: percentiles, growth exponents, the comparison
- * of two runs and the command line.
+ * of two runs, the command line and the measurement of a piece of work.
  */
 import { describe, expect, it } from 'vitest';
 import { benchRedisUrl, sumUsage } from '../../bench/cluster.js';
 import { change, formatComparison, textTable } from '../../bench/format.js';
 import { parseOptions } from '../../bench/options.js';
+import { measure, type ProcessUsage } from '../../bench/process-usage.js';
 import type { BenchResults } from '../../bench/results.js';
 import { resultsFileName } from '../../bench/results.js';
 import { distribution, growthExponent, percentile } from '../../bench/stats.js';
@@ -140,5 +141,29 @@ describe('cluster launcher helpers', () => {
   it('finds Redis at REDIS_URL, else on the local default port', () => {
     expect(benchRedisUrl({ REDIS_URL: 'redis://10.0.0.5:6380/2' })).toBe('redis://10.0.0.5:6380/2');
     expect(benchRedisUrl({})).toBe('redis://127.0.0.1:6379');
+  });
+});
+
+describe('measure', () => {
+  it('reads usage before and after the work, and gives its result with what it cost', async () => {
+    const readings: ProcessUsage[] = [
+      { userUs: 1_000, systemUs: 500, maxRssBytes: 1_048_576, rssBytes: 524_288, at: 100 },
+      { userUs: 5_000, systemUs: 1_500, maxRssBytes: 3 * 1_048_576, rssBytes: 524_288, at: 110 },
+    ];
+    const order: string[] = [];
+    const measured = await measure(
+      async () => {
+        order.push('usage');
+        return readings.shift()!;
+      },
+      async () => {
+        order.push('work');
+        return 'done';
+      },
+    );
+    expect(order).toEqual(['usage', 'work', 'usage']);
+    expect(measured.result).toBe('done');
+    expect(measured.before.rssBytes).toBe(524_288);
+    expect(measured.usage).toEqual({ cpuMs: 5, wallMs: 10, cores: 0.5, maxRssMb: 3 });
   });
 });

@@ -85,7 +85,7 @@ describe('RedisStore on Redis', () => {
       const outcome = {
         platform: 'GitHub',
         platformId: 'github',
-        category: 'coding',
+        category: 'coding' as const,
         url: 'https://github.com/alice',
         status: 'hit' as const,
         responseTime: 10,

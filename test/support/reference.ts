@@ -1,7 +1,8 @@
 /**
  * The public site lists of WhatsMyName, Sherlock and Maigret live outside the
- * repository (they are never committed). Tests find them beside the checkout
- * (`../shared/reference`), at USERSCOUT_REFERENCE_DIR, or at /work/shared/reference.
+ * repository (they are never committed). Tests find them at
+ * USERSCOUT_REFERENCE_DIR, or beside the checkout (`../shared/reference`);
+ * without them, the tests on the real files are skipped with a warning.
  */
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -10,11 +11,9 @@ import { fileURLToPath } from 'node:url';
 const REPO = resolve(fileURLToPath(new URL('../..', import.meta.url)));
 
 export function referenceDir(): string | undefined {
-  const candidates = [
-    process.env.USERSCOUT_REFERENCE_DIR,
-    join(REPO, '..', 'shared', 'reference'),
-    '/work/shared/reference',
-  ].filter((d): d is string => Boolean(d));
+  const candidates = [process.env.USERSCOUT_REFERENCE_DIR, join(REPO, '..', 'shared', 'reference')].filter(
+    (d): d is string => Boolean(d),
+  );
   return candidates.find((d) => existsSync(join(d, 'sherlock', 'data.json')));
 }
 
@@ -28,5 +27,5 @@ export function referenceFile(relative: string): string | undefined {
 
 if (!referenceDir())
   console.warn(
-    'reference site lists not found (../shared/reference): the tests on the real files are skipped',
+    'reference site lists not found (USERSCOUT_REFERENCE_DIR or ../shared/reference beside the checkout): the tests on the real files are skipped',
   );

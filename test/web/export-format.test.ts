@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../../src/engine/outcome.js';
-import { csvCell, exportFileName, toCsv, toJson } from '../../src/web/export-format.js';
+import { exportFileName, toCsv, toJson } from '../../src/web/export-format.js';
 
 const hit: Outcome = {
   platform: 'Git, "Place"',
@@ -9,7 +9,7 @@ const hit: Outcome = {
   url: 'https://git.test/u/alice',
   status: 'hit',
   responseTime: 123,
-  evidence: { rule: 'exists: status 200', attempts: 1 },
+  evidence: { httpStatus: 200, rule: 'exists: status 200', attempts: 1 },
 };
 const unknown: Outcome = {
   ...hit,
@@ -18,37 +18,22 @@ const unknown: Outcome = {
   status: 'unknown',
   reason: 'waf',
   responseTime: 0,
+  evidence: { httpStatus: 403, rule: 'shield: cloudflare', attempts: 1 },
 };
-
-describe('csvCell', () => {
-  it('quotes commas, quotes and line breaks (RFC 4180)', () => {
-    expect(csvCell('plain')).toBe('plain');
-    expect(csvCell('a,b')).toBe('"a,b"');
-    expect(csvCell('say "hi"')).toBe('"say ""hi"""');
-    expect(csvCell('two\nlines')).toBe('"two\nlines"');
-    expect(csvCell(undefined)).toBe('');
-    expect(csvCell(42)).toBe('42');
-  });
-
-  it('defuses cells a spreadsheet would run as formulas', () => {
-    expect(csvCell('=HYPERLINK("x")')).toBe(`"'=HYPERLINK(""x"")"`);
-    expect(csvCell('+1')).toBe("'+1");
-    expect(csvCell('-alice')).toBe("'-alice");
-    expect(csvCell('@home')).toBe("'@home");
-  });
-});
 
 describe('toCsv', () => {
   it('writes a header and one row per outcome, CRLF-terminated', () => {
     expect(toCsv('alice', [hit, unknown])).toBe(
-      'username,platform,category,status,reason,response_time_ms,url\r\n' +
-        'alice,"Git, ""Place""",coding,hit,,123,https://git.test/u/alice\r\n' +
-        'alice,Shielded,coding,unknown,waf,0,https://git.test/u/alice\r\n',
+      'username,platform,category,status,reason,responseTime,url,httpStatus,rule\r\n' +
+        'alice,"Git, ""Place""",coding,hit,,123,https://git.test/u/alice,200,exists: status 200\r\n' +
+        'alice,Shielded,coding,unknown,waf,0,https://git.test/u/alice,403,shield: cloudflare\r\n',
     );
   });
 
   it('writes only the header for no outcome', () => {
-    expect(toCsv('alice', [])).toBe('username,platform,category,status,reason,response_time_ms,url\r\n');
+    expect(toCsv('alice', [])).toBe(
+      'username,platform,category,status,reason,responseTime,url,httpStatus,rule\r\n',
+    );
   });
 });
 

@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
+import type { Category } from '../../src/catalogue/categories.js';
 import type { PlatformInfo } from '../../src/web/api-types.js';
 import { groupPlatforms } from '../../src/web/platform-groups.js';
 
-const p = (name: string, category: string, enabled = true): PlatformInfo => ({
+const p = (name: string, category: Category, enabled = true): PlatformInfo => ({
   name,
   id: name,
   category,
   url: `https://${name}.test/`,
   enabled,
   nsfw: false,
+  tags: [],
 });
 
 describe('groupPlatforms', () => {

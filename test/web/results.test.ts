@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Category } from '../../src/catalogue/categories.js';
 import type { Outcome } from '../../src/engine/outcome.js';
 import {
   applyFilter,
@@ -12,7 +13,7 @@ import {
 const outcome = (
   platform: string,
   status: Outcome['status'],
-  category: string,
+  category: Category,
   responseTime: number,
 ): Outcome => ({
   platform,
@@ -91,7 +92,7 @@ describe('mergeOutcomes', () => {
 describe('categoriesOf and countByStatus', () => {
   it('lists present categories in the catalogue order', () => {
     expect(categoriesOf(all)).toEqual(['social', 'coding', 'gaming']);
-    expect(categoriesOf([outcome('x', 'hit', 'zzz-new', 1), ...all])).toEqual([
+    expect(categoriesOf([outcome('x', 'hit', 'zzz-new' as Category, 1), ...all])).toEqual([
       'social',
       'coding',
       'gaming',

@@ -97,6 +97,35 @@ async function waitFinished(page: Page, username?: string): Promise<void> {
   await page.locator('#status-line', { hasText: 'Finished.' }).waitFor({ timeout: FINISH_MS });
 }
 
+/** The rows of an RFC 4180 text whose every line ends with CRLF. */
+function csvRows(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = '';
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch !== '"') cell += ch;
+      else if (text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else quoted = false;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ',') {
+      row.push(cell);
+      cell = '';
+    } else if (ch === '\r' && text[i + 1] === '\n') {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = '';
+      i++;
+    } else cell += ch;
+  }
+  return rows;
+}
+
 async function shownPlatforms(page: Page): Promise<string[]> {
   return page.locator('#results-body tr th').allTextContents();
 }
@@ -201,6 +230,7 @@ describe.skipIf(noBrowser)('the search page', () => {
       status: string;
       reason?: string;
       responseTime: number;
+      evidence: { httpStatus?: number; rule: string };
     }[];
 
     await page.getByLabel('Category').selectOption('coding');
@@ -247,11 +277,13 @@ describe.skipIf(noBrowser)('the search page', () => {
     ]);
     expect(csvDownload.suggestedFilename()).toMatch(/^userscout-alice-\d{4}-\d\d-\d\d\.csv$/);
     const csv = await readFile((await csvDownload.path())!, 'utf8');
-    const lines = csv.trimEnd().split('\r\n');
-    expect(lines[0]).toBe('username,platform,category,status,reason,response_time_ms,url');
-    expect(lines.slice(1).map((l) => l.split(',')[1])).toEqual(byTime);
-    for (const line of lines.slice(1)) {
-      const [user, platform, , status, reason, ms, url] = line.split(',');
+    expect(csv.endsWith('\r\n')).toBe(true);
+    const rows = csvRows(csv);
+    expect(rows[0]!.join(',')).toBe(
+      'username,platform,category,status,reason,responseTime,url,httpStatus,rule',
+    );
+    expect(rows.slice(1).map((r) => r[1])).toEqual(byTime);
+    for (const [user, platform, , status, reason, ms, url, httpStatus, rule] of rows.slice(1)) {
       const truth = all.find((r) => r.platform === platform)!;
       expect([user, status, reason || undefined, Number(ms)]).toEqual([
         'alice',
@@ -260,6 +292,7 @@ describe.skipIf(noBrowser)('the search page', () => {
         truth.responseTime,
       ]);
       expect(url).toMatch(/^https:\/\//);
+      expect([httpStatus, rule]).toEqual([String(truth.evidence.httpStatus ?? ''), truth.evidence.rule]);
     }
 
     // JSON of hits in one category.

@@ -4,8 +4,9 @@
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { selectPlatforms } from '../../engine/engine.js';
-import { usernameProblem } from '../../engine/username.js';
+import { selectPlatforms } from '../../catalogue/select.js';
+import { usernameProblem } from '../../catalogue/username-rule.js';
+import { byPlatformName } from '../../engine/outcome.js';
 import { UserscoutError } from '../../errors.js';
 import { estimateSeconds } from '../../runner/estimate.js';
 import { progressSnapshot } from '../../runner/events.js';
@@ -20,9 +21,6 @@ import {
   StartSearchBody,
   StartSearchResponse,
 } from '../schemas.js';
-
-const byName = (a: { platform: string }, b: { platform: string }) =>
-  a.platform.localeCompare(b.platform, 'en', { sensitivity: 'base' });
 
 export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -126,7 +124,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         deps.store.listOutcomes(id, include === 'all' ? {} : { statuses: ['hit'] }),
         deps.store.progress(id),
       ]);
-      const results = stored.map((s) => s.outcome).sort(byName);
+      const results = stored.map((s) => s.outcome).sort(byPlatformName);
       return {
         queryId: search.id,
         status: search.state === 'queued' ? ('running' as const) : search.state,

@@ -3,23 +3,11 @@
  * userscout can search, and an unclaimed name that fits the entry's username
  * rule, made up when the upstream gives none. Pure and deterministic.
  */
-import { usernameProblem } from '../../engine/username.js';
-import { MAX_USERNAME_LENGTH, ruleViolation } from '../loader.js';
-import type { UsernameRule } from '../platform.js';
+import { ruleViolation, type UsernameRule, usernameProblem } from '../username-rule.js';
 
 export type KnownNames =
   | { readonly claimed: string[]; readonly unclaimed: string[] }
   | { readonly reason: string };
-
-/** The rule the loader will build from `username.pattern` (importers set no other limit). */
-export function usernameRule(pattern: string | undefined): UsernameRule {
-  return {
-    pattern: pattern === undefined ? undefined : new RegExp(pattern, 'u'),
-    lowercase: false,
-    minLength: 1,
-    maxLength: MAX_USERNAME_LENGTH,
-  };
-}
 
 /** A name userscout would actually send to this platform. */
 export function isSearchable(rule: UsernameRule, name: string): boolean {

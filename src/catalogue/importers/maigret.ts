@@ -20,11 +20,10 @@
  * Maigret finds no presence in an empty body, so neither do we. The misspelt
  * key `presenceStrs`, found in the data, is read as `presenseStrs`.
  */
-import type { CheckSpec, PlatformSpec, SignalSpec } from '../schema.js';
+import type { CheckSpec, SignalSpec } from '../schema.js';
 import { assembleImport, type Conversion, type ConvertedEntry, rejectEntry } from './assemble.js';
-import { knownNames, usernameRule } from './known-names.js';
+import { finishEntry } from './finish-entry.js';
 import { categoryAndTags } from './maigret-tags.js';
-import { pythonRegexToJs } from './python-regex.js';
 import { isRecord, isStringList, isStringRecord } from './shape.js';
 import { NOT_FOUND_LIKE, SUCCESS, statusUnion } from './status-codes.js';
 import { anyOfTexts, anyOfTextsUnless, noneOfTexts } from './text-signals.js';
@@ -161,43 +160,26 @@ function convertSite(name: string, raw: unknown, engines: Record<string, unknown
   if (site.headers && Object.keys(site.headers).length > 0) check.headers = { ...site.headers };
   if (checkType !== 'response_url') check.redirects = 'follow';
 
-  let pattern: string | undefined;
-  if (site.regexCheck) {
-    const converted = pythonRegexToJs(site.regexCheck);
-    if (!converted.ok) {
-      return rejectEntry(`regexCheck ${JSON.stringify(site.regexCheck)} ${converted.reason}`);
-    }
-    pattern = converted.pattern;
-  }
-  const known = knownNames(
-    usernameRule(pattern),
-    site.usernameClaimed ? [site.usernameClaimed] : [],
-    site.usernameUnclaimed ? [site.usernameUnclaimed] : [],
-  );
-  if ('reason' in known) return rejectEntry(known.reason);
-
-  const home = site.urlMain && /^https?:\/\//i.test(site.urlMain) ? site.urlMain : homeOf(profile);
-  if (!home) return rejectEntry('no urlMain and no home page in url');
-
   if (site.source) notes.push(`Shows data from ${site.source}.`);
   if (site.protection?.length) {
     notes.push(`Upstream notes anti-bot protection: ${site.protection.join(', ')}.`);
   }
   const { category, tags } = categoryAndTags(site.tags ?? []);
-
-  const spec: PlatformSpec = {
-    name: name.trim(),
+  return finishEntry({
+    name,
     category,
-    home,
+    home: (site.urlMain && /^https?:\/\//i.test(site.urlMain) ? site.urlMain : homeOf(profile)) || {
+      reason: 'no urlMain and no home page in url',
+    },
     profile,
-    ...(Object.keys(check).length > 0 ? { check } : {}),
+    check,
     detect,
-    ...(pattern ? { username: { pattern } } : {}),
-    known,
-    ...(tags.length > 0 ? { tags } : {}),
-    ...(notes.length > 0 ? { notes: notes.join(' ') } : {}),
-  };
-  return { spec };
+    regexCheck: site.regexCheck || undefined,
+    claimed: site.usernameClaimed ? [site.usernameClaimed] : [],
+    unclaimed: site.usernameUnclaimed ? [site.usernameUnclaimed] : [],
+    tags,
+    notes,
+  });
 }
 
 /** Entries Maigret itself skips for a username search, or that need more than one static request. */

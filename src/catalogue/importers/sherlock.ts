@@ -12,10 +12,9 @@
  * statuses that say nothing about the account (401, 403, 429, 5xx) give unknown
  * instead of Sherlock's "available".
  */
-import type { CheckSpec, PlatformSpec, SignalSpec } from '../schema.js';
+import type { CheckSpec, SignalSpec } from '../schema.js';
 import { assembleImport, type Conversion, type ConvertedEntry, rejectEntry } from './assemble.js';
-import { knownNames, usernameRule } from './known-names.js';
-import { pythonRegexToJs } from './python-regex.js';
+import { finishEntry } from './finish-entry.js';
 import { isRecord, isStringList, isStringRecord } from './shape.js';
 import { isHttpStatus, NOT_FOUND_LIKE, SUCCESS, statusUnion, statusWithout } from './status-codes.js';
 import type { ImportResult } from './types.js';
@@ -113,37 +112,19 @@ function convertSite(name: string, raw: unknown): Conversion {
   // Sherlock disables redirects only for response_url, where the redirect itself is the answer.
   if (!types.includes('response_url')) check.redirects = 'follow';
 
-  let pattern: string | undefined;
-  if (site.regexCheck !== undefined) {
-    const converted = pythonRegexToJs(site.regexCheck);
-    if (!converted.ok) {
-      return rejectEntry(`regexCheck ${JSON.stringify(site.regexCheck)} ${converted.reason}`);
-    }
-    pattern = converted.pattern;
-  }
-  const known = knownNames(
-    usernameRule(pattern),
-    [site.username_claimed],
-    site.username_unclaimed ? [site.username_unclaimed] : [],
-  );
-  if ('reason' in known) return rejectEntry(known.reason);
-
-  const home = site.urlMain ?? homeOf(profile);
-  if (!home) return rejectEntry('no urlMain and no home page in url');
-
-  const spec: PlatformSpec = {
-    name: name.trim(),
+  return finishEntry({
+    name,
     // Sherlock has no categories.
     category: site.isNSFW ? 'nsfw' : 'misc',
-    home,
+    home: (site.urlMain ?? homeOf(profile)) || { reason: 'no urlMain and no home page in url' },
     profile,
-    ...(Object.keys(check).length > 0 ? { check } : {}),
+    check,
     detect,
-    ...(pattern ? { username: { pattern } } : {}),
-    known,
-    ...(notes.length > 0 ? { notes: notes.join(' ') } : {}),
-  };
-  return { spec };
+    regexCheck: site.regexCheck,
+    claimed: [site.username_claimed],
+    unclaimed: site.username_unclaimed ? [site.username_unclaimed] : [],
+    notes,
+  });
 }
 
 function detectRules(

@@ -15,9 +15,9 @@
  *   alone, as such a status is also what a broken or shielded site sends.
  */
 import { type Category, isCategory } from '../categories.js';
-import type { CheckSpec, PlatformSpec, SignalSpec } from '../schema.js';
+import type { CheckSpec, SignalSpec } from '../schema.js';
 import { assembleImport, type Conversion, type ConvertedEntry, rejectEntry } from './assemble.js';
-import { knownNames, usernameRule } from './known-names.js';
+import { finishEntry } from './finish-entry.js';
 import { isRecord, isStringList, isStringRecord } from './shape.js';
 import { isHttpStatus, isNotFoundLike } from './status-codes.js';
 import { escapeRegex } from './text-signals.js';
@@ -110,10 +110,7 @@ function convertSite(raw: unknown): Conversion {
   // such names instead of silently checking a different account.
   const strip = site.strip_bad_char ?? '';
   const pattern = strip ? `^[^${[...strip].map(escapeInClass).join('')}]+$` : undefined;
-  const rule = usernameRule(pattern);
   const claimed = site.known.map((name) => [...name].filter((ch) => !strip.includes(ch)).join(''));
-  const known = knownNames(rule, claimed);
-  if ('reason' in known) return rejectEntry(known.reason);
   if (strip) {
     notes.push(
       `WhatsMyName removes ${JSON.stringify(strip)} from names before checking; such names are refused here.`,
@@ -127,19 +124,18 @@ function convertSite(raw: unknown): Conversion {
   // A category we have no equal for (search, or one added upstream later) stays visible as a tag.
   const tags = category === site.cat || site.cat === 'xx NSFW xx' ? [] : [site.cat];
 
-  const spec: PlatformSpec = {
-    name: site.name.trim(),
+  return finishEntry({
+    name: site.name,
     category,
     home,
     profile,
-    ...(Object.keys(check).length > 0 ? { check } : {}),
+    check,
     detect,
-    ...(pattern ? { username: { pattern } } : {}),
-    known,
-    ...(tags.length > 0 ? { tags } : {}),
-    ...(notes.length > 0 ? { notes: notes.join(' ') } : {}),
-  };
-  return { spec };
+    pattern,
+    claimed,
+    tags,
+    notes,
+  });
 }
 
 function detectRules(site: WmnSite): { exists: SignalSpec[]; missing: SignalSpec[] } | { reason: string } {

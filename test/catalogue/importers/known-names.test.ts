@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { improbableName, knownNames, usernameRule } from '../../../src/catalogue/importers/known-names.js';
+import { improbableName, knownNames } from '../../../src/catalogue/importers/known-names.js';
+import { compileUsernameRule } from '../../../src/catalogue/username-rule.js';
+
+const usernameRule = (pattern: string | undefined) => compileUsernameRule({ pattern });
 
 describe('improbableName', () => {
   it.each([

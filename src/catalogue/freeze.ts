@@ -1,0 +1,19 @@
+/**
+ * Freezes a catalogue all the way down (platforms, signals, their regexes), so
+ * nothing can change it during a search. The loader ends with it, and so does
+ * a thread that receives a structured clone, which arrives unfrozen.
+ */
+import type { Catalogue } from './platform.js';
+
+export function freezeCatalogue(catalogue: Catalogue): Catalogue {
+  return deepFreeze(catalogue, new WeakSet());
+}
+
+// A frozen RegExp cannot be given a lastIndex: a stateful (g or y) use throws
+// instead of leaking state between searches. The schema allows neither flag.
+function deepFreeze<T>(value: T, seen: WeakSet<object>): T {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return value;
+  seen.add(value);
+  for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key], seen);
+  return Object.freeze(value);
+}

@@ -1,0 +1,75 @@
+/**
+ * The username rules: the one every search applies (`usernameProblem`), and each
+ * platform's own (`UsernameRule`: built from catalogue data here, checked by
+ * `ruleViolation`). Pure, and without imports, so the web page bundles this very
+ * module and tells a person what is wrong before sending.
+ */
+
+/** Longest username any platform is asked about; longer names are refused before any request. */
+export const MAX_USERNAME_LENGTH = 100;
+
+/** A platform's own username rule, as compiled at load time. */
+export interface UsernameRule {
+  readonly pattern: RegExp | undefined;
+  readonly lowercase: boolean;
+  readonly minLength: number;
+  readonly maxLength: number;
+}
+
+/** A rule as catalogue data writes it (every field optional). */
+export interface UsernameRuleData {
+  readonly pattern?: string | undefined;
+  readonly lowercase?: boolean | undefined;
+  readonly minLength?: number | undefined;
+  readonly maxLength?: number | undefined;
+}
+
+/**
+ * Characters refused in any username: controls, white space, and characters
+ * that are structural in URLs (`/ ? # % \ @ :` and brackets/quotes/angle brackets).
+ */
+const FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}/?#%\\@:<>"'`[\]{}|^]/u;
+
+/** Why a username is refused by every platform, or undefined when it is acceptable. */
+export function usernameProblem(username: string): string | undefined {
+  if (username.length === 0) return 'must not be empty';
+  if ([...username].length > MAX_USERNAME_LENGTH) return `must be at most ${MAX_USERNAME_LENGTH} characters`;
+  const bad = FORBIDDEN.exec(username);
+  if (bad) {
+    const ch = bad[0];
+    const shown = /[\p{Cc}\p{Cf}\p{Z}]/u.test(ch)
+      ? `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
+      : JSON.stringify(ch);
+    return `must not contain ${shown} (no white space, control characters or / ? # % \\ @ : < > " ' \` [ ] { } | ^)`;
+  }
+  if (/^\.+$/.test(username)) return 'must not consist of dots only';
+  return undefined;
+}
+
+/**
+ * The frozen rule catalogue data describes, defaults filled in; a platform never
+ * allows more than `MAX_USERNAME_LENGTH`. Throws when the pattern does not compile.
+ */
+export function compileUsernameRule(data: UsernameRuleData = {}): UsernameRule {
+  return Object.freeze({
+    pattern: data.pattern ? new RegExp(data.pattern, 'u') : undefined,
+    lowercase: data.lowercase ?? false,
+    minLength: data.minLength ?? 1,
+    maxLength: Math.min(data.maxLength ?? MAX_USERNAME_LENGTH, MAX_USERNAME_LENGTH),
+  });
+}
+
+/** The username as the platform receives it (lower-cased where its rule says so). */
+export function platformUsername(platform: { readonly username: UsernameRule }, username: string): string {
+  return platform.username.lowercase ? username.toLowerCase() : username;
+}
+
+/** Why a name breaks a platform's rule, or undefined when it fits. */
+export function ruleViolation(rule: UsernameRule, username: string): string | undefined {
+  const name = rule.lowercase ? username.toLowerCase() : username;
+  const length = [...name].length;
+  if (length < rule.minLength) return `shorter than ${rule.minLength} characters`;
+  if (length > rule.maxLength) return `longer than ${rule.maxLength} characters`;
+  if (rule.pattern && !rule.pattern.test(name)) return `does not match ${rule.pattern.source}`;
+  return undefined;
+}

@@ -1,0 +1,86 @@
+/**
+ * The retry wrapper around one attempt of a check: which ends are worth another
+ * attempt (policy as data, `RETRY_ON` in config.ts), and the loop that waits
+ * (see retry-timing.ts) and tries again while the deadline allows.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { retryDelay } from './retry-timing.js';
+import { hasErrorCode } from './transport-error.js';
+
+/** What is worth another attempt. */
+export interface RetryOn {
+  /** Statuses retried whatever the answer says. */
+  readonly statuses: readonly number[];
+  /** Statuses retried only when neither the platform's rules nor a shield explain the answer. */
+  readonly unexplainedStatuses: readonly number[];
+  /** Error codes (anywhere in the `cause` chain) of a connection that broke before an answer. */
+  readonly transportErrors: readonly string[];
+}
+
+export interface RetryPolicy {
+  /** Attempts after the first. */
+  readonly retries: number;
+  /** First backoff step in ms; doubles each attempt. */
+  readonly baseDelayMs: number;
+  /** Longest backoff or Retry-After honoured, in ms. */
+  readonly maxDelayMs: number;
+  readonly on: RetryOn;
+}
+
+/** How one attempt ended, as the policy reads it. */
+export type AttemptEnd =
+  | {
+      readonly answered: true;
+      readonly status: number;
+      /** The platform's rules or a shield explain the answer. */
+      readonly explained: boolean;
+      readonly retryAfter: string | undefined;
+    }
+  | { readonly answered: false; readonly error: unknown; readonly timedOut: boolean };
+
+/** One attempt: how it ended, and the result to give if it is the last. */
+export interface Attempt<T> {
+  readonly end: AttemptEnd;
+  /** Built only for the attempt that is returned, so it can read the clock then. */
+  readonly result: () => T;
+}
+
+export function worthRetrying(end: AttemptEnd, on: RetryOn): boolean {
+  if (!end.answered) return !end.timedOut && hasErrorCode(end.error, on.transportErrors);
+  return on.statuses.includes(end.status) || (!end.explained && on.unexplainedStatuses.includes(end.status));
+}
+
+/**
+ * Runs `attempt` (numbered from 1) until one is not worth retrying, the retries
+ * are spent, or the next wait would pass the deadline or be cut short by `signal`.
+ */
+export async function withRetries<T>(
+  attempt: (n: number) => Promise<Attempt<T>>,
+  policy: RetryPolicy,
+  clock: {
+    readonly now: () => number;
+    readonly random: () => number;
+    readonly deadline: number;
+    readonly signal: AbortSignal;
+  },
+): Promise<T> {
+  for (let n = 1; ; n++) {
+    const { end, result } = await attempt(n);
+    if (n <= policy.retries && worthRetrying(end, policy.on)) {
+      const retryAfter = end.answered ? end.retryAfter : undefined;
+      const wait = retryDelay(n - 1, retryAfter, policy, clock.now(), clock.random());
+      if (clock.now() + wait < clock.deadline && (await pause(wait, clock.signal))) continue;
+    }
+    return result();
+  }
+}
+
+/** Waits; false when the wait was cut short by the deadline or a cancel. */
+async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(ms, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
