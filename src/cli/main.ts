@@ -67,6 +67,9 @@ function oneLineUsageErrors(command: CommandType): void {
   for (const sub of command.commands) oneLineUsageErrors(sub);
 }
 
+/** The command whose action runs, for the hint after an argument its action refuses. */
+let running: CommandType | undefined;
+
 export function buildProgram(): Command {
   const program = new Command('userscout').description(
     'Check whether a username exists on hundreds of online platforms',
@@ -262,9 +265,6 @@ export function buildProgram(): Command {
   return program;
 }
 
-/** The command whose action runs, for the hint after an argument its action refuses. */
-let running: CommandType | undefined;
-
 /** The exit code for a failure, after its one line is written. */
 function report(error: unknown): number {
   if (error instanceof CommanderError) {
@@ -275,7 +275,8 @@ function report(error: unknown): number {
   if (isUserscoutError(error)) {
     const usage = error.status < 500;
     process.stderr.write(
-      usage && error.code === 'invalid_argument' && running
+      // An action's refusal that names one of its options points to the help listing what it accepts.
+      usage && error.code === 'invalid_argument' && error.message.startsWith('--') && running
         ? `${usageLine(error.message, running)}\n`
         : `userscout: ${error.message}\n`,
     );

@@ -51,7 +51,7 @@ async function run(args: string[], env: Record<string, string> = {}) {
 
 describe('usage errors', () => {
   it('exit 2 with one line naming the problem and where to look, not the help', async () => {
-    const cases: [string[], string][] = [
+    const cases: [string[], unknown][] = [
       [
         ['search', 'alice', '--frmat', 'json'],
         "userscout: unknown option '--frmat' (did you mean --format?) (see userscout search --help)",
@@ -65,9 +65,17 @@ describe('usage errors', () => {
         ['search', 'alice', '--timeout', 'abc'],
         "userscout: option '--timeout <ms>' argument 'abc' is invalid. Expected a whole number from 100 to 120000 (see userscout search --help)",
       ],
+      [
+        ['search', 'alice', '--category', 'nope'],
+        expect.stringMatching(
+          /^userscout: --category nope is not one of social, .*, nsfw \(see userscout search --help\)$/,
+        ),
+      ],
     ];
     const results = await Promise.all(cases.map(([args]) => run(args)));
-    expect(results).toEqual(cases.map(([, line]) => ({ code: 2, stdout: '', stderr: `${line}\n` })));
+    expect(results.map((r) => ({ ...r, stderr: r.stderr.split('\n') }))).toEqual(
+      cases.map(([, line]) => ({ code: 2, stdout: '', stderr: [line, ''] })),
+    );
   }, 120_000);
 
   it('--help is not an error', async () => {
