@@ -121,10 +121,12 @@ export async function runSearch(
         outcomes.push(outcome);
         if (outcome.status === 'hit') hits++;
         if (liveLayout && shownInTable(outcome, all)) {
-          // Clear the bar's line first; it redraws itself below the row.
+          // Clear the bar's line first; it redraws itself below the row. The bar goes back to the
+          // cursor position it saved when it stops, so save the new one (ESC 7) below the row.
           if (bar) io.stderr.write('\r\x1b[2K');
           if (rowsShown++ === 0) io.out(formatHeader(liveLayout));
           io.out(formatRow(outcome, liveLayout));
+          if (bar) io.stderr.write('\x1b7');
         }
         bar?.increment(1, { hits });
       }
