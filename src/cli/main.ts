@@ -189,7 +189,7 @@ export function buildProgram(): Command {
     )
     .option(
       '--sim',
-      'demo: start the simulated web too and search it instead of the internet (data in .userscout/sim-data)',
+      `demo: start the simulated web too and search it instead of the internet (data in ${SIM_DEFAULTS.serveDataDir})`,
     )
     .action(async (options: ServeOptions) => {
       const { runServe } = await import('./serve.js');

@@ -25,9 +25,6 @@ export interface ServeOptions {
   sim?: boolean;
 }
 
-/** Where `serve --sim` keeps its database unless `--data-dir` says otherwise: apart from real results. */
-export const SIM_DATA_DIR = '.userscout/sim-data';
-
 /** How long a failed start may spend closing what it opened before the process ends anyway. */
 const CLOSE_AFTER_FAILURE_MS = 3_000;
 
@@ -105,7 +102,7 @@ export async function runServe(options: ServeOptions, io: Pick<Io, 'err'>): Prom
   const overrides = fromOptions(options);
   let demo: Demo | undefined;
   if (options.sim) {
-    const dataDir = options.dataDir ?? SIM_DATA_DIR;
+    const dataDir = options.dataDir ?? SIM_DEFAULTS.serveDataDir;
     mkdirSync(dataDir, { recursive: true });
     demo = await startDemo(loadConfig(overrides), dataDir, io);
   }
