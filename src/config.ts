@@ -196,6 +196,12 @@ export const SETTINGS = {
     kind: { type: 'bool' },
     doc: 'Search NSFW platforms by default',
   },
+  coverageWarningPercent: {
+    env: 'USERSCOUT_COVERAGE_WARNING_PERCENT',
+    default: 50,
+    kind: int(0, 100),
+    doc: 'A search where fewer than this share (%) of the platforms checked answered hit or miss is marked as low coverage (the CLI exits 3)',
+  },
   // Service
   maxRunningSearches: {
     env: 'USERSCOUT_MAX_RUNNING_SEARCHES',

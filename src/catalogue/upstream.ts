@@ -6,9 +6,9 @@
 import { transportErrorReason } from '../engine/transport-error.js';
 import { CatalogueError } from '../errors.js';
 import { type CatalogueFileResult, readCatalogueText } from './read.js';
+import type { UpstreamSource } from './upstream-sources.js';
 
-export const UPSTREAM_SOURCES = ['whatsmyname', 'sherlock', 'maigret'] as const;
-export type UpstreamSource = (typeof UPSTREAM_SOURCES)[number];
+export { isUpstreamSource, UPSTREAM_SOURCES, type UpstreamSource } from './upstream-sources.js';
 
 /** Each project's list as published on its default branch. */
 export const UPSTREAM_URLS: Readonly<Record<UpstreamSource, string>> = {
@@ -17,10 +17,6 @@ export const UPSTREAM_URLS: Readonly<Record<UpstreamSource, string>> = {
     'https://raw.githubusercontent.com/sherlock-project/sherlock/master/sherlock_project/resources/data.json',
   maigret: 'https://raw.githubusercontent.com/soxoj/maigret/main/maigret/resources/data.json',
 };
-
-export function isUpstreamSource(value: string): value is UpstreamSource {
-  return (UPSTREAM_SOURCES as readonly string[]).includes(value);
-}
 
 /**
  * Parses and imports a downloaded list. It must be in the format of the source

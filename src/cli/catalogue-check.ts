@@ -7,8 +7,9 @@ import type { CatalogueFormat, ImportRejection } from '../catalogue/importers/ty
 import { readCatalogueFile } from '../catalogue/read.js';
 import { isUserscoutError } from '../errors.js';
 
-export type ReportFormat = 'json' | 'text';
-export const REPORT_FORMATS: readonly ReportFormat[] = ['json', 'text'];
+import type { ReportFormat } from './choices.js';
+
+export { REPORT_FORMATS, type ReportFormat } from './choices.js';
 
 export interface CheckReport {
   readonly file: string;

@@ -25,12 +25,12 @@ import { type Engine, internalErrorOutcome } from '../engine/engine.js';
 import { byPlatformName } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { HEALTH_FILE } from '../service.js';
+import { SELF_CHECK_FORMATS, type SelfCheckFormat } from './choices.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
+import type { Io } from './io.js';
 import { type NetworkCommandOptions, networkOverrides } from './network-options.js';
-import type { Io } from './search.js';
 
-export type SelfCheckFormat = 'table' | 'json';
-export const SELF_CHECK_FORMATS: readonly SelfCheckFormat[] = ['table', 'json'];
+export { SELF_CHECK_FORMATS, type SelfCheckFormat } from './choices.js';
 
 export interface SelfCheckCommandOptions extends NetworkCommandOptions {
   catalogue?: string;

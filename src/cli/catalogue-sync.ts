@@ -19,10 +19,10 @@ import {
 } from '../catalogue/upstream.js';
 import { loadConfig } from '../config.js';
 import { CatalogueError, UserscoutError } from '../errors.js';
-import type { Io } from './search.js';
+import { SYNC_FORMATS, type SyncFormat } from './choices.js';
+import type { Io } from './io.js';
 
-export type SyncFormat = 'text' | 'json';
-export const SYNC_FORMATS: readonly SyncFormat[] = ['text', 'json'];
+export { SYNC_FORMATS, type SyncFormat } from './choices.js';
 
 /** Folder of the data dir where synced lists are stored. */
 export const CATALOGUES_DIR = 'catalogues';

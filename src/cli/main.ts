@@ -1,27 +1,29 @@
 #!/usr/bin/env node
 /**
- * The `userscout` command line. Each command lives in its own module; this file
- * only wires them to commander and turns errors into one-line messages.
+ * The `userscout` command line. Each command lives in its own module, loaded
+ * only when that command runs (so `--help` loads no engine, catalogue or
+ * server); this file wires them to commander and turns every failure into one
+ * line on stderr and an exit code (src/cli/exit-codes.ts).
  */
-import { Command, Option } from 'commander';
-import { UPSTREAM_SOURCES } from '../catalogue/upstream.js';
+import { Command, CommanderError, type Command as CommandType, Option } from 'commander';
+import { UPSTREAM_SOURCES } from '../catalogue/upstream-sources.js';
 import { isUserscoutError, UserscoutError } from '../errors.js';
 import { SIM_DEFAULTS } from '../sim/defaults.js';
+import type { SelfCheckCommandOptions } from './catalogue-self-check.js';
+import type { SyncCommandOptions } from './catalogue-sync.js';
 import {
-  checkCatalogueFile,
-  formatCheckReport,
+  PLATFORMS_FORMATS,
   REPORT_FORMATS,
   type ReportFormat,
-} from './catalogue-check.js';
-import { runCatalogueMerge } from './catalogue-merge.js';
-import { runSelfCheck, SELF_CHECK_FORMATS, type SelfCheckCommandOptions } from './catalogue-self-check.js';
-import { runCatalogueSync, SYNC_FORMATS, type SyncCommandOptions } from './catalogue-sync.js';
-import { formatValidateReport, validateFile } from './catalogue-validate.js';
-import { createKey, listKeys, revokeKey, withStore } from './keys.js';
-import { addNetworkOptions } from './network-options.js';
-import { PLATFORMS_FORMATS, type PlatformsCommandOptions, runPlatforms } from './platforms.js';
-import { runSearch, type SearchCommandOptions } from './search.js';
-import { runServe, type ServeOptions } from './serve.js';
+  SELF_CHECK_FORMATS,
+  SYNC_FORMATS,
+} from './choices.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
+import { processIo } from './io.js';
+import { addNetworkOptions, integerOf } from './network-options.js';
+import type { PlatformsCommandOptions } from './platforms.js';
+import type { SearchCommandOptions } from './search.js';
+import type { ServeOptions } from './serve.js';
 
 function cliInteger(flag: string, value: string, min: number, max: number): number {
   const n = Number(value);
@@ -35,17 +37,43 @@ function cliInteger(flag: string, value: string, min: number, max: number): numb
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
-const io = {
-  out: (text: string) => process.stdout.write(`${text}\n`),
-  write: (text: string) => process.stdout.write(text),
-  err: (text: string) => process.stderr.write(`${text}\n`),
-  stderr: process.stderr,
-};
+const io = processIo();
+
+/** `userscout catalogue sync`: the command's full name, for hints. */
+function commandPath(command: CommandType): string {
+  const names: string[] = [];
+  for (let c: CommandType | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+/** A usage error as one line with where to look, e.g. `userscout: unknown option '--frmat' (see userscout search --help)`. */
+export function usageLine(message: string, command: CommandType): string {
+  const text = message
+    .replace(/^error: /, '')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ')
+    .replace('(Did you mean', '(did you mean')
+    .replace(/\.$/, '');
+  return `userscout: ${text} (see ${commandPath(command)} --help)`;
+}
+
+/** Every command reports usage errors in one line and throws instead of exiting, so main decides the code. */
+function oneLineUsageErrors(command: CommandType): void {
+  command.exitOverride().configureOutput({
+    outputError: (message, write) => write(`${usageLine(message, command)}\n`),
+  });
+  for (const sub of command.commands) oneLineUsageErrors(sub);
+}
+
+/** The command whose action runs, for the hint after an argument its action refuses. */
+let running: CommandType | undefined;
 
 export function buildProgram(): Command {
-  const program = new Command('userscout')
-    .description('Check whether a username exists on hundreds of online platforms')
-    .showHelpAfterError();
+  const program = new Command('userscout').description(
+    'Check whether a username exists on hundreds of online platforms',
+  );
 
   const search = program
     .command('search')
@@ -62,6 +90,7 @@ export function buildProgram(): Command {
   addNetworkOptions(search)
     .option('--no-progress', 'no progress bar')
     .action(async (names: string[], options: SearchCommandOptions) => {
+      const { runSearch } = await import('./search.js');
       process.exitCode = await runSearch(names, options, io);
     });
 
@@ -70,7 +99,8 @@ export function buildProgram(): Command {
     .command('validate')
     .argument('[file]', 'catalogue file (default: the built-in catalogue)')
     .description('Report every problem of a catalogue; exit 1 when there is any')
-    .action((file: string | undefined) => {
+    .action(async (file: string | undefined) => {
+      const { formatValidateReport, validateFile } = await import('./catalogue-validate.js');
       const report = validateFile(file);
       io.out(formatValidateReport(report));
       process.exitCode = report.problems.length > 0 ? 1 : 0;
@@ -80,7 +110,8 @@ export function buildProgram(): Command {
     .argument('<file>', 'catalogue file: userscout, WhatsMyName, Sherlock or Maigret format')
     .description('Report how many entries of a catalogue file import and why the others do not')
     .addOption(new Option('--format <format>', 'output format').choices(REPORT_FORMATS).default('text'))
-    .action((file: string, options: { format: ReportFormat }) => {
+    .action(async (file: string, options: { format: ReportFormat }) => {
+      const { checkCatalogueFile, formatCheckReport } = await import('./catalogue-check.js');
       const { report, exitCode } = checkCatalogueFile(file);
       io.out(formatCheckReport(report, options.format));
       process.exitCode = exitCode;
@@ -90,7 +121,8 @@ export function buildProgram(): Command {
     .argument('<files...>', 'catalogue files in any supported format; the first of a platform wins')
     .description('Merge catalogues into one in the userscout format; report what was dropped on stderr')
     .option('-o, --output <file>', 'write the merged catalogue here instead of stdout')
-    .action((files: string[], options: { output?: string }) => {
+    .action(async (files: string[], options: { output?: string }) => {
+      const { runCatalogueMerge } = await import('./catalogue-merge.js');
       const outcome = runCatalogueMerge(files, options);
       if (outcome.stdout) process.stdout.write(outcome.stdout);
       process.stderr.write(outcome.stderr);
@@ -112,6 +144,7 @@ export function buildProgram(): Command {
         new Option('--format <format>', 'output format').choices(SELF_CHECK_FORMATS).default('table'),
       ),
   ).action(async (options: SelfCheckCommandOptions) => {
+    const { runSelfCheck } = await import('./catalogue-self-check.js');
     process.exitCode = (await runSelfCheck(options, io)).exitCode;
   });
   catalogue
@@ -125,6 +158,7 @@ export function buildProgram(): Command {
     .option('--timeout <ms>', 'deadline of the download in milliseconds (default 60000)')
     .addOption(new Option('--format <format>', 'output format').choices(SYNC_FORMATS).default('text'))
     .action(async (options: SyncCommandOptions) => {
+      const { runCatalogueSync } = await import('./catalogue-sync.js');
       await runCatalogueSync(options, io);
     });
   program
@@ -136,12 +170,13 @@ export function buildProgram(): Command {
     .option('--data-dir <dir>', 'folder of the database and health file (USERSCOUT_DATA_DIR, default ./data)')
     .addOption(new Option('--format <format>', 'output format').choices(PLATFORMS_FORMATS).default('table'))
     .action(async (options: PlatformsCommandOptions) => {
+      const { runPlatforms } = await import('./platforms.js');
       await runPlatforms(options, io);
     });
   program
     .command('serve')
     .description('Run the REST service (SQLite and the in-process runner unless REDIS_URL is set)')
-    .option('--port <port>', 'port to listen on (PORT, default 3000)')
+    .option('--port <port>', 'port to listen on (PORT, default 3000)', integerOf('port'))
     .option('--host <host>', 'address to listen on (HOST, default 127.0.0.1)')
     .option('--data-dir <dir>', 'folder of the database (USERSCOUT_DATA_DIR, default ./data)')
     .option('--catalogue <file>', 'catalogue file instead of the built-in one')
@@ -152,8 +187,13 @@ export function buildProgram(): Command {
         'cluster mode: serve the API, run searches, or both (USERSCOUT_ROLE)',
       ).choices(['all', 'api', 'worker']),
     )
+    .option(
+      '--sim',
+      `demo: start the simulated web too and search it instead of the internet (data in ${SIM_DEFAULTS.serveDataDir})`,
+    )
     .action(async (options: ServeOptions) => {
-      await runServe(options);
+      const { runServe } = await import('./serve.js');
+      await runServe(options, io);
     });
 
   program
@@ -193,6 +233,7 @@ export function buildProgram(): Command {
     )
     .option('--data-dir <dir>', 'folder of the database')
     .action(async (options: { name: string; tier: string; dataDir?: string }) => {
+      const { createKey, withStore } = await import('./keys.js');
       const { id, key } = await withStore(options.dataDir, (store) =>
         createKey(store, options.name, options.tier),
       );
@@ -204,6 +245,7 @@ export function buildProgram(): Command {
     .description('List keys (never the keys themselves)')
     .option('--data-dir <dir>', 'folder of the database')
     .action(async (options: { dataDir?: string }) => {
+      const { listKeys, withStore } = await import('./keys.js');
       io.out(await withStore(options.dataDir, listKeys));
     });
   keys
@@ -212,20 +254,41 @@ export function buildProgram(): Command {
     .description('Revoke a key: requests with it get 401 from now on')
     .option('--data-dir <dir>', 'folder of the database')
     .action(async (id: string, options: { dataDir?: string }) => {
+      const { revokeKey, withStore } = await import('./keys.js');
       await withStore(options.dataDir, (store) => revokeKey(store, id));
       io.err(`key ${id} revoked`);
     });
+  oneLineUsageErrors(program);
+  program.hook('preAction', (_program, action) => {
+    running = action;
+  });
   return program;
+}
+
+/** The exit code for a failure, after its one line is written. */
+function report(error: unknown): number {
+  if (error instanceof CommanderError) {
+    // Help and version asked for are not failures; commander already wrote them or the usage line.
+    if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version') return EXIT_OK;
+    return EXIT_USAGE;
+  }
+  if (isUserscoutError(error)) {
+    const usage = error.status < 500;
+    process.stderr.write(
+      // An action's refusal that names one of its options points to the help listing what it accepts.
+      usage && error.code === 'invalid_argument' && error.message.startsWith('--') && running
+        ? `${usageLine(error.message, running)}\n`
+        : `userscout: ${error.message}\n`,
+    );
+    return usage ? EXIT_USAGE : EXIT_FAILURE;
+  }
+  process.stderr.write(`userscout: ${error instanceof Error ? error.message : String(error)}\n`);
+  return EXIT_FAILURE;
 }
 
 try {
   await buildProgram().parseAsync(process.argv);
 } catch (error) {
-  if (isUserscoutError(error)) {
-    process.stderr.write(`userscout: ${error.message}\n`);
-    process.exitCode = error.status >= 500 ? 1 : 2;
-  } else {
-    process.stderr.write(`userscout: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  }
+  // End at once: whatever the failed command left open (a listener, a thread) must not keep it alive.
+  process.exit(report(error));
 }

@@ -5,13 +5,14 @@
  * person's own machine local addresses are theirs to check, so private
  * destinations are allowed unless `--refuse-private` (or the environment) says otherwise.
  */
-import type { Command } from 'commander';
-import type { SettingName } from '../config.js';
+import { type Command, InvalidArgumentError } from 'commander';
+import { SETTINGS, type SettingName } from '../config.js';
 
 export interface NetworkCommandOptions {
-  timeout?: string;
-  concurrency?: string;
-  perHost?: string;
+  /** Numbers when parsed from the command line; strings are read as the environment's are. */
+  timeout?: number | string;
+  concurrency?: number | string;
+  perHost?: number | string;
   proxy?: string;
   connectTo?: string[];
   caFile?: string;
@@ -21,11 +22,27 @@ export interface NetworkCommandOptions {
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
+/**
+ * A commander parser for an option that sets a whole-number setting, with the
+ * setting's own range: a bad value is a usage error, named by its option.
+ */
+export function integerOf(setting: SettingName): (value: string) => number {
+  const kind = SETTINGS[setting].kind;
+  if (kind.type !== 'int') throw new TypeError(`${setting} is not a whole-number setting`);
+  const { min, max } = kind;
+  return (value) => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value) || n < min || n > max)
+      throw new InvalidArgumentError(`Expected a whole number from ${min} to ${max}.`);
+    return n;
+  };
+}
+
 export function addNetworkOptions(command: Command): Command {
   return command
-    .option('--timeout <ms>', 'deadline per platform in milliseconds')
-    .option('--concurrency <n>', 'checks in flight at once')
-    .option('--per-host <n>', 'checks in flight to one host')
+    .option('--timeout <ms>', 'deadline per platform in milliseconds', integerOf('timeoutMs'))
+    .option('--concurrency <n>', 'checks in flight at once', integerOf('concurrency'))
+    .option('--per-host <n>', 'checks in flight to one host', integerOf('perHost'))
     .option('--proxy <url>', 'http://, https:// or socks5:// proxy')
     .option('--connect-to <rule>', 'HOST1:PORT1:HOST2:PORT2, as curl (repeatable)', collect)
     .option('--ca-file <file>', 'extra CA certificates to trust (PEM)')

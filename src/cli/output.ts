@@ -1,52 +1,195 @@
 /**
- * Output formats of `userscout search`: a table for people, JSON (the same
- * object `GET /api/search?id=` returns) and CSV. Pure: outcomes in, text out.
+ * Output of `userscout search`, pure (outcomes in, text out): a table for people
+ * (status in colour, and row by row as results arrive, on a terminal), the honest
+ * summary of each name (how many platforms answered, how many could not be
+ * reached), JSON (per name the object `GET /api/search?id=` returns) and CSV.
  */
+import type { Static } from '@sinclair/typebox';
+import type { SearchResponse } from '../api/schemas.js';
+import { type Coverage, countReasons, countStatuses } from '../engine/coverage.js';
 import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
 import { outcomesCsv } from '../engine/outcome-csv.js';
 
-export type OutputFormat = 'table' | 'json' | 'csv';
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'csv'];
+export { OUTPUT_FORMATS, type OutputFormat } from './choices.js';
 
 export interface SearchReport {
+  /** Stands for the API's queryId: the CLI stores nothing, so it is fresh per run. */
+  readonly id: string;
   readonly username: string;
   readonly status: 'completed';
   readonly totalPlatforms: number;
   readonly results: readonly Outcome[];
-}
-
-export function summarise(outcomes: readonly Outcome[]): Record<OutcomeStatus, number> {
-  const counts: Record<OutcomeStatus, number> = { hit: 0, miss: 0, unknown: 0, error: 0, invalid: 0 };
-  for (const o of outcomes) counts[o.status]++;
-  return counts;
+  /** When the search started and ended (ms epoch). */
+  readonly startedAt: number;
+  readonly finishedAt: number;
 }
 
 export function sortOutcomes(outcomes: readonly Outcome[]): Outcome[] {
   return [...outcomes].sort(byPlatformName);
 }
 
-export function formatTable(report: SearchReport, all: boolean): string {
-  const rows = sortOutcomes(report.results).filter((o) => all || o.status === 'hit');
-  if (rows.length === 0) return `${report.username}: no ${all ? 'results' : 'hits'}`;
-  const cells = rows.map((o) => [
-    o.platform,
-    o.reason ? `${o.status} (${o.reason})` : o.status,
-    `${o.responseTime} ms`,
-    o.url,
-  ]);
-  const header = ['PLATFORM', 'STATUS', 'TIME', 'URL'];
-  const widths = header.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length)));
-  const line = (c: string[]) =>
-    c
-      .map((v, i) => (i === c.length - 1 ? v : v.padEnd(widths[i]!)))
-      .join('  ')
-      .trimEnd();
-  return [line(header), ...cells.map(line)].join('\n');
+/** The rows a table shows: hits, or every outcome with `--all`. */
+export function shownInTable(outcome: Outcome, all: boolean): boolean {
+  return all || outcome.status === 'hit';
 }
 
-export function formatJson(reports: readonly SearchReport[]): string {
-  const sorted = reports.map((r) => ({ ...r, results: sortOutcomes(r.results) }));
-  return JSON.stringify(sorted.length === 1 ? sorted[0] : sorted, null, 2);
+// SGR colour on, and the matching off (not a full reset, so nothing else is undone).
+const STATUS_COLOURS: Readonly<Record<OutcomeStatus, readonly [string, string]>> = {
+  hit: ['\x1b[32m', '\x1b[39m'],
+  miss: ['\x1b[2m', '\x1b[22m'],
+  unknown: ['\x1b[33m', '\x1b[39m'],
+  error: ['\x1b[31m', '\x1b[39m'],
+  invalid: ['\x1b[2m', '\x1b[22m'],
+};
+
+const HEADER = ['PLATFORM', 'STATUS', 'TIME', 'URL'] as const;
+
+/** Column widths of a table, and whether its status cells are coloured. */
+export interface TableLayout {
+  readonly widths: readonly number[];
+  readonly colour: boolean;
+}
+
+function statusText(o: Pick<Outcome, 'status' | 'reason'>): string {
+  return o.reason ? `${o.status} (${o.reason})` : o.status;
+}
+
+function cellsOf(o: Outcome): string[] {
+  return [o.platform, statusText(o), `${o.responseTime} ms`, o.url];
+}
+
+/** Widths that fit the header and every row given. */
+export function layoutFor(rows: readonly Outcome[], colour: boolean): TableLayout {
+  const cells = rows.map(cellsOf);
+  return { widths: HEADER.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length))), colour };
+}
+
+/**
+ * Widths known before any result arrives, for rows printed as they are found:
+ * the longest platform name searched, and the longest status a row may show.
+ */
+export function layoutAhead(
+  platformNames: readonly string[],
+  statuses: readonly string[],
+  timeoutMs: number,
+  colour: boolean,
+): TableLayout {
+  return {
+    widths: [
+      Math.max(HEADER[0].length, ...platformNames.map((n) => n.length)),
+      Math.max(HEADER[1].length, ...statuses.map((s) => s.length)),
+      Math.max(HEADER[2].length, `${timeoutMs} ms`.length),
+      0,
+    ],
+    colour,
+  };
+}
+
+function line(cells: readonly string[], layout: TableLayout, status?: OutcomeStatus): string {
+  return cells
+    .map((v, i) => {
+      if (i === cells.length - 1) return v;
+      const pad = ' '.repeat(Math.max(0, layout.widths[i]! - v.length));
+      if (i === 1 && status && layout.colour) {
+        const [on, off] = STATUS_COLOURS[status];
+        return `${on}${v}${off}${pad}`;
+      }
+      return v + pad;
+    })
+    .join('  ')
+    .trimEnd();
+}
+
+export function formatHeader(layout: TableLayout): string {
+  return line(HEADER, layout);
+}
+
+export function formatRow(outcome: Outcome, layout: TableLayout): string {
+  return line(cellsOf(outcome), layout, outcome.status);
+}
+
+/** The whole table, sorted by platform; empty when no row is shown (the summary says why). */
+export function formatTable(report: SearchReport, all: boolean, colour = false): string {
+  const rows = sortOutcomes(report.results).filter((o) => shownInTable(o, all));
+  if (rows.length === 0) return '';
+  const layout = layoutFor(rows, colour);
+  return [formatHeader(layout), ...rows.map((o) => formatRow(o, layout))].join('\n');
+}
+
+/** The heading of one name's table when several names are searched. */
+export function formatHeading(username: string): string {
+  return `== ${username} ==`;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function reasons(results: readonly Outcome[], status: OutcomeStatus): string {
+  const counted = countReasons(results, status);
+  return counted.length === 0 ? '' : ` (${counted.map(([r, n]) => `${r} ${n}`).join(', ')})`;
+}
+
+/**
+ * One name's summary: hits among the platforms that answered, and what the others
+ * did, so "no hits" never stands for "not reached". For example
+ * `alice: no hits among the 6 platforms that answered; 985 could not be reached (timeout 900, dns 85); 991 platforms in 10.2 s`.
+ */
+export function formatSummary(report: SearchReport, coverage: Coverage): string {
+  const counts = countStatuses(report.results);
+  const answered =
+    coverage.answered === 1
+      ? 'the 1 platform that answered'
+      : `the ${coverage.answered} platforms that answered`;
+  const parts = [
+    `${report.username}: ${counts.hit === 0 ? 'no hits' : plural(counts.hit, 'hit')} among ${answered}`,
+  ];
+  if (counts.error > 0) parts.push(`${counts.error} could not be reached${reasons(report.results, 'error')}`);
+  if (counts.unknown > 0)
+    parts.push(`${counts.unknown} answered without telling${reasons(report.results, 'unknown')}`);
+  if (counts.invalid > 0) parts.push(`${counts.invalid} not checked${reasons(report.results, 'invalid')}`);
+  const seconds = ((report.finishedAt - report.startedAt) / 1000).toFixed(1);
+  parts.push(`${plural(report.totalPlatforms, 'platform')} in ${seconds} s`);
+  return parts.join('; ');
+}
+
+/** The warning after a summary whose coverage is low; undefined when it is not. */
+export function formatCoverageWarning(
+  report: SearchReport,
+  coverage: Coverage,
+  warningPercent: number,
+): string | undefined {
+  if (!coverage.low) return undefined;
+  const percent = Math.floor(coverage.share * 1000) / 10;
+  return `${report.username}: warning: only ${coverage.answered} of the ${coverage.checked} platforms checked answered (${percent}%, under ${warningPercent}%); a platform without a hit may simply not have been reached`;
+}
+
+/** The object `GET /api/search?id=` returns, typed by the API's own schema so the two cannot drift apart. */
+export type SearchJson = Static<typeof SearchResponse>;
+
+/** One name as the API reports a finished search: hits only, or every outcome with `all` (`include=all`). */
+export function searchJson(report: SearchReport, all: boolean): SearchJson {
+  const counts = countStatuses(report.results);
+  return {
+    queryId: report.id,
+    status: report.status,
+    username: report.username,
+    results: sortOutcomes(report.results).filter((o) => all || o.status === 'hit'),
+    progress: {
+      checked: report.results.length,
+      total: report.totalPlatforms,
+      hits: counts.hit,
+      queued: false,
+    },
+    // The command line runs the search at once, unqueued: what it expected is what it took.
+    estimatedTime: Math.max(1, Math.ceil((report.finishedAt - report.startedAt) / 1000)),
+    createdAt: new Date(report.startedAt).toISOString(),
+    completedAt: new Date(report.finishedAt).toISOString(),
+  };
+}
+
+/** One object for one name, an array of them for several. */
+export function formatJson(reports: readonly SearchReport[], all: boolean): string {
+  const objects = reports.map((r) => searchJson(r, all));
+  return JSON.stringify(objects.length === 1 ? objects[0] : objects, null, 2);
 }
 
 /** CSV of every search, sorted like the other formats; hits only unless `all`. */

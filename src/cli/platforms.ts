@@ -16,10 +16,10 @@ import { UserscoutError } from '../errors.js';
 import { DATABASE_FILE, HEALTH_FILE } from '../service.js';
 import { createStore } from '../store/create-store.js';
 import type { PlatformStats } from '../store/store.js';
-import type { Io } from './search.js';
+import { PLATFORMS_FORMATS, type PlatformsFormat } from './choices.js';
+import type { Io } from './io.js';
 
-export type PlatformsFormat = 'table' | 'json';
-export const PLATFORMS_FORMATS: readonly PlatformsFormat[] = ['table', 'json'];
+export { PLATFORMS_FORMATS, type PlatformsFormat } from './choices.js';
 
 export interface PlatformsCommandOptions {
   category?: string[];

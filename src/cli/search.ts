@@ -1,25 +1,39 @@
 /**
  * `userscout search NAME [NAME...]`: runs the engine in this process, shows a
- * progress bar on stderr when it is a terminal, prints results to stdout.
+ * progress bar on stderr when it is a terminal, prints results to stdout (as
+ * they are found when stdout is a terminal) and each name's summary after its
+ * results. Exits 3 when too few platforms answered to trust a missing hit.
  */
+import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
 import { selectPlatforms } from '../catalogue/select.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
 import { loadConfig } from '../config.js';
+import { countStatuses, coverageOf } from '../engine/coverage.js';
 import { createEngine } from '../engine/create-engine.js';
-import type { Outcome } from '../engine/outcome.js';
+import { ERROR_REASONS, INVALID_REASONS, type Outcome, UNKNOWN_REASONS } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
+import { EXIT_LOW_COVERAGE } from './exit-codes.js';
+import type { Io } from './io.js';
 import { type NetworkCommandOptions, networkOverrides } from './network-options.js';
 import {
+  formatCoverageWarning,
   formatCsv,
+  formatHeader,
+  formatHeading,
   formatJson,
+  formatRow,
+  formatSummary,
   formatTable,
+  layoutAhead,
   OUTPUT_FORMATS,
   type OutputFormat,
   type SearchReport,
-  summarise,
+  shownInTable,
 } from './output.js';
+
+export type { Io } from './io.js';
 
 export interface SearchCommandOptions extends NetworkCommandOptions {
   catalogue?: string;
@@ -31,16 +45,21 @@ export interface SearchCommandOptions extends NetworkCommandOptions {
   progress?: boolean;
 }
 
-export interface Io {
-  /** Writes a line to stdout (the line end is added). */
-  readonly out: (text: string) => void;
-  /** Writes text to stdout as it is (CSV brings its own CRLF line ends). */
-  readonly write: (text: string) => void;
-  readonly err: (text: string) => void;
-  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
-}
+/** Every status a table row may show, for widths known before any result. */
+const ROW_STATUSES = [
+  'hit',
+  'miss',
+  ...UNKNOWN_REASONS.map((r) => `unknown (${r})`),
+  ...ERROR_REASONS.map((r) => `error (${r})`),
+  ...INVALID_REASONS.map((r) => `invalid (${r})`),
+];
 
-export async function runSearch(names: string[], options: SearchCommandOptions, io: Io): Promise<number> {
+export async function runSearch(
+  names: string[],
+  options: SearchCommandOptions,
+  io: Io,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
   const format = (options.format ?? 'table') as OutputFormat;
   if (!OUTPUT_FORMATS.includes(format)) {
     throw new UserscoutError(
@@ -52,8 +71,9 @@ export async function runSearch(names: string[], options: SearchCommandOptions, 
     const problem = usernameProblem(name);
     if (problem) throw new UserscoutError('invalid_username', `username ${JSON.stringify(name)} ${problem}`);
   }
+  const all = options.all ?? false;
   const categories = parseCategories(options.category);
-  const config = loadConfig(networkOverrides(options), process.env, 'cli');
+  const config = loadConfig(networkOverrides(options), env, 'cli');
   const catalogue = loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
   const platforms = selectPlatforms(catalogue, {
     categories,
@@ -62,14 +82,28 @@ export async function runSearch(names: string[], options: SearchCommandOptions, 
   });
   if (platforms.length === 0) throw new UserscoutError('invalid_argument', 'no platform matches the filters');
 
+  // A table on a terminal shows rows as they are found, in columns sized before the first.
+  const live = format === 'table' && io.outIsTerminal === true;
+  const liveLayout = live
+    ? layoutAhead(
+        platforms.map((p) => p.name),
+        all ? ROW_STATUSES : ['hit'],
+        config.timeoutMs,
+        io.colour ?? false,
+      )
+    : undefined;
+  // The table's summary belongs to it on stdout; JSON and CSV keep stdout for data.
+  const summaryTo = format === 'table' ? io.out : io.err;
   const engine = createEngine(config, catalogue);
   const reports: SearchReport[] = [];
+  let lowCoverage = false;
   const controller = new AbortController();
   const onSigint = () => controller.abort(new UserscoutError('invalid_argument', 'interrupted'));
   process.once('SIGINT', onSigint);
   try {
     for (const username of names) {
-      const started = performance.now();
+      if (format === 'table' && names.length > 1) io.out(formatHeading(username));
+      const startedAt = Date.now();
       const outcomes: Outcome[] = [];
       const showBar = options.progress !== false && io.stderr.isTTY === true;
       const bar = showBar
@@ -82,30 +116,48 @@ export async function runSearch(names: string[], options: SearchCommandOptions, 
         : undefined;
       bar?.start(platforms.length, 0, { hits: 0 });
       let hits = 0;
+      let rowsShown = 0;
       for await (const outcome of engine.search(username, platforms, controller.signal)) {
         outcomes.push(outcome);
         if (outcome.status === 'hit') hits++;
+        if (liveLayout && shownInTable(outcome, all)) {
+          // Clear the bar's line first; it redraws itself below the row. The bar goes back to the
+          // cursor position it saved when it stops, so save the new one (ESC 7) below the row.
+          if (bar) io.stderr.write('\r\x1b[2K');
+          if (rowsShown++ === 0) io.out(formatHeader(liveLayout));
+          io.out(formatRow(outcome, liveLayout));
+          if (bar) io.stderr.write('\x1b7');
+        }
         bar?.increment(1, { hits });
       }
       bar?.stop();
       const report: SearchReport = {
+        id: randomUUID(),
         username,
         status: 'completed',
         totalPlatforms: platforms.length,
         results: outcomes,
+        startedAt,
+        finishedAt: Date.now(),
       };
       reports.push(report);
-      const c = summarise(outcomes);
-      io.err(
-        `${username}: ${c.hit} hit, ${c.miss} miss, ${c.unknown} unknown, ${c.error} error, ${c.invalid} invalid on ${platforms.length} platforms in ${((performance.now() - started) / 1000).toFixed(1)} s`,
-      );
-      if (format === 'table') io.out(formatTable(report, options.all ?? false));
+      if (format === 'table' && !live) {
+        const table = formatTable(report, all, io.colour ?? false);
+        if (table) io.out(table);
+      }
+      const coverage = coverageOf(countStatuses(outcomes), config.coverageWarningPercent);
+      summaryTo(formatSummary(report, coverage));
+      const warning = formatCoverageWarning(report, coverage, config.coverageWarningPercent);
+      if (warning) {
+        io.err(warning);
+        lowCoverage = true;
+      }
     }
   } finally {
     process.off('SIGINT', onSigint);
     await engine.close();
   }
-  if (format === 'json') io.out(formatJson(reports));
+  if (format === 'json') io.out(formatJson(reports, all));
   if (format === 'csv') io.write(formatCsv(reports, options.all ?? false));
-  return 0;
+  return lowCoverage ? EXIT_LOW_COVERAGE : 0;
 }

@@ -1,33 +1,135 @@
 /**
  * `userscout serve` (and `npm start`): the REST service with the embedded
- * defaults. SIGTERM/SIGINT stop it cleanly: running searches keep what they
- * stored and resume at the next start.
+ * defaults; with `--sim` (`npm run demo`), the simulated web too, and the service
+ * pointed at it. SIGTERM/SIGINT stop it cleanly: running searches keep what they
+ * stored and resume at the next start. A port it cannot listen on ends it at once.
  */
 import { mkdirSync } from 'node:fs';
-import { type Config, loadConfig } from '../config.js';
+import { join } from 'node:path';
+import type { Catalogue } from '../catalogue/platform.js';
+import { type Config, loadConfig, type SettingName } from '../config.js';
+import { UserscoutError } from '../errors.js';
 import { createService } from '../service.js';
+import { SIM_DEFAULTS } from '../sim/defaults.js';
+import type { SimWeb } from '../sim/server.js';
+import { loadCommandCatalogue } from './command-inputs.js';
+import type { Io } from './io.js';
 
 export interface ServeOptions {
-  port?: string;
+  port?: number;
   host?: string;
   dataDir?: string;
   catalogue?: string;
   redisUrl?: string;
   role?: string;
+  sim?: boolean;
 }
 
-export async function runServe(options: ServeOptions): Promise<void> {
-  const config: Config = loadConfig({
+/** How long a failed start may spend closing what it opened before the process ends anyway. */
+const CLOSE_AFTER_FAILURE_MS = 3_000;
+
+/**
+ * The one line for a listen failure a person can fix by choosing another port or
+ * address; undefined for any other error. Pure.
+ */
+export function listenFailure(error: unknown, host: string, port: number): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  switch (code) {
+    case 'EADDRINUSE':
+      return `port ${port} on ${host} is in use (EADDRINUSE); choose another with --port or PORT`;
+    case 'EACCES':
+      return `port ${port} on ${host} needs privileges (EACCES); choose one above 1023 with --port or PORT`;
+    case 'EADDRNOTAVAIL':
+      return `${host} is not an address of this machine (EADDRNOTAVAIL); choose another with --host or HOST`;
+    default:
+      return undefined;
+  }
+}
+
+function fromOptions(options: ServeOptions): Partial<Record<SettingName, unknown>> {
+  return {
     ...(options.port !== undefined ? { port: options.port } : {}),
     ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     ...(options.catalogue !== undefined ? { catalogue: options.catalogue } : {}),
     ...(options.redisUrl !== undefined ? { redisUrl: options.redisUrl } : {}),
     ...(options.role !== undefined ? { role: options.role } : {}),
+  };
+}
+
+interface Demo {
+  readonly sim: SimWeb;
+  readonly catalogue: Catalogue;
+  readonly settings: Partial<Record<SettingName, unknown>>;
+  readonly platforms: number;
+}
+
+/** `--sim`: the simulated web over the catalogue the service will search, on free loopback ports. */
+async function startDemo(base: Config, dataDir: string, io: Pick<Io, 'err'>): Promise<Demo> {
+  if (base.redisUrl)
+    throw new UserscoutError(
+      'invalid_argument',
+      '--sim runs the embedded service only; unset REDIS_URL (or --redis-url)',
+    );
+  const catalogue = loadCommandCatalogue(base.catalogue || undefined, io.err);
+  const { startStandaloneSim, simSettings } = await import('../sim/main.js');
+  const { sim, caFile } = await startStandaloneSim(catalogue, {
+    port: 0,
+    latency: SIM_DEFAULTS.latency,
+    seed: SIM_DEFAULTS.seed,
+    everywhere: [],
+    demoName: SIM_DEFAULTS.demoName,
+    caOut: join(dataDir, 'sim-ca.pem'),
   });
+  return {
+    sim,
+    catalogue,
+    settings: { ...simSettings(sim, caFile), dataDir },
+    platforms: catalogue.platforms.filter((p) => p.enabled).length,
+  };
+}
+
+function demoBanner(demo: Demo, url: string): string {
+  const name = SIM_DEFAULTS.demoName;
+  return [
+    `userscout: demo mode: searches go to the simulated web (${demo.platforms} platforms on 127.0.0.1 ports ${demo.sim.port} and ${demo.sim.tlsPort}); nothing leaves this machine`,
+    `try: curl -s -X POST ${url}/api/search -H 'content-type: application/json' -d '{"username":"${name}"}'`,
+    `     or open ${url}/ and search ${name} (it exists on about a third of the platforms)`,
+  ].join('\n');
+}
+
+export async function runServe(options: ServeOptions, io: Pick<Io, 'err'>): Promise<void> {
+  const overrides = fromOptions(options);
+  let demo: Demo | undefined;
+  if (options.sim) {
+    const dataDir = options.dataDir ?? SIM_DEFAULTS.serveDataDir;
+    mkdirSync(dataDir, { recursive: true });
+    demo = await startDemo(loadConfig(overrides), dataDir, io);
+  }
+  const config: Config = loadConfig({ ...overrides, ...demo?.settings });
   if (!config.redisUrl) mkdirSync(config.dataDir, { recursive: true });
-  const service = await createService(config, { logger: { level: config.logLevel } });
-  const url = await service.listen();
+  const service = await createService(config, {
+    logger: { level: config.logLevel },
+    ...(demo ? { catalogue: demo.catalogue } : {}),
+  });
+  let url: string;
+  try {
+    url = await service.listen();
+  } catch (error) {
+    // Close what started (the search thread, the store) but never wait long for it: the
+    // caller must see the failure at once, and main ends the process after reporting it.
+    const bounded = <T>(p: Promise<T>) =>
+      Promise.race([
+        p.catch(() => undefined),
+        new Promise((r) => setTimeout(r, CLOSE_AFTER_FAILURE_MS).unref()),
+      ]);
+    await bounded(service.close());
+    if (demo) await bounded(demo.sim.stop());
+    const line = listenFailure(error, config.host, config.port);
+    if (line)
+      throw new UserscoutError('invalid_config', line, { cause: error, details: { setting: 'port' } });
+    throw error;
+  }
   service.app.log.info(
     {
       url,
@@ -36,9 +138,11 @@ export async function runServe(options: ServeOptions): Promise<void> {
       ...(config.redisUrl
         ? { role: config.role, redisPrefix: config.redisPrefix }
         : { dataDir: config.dataDir }),
+      ...(demo ? { sim: demo.sim.connectTo } : {}),
     },
     'userscout is listening',
   );
+  if (demo) io.err(demoBanner(demo, url));
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
@@ -46,6 +150,7 @@ export async function runServe(options: ServeOptions): Promise<void> {
     service.app.log.info({ signal }, 'stopping');
     service
       .close()
+      .then(() => demo?.sim.stop())
       .then(() => process.exit(0))
       .catch((error: unknown) => {
         service.app.log.error({ err: error }, 'error while stopping');

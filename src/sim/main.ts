@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Catalogue } from '../catalogue/platform.js';
+import type { SettingName } from '../config.js';
 import { SIM_DEFAULTS } from './defaults.js';
 import { emulateCatalogue } from './emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from './latency.js';
@@ -51,6 +52,14 @@ export async function startStandaloneSim(
   for (const problem of emulation.problems)
     process.stderr.write(`sim: cannot emulate ${problem.platform}: ${problem.problem}\n`);
   return { sim, caFile };
+}
+
+/**
+ * The settings that point a service (or any engine) at a running simulated web: its
+ * connect-to rules, its CA, and private destinations allowed, since the sim is on loopback.
+ */
+export function simSettings(sim: SimWeb, caFile: string): Partial<Record<SettingName, unknown>> {
+  return { connectTo: sim.connectTo, caFile, refusePrivate: false };
 }
 
 export function simBanner(

@@ -14,7 +14,10 @@ const outcome = (platform: string, status: Outcome['status']): Outcome => ({
 });
 
 const report: SearchReport = {
+  id: '00000000-0000-4000-8000-000000000001',
   username: 'alice',
+  startedAt: 0,
+  finishedAt: 1000,
   status: 'completed',
   totalPlatforms: 3,
   results: [outcome('zeta', 'hit'), outcome('Beta', 'miss'), outcome('alpha', 'hit')],

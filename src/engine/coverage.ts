@@ -1,0 +1,47 @@
+/**
+ * How much of a search the platforms answered: how many said hit or miss, how
+ * many could not be reached or could not tell, and whether that share is below
+ * the warning threshold (setting `coverageWarningPercent`). "No hit" only means
+ * "not there" for the platforms that answered. Pure; every summary (CLI, API,
+ * page) should read it from here.
+ */
+import type { OutcomeReason, OutcomeStatus } from './outcome.js';
+
+export type StatusCounts = Readonly<Record<OutcomeStatus, number>>;
+
+export function countStatuses(
+  outcomes: Iterable<{ readonly status: OutcomeStatus }>,
+): Record<OutcomeStatus, number> {
+  const counts: Record<OutcomeStatus, number> = { hit: 0, miss: 0, unknown: 0, error: 0, invalid: 0 };
+  for (const o of outcomes) counts[o.status]++;
+  return counts;
+}
+
+/** How often each reason occurs among outcomes of one status, most frequent first. */
+export function countReasons(
+  outcomes: Iterable<{ readonly status: OutcomeStatus; readonly reason?: OutcomeReason }>,
+  status: OutcomeStatus,
+): [OutcomeReason, number][] {
+  const counts = new Map<OutcomeReason, number>();
+  for (const o of outcomes)
+    if (o.status === status && o.reason) counts.set(o.reason, (counts.get(o.reason) ?? 0) + 1);
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
+export interface Coverage {
+  /** Platforms that answered hit or miss. */
+  readonly answered: number;
+  /** Platforms a request was meant for: every outcome but `invalid` (no request is sent then). */
+  readonly checked: number;
+  /** answered ÷ checked, from 0 to 1; 1 when nothing was checked. */
+  readonly share: number;
+  /** The share is below the warning threshold: a missing hit may just be a platform not reached. */
+  readonly low: boolean;
+}
+
+export function coverageOf(counts: StatusCounts, warningPercent: number): Coverage {
+  const answered = counts.hit + counts.miss;
+  const checked = answered + counts.unknown + counts.error;
+  const share = checked === 0 ? 1 : answered / checked;
+  return { answered, checked, share, low: share * 100 < warningPercent };
+}

@@ -1,0 +1,283 @@
+/**
+ * `userscout search` in process, against the simulated web: what goes to stdout
+ * and stderr and in which order (each table, then its summary; a heading per name),
+ * rows as they are found on a terminal, colour, the JSON shape shared with the API,
+ * and the exit code when too few platforms answered.
+ */
+import { writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer } from 'node:net';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { FormatRegistry } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Result, SearchResponse } from '../../src/api/schemas.js';
+import type { PlatformSpec } from '../../src/catalogue/schema.js';
+import { EXIT_LOW_COVERAGE } from '../../src/cli/exit-codes.js';
+import type { Io } from '../../src/cli/io.js';
+import { runSearch, type SearchCommandOptions } from '../../src/cli/search.js';
+import { emulateCatalogue } from '../../src/sim/emulate.js';
+import { SimWeb } from '../../src/sim/server.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+import { pollUntilDone, postSearch, startService, tempDir } from '../support/service.js';
+
+// The API validates with Ajv's formats; TypeBox checks this one only once told how.
+if (!FormatRegistry.Has('date-time')) FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)));
+
+/** Everything written, in order, each line marked with its stream. */
+function capture(options: { terminal?: boolean; colour?: boolean; onOut?: (text: string) => void } = {}) {
+  const lines: string[] = [];
+  const io: Io = {
+    out: (text) => {
+      for (const l of text.split('\n')) lines.push(`out ${l}`);
+      options.onOut?.(text);
+    },
+    write: (text) => {
+      for (const l of text.replace(/\r?\n$/, '').split(/\r?\n/)) lines.push(`out ${l}`);
+      options.onOut?.(text);
+    },
+    err: (text) => {
+      for (const l of text.split('\n')) lines.push(`err ${l}`);
+    },
+    stderr: new PassThrough(),
+    outIsTerminal: options.terminal ?? false,
+    colour: options.colour ?? false,
+  };
+  return { io, lines, out: () => lines.filter((l) => l.startsWith('out ')).map((l) => l.slice(4)) };
+}
+
+async function closedPort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+const specs: PlatformSpec[] = [
+  entry('Alpha', { known: { claimed: ['alice', 'bob'], unclaimed: ['nobody-here-7'] } }),
+  entry('Bravo'),
+  entry('Charlie', { known: { claimed: ['bob'], unclaimed: ['nobody-here-7'] } }),
+];
+// Hosts whose connections go to a closed port: they can never answer.
+const unreachable: PlatformSpec[] = [entry('Dead One'), entry('Dead Two')];
+// A platform that answers (a miss) only once the test lets it.
+const gated: PlatformSpec = entry('Gated', {
+  home: 'http://gated.test/',
+  profile: 'http://gated.test/u/{username}',
+});
+
+describe('userscout search', () => {
+  const dir = tempDir();
+  const catalogue = catalogueOf(specs);
+  const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields);
+  const sim = new SimWeb({ routes: emulation.routes });
+  const caFile = join(dir, 'sim-ca.pem');
+  const file = (name: string, entries: PlatformSpec[]) => {
+    const path = join(dir, name);
+    writeFileSync(path, JSON.stringify({ platforms: entries }));
+    return path;
+  };
+  const reachableFile = file('reachable.json', specs);
+  let releaseGate: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    releaseGate = resolve;
+  });
+  const gateServer: Server = createServer((_request, response) => {
+    void gate.then(() => response.writeHead(404).end('no such user'));
+  });
+  let deadRules: string[] = [];
+  let gateRule = '';
+  const env = { USERSCOUT_RETRIES: '0' };
+
+  const options = (extra: SearchCommandOptions = {}): SearchCommandOptions => ({
+    connectTo: [...deadRules, gateRule, ...sim.connectTo],
+    caFile,
+    progress: false,
+    timeout: 10_000,
+    ...extra,
+  });
+
+  beforeAll(async () => {
+    await sim.start();
+    writeFileSync(caFile, sim.caCert);
+    const dead = await closedPort();
+    deadRules = unreachable.map((s) => `${new URL(s.home).hostname}:443:127.0.0.1:${dead}`);
+    await new Promise<void>((resolve) => gateServer.listen(0, '127.0.0.1', resolve));
+    gateRule = `gated.test:80:127.0.0.1:${(gateServer.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    releaseGate();
+    gateServer.closeAllConnections();
+    await new Promise((resolve) => gateServer.close(resolve));
+    await sim.stop();
+  });
+
+  it('prints the table, then the summary after it, and exits 0', async () => {
+    const { io, lines } = capture();
+    const code = await runSearch(['alice'], options({ catalogue: reachableFile }), io, env);
+    expect(code).toBe(0);
+    expect(lines.slice(0, 3)).toEqual([
+      expect.stringMatching(/^out PLATFORM {2}STATUS {2}TIME +URL$/),
+      expect.stringMatching(/^out Alpha +hit +\d+ ms +https:\/\/alpha\.test\/u\/alice$/),
+      expect.stringMatching(/^out Bravo +hit +\d+ ms +https:\/\/bravo\.test\/u\/alice$/),
+    ]);
+    expect(lines).toHaveLength(4);
+    expect(lines[3]).toMatch(
+      /^out alice: 2 hits among the 3 platforms that answered; 3 platforms in \d+\.\d s$/,
+    );
+  });
+
+  it('gives each name a heading, its table and its summary, in that order, to a pipe', async () => {
+    const { io, lines } = capture();
+    await runSearch(['alice', 'bob', 'nobody-here-7'], options({ catalogue: reachableFile }), io, env);
+    const shape = lines.map((l) =>
+      l
+        .replace(/\d+ ms/, 'T ms')
+        .replace(/ +/g, ' ')
+        .replace(/in \d+\.\d s$/, 'in S s'),
+    );
+    expect(shape).toEqual([
+      'out == alice ==',
+      'out PLATFORM STATUS TIME URL',
+      'out Alpha hit T ms https://alpha.test/u/alice',
+      'out Bravo hit T ms https://bravo.test/u/alice',
+      'out alice: 2 hits among the 3 platforms that answered; 3 platforms in S s',
+      'out == bob ==',
+      'out PLATFORM STATUS TIME URL',
+      'out Alpha hit T ms https://alpha.test/u/bob',
+      'out Charlie hit T ms https://charlie.test/u/bob',
+      'out bob: 2 hits among the 3 platforms that answered; 3 platforms in S s',
+      'out == nobody-here-7 ==',
+      'out nobody-here-7: no hits among the 3 platforms that answered; 3 platforms in S s',
+    ]);
+  });
+
+  it('on a terminal prints each hit as it is found, before the search ends', async () => {
+    // Gated answers only once a row is out: printed at the end, it would time out instead.
+    const withGate = file('gated.json', [...specs, gated]);
+    const { io, lines } = capture({
+      terminal: true,
+      onOut: (text) => {
+        if (text.includes('hit')) releaseGate();
+      },
+    });
+    const code = await runSearch(['alice'], options({ catalogue: withGate, timeout: 20_000 }), io, env);
+    expect(code).toBe(0);
+    expect(lines.at(-1)).toMatch(/^out alice: 2 hits among the 4 platforms that answered; 4 platforms in/);
+    expect(lines.filter((l) => / hit /.test(l))).toHaveLength(2);
+  });
+
+  it('colours the status on a colour terminal, and only there', async () => {
+    const coloured = capture({ terminal: true, colour: true });
+    await runSearch(['alice'], options({ catalogue: reachableFile, all: true }), coloured.io, env);
+    const rows = coloured.out().filter((l) => /^(Alpha|Charlie) /.test(l));
+    expect(rows.find((l) => l.startsWith('Alpha'))).toContain('\x1b[32mhit\x1b[39m');
+    expect(rows.find((l) => l.startsWith('Charlie'))).toContain('\x1b[2mmiss\x1b[22m');
+
+    const plain = capture({ terminal: true, colour: false });
+    await runSearch(['alice'], options({ catalogue: reachableFile, all: true }), plain.io, env);
+    expect(plain.out().join('\n')).not.toContain('\x1b[');
+    expect(plain.out().filter((l) => /^(Alpha|Bravo|Charlie) /.test(l))).toHaveLength(3);
+  });
+
+  it('exits 3 and says how many platforms could not be reached when too few answered', async () => {
+    const { io, lines } = capture();
+    const code = await runSearch(
+      ['alice'],
+      options({ catalogue: file('mostly-dead.json', [specs[0]!, ...unreachable]), timeout: 2_000 }),
+      io,
+      env,
+    );
+    expect(code).toBe(EXIT_LOW_COVERAGE);
+    const summary = lines.findIndex((l) => l.startsWith('out alice: '));
+    expect(lines[summary]).toMatch(
+      /^out alice: 1 hit among the 1 platform that answered; 2 could not be reached \(connection 2\); 3 platforms in /,
+    );
+    expect(lines[summary + 1]).toBe(
+      'err alice: warning: only 1 of the 3 platforms checked answered (33.3%, under 50%); a platform without a hit may simply not have been reached',
+    );
+  });
+
+  it('exits 0 when enough answered, naming those that could not be reached', async () => {
+    const { io, lines } = capture();
+    const code = await runSearch(
+      ['alice'],
+      options({ catalogue: file('some-dead.json', [...specs, unreachable[0]!]), timeout: 2_000 }),
+      io,
+      env,
+    );
+    expect(code).toBe(0);
+    expect(lines.at(-1)).toMatch(
+      /^out alice: 2 hits among the 3 platforms that answered; 1 could not be reached \(connection 1\); 4 platforms in /,
+    );
+  });
+
+  it('the coverage threshold is a setting', async () => {
+    const { io } = capture();
+    const code = await runSearch(
+      ['alice'],
+      options({ catalogue: file('threshold.json', [specs[0]!, ...unreachable]), timeout: 2_000 }),
+      io,
+      { ...env, USERSCOUT_COVERAGE_WARNING_PERCENT: '30' },
+    );
+    expect(code).toBe(0);
+  });
+
+  describe('--format json', () => {
+    it('prints the object GET /api/search?id= returns: hits only, or every outcome with --all', async () => {
+      const hitsOnly = capture();
+      await runSearch(['alice'], options({ catalogue: reachableFile, format: 'json' }), hitsOnly.io, env);
+      const out = hitsOnly.out();
+      const json = JSON.parse(out.join('\n'));
+      expect(Value.Check(SearchResponse, [Result], json)).toBe(true);
+      expect(json.results.map((r: { platform: string }) => r.platform)).toEqual(['Alpha', 'Bravo']);
+      expect(json.progress).toEqual({ checked: 3, total: 3, hits: 2, queued: false });
+      // stdout is JSON only; the summary went to stderr.
+      expect(hitsOnly.lines.filter((l) => l.startsWith('err '))).toEqual([
+        expect.stringMatching(/^err alice: 2 hits among the 3 platforms that answered/),
+      ]);
+
+      const all = capture();
+      await runSearch(
+        ['alice'],
+        options({ catalogue: reachableFile, format: 'json', all: true }),
+        all.io,
+        env,
+      );
+      const every = JSON.parse(all.out().join('\n'));
+      expect(every.results.map((r: { platform: string; status: string }) => [r.platform, r.status])).toEqual([
+        ['Alpha', 'hit'],
+        ['Bravo', 'hit'],
+        ['Charlie', 'miss'],
+      ]);
+
+      // The same search through the API: the same fields, the same results.
+      const running = await startService(sim, catalogue, { dataDir: tempDir() });
+      try {
+        const started = await postSearch(running.url, { username: 'alice' });
+        const api = (await pollUntilDone(running.url, started.body.queryId, '&include=all')).body;
+        expect(Object.keys(every).sort()).toEqual(Object.keys(api).sort());
+        expect(Object.keys(every.progress).sort()).toEqual(Object.keys(api.progress).sort());
+        const comparable = (r: { responseTime: number; evidence: object }) => ({
+          ...r,
+          responseTime: 0,
+          evidence: { ...r.evidence, bytesRead: 0 },
+        });
+        expect(every.results.map(comparable)).toEqual(api.results.map(comparable));
+      } finally {
+        await running.service.close();
+      }
+    });
+
+    it('prints an array of those objects for several names', async () => {
+      const { io, out } = capture();
+      await runSearch(['alice', 'bob'], options({ catalogue: reachableFile, format: 'json' }), io, env);
+      const json = JSON.parse(out().join('\n'));
+      expect(json.map((s: { username: string }) => s.username)).toEqual(['alice', 'bob']);
+      for (const s of json) expect(Value.Check(SearchResponse, [Result], s)).toBe(true);
+    });
+  });
+});
