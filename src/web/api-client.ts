@@ -21,8 +21,15 @@ export interface ApiClientOptions {
   readonly now?: () => number;
 }
 
+/** What narrows a search: the API's `categories`, `platforms` and `includeNsfw`; empty lists are left out. */
+export interface SearchOptions {
+  readonly categories?: readonly string[];
+  readonly platforms?: readonly string[];
+  readonly includeNsfw?: boolean;
+}
+
 export interface ApiClient {
-  startSearch(username: string): Promise<SearchStarted>;
+  startSearch(username: string, options?: SearchOptions): Promise<SearchStarted>;
   getSearch(id: string): Promise<SearchSnapshot>;
   listPlatforms(): Promise<PlatformList>;
   listCategories(): Promise<CategoryList>;
@@ -61,11 +68,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   }
 
   return {
-    startSearch: (username) =>
+    startSearch: (username, narrow = {}) =>
       call('/api/search', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ username }),
+        body: JSON.stringify({
+          username,
+          ...(narrow.categories?.length ? { categories: narrow.categories } : {}),
+          ...(narrow.platforms?.length ? { platforms: narrow.platforms } : {}),
+          ...(narrow.includeNsfw ? { includeNsfw: true } : {}),
+        }),
       }),
     getSearch: (id) => call(`/api/search?id=${encodeURIComponent(id)}&include=all`),
     listPlatforms: () => call('/api/platforms'),

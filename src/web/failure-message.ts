@@ -10,6 +10,15 @@ export function isRetryable(failure: ApiFailure): boolean {
   return failure.kind === 'network' || failure.kind === 'server' || failure.kind === 'unavailable';
 }
 
+/** The message without its own "Retry in …" clause; a following ", or use …" advice is kept as a sentence. */
+export function withoutRetryHint(message: string): string {
+  return message
+    .replace(/\s*Retry in [^,.]*(?:, or ([^.]*))?\./i, (_all, advice?: string) =>
+      advice ? ` ${advice.charAt(0).toUpperCase()}${advice.slice(1)}.` : '',
+    )
+    .trim();
+}
+
 export function failureMessage(
   failure: ApiFailure,
   now: number,
@@ -17,8 +26,9 @@ export function failureMessage(
 ): string {
   switch (failure.kind) {
     case 'rate_limited': {
+      // One time, from one reading: the service's own "Retry in 14 minutes" would be a second, rounded one.
       const wait = Math.max(1, Math.ceil((failure.retryAt - now) / 1000));
-      return `${failure.message} You can search again at ${timeOf(failure.retryAt)} (in ${formatDuration(wait)}).`;
+      return `${withoutRetryHint(failure.message)} You can search again at ${timeOf(failure.retryAt)} (in ${formatDuration(wait)}).`;
     }
     case 'not_found':
       return 'No search has this id: it may have expired (searches are kept for a few days) or the link is mistyped. Start a new search above.';

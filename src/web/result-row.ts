@@ -1,15 +1,42 @@
 /**
  * One result as a table row: platform, category, outcome in words and symbol
- * (never colour alone), response time, and a profile link that opens in a new
- * tab without giving it access to this page.
+ * (never colour alone), response time, a profile link on every row (so a
+ * person can check a miss or a non-answer by hand) that opens in a new tab
+ * without giving it access to this page, and the evidence behind the outcome
+ * in a disclosure (<details>: keyboard accessible without script).
  */
 import type { Outcome } from '../engine/outcome.js';
 import { h, safeHref } from './dom.js';
 import { reasonText, STATUS_LABELS } from './labels.js';
 
+const LINK_TEXT: Record<Outcome['status'], string> = {
+  hit: 'Open profile',
+  miss: 'Check yourself',
+  unknown: 'Check yourself',
+  error: 'Check yourself',
+  invalid: 'Check yourself',
+};
+
+/** The evidence fields, in the order shown; absent ones are left out. */
+export function evidenceItems(o: Outcome, timeOf: (ms: number) => string): [string, string][] {
+  const e = o.evidence;
+  const items: [string, string][] = [['Rule', e.rule]];
+  if (e.httpStatus !== undefined) items.push(['HTTP status', String(e.httpStatus)]);
+  if (e.finalUrl !== undefined) items.push(['Final URL', e.finalUrl]);
+  items.push(['Attempts', String(e.attempts)]);
+  if (e.bytesRead !== undefined) items.push(['Bytes read', String(e.bytesRead)]);
+  items.push([
+    'Cached',
+    e.cachedAt === undefined ? 'no, checked for this search' : `at ${timeOf(e.cachedAt)}`,
+  ]);
+  return items;
+}
+
+const localTime = (ms: number) => new Date(ms).toLocaleString();
+
 export function resultRow(o: Outcome): HTMLTableRowElement {
   const label = STATUS_LABELS[o.status];
-  const href = o.status === 'hit' || o.status === 'unknown' ? safeHref(o.url) : undefined;
+  const href = safeHref(o.url);
   const reason = reasonText(o.reason);
   return h(
     'tr',
@@ -35,10 +62,26 @@ export function resultRow(o: Outcome): HTMLTableRowElement {
         ? h(
             'a',
             { href, target: '_blank', rel: 'noopener noreferrer' },
-            o.status === 'hit' ? 'Open profile' : 'Check yourself',
+            LINK_TEXT[o.status],
             h('span', { class: 'visually-hidden' }, ` on ${o.platform} (opens in a new tab)`),
           )
         : '–',
+    ),
+    h(
+      'td',
+      { 'data-label': 'Evidence' },
+      h(
+        'details',
+        { class: 'evidence' },
+        h('summary', {}, 'Details', h('span', { class: 'visually-hidden' }, ` of ${o.platform}`)),
+        h(
+          'dl',
+          {},
+          ...evidenceItems(o, localTime).map(([term, value]) =>
+            h('div', {}, h('dt', {}, term), h('dd', {}, value)),
+          ),
+        ),
+      ),
     ),
   );
 }

@@ -71,12 +71,54 @@ export function countByStatus(outcomes: Iterable<Outcome>): Record<OutcomeStatus
   return counts;
 }
 
-/** What to say when nothing is shown: nothing checked yet, filtered out, or no hit at all. */
-export function emptyMessage(filter: ResultFilter, checked: number, running: boolean): string {
+/** Rows per page: 321 hits on a phone would otherwise make a page tens of thousands of pixels long. */
+export const PAGE_SIZE = 50;
+
+export interface Page<T> {
+  readonly items: readonly T[];
+  /** 0-based, clamped to the pages there are. */
+  readonly index: number;
+  /** At least 1. */
+  readonly count: number;
+}
+
+/** The `index`th page of `size` items (the last page when `index` is past the end). */
+export function pageOf<T>(items: readonly T[], index: number, size = PAGE_SIZE): Page<T> {
+  const count = Math.max(1, Math.ceil(items.length / size));
+  const clamped = Math.min(Math.max(0, Math.floor(index)), count - 1);
+  return { items: items.slice(clamped * size, (clamped + 1) * size), index: clamped, count };
+}
+
+/** How many platforms answered hit or miss, and how many a request went to without an answer that tells. */
+export interface AnswerCounts {
+  readonly answered: number;
+  readonly notAnswered: number;
+  /** The service marked the search as low coverage. */
+  readonly low: boolean;
+}
+
+/**
+ * What to say when nothing is shown: nothing checked yet, filtered out, or no hit at all; with
+ * `answers`, "no hit" names how many platforms answered, so it never stands for "not reached".
+ */
+export function emptyMessage(
+  filter: ResultFilter,
+  checked: number,
+  running: boolean,
+  answers?: AnswerCounts,
+): string {
   const filtered =
     filter.category !== '' || filter.text.trim() !== '' || (filter.showAll && filter.status !== '');
   if (checked === 0) return running ? 'No result yet.' : 'No result.';
   if (filtered) return 'No result matches the filters.';
   if (running) return 'No hit yet.';
-  return 'No hit: no platform checked has this username. Switch on “Show every outcome” to see each answer.';
+  const seeAll = 'Switch on “Show every outcome” to see each answer.';
+  if (answers && answers.notAnswered > 0) {
+    const others = `${answers.notAnswered} could not be reached or could not tell`;
+    // Most did not answer, or the service marked the search low: the old wording would read as "not there".
+    return answers.low || answers.notAnswered > answers.answered
+      ? `No hits among the ${answers.answered} platforms that answered; ${others}, so a missing hit there proves nothing. ${seeAll}`
+      : `No hit: no platform checked has this username among the ${answers.answered} that answered; ${others}. ${seeAll}`;
+  }
+  return `No hit: no platform checked has this username. ${seeAll}`;
 }

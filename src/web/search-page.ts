@@ -6,16 +6,22 @@
 import { usernameProblem } from '../catalogue/username-rule.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { OUTCOME_STATUSES } from '../engine/outcome.js';
-import { createApiClient, type Tier } from './api-client.js';
+import { createApiClient, type SearchOptions, type Tier } from './api-client.js';
 import type { ApiFailure, RateLimitState } from './api-failure.js';
 import { localKeyStore } from './api-key-store.js';
-import type { SearchSnapshot, SearchStatus } from './api-types.js';
+import type { CategoryInfo, SearchSnapshot, SearchStatus } from './api-types.js';
 import { byId, download, h } from './dom.js';
 import { exportFileName, toCsv, toJson } from './export-format.js';
 import { failureMessage, isRetryable } from './failure-message.js';
 import { type Following, type FollowMode, followSearch } from './follow-search.js';
 import { STATUS_LABELS } from './labels.js';
-import { formatDuration, type ProgressCounts, progressView } from './progress.js';
+import {
+  addSample,
+  formatDuration,
+  type ProgressCounts,
+  type ProgressSample,
+  progressView,
+} from './progress.js';
 import { resultRow } from './result-row.js';
 import {
   applyFilter,
@@ -24,9 +30,15 @@ import {
   DEFAULT_FILTER,
   emptyMessage,
   mergeOutcomes,
+  PAGE_SIZE,
+  pageOf,
   type ResultFilter,
   type SortKey,
 } from './results.js';
+import { answeredLine, searchSummary } from './summary.js';
+
+/** A snapshot as read: `coverage` and `warning` are tolerated absent (services before they were added). */
+type Snapshot = SearchSnapshot & { readonly coverage?: number; readonly warning?: string };
 
 interface CurrentSearch {
   id: string;
@@ -36,6 +48,10 @@ interface CurrentSearch {
   finishedAt?: number;
   estimatedSeconds: number;
   progress: ProgressCounts;
+  /** Readings of the progress, for the pace of the time left. */
+  samples: ProgressSample[];
+  coverage?: number;
+  warning?: string;
   queued: boolean;
   error?: string;
   createdAt: string;
@@ -46,6 +62,12 @@ const el = {
   form: byId('search-form', HTMLFormElement),
   username: byId('username', HTMLInputElement),
   usernameError: byId('username-error', HTMLParagraphElement),
+  options: byId('search-options', HTMLDetailsElement),
+  optionsSummary: byId('options-summary', HTMLSpanElement),
+  categoryChoices: byId('category-choices', HTMLFieldSetElement),
+  categoriesStatus: byId('categories-status', HTMLParagraphElement),
+  platformsField: byId('platforms-field', HTMLInputElement),
+  includeNsfw: byId('include-nsfw', HTMLInputElement),
   searchButton: byId('search-button', HTMLButtonElement),
   tier: byId('tier', HTMLElement),
   quota: byId('quota', HTMLSpanElement),
@@ -59,6 +81,9 @@ const el = {
   statusPanel: byId('status-panel', HTMLElement),
   statusHeading: byId('status-heading', HTMLHeadingElement),
   statusLine: byId('status-line', HTMLParagraphElement),
+  coverageWarning: byId('coverage-warning', HTMLDivElement),
+  summary: byId('summary', HTMLParagraphElement),
+  answered: byId('answered', HTMLElement),
   progress: byId('progress', HTMLProgressElement),
   percent: byId('percent', HTMLSpanElement),
   checked: byId('checked', HTMLElement),
@@ -82,6 +107,10 @@ const el = {
   exportJson: byId('export-json', HTMLButtonElement),
   body: byId('results-body', HTMLTableSectionElement),
   noResults: byId('no-results', HTMLParagraphElement),
+  pager: byId('pager', HTMLElement),
+  previousPage: byId('previous-page', HTMLButtonElement),
+  nextPage: byId('next-page', HTMLButtonElement),
+  pageStatus: byId('page-status', HTMLSpanElement),
 };
 
 const keyStore = localKeyStore();
@@ -89,6 +118,8 @@ let keyState: 'none' | 'checking' | 'accepted' | 'rejected' | 'unverified' = key
   ? 'checking'
   : 'none';
 let quota: RateLimitState | undefined;
+/** When the search count resets (ms epoch), from the same reading as `quota`, so the line counts down. */
+let quotaResetAt = 0;
 /** The tier the service last said it served us with (X-Userscout-Tier). */
 let servedTier: Tier | undefined;
 
@@ -101,6 +132,7 @@ const client = createApiClient({
     // Only POST /api/search counts against the tier's search limit; reads have their own.
     if (path === '/api/search') {
       quota = state;
+      quotaResetAt = Date.now() + state.resetSeconds * 1000;
       renderAccount();
     }
   },
@@ -111,6 +143,8 @@ const outcomes = new Map<string, Outcome>();
 let following: Following | undefined;
 let followMode: FollowMode | undefined;
 let filter: ResultFilter = DEFAULT_FILTER;
+/** The page of results shown (0-based); back to the first whenever the filter changes. */
+let pageIndex = 0;
 let ticker: ReturnType<typeof setInterval> | undefined;
 let renderPending = false;
 let announcedQuarter = 0;
@@ -128,9 +162,12 @@ function renderAccount(): void {
           : keyState === 'unverified'
             ? 'API key saved (not yet confirmed)'
             : 'free';
-  el.quota.textContent = quota
-    ? `· ${quota.remaining} of ${quota.limit} searches left; the count resets in ${formatDuration(quota.resetSeconds)}`
-    : '· searches left are shown after your first search';
+  const resetIn = Math.ceil((quotaResetAt - Date.now()) / 1000);
+  el.quota.textContent = !quota
+    ? '· searches left are shown after your first search'
+    : resetIn > 0
+      ? `· ${quota.remaining} of ${quota.limit} searches left; the count resets in ${formatDuration(resetIn)}`
+      : `· the count of ${quota.limit} searches has reset`;
 }
 
 async function verifyKey(): Promise<void> {
@@ -180,7 +217,11 @@ el.forgetKey.addEventListener('click', () => {
 
 // ---------------------------------------------------------------- alerts
 
+/** A rate-limit alert is rewritten every second, so its "in X min Y s" counts down with the quota line. */
+let shownFailure: ApiFailure | undefined;
+
 function showAlert(text: string, retry?: () => void): void {
+  shownFailure = undefined;
   el.alertText.textContent = text;
   el.alert.hidden = false;
   el.retry.hidden = retry === undefined;
@@ -193,6 +234,7 @@ function showAlert(text: string, retry?: () => void): void {
 }
 
 function hideAlert(): void {
+  shownFailure = undefined;
   el.alert.hidden = true;
   el.retry.onclick = null;
 }
@@ -202,8 +244,21 @@ function showFailure(failure: ApiFailure, retry: () => void): void {
     keyState = 'rejected';
     renderAccount();
   }
+  if (failure.kind === 'rate_limited') {
+    // One reading for both lines: the quota then resets exactly when the alert says.
+    quotaResetAt = failure.retryAt;
+    if (quota) quota = { ...quota, remaining: 0 };
+    renderAccount();
+  }
   showAlert(failureMessage(failure, Date.now()), isRetryable(failure) ? retry : undefined);
+  if (failure.kind === 'rate_limited') shownFailure = failure;
 }
+
+/** Once a second: the quota line and a rate-limit alert count down. */
+setInterval(() => {
+  renderAccount();
+  if (shownFailure && !el.alert.hidden) el.alertText.textContent = failureMessage(shownFailure, Date.now());
+}, 1000);
 
 // ---------------------------------------------------------------- validation
 
@@ -232,11 +287,11 @@ function shareUrlOf(id: string): string {
   return `${location.origin}/?id=${encodeURIComponent(id)}`;
 }
 
-async function startSearch(username: string): Promise<void> {
+async function startSearch(username: string, narrow: SearchOptions): Promise<void> {
   hideAlert();
   el.searchButton.disabled = true;
   try {
-    const started = await client.startSearch(username);
+    const started = await client.startSearch(username, narrow);
     history.pushState({ id: started.queryId }, '', `/?id=${encodeURIComponent(started.queryId)}`);
     openSearch(started.queryId);
     announce(`Search for ${username} started on ${started.totalPlatforms} platforms.`);
@@ -251,7 +306,7 @@ async function startSearch(username: string): Promise<void> {
       el.username.setAttribute('aria-invalid', 'true');
       el.username.focus();
     } else {
-      showFailure(failure, () => void startSearch(username));
+      showFailure(failure, () => void startSearch(username, narrow));
     }
   } finally {
     el.searchButton.disabled = false;
@@ -264,8 +319,62 @@ el.form.addEventListener('submit', (event) => {
     el.username.focus();
     return;
   }
-  void startSearch(el.username.value);
+  void startSearch(el.username.value, readSearchOptions());
 });
+
+// ---------------------------------------------------------------- search options
+
+function checkedCategories(): string[] {
+  return [...el.categoryChoices.querySelectorAll<HTMLInputElement>('input[type=checkbox]:checked')].map(
+    (box) => box.value,
+  );
+}
+
+function readSearchOptions(): SearchOptions {
+  const platforms = el.platformsField.value
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+  return { categories: checkedCategories(), platforms, includeNsfw: el.includeNsfw.checked };
+}
+
+function renderOptionsSummary(): void {
+  const { categories = [], platforms = [], includeNsfw } = readSearchOptions();
+  const parts = [
+    categories.length === 0 ? 'all categories' : categories.join(', '),
+    platforms.length === 0
+      ? ''
+      : `${platforms.length} named ${platforms.length === 1 ? 'platform' : 'platforms'}`,
+    includeNsfw ? 'NSFW included' : '',
+  ].filter((p) => p !== '');
+  el.optionsSummary.textContent = `(${parts.join('; ')})`;
+}
+
+function renderCategoryChoices(categories: readonly CategoryInfo[]): void {
+  el.categoriesStatus.remove();
+  el.categoryChoices.append(
+    ...categories.map((c) =>
+      h(
+        'label',
+        { title: c.description },
+        h('input', { type: 'checkbox', name: 'categories', value: c.name }),
+        `${c.name} (${c.platforms})`,
+      ),
+    ),
+  );
+}
+
+async function loadCategories(): Promise<void> {
+  try {
+    const list = await client.listCategories();
+    renderCategoryChoices(list.categories);
+  } catch {
+    el.categoriesStatus.textContent = 'The categories could not be loaded; searches cover every category.';
+  }
+}
+
+el.options.addEventListener('change', renderOptionsSummary);
+el.options.addEventListener('input', renderOptionsSummary);
 
 function stopFollowing(): void {
   following?.stop();
@@ -281,6 +390,9 @@ function openSearch(id: string): void {
   current = undefined;
   followMode = undefined;
   announcedQuarter = 0;
+  pageIndex = 0;
+  el.coverageWarning.hidden = true;
+  el.summary.textContent = '';
   el.statusPanel.hidden = false;
   el.resultsPanel.hidden = true;
   el.statusHeading.textContent = 'Opening the search…';
@@ -300,6 +412,7 @@ function openSearch(id: string): void {
     progress: (progress) => {
       if (current && progress.checked >= current.progress.checked) {
         current.progress = progress;
+        current.samples = addSample(current.samples, { at: Date.now(), checked: progress.checked });
         current.queued = false;
       }
       scheduleRender();
@@ -336,7 +449,7 @@ function openSearch(id: string): void {
   });
 }
 
-function adopt(search: SearchSnapshot): void {
+function adopt(search: Snapshot): void {
   const startedAt = Date.parse(search.createdAt);
   const finishedAt = search.completedAt ? Date.parse(search.completedAt) : undefined;
   const previous = current?.id === search.queryId ? current : undefined;
@@ -350,6 +463,9 @@ function adopt(search: SearchSnapshot): void {
     ...(finishedAt !== undefined ? { finishedAt } : {}),
     estimatedSeconds: search.estimatedTime,
     progress,
+    samples: addSample(previous?.samples ?? [], { at: Date.now(), checked: progress.checked }),
+    ...(search.coverage !== undefined ? { coverage: search.coverage } : {}),
+    ...(search.warning !== undefined ? { warning: search.warning } : {}),
     queued: search.progress.queued,
     ...(search.error !== undefined ? { error: search.error } : {}),
     createdAt: search.createdAt,
@@ -385,14 +501,16 @@ function renderProgress(): void {
     startedAt: current.startedAt,
     now: Date.now(),
     estimatedSeconds: current.estimatedSeconds,
+    samples: current.samples,
     ...(current.status !== 'running' ? { finishedAt: current.finishedAt ?? Date.now() } : {}),
   });
   const { checked, total, hits } = current.progress;
+  const summary = currentSummary(current);
   el.statusHeading.textContent =
     current.status === 'running' ? `Searching “${current.username}”` : `Results for “${current.username}”`;
   el.statusLine.textContent =
     current.status === 'completed'
-      ? 'Finished.'
+      ? `Finished. ${answeredLine(summary.coverage)}.`
       : current.status === 'error'
         ? `The search failed: ${current.error ?? 'unknown error'}.`
         : current.queued
@@ -403,18 +521,30 @@ function renderProgress(): void {
   el.percent.textContent = `${view.percent}%`;
   el.checked.textContent = `${checked} / ${total}`;
   el.hits.textContent = String(hits);
+  el.answered.textContent = `${summary.coverage.answered} / ${summary.coverage.checked}`;
+  el.summary.textContent = summary.text;
+  el.summary.dataset.low = String(summary.coverage.low);
+  el.coverageWarning.hidden = summary.warning === undefined;
+  el.coverageWarning.textContent = summary.warning ?? '';
   el.elapsed.textContent = formatDuration(view.elapsedSeconds);
-  el.remaining.textContent =
-    current.status !== 'running'
-      ? 'done'
-      : view.remainingSeconds === undefined
-        ? '–'
-        : `about ${formatDuration(view.remainingSeconds)}`;
+  el.remaining.textContent = current.status !== 'running' ? 'done' : view.remainingText;
   const quarter = Math.floor(view.percent / 25);
   if (current.status === 'running' && quarter > announcedQuarter && quarter < 4) {
     announcedQuarter = quarter;
     announce(`${quarter * 25}% checked, ${hits} ${hits === 1 ? 'hit' : 'hits'} so far.`);
   }
+}
+
+function currentSummary(search: CurrentSearch) {
+  return searchSummary({
+    progress: search.progress,
+    outcomes: [...outcomes.values()],
+    running: search.status === 'running',
+    api: {
+      ...(search.coverage !== undefined ? { coverage: search.coverage } : {}),
+      ...(search.warning !== undefined ? { warning: search.warning } : {}),
+    },
+  });
 }
 
 function statusOptionLabel(status: OutcomeStatus, count: number): string {
@@ -452,11 +582,22 @@ function renderResults(): void {
   el.resultsPanel.hidden = false;
   syncFilterControls(all);
   const shown = applyFilter(all, filter);
-  el.body.replaceChildren(...shown.map(resultRow));
+  const page = pageOf(shown, pageIndex);
+  pageIndex = page.index;
+  el.body.replaceChildren(...page.items.map(resultRow));
   el.noResults.hidden = shown.length > 0;
-  el.noResults.textContent = emptyMessage(filter, all.length, current.status === 'running');
+  const { coverage } = currentSummary(current);
+  el.noResults.textContent = emptyMessage(filter, all.length, current.status === 'running', {
+    answered: coverage.answered,
+    notAnswered: coverage.checked - coverage.answered,
+    low: coverage.low,
+  });
   const what = filter.showAll ? 'results' : 'hits';
   el.shownCount.textContent = `Showing ${shown.length} ${what} of ${all.length} checked platforms`;
+  el.pager.hidden = page.count <= 1;
+  el.pageStatus.textContent = `Page ${page.index + 1} of ${page.count} (rows ${shown.length === 0 ? 0 : page.index * PAGE_SIZE + 1}–${page.index * PAGE_SIZE + page.items.length})`;
+  el.previousPage.disabled = page.index === 0;
+  el.nextPage.disabled = page.index >= page.count - 1;
   el.exportCsv.disabled = shown.length === 0;
   el.exportJson.disabled = shown.length === 0;
 }
@@ -474,12 +615,23 @@ function readFilter(): ResultFilter {
 
 el.filters.addEventListener('input', () => {
   filter = readFilter();
+  pageIndex = 0;
   scheduleRender();
 });
 el.filters.addEventListener('change', () => {
   filter = readFilter();
+  pageIndex = 0;
   scheduleRender();
 });
+
+function turnPage(by: number): void {
+  pageIndex += by;
+  renderResults();
+  // The new rows start at the top of the table: bring it into view, and keep the keyboard on the pager.
+  el.resultsPanel.scrollIntoView({ block: 'start' });
+}
+el.previousPage.addEventListener('click', () => turnPage(-1));
+el.nextPage.addEventListener('click', () => turnPage(1));
 el.filters.addEventListener('submit', (event) => event.preventDefault());
 
 // ---------------------------------------------------------------- export and share
@@ -535,5 +687,7 @@ function openFromLocation(): void {
 
 window.addEventListener('popstate', openFromLocation);
 renderAccount();
+renderOptionsSummary();
 void verifyKey();
+void loadCategories();
 openFromLocation();

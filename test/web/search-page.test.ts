@@ -19,7 +19,9 @@ import {
   launchBrowser,
   SERVICE_SETTINGS,
   screenshotPath,
+  startUnreachableFixture,
   startWebFixture,
+  UNREACHABLE,
   type WebFixture,
 } from './support.js';
 
@@ -490,9 +492,230 @@ describe.skipIf(noBrowser)('the free limit', () => {
     const text = (await alert.textContent()) ?? '';
     expect(text).toContain('Search limit reached');
     expect(text).toMatch(/You can search again at .+ \(in \d+ min \d\d s\)\./);
+    expect(text).not.toMatch(/Retry in/);
+    // One reading, two lines that agree and count down together.
+    const readBoth = () =>
+      page.evaluate(() => [
+        document.querySelector('#alert-text')?.textContent ?? '',
+        document.querySelector('#quota')?.textContent ?? '',
+      ]);
+    const seconds = (s: string | undefined) => {
+      if (s === undefined) return Number.NaN;
+      const m = /in (\d+) min (\d\d) s/.exec(s);
+      return m ? Number(m[1]) * 60 + Number(m[2]) : Number.NaN;
+    };
+    const [alertBefore, quotaBefore] = await readBoth();
+    expect(quotaBefore).toMatch(/^· 0 of 2 searches left; the count resets in \d+ min \d\d s$/);
+    await expect
+      .poll(async () => seconds((await readBoth())[1]), { timeout: 5000 })
+      .toBeLessThan(seconds(quotaBefore));
+    await expect
+      .poll(async () => seconds((await readBoth())[0]), { timeout: 5000 })
+      .toBeLessThan(seconds(alertBefore));
+    const [alertNow, quotaNow] = await readBoth();
+    expect(Math.abs(seconds(alertNow) - seconds(quotaNow))).toBeLessThanOrEqual(1);
     expect(await page.getByRole('button', { name: 'Retry' }).isHidden()).toBe(true);
     // The finished search stays on screen.
     expect(await shownPlatforms(page)).toEqual(['Chirper', 'ClipCity', 'GitPlace', 'Hashbook']);
     await page.screenshot({ path: screenshotPath('rate-limited.png') });
+  });
+});
+
+describe.skipIf(noBrowser)('an honest summary when most platforms do not answer', () => {
+  let unreachable: WebFixture;
+  let running: RunningService;
+
+  beforeAll(async () => {
+    unreachable = await startUnreachableFixture();
+    running = await startService(unreachable.sim, unreachable.catalogue, {
+      ...SERVICE_SETTINGS,
+      timeoutMs: UNREACHABLE.timeoutMs,
+      webDir,
+      freeLimit: 50,
+    });
+  });
+  afterAll(async () => {
+    await running?.service.close();
+    await unreachable?.sim.stop();
+  });
+
+  const notAnswered = UNREACHABLE.total - UNREACHABLE.answering.length;
+  const refused = notAnswered - UNREACHABLE.hanging;
+
+  it('says how many answered, never "no platform has this username"', async () => {
+    const page = await openPage(running.url);
+    await search(page, 'nobody');
+    await waitFinished(page, 'nobody');
+    expect(await page.locator('#status-line').textContent()).toBe(
+      `Finished. ${UNREACHABLE.answering.length} of ${UNREACHABLE.total} platforms answered.`,
+    );
+    expect(await page.locator('#answered').textContent()).toBe(
+      `${UNREACHABLE.answering.length} / ${UNREACHABLE.total}`,
+    );
+    expect(await page.locator('#summary').textContent()).toBe(
+      `No hits among the ${UNREACHABLE.answering.length} platforms that answered; ${notAnswered} could not be reached (connection ${refused}, timeout ${UNREACHABLE.hanging}).`,
+    );
+    const empty = (await page.locator('#no-results').textContent()) ?? '';
+    expect(empty).toMatch(
+      new RegExp(
+        `^No hits among the ${UNREACHABLE.answering.length} platforms that answered; ${notAnswered} could not be reached or could not tell`,
+      ),
+    );
+    expect(empty).not.toContain('no platform checked has this username');
+    expect(await page.locator('body').textContent()).not.toContain('no platform checked has this username');
+    await page.screenshot({ path: screenshotPath('low-coverage.png'), fullPage: true });
+  });
+
+  it("shows the API's warning prominently", async () => {
+    const warning = `Only 3 of 60 platforms answered; 57 could not be reached or could not tell (connection ${refused}, timeout ${UNREACHABLE.hanging}). A missing hit on those proves nothing.`;
+    const page = await openPage(running.url);
+    // The service's own warning when it gives one; else one added here, so the page's part is tested either way.
+    const seen: (string | undefined)[] = [];
+    await page.route('**/api/search?id=*', async (route) => {
+      const response = await route.fetch();
+      const body = await response.json();
+      seen.push(body.warning);
+      if (body.status === 'completed' && body.warning === undefined) {
+        body.coverage = 0.05;
+        body.warning = warning;
+      }
+      await route.fulfill({ response, json: body });
+    });
+    await search(page, 'alice');
+    await waitFinished(page, 'alice');
+    const shown = page.locator('#coverage-warning');
+    await shown.waitFor();
+    expect(await shown.getAttribute('role')).toBe('alert');
+    const text = await shown.textContent();
+    expect(text).toMatch(/^Only 3 of 60 platforms answered/);
+    expect(await page.locator('#summary').textContent()).toBe(
+      `1 hit among the ${UNREACHABLE.answering.length} platforms that answered; ${notAnswered} could not be reached (connection ${refused}, timeout ${UNREACHABLE.hanging}).`,
+    );
+    expect(await page.locator('#summary').getAttribute('data-low')).toBe('true');
+    expect(await shownPlatforms(page)).toEqual(UNREACHABLE.hits);
+    await page.screenshot({ path: screenshotPath('low-coverage-warning.png') });
+  });
+
+  it('pages the results 50 at a time, on a phone too', async () => {
+    const page = await openPage(running.url, { viewport: { width: 375, height: 740 } });
+    await search(page, 'alice');
+    await waitFinished(page, 'alice');
+    const pager = page.locator('#pager');
+    expect(await pager.isHidden()).toBe(true); // one hit: one page
+    await page.getByLabel('Show every outcome (not only hits)').check();
+    await expect.poll(() => page.locator('#results-body tr').count()).toBe(50);
+    expect(await pager.isVisible()).toBe(true);
+    expect(await page.locator('#page-status').textContent()).toBe('Page 1 of 2 (rows 1–50)');
+    expect(await page.getByRole('button', { name: 'Previous page' }).isDisabled()).toBe(true);
+    const first = await shownPlatforms(page);
+    expect(first[0]).toBe('Site 01');
+    await page.getByRole('button', { name: 'Next page' }).click();
+    await expect
+      .poll(() => shownPlatforms(page))
+      .toEqual(Array.from({ length: 10 }, (_, i) => `Site ${String(51 + i)}`));
+    expect(await page.locator('#page-status').textContent()).toBe('Page 2 of 2 (rows 51–60)');
+    expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: screenshotPath('phone-paged.png'), fullPage: true });
+    // A new filter starts again at the first page.
+    await page.getByLabel('Category').selectOption('coding');
+    await expect.poll(() => page.locator('#results-body tr').count()).toBe(UNREACHABLE.total / 4);
+    expect(await pager.isHidden()).toBe(true);
+  });
+});
+
+describe.skipIf(noBrowser)('row evidence, profile links and search options', () => {
+  let running: RunningService;
+
+  beforeAll(async () => {
+    running = await startService(fixture.sim, fixture.catalogue, {
+      ...SERVICE_SETTINGS,
+      webDir,
+      freeLimit: 50,
+    });
+  });
+  afterAll(async () => {
+    await running?.service.close();
+  });
+
+  it('links every row to the profile and opens its evidence from the keyboard', async () => {
+    const page = await openPage(running.url);
+    await search(page, 'alice');
+    await waitFinished(page, 'alice');
+    const id = new URL(page.url()).searchParams.get('id')!;
+    const api = await json(`${running.url}/api/search?id=${id}&include=all`);
+    await page.getByLabel('Show every outcome (not only hits)').check();
+    await expect.poll(() => page.locator('#results-body tr').count()).toBe(ALICE.total);
+
+    // Every row, misses and non-answers too, links to the profile page, safely.
+    for (const row of await page.locator('#results-body tr').all()) {
+      const platform = await row.getAttribute('data-platform');
+      const link = row.locator('a');
+      expect(await link.count(), platform ?? '').toBe(1);
+      expect(await link.getAttribute('target')).toBe('_blank');
+      expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+      expect(await link.getAttribute('href')).toMatch(/^https:\/\/[a-z-]+\.test\/u\/alice$/);
+      expect(await link.textContent()).toMatch(
+        (await row.getAttribute('data-status')) === 'hit' ? /^Open profile on / : /^Check yourself on /,
+      );
+    }
+
+    for (const name of ['GitPlace', 'Friendlink', 'DeadHost']) {
+      const truth = (api.body.results as { platform: string; evidence: Record<string, unknown> }[]).find(
+        (r) => r.platform === name,
+      )!.evidence;
+      const row = page.locator(`#results-body tr[data-platform="${name}"]`);
+      const details = row.locator('details');
+      expect(await details.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+      await row.locator('summary').focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => details.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+      const terms = await details.locator('dt').allTextContents();
+      const values = await details.locator('dd').allTextContents();
+      const shown = Object.fromEntries(terms.map((t, i) => [t, values[i]]));
+      expect(shown.Rule).toBe(truth.rule);
+      expect(shown.Attempts).toBe(String(truth.attempts));
+      expect(shown['HTTP status']).toBe(
+        truth.httpStatus === undefined ? undefined : String(truth.httpStatus),
+      );
+      expect(shown['Final URL']).toBe(truth.finalUrl);
+      expect(shown['Bytes read']).toBe(truth.bytesRead === undefined ? undefined : String(truth.bytesRead));
+      expect(shown.Cached).toBe('no, checked for this search');
+    }
+    expect(await page.locator('#results-body tr[data-platform="GitPlace"] summary').textContent()).toBe(
+      'Details of GitPlace',
+    );
+    await page.screenshot({ path: screenshotPath('row-details.png'), fullPage: true });
+  });
+
+  it('narrows a search to categories, named platforms and NSFW', async () => {
+    const page = await openPage(running.url);
+    const bodies: unknown[] = [];
+    page.on('request', (r) => r.method() === 'POST' && bodies.push(r.postDataJSON()));
+    await page.getByText('Search options').click();
+    const coding = page.getByLabel(`coding (${fixture.categories.coding})`);
+    await coding.waitFor();
+    await coding.check();
+    expect(await page.locator('#options-summary').textContent()).toBe('(coding)');
+    await search(page, 'alice');
+    await waitFinished(page, 'alice');
+    const codingPlatforms = ['CodeNest', 'Crates Test', 'GitPlace', 'Stackers'];
+    expect(await page.locator('#checked').textContent()).toBe(
+      `${codingPlatforms.length} / ${codingPlatforms.length}`,
+    );
+    await page.getByLabel('Show every outcome (not only hits)').check();
+    await expect.poll(() => shownPlatforms(page)).toEqual(codingPlatforms);
+    expect(bodies.at(-1)).toEqual({ username: 'alice', categories: ['coding'] });
+
+    await coding.uncheck();
+    await page.getByLabel('Only these platforms').fill(' GitPlace, Chirper ,');
+    await page.getByLabel('Include NSFW platforms').check();
+    await search(page, 'bob');
+    await waitFinished(page, 'bob');
+    await expect.poll(() => shownPlatforms(page)).toEqual(['Chirper', 'GitPlace']);
+    expect(await page.locator('#checked').textContent()).toBe('2 / 2');
+    expect(bodies.at(-1)).toEqual({ username: 'bob', platforms: ['GitPlace', 'Chirper'], includeNsfw: true });
+    await page.screenshot({ path: screenshotPath('search-options.png'), fullPage: true });
   });
 });

@@ -140,3 +140,38 @@ export const SERVICE_SETTINGS = {
   cacheMissSeconds: 0,
   cacheOtherSeconds: 0,
 } as const;
+
+/** A machine that reaches few platforms: of UNREACHABLE.total, only `answering` answer; the rest refuse the connection or hang. */
+export const UNREACHABLE = {
+  total: 60,
+  answering: ['Site 01', 'Site 02', 'Site 03'],
+  /** alice has an account on Site 01 only. */
+  hits: ['Site 01'],
+  hanging: 3,
+  /** A check that hangs gives up after this long: short, so the search ends soon. */
+  timeoutMs: 1500,
+} as const;
+
+export async function startUnreachableFixture(): Promise<WebFixture> {
+  const names = Array.from({ length: UNREACHABLE.total }, (_, i) => `Site ${String(i + 1).padStart(2, '0')}`);
+  const categories = ['social', 'coding', 'gaming', 'music'] as const;
+  const catalogue = catalogueOf(
+    names.map((name, i) => entry(name, { category: categories[i % categories.length]! })),
+  );
+  const answering = new Set<string>(UNREACHABLE.answering);
+  const hanging = new Set(names.slice(-UNREACHABLE.hanging));
+  const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
+    accounts: (p) => ((UNREACHABLE.hits as readonly string[]).includes(p.name) ? ['alice'] : []),
+    latency: () => 20,
+    override: (p): Behaviour | undefined => {
+      if (answering.has(p.name)) return undefined;
+      return hanging.has(p.name) ? { kind: 'hang' } : { kind: 'reset' };
+    },
+  });
+  if (emulation.problems.length > 0) throw new Error(JSON.stringify(emulation.problems));
+  const sim = new SimWeb({ routes: emulation.routes });
+  await sim.start();
+  const counts: Record<string, number> = {};
+  for (const p of catalogue.platforms) counts[p.category] = (counts[p.category] ?? 0) + 1;
+  return { sim, catalogue, categories: counts };
+}

@@ -1,0 +1,89 @@
+/**
+ * The summary of a search as the page words it: hits among the platforms that
+ * answered, and what the others did, so "no hit" never stands for "not
+ * reached". Counts come from the API's progress when it gives them, else from
+ * the outcomes; the coverage rule is the engine's (`engine/coverage.ts`) and
+ * the low-coverage warning the API's.
+ * Pure functions.
+ */
+import {
+  type Coverage,
+  countReasons,
+  countStatuses,
+  coverageOf,
+  type StatusCounts,
+} from '../engine/coverage.js';
+import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import type { ProgressCounts } from './progress.js';
+
+/** What the API says about coverage (absent from services before it was added). */
+export interface ApiCoverage {
+  readonly coverage?: number;
+  readonly warning?: string;
+}
+
+export interface SearchSummary {
+  readonly counts: StatusCounts;
+  readonly coverage: Coverage;
+  /** One sentence: hits among those that answered, then who could not be reached, could not tell, was not checked. */
+  readonly text: string;
+  /** The API's warning about low coverage, when it gave one. */
+  readonly warning: string | undefined;
+}
+
+/** The API's counts when its progress has them all, else the outcomes' own. */
+export function statusCountsOf(progress: ProgressCounts, outcomes: Iterable<Outcome>): StatusCounts {
+  const { answered, unknown, errors, invalid } = progress;
+  if (answered === undefined || unknown === undefined || errors === undefined || invalid === undefined)
+    return countStatuses(outcomes);
+  return { hit: progress.hits, miss: Math.max(0, answered - progress.hits), unknown, error: errors, invalid };
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+function reasons(outcomes: readonly Outcome[], status: OutcomeStatus): string {
+  const counted = countReasons(outcomes, status);
+  return counted.length === 0 ? '' : ` (${counted.map(([r, n]) => `${r} ${n}`).join(', ')})`;
+}
+
+export function searchSummary(input: {
+  readonly progress: ProgressCounts;
+  readonly outcomes: readonly Outcome[];
+  readonly running: boolean;
+  readonly api?: ApiCoverage;
+}): SearchSummary {
+  const counts = statusCountsOf(input.progress, input.outcomes);
+  // What is low is the service's call (its threshold, its warning); before it reported coverage, nothing is marked.
+  const computed = coverageOf(counts, 0);
+  const coverage: Coverage = {
+    ...computed,
+    share: input.api?.coverage ?? computed.share,
+    low: input.api?.warning !== undefined,
+  };
+  const { answered } = coverage;
+  const those = answered === 1 ? 'the 1 platform that answered' : `the ${answered} platforms that answered`;
+  const head =
+    counts.hit === 0
+      ? answered === 0
+        ? 'No platform answered'
+        : `No hits among ${those}`
+      : `${plural(counts.hit, 'hit')} among ${those}`;
+  const parts = [head];
+  if (counts.error > 0) parts.push(`${counts.error} could not be reached${reasons(input.outcomes, 'error')}`);
+  if (counts.unknown > 0)
+    parts.push(`${counts.unknown} answered without telling${reasons(input.outcomes, 'unknown')}`);
+  if (counts.invalid > 0) parts.push(`${counts.invalid} not checked${reasons(input.outcomes, 'invalid')}`);
+  const checked = counts.hit + counts.miss + counts.unknown + counts.error + counts.invalid;
+  const text =
+    checked === 0
+      ? input.running
+        ? 'Nothing checked yet.'
+        : 'No platform was checked.'
+      : `${input.running ? 'So far: ' : ''}${parts.join('; ')}.`;
+  return { counts, coverage, text, warning: input.api?.warning };
+}
+
+/** The finished status line: how many of the platforms a request went to answered. */
+export function answeredLine(coverage: Coverage): string {
+  return `${coverage.answered} of ${plural(coverage.checked, 'platform')} answered`;
+}
