@@ -205,6 +205,7 @@ el.keyForm.addEventListener('submit', (event) => {
   el.keyInput.value = '';
   quota = undefined;
   void verifyKey();
+  void loadCategories();
 });
 
 el.forgetKey.addEventListener('click', () => {
@@ -213,6 +214,7 @@ el.forgetKey.addEventListener('click', () => {
   quota = undefined;
   el.keyStatus.textContent = 'Key forgotten; searches use the free tier.';
   renderAccount();
+  void loadCategories();
 });
 
 // ---------------------------------------------------------------- alerts
@@ -364,9 +366,15 @@ function renderCategoryChoices(categories: readonly CategoryInfo[]): void {
   );
 }
 
+let categoriesLoaded = false;
+
+/** Loads the category choices once; a failure (a refused key, the network) is retried when the key changes. */
 async function loadCategories(): Promise<void> {
+  if (categoriesLoaded) return;
   try {
     const list = await client.listCategories();
+    if (categoriesLoaded) return;
+    categoriesLoaded = true;
     renderCategoryChoices(list.categories);
   } catch {
     el.categoriesStatus.textContent = 'The categories could not be loaded; searches cover every category.';
