@@ -1,0 +1,47 @@
+import { describe, expect, it } from 'vitest';
+import type { Outcome } from '../../src/engine/outcome.js';
+import { evidenceItems } from '../../src/web/result-row.js';
+
+const base: Outcome = {
+  platform: 'GitPlace',
+  platformId: 'gitplace',
+  category: 'coding',
+  url: 'https://gitplace.test/u/alice',
+  status: 'hit',
+  responseTime: 120,
+  evidence: {
+    rule: 'exists: status 200',
+    httpStatus: 200,
+    finalUrl: 'https://gitplace.test/u/alice',
+    attempts: 2,
+    bytesRead: 77,
+    cachedAt: 5000,
+  },
+};
+
+describe('evidenceItems', () => {
+  it('lists the rule, status, final URL, attempts, bytes and when it was cached', () => {
+    expect(evidenceItems(base, (ms) => `T${ms}`)).toEqual([
+      ['Rule', 'exists: status 200'],
+      ['HTTP status', '200'],
+      ['Final URL', 'https://gitplace.test/u/alice'],
+      ['Attempts', '2'],
+      ['Bytes read', '77'],
+      ['Cached', 'at T5000'],
+    ]);
+  });
+
+  it('leaves out what a check without an answer does not have', () => {
+    const none: Outcome = {
+      ...base,
+      status: 'error',
+      reason: 'dns',
+      evidence: { rule: 'ENOTFOUND', attempts: 1 },
+    };
+    expect(evidenceItems(none, String)).toEqual([
+      ['Rule', 'ENOTFOUND'],
+      ['Attempts', '1'],
+      ['Cached', 'no, checked for this search'],
+    ]);
+  });
+});
