@@ -110,6 +110,18 @@ export const SETTINGS = {
     kind: int(1, 256),
     doc: 'Checks (and keep-alive connections) in flight at once to one origin',
   },
+  budgetPerSecond: {
+    env: 'USERSCOUT_BUDGET_PER_SECOND',
+    default: 2,
+    kind: int(1, 1000),
+    doc: 'Requests a second to one origin from one egress identity (cluster mode: over the whole cluster)',
+  },
+  budgetBurst: {
+    env: 'USERSCOUT_BUDGET_BURST',
+    default: 2,
+    kind: int(1, 1000),
+    doc: 'Requests to one origin from one egress identity allowed at once before the rate applies',
+  },
   bodyCapBytes: {
     env: 'USERSCOUT_BODY_CAP_BYTES',
     default: 1_048_576,

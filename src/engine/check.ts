@@ -90,6 +90,7 @@ export async function checkPlatform(
       }
     },
     priority,
+    () => overBudget(platform, profileUrl),
   );
 }
 
@@ -177,6 +178,19 @@ async function send(
 }
 
 /** The outcome of a check not sent because its origin has stopped answering. */
+function overBudget(platform: Platform, profileUrl: string): Outcome {
+  return {
+    ...base(platform, profileUrl),
+    status: 'unknown',
+    reason: 'rate_limited',
+    responseTime: 0,
+    evidence: {
+      rule: 'not sent: the request budget for this origin has no slot within the deadline',
+      attempts: 0,
+    },
+  };
+}
+
 function unresponsive(platform: Platform, profileUrl: string, refusal: BreakerRefusal): Outcome {
   return {
     ...base(platform, profileUrl),

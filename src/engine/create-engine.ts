@@ -9,7 +9,7 @@ import { UserscoutError } from '../errors.js';
 import { parseConnectTo } from './connect-to.js';
 import { createDispatcher } from './dispatcher.js';
 import { Engine } from './engine.js';
-import type { HostGate } from './host-gate.js';
+import type { RateBudget } from './rate-budget.js';
 import type { SharedChecks } from './shared-checks.js';
 
 export type EngineConfig = Pick<
@@ -18,6 +18,8 @@ export type EngineConfig = Pick<
   | 'connectTimeoutMs'
   | 'concurrency'
   | 'perHost'
+  | 'budgetPerSecond'
+  | 'budgetBurst'
   | 'bodyCapBytes'
   | 'retries'
   | 'retryBaseMs'
@@ -33,11 +35,11 @@ export type EngineConfig = Pick<
   | 'refusePrivate'
 >;
 
-/** Cluster mode adds `hostGate` (the per-host limit across workers) and `sharedChecks` (identical checks sent once). */
+/** Cluster mode adds `rateBudget` (per-origin request budgets across workers) and `sharedChecks` (identical checks sent once). */
 export function createEngine(
   config: EngineConfig,
   catalogue: Catalogue,
-  options: { readonly hostGate?: HostGate; readonly sharedChecks?: SharedChecks } = {},
+  options: { readonly rateBudget?: RateBudget; readonly sharedChecks?: SharedChecks } = {},
 ): Engine {
   let ca: string[] = [];
   if (config.caFile) {
@@ -77,7 +79,15 @@ export function createEngine(
     },
     {
       dispatcher,
-      ...(options.hostGate ? { hostGate: options.hostGate } : {}),
+      ...(options.rateBudget
+        ? {
+            budget: {
+              budget: options.rateBudget,
+              limit: { perSecond: config.budgetPerSecond, burst: config.budgetBurst },
+              maxWaitMs: config.timeoutMs,
+            },
+          }
+        : {}),
       ...(options.sharedChecks ? { sharedChecks: options.sharedChecks } : {}),
     },
   );

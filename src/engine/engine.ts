@@ -8,8 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { Category } from '../catalogue/categories.js';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { type CheckContext, checkPlatform } from './check.js';
-import type { HostGate } from './host-gate.js';
-import { CheckLimiter } from './limiter.js';
+import { CheckLimiter, type LimiterBudget } from './limiter.js';
 import { OriginBreaker } from './origin-breaker.js';
 import type { Outcome } from './outcome.js';
 import type { RetryPolicy } from './retry-timing.js';
@@ -83,7 +82,7 @@ export class Engine {
       dispatcher: Dispatcher;
       now?: () => number;
       random?: () => number;
-      hostGate?: HostGate;
+      budget?: LimiterBudget;
       sharedChecks?: SharedChecks;
     },
   ) {
@@ -94,7 +93,7 @@ export class Engine {
     const now = deps.now ?? (() => performance.now());
     this.#ctx = {
       dispatcher: deps.dispatcher,
-      limiter: new CheckLimiter(options.concurrency, options.perHost, deps.hostGate),
+      limiter: new CheckLimiter(options.concurrency, options.perHost, deps.budget),
       shields: catalogue.shields,
       baseHeaders: browserHeaders(options.userAgent),
       timeoutMs: options.timeoutMs,

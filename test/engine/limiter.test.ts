@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CheckLimiter } from '../../src/engine/limiter.js';
+import { LocalRateBudget } from '../../src/engine/local-budget.js';
 
 /** A task that records when it starts and finishes when `release` is called. */
 function gatedTask(log: string[], name: string) {
@@ -78,5 +79,34 @@ describe('CheckLimiter', () => {
       }),
     ).rejects.toThrow('boom');
     expect(await limiter.run('https://a.test', async () => 'next')).toBe('next');
+  });
+
+  it('sends each origin at its budget\u2019s pace, waiting as long as the budget says', async () => {
+    const limit = { perSecond: 20, burst: 1 }; // 50 ms apart
+    const limiter = new CheckLimiter(10, 4, { budget: new LocalRateBudget(), limit, maxWaitMs: 10_000 });
+    const started: number[] = [];
+    const task = async () => {
+      started.push(performance.now());
+    };
+    await Promise.all([1, 2, 3].map(() => limiter.run('https://paced.test', task)));
+    await limiter.run('https://other.test', task); // another origin has a budget of its own
+    started.sort((a, b) => a - b);
+    // The first goes at once; each later one no sooner than its slot (a timer may fire late,
+    // so two neighbours can be closer than 50 ms, never ahead of their slots).
+    expect(started[1]! - started[0]!).toBeGreaterThanOrEqual(49);
+    expect(started[2]! - started[0]!).toBeGreaterThanOrEqual(99);
+  });
+
+  it('answers with `refused` and sends nothing when the budget has no slot in time', async () => {
+    const limit = { perSecond: 0.1, burst: 1 }; // one every 10 s
+    const limiter = new CheckLimiter(10, 4, { budget: new LocalRateBudget(), limit, maxWaitMs: 1_000 });
+    const sent: string[] = [];
+    const task = (name: string) => async () => {
+      sent.push(name);
+      return name;
+    };
+    expect(await limiter.run('https://strict.test', task('first'), 0, () => 'refused')).toBe('first');
+    expect(await limiter.run('https://strict.test', task('second'), 0, () => 'refused')).toBe('refused');
+    expect(sent).toEqual(['first']);
   });
 });
