@@ -45,7 +45,7 @@ export interface CheckLimiterOptions {
 export interface Admission {
   /** The request-rate budget of the check's origin. */
   readonly limit: BudgetLimit;
-  /** Longest wait for a send slot (ms), counted from when the origin admits the check. */
+  /** Longest wait for a send slot (ms), counted from when the check first holds a global slot to ask for one. */
   readonly maxWaitMs: number;
   /** Higher first when checks wait for a global slot. @default 0 */
   readonly priority?: number;
@@ -140,8 +140,10 @@ export class CheckLimiter {
     { limit, maxWaitMs, priority = 0, signal }: Admission,
   ): Promise<Admitted<T>> {
     const keys = this.#identities.map((identity) => budgetKey(origin, identity));
-    const started = this.#now();
-    const deadline = started + maxWaitMs;
+    // Counted from the first global slot, so a long global queue (many searches at once)
+    // delays checks, as it always has, rather than using up their wait for a send slot.
+    let started: number | undefined;
+    let deadline = Number.POSITIVE_INFINITY;
     // A request sent later than its slot could arrive together with the next
     // slots' requests, a burst the budget never allowed. Up to half an interval
     // late keeps within one request of the budget; later, the check reserves again.
@@ -151,6 +153,10 @@ export class CheckLimiter {
       const step = await this.#global.add(
         async (): Promise<Admitted<T> | typeof EXHAUSTED | number> => {
           signal?.throwIfAborted();
+          if (started === undefined) {
+            started = this.#now();
+            deadline = started + maxWaitMs;
+          }
           let slot = reserved;
           if (!slot || this.#now() - slot.at > tolerance) {
             // Reserved here, holding a global slot, so the wait for one never makes a slot late.
@@ -171,7 +177,7 @@ export class CheckLimiter {
         // Back from a budget sleep: ahead of every check not yet reserved, so it is on time.
         { priority: reserved ? RETURNING : priority },
       );
-      if (step === EXHAUSTED) return { sent: false, waitedMs: Math.round(this.#now() - started) };
+      if (step === EXHAUSTED) return { sent: false, waitedMs: Math.round(this.#now() - (started ?? 0)) };
       if (typeof step !== 'number') return step;
       await wait(step, signal);
     }
