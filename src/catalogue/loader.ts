@@ -286,5 +286,8 @@ function normalisePlatform(spec: PlatformSpec): Platform {
     nsfw: spec.nsfw ?? spec.category === 'nsfw',
     enabled: spec.enabled ?? true,
     disabledReason: spec.disabledReason,
+    budget: spec.budget
+      ? Object.freeze({ perSecond: spec.budget.perSecond, burst: spec.budget.burst ?? 1 })
+      : undefined,
   });
 }

@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { Platform, Shield } from '../catalogue/platform.js';
 import { classify, type Verdict } from './classify.js';
 import { type Exchange, exchange } from './http.js';
-import type { CheckLimiter } from './limiter.js';
+import { type CheckLimiter, politeOrigin } from './limiter.js';
 import {
   type BreakerRefusal,
   type BreakerResult,
@@ -16,6 +16,7 @@ import {
   type OriginBreaker,
 } from './origin-breaker.js';
 import type { Outcome } from './outcome.js';
+import type { BudgetLimit } from './rate-budget.js';
 import { buildRequest, type CheckRequest } from './request.js';
 import { type RetryPolicy, retryDelay } from './retry-timing.js';
 import {
@@ -25,8 +26,13 @@ import {
 } from './transport-error.js';
 
 export interface CheckContext {
+  /** What send() sends through: checkPlatform sets it to the egress identity the limiter chose. */
   readonly dispatcher: Dispatcher;
+  /** One dispatcher per egress identity, in the limiter's order of identities. */
+  readonly egress: readonly Dispatcher[];
   readonly limiter: CheckLimiter;
+  /** Request-rate budget of an origin through one identity, unless its platform sets its own. */
+  readonly budget: BudgetLimit;
   /** Stops sending to origins that stopped answering; absent: always send. */
   readonly breaker?: OriginBreaker | undefined;
   readonly shields: readonly Shield[];
@@ -74,24 +80,27 @@ export async function checkPlatform(
   // An origin that stopped answering is not waited for, not even for a slot.
   const open = ctx.breaker?.refusal(origin);
   if (open) return unresponsive(platform, profileUrl, open);
-  return ctx.limiter.run(
-    origin,
-    async () => {
+  const limit = platform.budget ?? ctx.budget;
+  const admitted = await ctx.limiter.run(
+    politeOrigin(platform, origin),
+    async (identity) => {
       signal?.throwIfAborted();
       const refused = ctx.breaker?.admit(origin);
       if (refused) return unresponsive(platform, profileUrl, refused);
       let ended: BreakerResult = 'other';
       try {
-        const outcome = await send(platform, request, profileUrl, ctx, signal);
+        const through = { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
+        const outcome = await send(platform, request, profileUrl, through, signal);
         ended = breakerResult(outcome);
         return outcome;
       } finally {
         ctx.breaker?.record(origin, ended);
       }
     },
-    priority,
-    () => overBudget(platform, profileUrl),
+    // The wait for a send slot may use the check's whole deadline; the send then has its own.
+    { limit, maxWaitMs: ctx.timeoutMs, priority, signal },
   );
+  return admitted.sent ? admitted.value : budgetExhausted(platform, profileUrl, limit, admitted.waitedMs);
 }
 
 /** Sends a check (with retries, within its deadline) and classifies the answer. */
@@ -177,20 +186,26 @@ async function send(
   }
 }
 
-/** The outcome of a check not sent because its origin has stopped answering. */
-function overBudget(platform: Platform, profileUrl: string): Outcome {
+/** The outcome of a check not sent because its origin's request budget had no slot within its deadline. */
+function budgetExhausted(
+  platform: Platform,
+  profileUrl: string,
+  limit: BudgetLimit,
+  waitedMs: number,
+): Outcome {
   return {
     ...base(platform, profileUrl),
     status: 'unknown',
-    reason: 'rate_limited',
+    reason: 'budget_exhausted',
     responseTime: 0,
     evidence: {
-      rule: 'not sent: the request budget for this origin has no slot within the deadline',
+      rule: `not sent: the local request budget for this origin (${limit.perSecond}/s, burst ${limit.burst}, per egress identity) had no free slot within the deadline (waited ${waitedMs} ms)`,
       attempts: 0,
     },
   };
 }
 
+/** The outcome of a check not sent because its origin has stopped answering. */
 function unresponsive(platform: Platform, profileUrl: string, refusal: BreakerRefusal): Outcome {
   return {
     ...base(platform, profileUrl),

@@ -4,8 +4,18 @@
 export const OUTCOME_STATUSES = ['hit', 'miss', 'unknown', 'error', 'invalid'] as const;
 export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 
-/** `unknown`: the platform answered, but the answer does not tell. */
-export const UNKNOWN_REASONS = ['waf', 'captcha', 'rate_limited', 'unexpected_response'] as const;
+/**
+ * `unknown`: the platform answered, but the answer does not tell; or, for
+ * `budget_exhausted`, it was not asked: our own request budget for its origin had
+ * no send slot within the check's deadline, so nothing was sent.
+ */
+export const UNKNOWN_REASONS = [
+  'waf',
+  'captcha',
+  'rate_limited',
+  'unexpected_response',
+  'budget_exhausted',
+] as const;
 export type UnknownReason = (typeof UNKNOWN_REASONS)[number];
 
 /** `error`: no usable answer arrived. `blocked_destination`: a private address, refused by policy; `internal`: a bug of ours, reported rather than crashing the search. */

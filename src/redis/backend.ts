@@ -9,7 +9,7 @@
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { redisRateLimitStore } from '../api/rate-limit-redis.js';
 import type { Config } from '../config.js';
-import { LocalRateBudget } from '../engine/local-budget.js';
+import { LocalRateBudget } from '../engine/local-rate-budget.js';
 import type { RateBudget } from '../engine/rate-budget.js';
 import type { SharedChecks } from '../engine/shared-checks.js';
 import { BullMqRunner } from '../runner/bullmq.js';

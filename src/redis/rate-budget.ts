@@ -4,7 +4,9 @@
  * script per check picks the identity whose next slot comes first, takes it,
  * and answers how long to wait: one round trip, no polling, the caller sleeps
  * exactly that long. Redis's clock (TIME) decides, never the workers'. The
- * arithmetic is src/engine/gcra.ts's, written again in Lua to run atomically.
+ * arithmetic is src/engine/gcra.ts's (gcraReserve, then earliestSlot: the
+ * soonest slot, the least used key among equals), written again in Lua to run
+ * atomically: a change there is a change here.
  *
  * Nothing is held: a slot is a point in time, not a lease. A worker killed
  * after reserving leaks only the slots it reserved and never used, each one
@@ -17,7 +19,7 @@
  * process's own budget.
  */
 import type { Redis } from 'ioredis';
-import { gcraInterval } from '../engine/gcra.js';
+import { emissionIntervalMs } from '../engine/gcra.js';
 import type { BudgetLimit, RateBudget, Reservation } from '../engine/rate-budget.js';
 
 export interface RedisRateBudgetOptions {
@@ -43,7 +45,9 @@ const RESERVE = {
       if tat < now then tat = now end
       local wait = tat - tolerance - now
       if wait < 0 then wait = 0 end
-      if best == 0 or wait < bestWait then best, bestWait, bestTat = i, wait, tat end
+      if best == 0 or wait < bestWait or (wait == bestWait and tat < bestTat) then
+        best, bestWait, bestTat = i, wait, tat
+      end
     end
     if best == 0 or bestWait > tonumber(ARGV[3]) then return {-1, math.ceil(bestWait)} end
     local nextTat = bestTat + interval
@@ -83,7 +87,7 @@ export class RedisRateBudget implements RateBudget {
     const [index, waitMs] = await this.#redis.usBudgetReserve(
       keys.length,
       ...keys.map((key) => this.keyOf(key)),
-      gcraInterval(limit),
+      emissionIntervalMs(limit),
       limit.burst,
       Math.min(Math.max(0, maxWaitMs), MAX_WAIT_MS),
     );

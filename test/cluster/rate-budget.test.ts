@@ -14,13 +14,14 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/engine/create-engine.js';
-import { LocalRateBudget } from '../../src/engine/local-budget.js';
+import { LocalRateBudget } from '../../src/engine/local-rate-budget.js';
 import type { Outcome } from '../../src/engine/outcome.js';
 import { closeRedis, createRedisClient } from '../../src/redis/connection.js';
 import { FallbackRateBudget } from '../../src/redis/fallback-budget.js';
 import { RedisRateBudget } from '../../src/redis/rate-budget.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
+import { busiestWindow } from '../../src/sim/site-limits.js';
 import {
   describeRateBudgetContract,
   expectWithinBudget,
@@ -28,7 +29,7 @@ import {
   reserveTimed,
   uniqueKey,
 } from '../rate-budget.contract.js';
-import { budgetAllows, logArrivals } from '../support/arrivals.js';
+import { budgetAllows } from '../support/budget-bound.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { tempDir } from '../support/service.js';
 import { waitFor } from './processes.js';
@@ -234,8 +235,7 @@ describe('FallbackRateBudget while Redis cannot be reached', () => {
       accounts: (p) => (catalogue.platforms.indexOf(p) % 2 === 0 ? ['alice'] : []),
       latency: () => 20,
     });
-    const arrivals = logArrivals(emulation.routes);
-    const sim = new SimWeb({ truth: emulation.truth, routes: arrivals.routes });
+    const sim = new SimWeb({ truth: emulation.truth, routes: emulation.routes, logRequests: true });
     await sim.start();
     try {
       const caFile = join(tempDir(), 'sim-ca.pem');
@@ -259,11 +259,13 @@ describe('FallbackRateBudget while Redis cannot be reached', () => {
       const truth = emulation.truth();
       expect(outcomes).toHaveLength(6);
       for (const o of outcomes) expect(o.status).toBe(truth[o.platform]!.includes('alice') ? 'hit' : 'miss');
-      expect(arrivals.count()).toBe(6);
+      expect(sim.siteLog).toHaveLength(6);
       // 6 checks at 4 a second after a burst of 2: without a budget all 6 arrive at once; the
       // slots allow 3 in 400 ms, 5 counting LATE_MS.
       const limit = { perSecond: config.budgetPerSecond, burst: config.budgetBurst };
-      expect(arrivals.mostInWindow(400)).toBeLessThanOrEqual(budgetAllows(limit, 400));
+      expect(busiestWindow(sim.siteLog, 400).get('one.outage.test 127.0.0.1')).toBeLessThanOrEqual(
+        budgetAllows(limit, 400),
+      );
     } finally {
       await sim.stop();
     }
