@@ -38,6 +38,8 @@ export interface ApiLevel {
   vsSingle: number | null;
   /** The time the request budgets allow these searches (politeness.ts), and makespan / it. */
   readonly boundMs: number;
+  /** The origin that sets the bound, and the requests it gets. */
+  readonly boundBy: string;
   readonly vsBound: number;
   /** 429 answers the simulated sites sent meanwhile (their per-address limits). */
   readonly rateLimited: number;
@@ -155,7 +157,7 @@ export async function measureApiLevel(
     const usage = usageDelta(before, after);
     const checks = results.reduce((n, r) => n + (r.finished ? r.total : r.state.progress.checked), 0);
     const completed = results.filter((r) => r.finished).length;
-    const { boundMs } = politenessBound(loadPlatformSet('builtin', ctx.seed).searched, {
+    const { boundMs, origin, requests } = politenessBound(loadPlatformSet('builtin', ctx.seed).searched, {
       searches,
       identities,
       budget: {
@@ -185,6 +187,7 @@ export async function measureApiLevel(
       maxRssMb: usage.maxRssMb,
       vsSingle: null,
       boundMs,
+      boundBy: `${origin} (${requests} requests)`,
       vsBound: makespanMs / boundMs,
       rateLimited,
     };
@@ -294,6 +297,7 @@ export const apiSearchesCase: BenchCase = {
             `${l.searches} at once: only ${l.completed} finished within the ${(ctx.quick ? QUICK_LEVEL_DEADLINE_MS : LEVEL_DEADLINE_MS) / 1000} s deadline; its times, 'all done' and 'x single' are lower bounds`,
         ),
         `politeness bound = for each origin, searches x its platforms ÷ (its budget x ${identitiesOf(ctx.serverOverrides)} identit${identitiesOf(ctx.serverOverrides) === 1 ? 'y' : 'ies'}) + its slowest latency (the timeout when one never answers), the largest over the origins; every searched platform counted (a username rule may spare a few); 429s = the simulated sites' answers over their seeded per-address limits`,
+        `the bound is set by ${measured.map((l) => `${l.searches} at once: ${l.boundBy}`).join('; ')}`,
         `completion = completedAt - createdAt as the server reports them; each client polls once a second; ${top.platforms} platforms per search, each search a different username`,
         'CPU and peak RSS are the server process only (a fresh one per row); clients run in the benchmark process',
         Object.keys(ctx.serverOverrides).length > 0
