@@ -65,8 +65,17 @@ export function sumUsage(readings: readonly ProcessUsage[]): ProcessUsage {
 
 let serial = 0;
 
-/** An API process and `workers` worker processes on the Redis at `redisUrl`; realistic latency. */
-export function clusterServer(workers: number, redisUrl: string): ServerLauncher {
+/** Loopback source addresses of worker `n` (from 1) with `count` identities: 127.0.0.2 onwards. */
+export function workerEgress(n: number, count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `addr:127.0.0.${2 + (n - 1) * count + i}`);
+}
+
+/**
+ * An API process and `workers` worker processes on the Redis at `redisUrl`;
+ * realistic latency. With `identities`, each worker sends from that many
+ * loopback addresses of its own (workerEgress); else from the default route.
+ */
+export function clusterServer(workers: number, redisUrl: string, identities = 0): ServerLauncher {
   return async (ctx, overrides) => {
     const sim = await ctx.sim('builtin', 'realistic');
     const prefix = `userscout-bench-${process.pid}-${++serial}`;
@@ -74,7 +83,13 @@ export function clusterServer(workers: number, redisUrl: string): ServerLauncher
       dataDir: join(ctx.workDir, `cluster-${serial}-${role}-${n}`),
       connectTo: sim.connectTo,
       caFile: sim.caFile,
-      overrides: { ...overrides, redisUrl, redisPrefix: prefix, role },
+      overrides: {
+        ...overrides,
+        redisUrl,
+        redisPrefix: prefix,
+        role,
+        ...(role === 'worker' && identities > 0 ? { egress: workerEgress(n, identities) } : {}),
+      },
     });
     const children: Child<ServerReady>[] = [];
     try {

@@ -14,6 +14,7 @@ import type { SimRoute } from '../src/sim/behaviour.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from '../src/sim/latency.js';
 import { hashSeed, seededRandom } from '../src/sim/random.js';
+import { siteLimit } from '../src/sim/site-limits.js';
 import { syntheticPlatforms } from '../src/sim/synthetic.js';
 
 /** `builtin`, or `synthetic-N`: N generated platforms that answer as their rules say. */
@@ -99,6 +100,8 @@ export function emulatePlatformSet(
     },
     override: (p) => (latencies.get(p.id) === 'hang' ? { kind: 'hang' } : undefined),
     padBytes: (p) => padBytesOf(seed, p),
+    // Each site rate-limits each client address (429 beyond its seeded limit), as real ones do.
+    rateLimit: (p) => siteLimit(p, seed),
   });
   // Synthetic platforms tagged gzip answer compressed, as many real ones do.
   const gzipHosts = new Set(platforms.filter((p) => p.tags.includes('gzip')).map(checkHost));

@@ -30,7 +30,7 @@ await runChild<SimInput, SimReady>(async (input) => {
   await sim.prepareTls(checkHosts(set));
   return {
     ready: { connectTo: sim.connectTo, caCert: sim.caCert, problems },
-    handlers: { requests: () => sim.requestCount },
+    handlers: { requests: () => sim.requestCount, rateLimited: () => sim.stats().limited.total },
     stop: () => sim.stop(),
   };
 });

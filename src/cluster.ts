@@ -1,6 +1,6 @@
 /**
  * The cluster's composition root: cluster mode's parts, all on one Redis (the
- * store, live events, shared rate limits, the cluster-wide per-host gate,
+ * store, live events, shared rate limits, the cluster-wide request budgets per origin,
  * checks shared between workers and the BullMQ runner), wired from the
  * configuration. The service picks these instead of the embedded ones when
  * REDIS_URL is set. Nothing here waits for Redis to answer: a process starts
@@ -9,10 +9,12 @@
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { redisRateLimitStore } from './api/rate-limit-redis.js';
 import type { Config } from './config.js';
-import type { HostGate } from './engine/host-gate.js';
+import { LocalRateBudget } from './engine/local-rate-budget.js';
+import type { RateBudget } from './engine/rate-budget.js';
 import type { SharedChecks } from './engine/shared-checks.js';
 import { bullmqOptions, closeRedis, createRedisClient, waitUntilReady } from './redis/connection.js';
-import { RedisHostGate } from './redis/host-gate.js';
+import { FallbackRateBudget } from './redis/fallback-budget.js';
+import { RedisRateBudget } from './redis/rate-budget.js';
 import { RedisSharedChecks } from './redis/shared-checks.js';
 import { BullMqRunner } from './runner/bullmq.js';
 import type { EventHub } from './runner/events.js';
@@ -28,7 +30,6 @@ export type RedisBackendConfig = Pick<
   | 'redisPrefix'
   | 'role'
   | 'retentionDays'
-  | 'perHost'
   | 'timeoutMs'
   | 'maxRunningSearches'
   | 'maxQueuedSearches'
@@ -47,7 +48,8 @@ export interface RedisBackendHooks {
 export interface RedisBackend {
   readonly store: RedisStore;
   readonly events: EventHub;
-  readonly hostGate: HostGate;
+  /** Per-origin request budgets over the cluster; the process's own while Redis is away. */
+  readonly rateBudget: RateBudget;
   readonly sharedChecks: SharedChecks;
   readonly rateLimitStore: FastifyRateLimitStoreCtor;
   createRunner(deps: SearchJobDeps): Runner;
@@ -72,12 +74,10 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
   return {
     store,
     events: new RedisEventHub({ publisher: redis, subscriber, prefix, onError: hooks.onError }),
-    hostGate: new RedisHostGate({
-      redis,
-      prefix,
-      limit: config.perHost,
-      leaseMs,
-      maxWaitMs: leaseMs,
+    rateBudget: new FallbackRateBudget({
+      primary: new RedisRateBudget({ redis, prefix }),
+      fallback: new LocalRateBudget(),
+      available: () => redis.status === 'ready',
       onError: hooks.onError,
     }),
     sharedChecks: new RedisSharedChecks({

@@ -4,10 +4,12 @@
  * explicit overrides once, and validates each value with a message that names
  * the setting and the value received.
  */
+import { isIP } from 'node:net';
 import { ConfigError } from './errors.js';
 
 type Kind =
   | { readonly type: 'int'; readonly min: number; readonly max: number }
+  | { readonly type: 'number'; readonly min: number; readonly max: number }
   | { readonly type: 'bool' }
   | { readonly type: 'string' }
   | { readonly type: 'list' }
@@ -23,9 +25,12 @@ interface SettingSpec<T> {
   readonly cliDefault?: T;
   readonly kind: Kind;
   readonly doc: string;
+  /** Checks a parsed value beyond its kind: what it must be, or undefined when it is fine. */
+  readonly validate?: (value: never) => string | undefined;
 }
 
 const int = (min: number, max: number): Kind => ({ type: 'int', min, max });
+const decimal = (min: number, max: number): Kind => ({ type: 'number', min, max });
 const MINUTE = 60_000;
 
 /** The settings table. The README's configuration section names every one (test/readme.test.ts checks). */
@@ -104,11 +109,41 @@ export const SETTINGS = {
     kind: int(1, 4096),
     doc: 'Checks in flight at once, over all searches',
   },
+  // Politeness is the request-rate budget; this only caps open connections. In flight
+  // = rate × answer time: 32 keeps the default budget (4/s) the bound for answers
+  // up to 8 s long, where a cap of 2 held slow platforms to one check every few seconds.
   perHost: {
     env: 'USERSCOUT_PER_HOST',
-    default: 2,
-    kind: int(1, 256),
-    doc: 'Checks (and keep-alive connections) in flight at once to one origin',
+    default: 32,
+    kind: int(1, 1024),
+    doc: 'Checks (and keep-alive connections) in flight at once to one origin, per egress identity and process; a cap on connections, while politeness is the request budget',
+  },
+  // At most the simulated web's lowest seeded limit minus one (src/sim/site-limits.ts),
+  // so a polite client never meets its 429s.
+  budgetPerSecond: {
+    env: 'USERSCOUT_BUDGET_PER_SECOND',
+    default: 4,
+    kind: decimal(0.001, 10_000),
+    doc: 'Requests a second, on average, sent to one origin through one egress identity (a platform may set its own in the catalogue)',
+  },
+  budgetBurst: {
+    env: 'USERSCOUT_BUDGET_BURST',
+    default: 4,
+    kind: int(1, 10_000),
+    doc: 'Requests sent at once to one origin through one egress identity before the rate applies',
+  },
+  egress: {
+    env: 'USERSCOUT_EGRESS',
+    default: [] as string[],
+    kind: { type: 'list' },
+    validate: (entries: readonly string[]) => egressProblem(entries),
+    doc: 'Egress identities checks are spread over, each with its own budgets: addr:IP (a local source address) and/or proxy:URL (http://, https:// or socks5://), comma-separated; empty: the default route (and USERSCOUT_PROXY)',
+  },
+  http2: {
+    env: 'USERSCOUT_HTTP2',
+    default: false,
+    kind: { type: 'bool' },
+    doc: 'Offer HTTP/2 to origins (ALPN), so checks in flight to one origin share a connection',
   },
   bodyCapBytes: {
     env: 'USERSCOUT_BODY_CAP_BYTES',
@@ -323,6 +358,57 @@ export const RETRY_ON = Object.freeze({
   transportErrors: Object.freeze(['ECONNRESET', 'UND_ERR_SOCKET', 'EPIPE']),
 });
 
+/** One egress identity: a local source address, or a proxy. */
+export type EgressIdentity =
+  | { readonly kind: 'addr'; readonly name: string; readonly address: string }
+  | { readonly kind: 'proxy'; readonly name: string; readonly url: string };
+
+const PROXY_PROTOCOLS = ['http:', 'https:', 'socks5:', 'socks5h:', 'socks:'];
+
+/** Parses one `addr:IP` or `proxy:URL` entry; a string says what is wrong with it. */
+export function parseEgressEntry(entry: string): EgressIdentity | string {
+  const colon = entry.indexOf(':');
+  const kind = colon < 0 ? entry : entry.slice(0, colon);
+  const value = colon < 0 ? '' : entry.slice(colon + 1);
+  if (kind === 'addr') {
+    if (isIP(value) === 0) return `${JSON.stringify(entry)}: addr: takes an IPv4 or IPv6 address`;
+    return { kind: 'addr', name: `addr:${value}`, address: value };
+  }
+  if (kind === 'proxy') {
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      return `${JSON.stringify(entry)}: proxy: takes a URL`;
+    }
+    if (!PROXY_PROTOCOLS.includes(url.protocol))
+      return `${JSON.stringify(entry)}: proxy: takes an http://, https:// or socks5:// URL`;
+    // The name keys budgets (and may reach Redis and logs): never the credentials.
+    return { kind: 'proxy', name: `proxy:${url.protocol}//${url.host}`, url: url.href };
+  }
+  return `${JSON.stringify(entry)}: each entry is addr:IP or proxy:URL`;
+}
+
+/** The egress identities of a configuration, in order; empty: the default route. */
+export function egressIdentities(entries: readonly string[]): EgressIdentity[] {
+  return entries.map((entry) => {
+    const parsed = parseEgressEntry(entry);
+    if (typeof parsed === 'string') throw new ConfigError('egress (USERSCOUT_EGRESS)', entry, parsed);
+    return parsed;
+  });
+}
+
+function egressProblem(entries: readonly string[]): string | undefined {
+  const names = new Set<string>();
+  for (const entry of entries) {
+    const parsed = parseEgressEntry(entry);
+    if (typeof parsed === 'string') return `a list of addr:IP and proxy:URL entries (${parsed})`;
+    if (names.has(parsed.name)) return `a list without repeats (${parsed.name} is listed twice)`;
+    names.add(parsed.name);
+  }
+  return undefined;
+}
+
 type Settings = typeof SETTINGS;
 type ValueOf<K extends keyof Settings> = Settings[K]['default'] extends readonly string[]
   ? string[]
@@ -342,6 +428,13 @@ function parseValue(name: string, spec: SettingSpec<unknown>, raw: unknown): unk
       const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
       if (typeof value !== 'number' || !Number.isInteger(value) || value < kind.min || value > kind.max) {
         throw new ConfigError(`${name} (${spec.env})`, raw, `a whole number from ${kind.min} to ${kind.max}`);
+      }
+      return value;
+    }
+    case 'number': {
+      const value = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < kind.min || value > kind.max) {
+        throw new ConfigError(`${name} (${spec.env})`, raw, `a number from ${kind.min} to ${kind.max}`);
       }
       return value;
     }
@@ -392,7 +485,17 @@ export function loadConfig(
     const fromEnv = env[spec.env];
     if (fromEnv !== undefined && fromEnv !== '') raw = fromEnv;
     if (overrides[name] !== undefined) raw = overrides[name];
-    out[name] = parseValue(name, spec, raw);
+    const value = parseValue(name, spec, raw);
+    const problem = spec.validate?.(value as never);
+    if (problem !== undefined) throw new ConfigError(`${name} (${spec.env})`, raw, problem);
+    out[name] = value;
+  }
+  if ((out.egress as string[]).length > 0 && out.proxy !== '') {
+    throw new ConfigError(
+      'proxy (USERSCOUT_PROXY)',
+      out.proxy,
+      'empty when egress (USERSCOUT_EGRESS) lists identities: list the proxy there as proxy:URL',
+    );
   }
   return Object.freeze(out) as Config;
 }

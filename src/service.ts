@@ -85,7 +85,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     : createEngine(
         config,
         catalogue,
-        backend ? { hostGate: backend.hostGate, sharedChecks: backend.sharedChecks } : {},
+        backend ? { rateBudget: backend.rateBudget, sharedChecks: backend.sharedChecks } : {},
       );
   // Searches run here (in-thread runner, or a cluster worker) when there is no search thread.
   const jobDeps =

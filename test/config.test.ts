@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig, SETTINGS } from '../src/config.js';
+import { egressIdentities, loadConfig, SETTINGS } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
 
 describe('loadConfig', () => {
@@ -52,5 +52,56 @@ describe('loadConfig', () => {
 
   it('refuses an unknown override name', () => {
     expect(() => loadConfig({ nonsense: 1 } as never, {})).toThrow(ConfigError);
+  });
+});
+
+describe('politeness settings', () => {
+  it('reads the request budget, with fractional rates, and keeps USERSCOUT_PER_HOST as the in-flight cap', () => {
+    const config = loadConfig(
+      {},
+      { USERSCOUT_BUDGET_PER_SECOND: '0.5', USERSCOUT_BUDGET_BURST: '3', USERSCOUT_PER_HOST: '6' },
+    );
+    expect(config.budgetPerSecond).toBe(0.5);
+    expect(config.budgetBurst).toBe(3);
+    expect(config.perHost).toBe(6);
+    expect(() => loadConfig({}, { USERSCOUT_BUDGET_PER_SECOND: '0' })).toThrow(
+      /budgetPerSecond \(USERSCOUT_BUDGET_PER_SECOND\) must be a number from 0\.001/,
+    );
+    expect(() => loadConfig({}, { USERSCOUT_BUDGET_BURST: '1.5' })).toThrow(ConfigError);
+  });
+
+  it('parses egress identities and names them without credentials', () => {
+    const config = loadConfig(
+      {},
+      { USERSCOUT_EGRESS: 'addr:127.0.0.2, addr:::1,proxy:socks5://user:secret@proxy.test:1080' },
+    );
+    expect(egressIdentities(config.egress)).toEqual([
+      { kind: 'addr', name: 'addr:127.0.0.2', address: '127.0.0.2' },
+      { kind: 'addr', name: 'addr:::1', address: '::1' },
+      {
+        kind: 'proxy',
+        name: 'proxy:socks5://proxy.test:1080',
+        url: 'socks5://user:secret@proxy.test:1080',
+      },
+    ]);
+    expect(egressIdentities(loadConfig({}, {}).egress)).toEqual([]);
+  });
+
+  it('refuses egress entries it cannot use, saying which and why', () => {
+    expect(() => loadConfig({}, { USERSCOUT_EGRESS: 'addr:10.0.0.300' })).toThrow(
+      /egress \(USERSCOUT_EGRESS\) must be a list of addr:IP and proxy:URL entries \("addr:10.0.0.300": addr: takes an IPv4 or IPv6 address\)/,
+    );
+    expect(() => loadConfig({}, { USERSCOUT_EGRESS: 'proxy:ftp://p.test' })).toThrow(
+      /proxy: takes an http:\/\/, https:\/\/ or socks5:\/\/ URL/,
+    );
+    expect(() => loadConfig({}, { USERSCOUT_EGRESS: '10.0.0.5' })).toThrow(
+      /each entry is addr:IP or proxy:URL/,
+    );
+    expect(() => loadConfig({}, { USERSCOUT_EGRESS: 'addr:10.0.0.5,addr:10.0.0.5' })).toThrow(
+      /addr:10.0.0.5 is listed twice/,
+    );
+    expect(() =>
+      loadConfig({}, { USERSCOUT_EGRESS: 'addr:10.0.0.5', USERSCOUT_PROXY: 'http://p.test:3128' }),
+    ).toThrow(/proxy \(USERSCOUT_PROXY\) must be empty when egress \(USERSCOUT_EGRESS\) lists identities/);
   });
 });

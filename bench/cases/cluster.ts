@@ -1,8 +1,10 @@
 /**
  * Case 6: cluster mode. The same searches as case 3 (POST, then polling once a
  * second, half of them professional, realistic latency) against one API
- * process and 1, then 2, worker processes sharing Redis: searches per minute
- * and completion times, with CPU and memory summed over every process.
+ * process and 1 worker with 1 egress identity, then 2 workers with 2 loopback
+ * source addresses each, sharing Redis (and its request budgets): searches per
+ * minute, completion times, the politeness bound and the sites' 429s, with CPU
+ * and memory summed over every process.
  */
 
 import { benchRedisUrl, clusterServer, redisAnswers } from '../cluster.js';
@@ -11,18 +13,27 @@ import type { Row } from '../results.js';
 import { distribution } from '../stats.js';
 import { API_OVERRIDES, type ApiLevel, measureApiLevel } from './api-searches.js';
 
-const WORKERS = [1, 2] as const;
+/** Deployments compared: workers, and egress identities of each (0: the default route). */
+const SHAPES = [
+  { workers: 1, identities: 0 },
+  { workers: 2, identities: 2 },
+] as const;
+/** Issue 13: 2 workers x 2 identities give at least this many times 1 worker x 1 identity. */
+const SCALE_TARGET = 3.6;
 
 function searchesPerRow(quick: boolean): number {
   return quick ? 4 : 10;
 }
 
-function clusterRow(workers: number, level: ApiLevel, oneWorker: ApiLevel | undefined): Row {
+function clusterRow(shape: (typeof SHAPES)[number], level: ApiLevel, oneWorker: ApiLevel | undefined): Row {
+  const { workers } = shape;
+  const identities = Math.max(1, shape.identities);
   const all = distribution(level.all)!;
   return {
-    label: `${workers} worker${workers > 1 ? 's' : ''}`,
+    label: `${workers} worker${workers > 1 ? 's' : ''} x ${identities} identit${identities > 1 ? 'ies' : 'y'}`,
     values: {
       workers,
+      identities,
       searches: level.searches,
       completed: level.completed,
       perMinute: level.perMinute,
@@ -30,6 +41,9 @@ function clusterRow(workers: number, level: ApiLevel, oneWorker: ApiLevel | unde
       p50: Math.round(all.p50),
       p95: Math.round(all.p95),
       makespan: Math.round(level.makespanMs),
+      boundMs: Math.round(level.boundMs),
+      vsBound: level.vsBound,
+      rateLimited: level.rateLimited,
       errors: level.errors,
       cpuMsPer1000: Math.round(level.cpuMsPer1000),
       cores: level.cores,
@@ -46,13 +60,17 @@ export const clusterCase: BenchCase = {
     const redisUrl = benchRedisUrl();
     const columns = [
       { key: 'workers', title: 'workers', better: 'none' },
+      { key: 'identities', title: 'identities each', better: 'none' },
       { key: 'searches', title: 'searches', better: 'none' },
       { key: 'completed', title: 'done', better: 'higher' },
       { key: 'perMinute', title: 'searches/min', better: 'higher', digits: 1 },
-      { key: 'vsOneWorker', title: 'x 1 worker', better: 'higher', digits: 2 },
+      { key: 'vsOneWorker', title: 'x 1 worker 1 identity', better: 'higher', digits: 2 },
       { key: 'p50', title: 'p50 ms', better: 'lower' },
       { key: 'p95', title: 'p95 ms', better: 'lower' },
       { key: 'makespan', title: 'all done ms', better: 'lower' },
+      { key: 'boundMs', title: 'politeness bound ms', better: 'none' },
+      { key: 'vsBound', title: 'x bound', better: 'lower', digits: 2 },
+      { key: 'rateLimited', title: '429s', better: 'lower' },
       { key: 'errors', title: 'errors', better: 'lower' },
       { key: 'cpuMsPer1000', title: 'CPU ms/1000 checks', better: 'lower' },
       { key: 'cores', title: 'cores', better: 'lower', digits: 2 },
@@ -71,20 +89,41 @@ export const clusterCase: BenchCase = {
     }
     const searches = searchesPerRow(ctx.quick);
     const levels: ApiLevel[] = [];
-    for (const workers of WORKERS) {
-      ctx.log(`case 6: ${searches} searches, cluster with ${workers} worker(s)`);
+    for (const { workers, identities } of SHAPES) {
+      ctx.log(
+        `case 6: ${searches} searches, cluster with ${workers} worker(s) x ${Math.max(1, identities)} identities`,
+      );
       levels.push(
-        await measureApiLevel(ctx, searches, ctx.serverOverrides, clusterServer(workers, redisUrl)),
+        await measureApiLevel(
+          ctx,
+          searches,
+          ctx.serverOverrides,
+          clusterServer(workers, redisUrl, identities),
+          workers * Math.max(1, identities),
+        ),
       );
     }
+    const scale = levels[0] && levels[1] ? levels[1].perMinute / levels[0].perMinute : null;
     return {
       id: this.id,
       title: this.title,
       columns,
-      rows: levels.map((level, i) => clusterRow(WORKERS[i]!, level, levels[0])),
-      targets: [],
+      rows: levels.map((level, i) => clusterRow(SHAPES[i]!, level, levels[0])),
+      targets: [
+        {
+          text: `2 workers x 2 identities give at least ${SCALE_TARGET} x the searches a minute of 1 worker x 1 identity (${scale?.toFixed(2) ?? '-'})`,
+          value: scale,
+          met: scale === null ? null : scale >= SCALE_TARGET,
+        },
+        {
+          text: `no 429 from the simulated sites (${levels.map((l) => l.rateLimited).join(', ')})`,
+          value: levels.reduce((n, l) => n + l.rateLimited, 0),
+          met: levels.every((l) => l.rateLimited === 0),
+        },
+      ],
       notes: [
         `${searches} searches at once per row, each a different username, half of them professional; the API process, every worker and the simulated web share this machine's cores, so a second worker adds slots and an event loop, not CPU`,
+        'identities: each worker sends from loopback addresses of its own (127.0.0.2 onwards), each address with its own request budgets in Redis; one identity is the default route, whose budget every worker shares',
         'CPU, cores and peak RSS are summed over the API process and the workers (not Redis, not the simulated web)',
         `Redis at ${redisUrl.replace(/\/\/[^@]*@/, '//…@')}, under a key prefix of the run's own that is deleted afterwards`,
       ],

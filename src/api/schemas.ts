@@ -94,7 +94,7 @@ export const Result = Type.Object(
   {
     $id: 'Result',
     description:
-      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
+      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response; or not asked: budget_exhausted, our request budget for the origin had no slot in time), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
   },
 );
 

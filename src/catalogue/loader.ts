@@ -257,5 +257,6 @@ function normalisePlatform(spec: PlatformSpec): Platform {
     nsfw: spec.nsfw ?? spec.category === 'nsfw',
     enabled: spec.enabled ?? true,
     disabledReason: spec.disabledReason,
+    budget: spec.budget ? { perSecond: spec.budget.perSecond, burst: spec.budget.burst ?? 1 } : undefined,
   };
 }

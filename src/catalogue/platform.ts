@@ -30,6 +30,15 @@ export interface CheckRequestSpec {
   readonly redirects: RedirectPolicy;
 }
 
+/**
+ * A platform's own request-rate budget, per egress identity, in place of the
+ * configured default (a strict API, say). Same shape as the engine's BudgetLimit.
+ */
+export interface PlatformBudget {
+  readonly perSecond: number;
+  readonly burst: number;
+}
+
 export interface Platform {
   /** Stable identifier derived from the name (lower-case, dashes). */
   readonly id: string;
@@ -45,6 +54,8 @@ export interface Platform {
   readonly nsfw: boolean;
   readonly enabled: boolean;
   readonly disabledReason: string | undefined;
+  /** Its own request-rate budget; undefined: the configured default. */
+  readonly budget: PlatformBudget | undefined;
 }
 
 export type ShieldReason = 'waf' | 'captcha';

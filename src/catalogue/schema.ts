@@ -101,6 +101,28 @@ export const UsernameRuleSchema = Type.Object(
   strict,
 );
 
+export const BudgetSchema = Type.Object(
+  {
+    perSecond: Type.Number({
+      exclusiveMinimum: 0,
+      maximum: 1000,
+      description: 'Requests a second, on average, from one egress identity (0.5: one every 2 s)',
+    }),
+    burst: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1000,
+        description: 'Requests allowed at once before the rate applies; default 1',
+      }),
+    ),
+  },
+  {
+    ...strict,
+    description:
+      "The platform's own request-rate budget per egress identity, when it allows less (or more) than the configured default (USERSCOUT_BUDGET_PER_SECOND, USERSCOUT_BUDGET_BURST)",
+  },
+);
+
 export const PlatformSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 80, description: 'Unique display name' }),
@@ -142,6 +164,7 @@ export const PlatformSchema = Type.Object(
     nsfw: Type.Optional(Type.Boolean()),
     enabled: Type.Optional(Type.Boolean()),
     disabledReason: Type.Optional(Type.String({ description: 'Why the platform is disabled' })),
+    budget: Type.Optional(BudgetSchema),
     notes: Type.Optional(Type.String({ description: 'Anything a maintainer should know' })),
   },
   strict,
@@ -181,4 +204,5 @@ export type SignalSpec = Static<typeof SignalSchema>;
 export type CheckSpec = Static<typeof CheckSchema>;
 export type UsernameRuleSpec = Static<typeof UsernameRuleSchema>;
 export type PlatformSpec = Static<typeof PlatformSchema>;
+export type BudgetSpec = Static<typeof BudgetSchema>;
 export type ShieldSpec = Static<typeof ShieldSchema>;

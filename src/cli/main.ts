@@ -209,6 +209,10 @@ export function buildProgram(): Command {
     .option('--accounts <names>', 'comma-separated names that exist on every platform', '')
     .option('--demo-name <name>', 'a name that exists on a third of the platforms', SIM_DEFAULTS.demoName)
     .option('--ca-out <file>', 'where to write the CA certificate', SIM_DEFAULTS.caOut)
+    .option(
+      '--rate-limits',
+      'sites answer 429 beyond a seeded rate limit per client address (5 to 10 a second)',
+    )
     .action(async (options: Record<string, string>) => {
       const { runStandaloneSim } = await import('../sim/main.js');
       await runStandaloneSim({
@@ -218,6 +222,7 @@ export function buildProgram(): Command {
         everywhere: options.accounts!.split(',').filter(Boolean),
         demoName: options.demoName!,
         caOut: options.caOut!,
+        rateLimits: Boolean(options.rateLimits),
       });
     });
 

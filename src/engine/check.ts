@@ -7,21 +7,33 @@ import type { Dispatcher } from 'undici';
 import type { Platform, Shield } from '../catalogue/platform.js';
 import { classify, type Verdict } from './classify.js';
 import { type Exchange, exchange } from './http.js';
-import type { CheckLimiter } from './limiter.js';
+import { type CheckLimiter, politeOrigin } from './limiter.js';
 import {
   type BreakerRefusal,
   type BreakerResult,
   breakerResult,
   type OriginBreaker,
 } from './origin-breaker.js';
-import { answeredOutcome, errorOutcome, invalidOutcome, type Outcome } from './outcome.js';
+import {
+  answeredOutcome,
+  errorOutcome,
+  invalidOutcome,
+  type Outcome,
+  unsentUnknownOutcome,
+} from './outcome.js';
+import type { BudgetLimit } from './rate-budget.js';
 import { buildRequest, type CheckRequest } from './request.js';
 import { type Attempt, type RetryPolicy, withRetries } from './retry.js';
 import { describeTransportError, transportErrorReason } from './transport-error.js';
 
 export interface CheckContext {
+  /** What send() sends through: checkPlatform sets it to the egress identity the limiter chose. */
   readonly dispatcher: Dispatcher;
+  /** One dispatcher per egress identity, in the limiter's order of identities. */
+  readonly egress: readonly Dispatcher[];
   readonly limiter: CheckLimiter;
+  /** Request-rate budget of an origin through one identity, unless its platform sets its own. */
+  readonly budget: BudgetLimit;
   /** Stops sending to origins that stopped answering; absent: always send. */
   readonly breaker?: OriginBreaker | undefined;
   readonly shields: readonly Shield[];
@@ -59,23 +71,27 @@ export async function checkPlatform(
   // An origin that stopped answering is not waited for, not even for a slot.
   const open = ctx.breaker?.refusal(origin);
   if (open) return unresponsive(platform, profileUrl, open);
-  return ctx.limiter.run(
-    origin,
-    async () => {
+  const limit = platform.budget ?? ctx.budget;
+  const admitted = await ctx.limiter.run(
+    politeOrigin(platform, origin),
+    async (identity) => {
       signal?.throwIfAborted();
       const refused = ctx.breaker?.admit(origin);
       if (refused) return unresponsive(platform, profileUrl, refused);
       let ended: BreakerResult = 'other';
       try {
-        const outcome = await send(platform, request, profileUrl, ctx, signal);
+        const through = { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
+        const outcome = await send(platform, request, profileUrl, through, signal);
         ended = breakerResult(outcome);
         return outcome;
       } finally {
         ctx.breaker?.record(origin, ended);
       }
     },
-    priority,
+    // The wait for a send slot may use the check's whole deadline; the send then has its own.
+    { limit, maxWaitMs: ctx.timeoutMs, priority, signal },
   );
+  return admitted.sent ? admitted.value : budgetExhausted(platform, profileUrl, limit, admitted.waitedMs);
 }
 
 /** Sends a check (with retries, within its deadline) and classifies the answer. */
@@ -147,6 +163,21 @@ async function send(
     clearTimeout(timer);
     signal?.removeEventListener('abort', onCancel);
   }
+}
+
+/** The outcome of a check not sent because its origin's request budget had no slot within its deadline. */
+function budgetExhausted(
+  platform: Platform,
+  profileUrl: string,
+  limit: BudgetLimit,
+  waitedMs: number,
+): Outcome {
+  return unsentUnknownOutcome(
+    platform,
+    profileUrl,
+    'budget_exhausted',
+    `not sent: the local request budget for this origin (${limit.perSecond}/s, burst ${limit.burst}, per egress identity) had no free slot within the deadline (waited ${waitedMs} ms)`,
+  );
 }
 
 /** The outcome of a check not sent because its origin has stopped answering. */

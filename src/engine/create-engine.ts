@@ -1,15 +1,17 @@
 /**
  * Builds an Engine from the configuration: reads the CA file, parses the
- * connect-to rules, creates the dispatcher. The only place that does that IO.
+ * connect-to rules, creates one dispatcher per egress identity. The only place
+ * that does that IO.
  */
 import { readFileSync } from 'node:fs';
 import type { Catalogue } from '../catalogue/platform.js';
-import { type Config, RETRY_ON } from '../config.js';
+import { type Config, egressIdentities, RETRY_ON } from '../config.js';
 import { UserscoutError } from '../errors.js';
 import { parseConnectTo } from './connect-to.js';
 import { createDispatcher } from './dispatcher.js';
-import { Engine } from './engine.js';
-import type { HostGate } from './host-gate.js';
+import { type EgressRoute, Engine } from './engine.js';
+import { DEFAULT_IDENTITY } from './limiter.js';
+import type { RateBudget } from './rate-budget.js';
 import type { SharedChecks } from './shared-checks.js';
 
 export type EngineConfig = Pick<
@@ -18,6 +20,10 @@ export type EngineConfig = Pick<
   | 'connectTimeoutMs'
   | 'concurrency'
   | 'perHost'
+  | 'budgetPerSecond'
+  | 'budgetBurst'
+  | 'egress'
+  | 'http2'
   | 'bodyCapBytes'
   | 'retries'
   | 'retryBaseMs'
@@ -33,11 +39,17 @@ export type EngineConfig = Pick<
   | 'refusePrivate'
 >;
 
-/** Cluster mode adds `hostGate` (the per-host limit across workers) and `sharedChecks` (identical checks sent once). */
+/**
+ * Cluster mode adds `rateBudget` (budgets shared by the workers, in Redis;
+ * default: this process's own) and `sharedChecks` (identical checks sent once).
+ */
 export function createEngine(
   config: EngineConfig,
   catalogue: Catalogue,
-  options: { readonly hostGate?: HostGate; readonly sharedChecks?: SharedChecks } = {},
+  options: {
+    readonly rateBudget?: RateBudget;
+    readonly sharedChecks?: SharedChecks;
+  } = {},
 ): Engine {
   let ca: string[] = [];
   if (config.caFile) {
@@ -53,8 +65,7 @@ export function createEngine(
       );
     }
   }
-  const dispatcher = createDispatcher({
-    proxy: config.proxy || undefined,
+  const network = {
     connectTo: config.connectTo.map(parseConnectTo),
     ca,
     insecure: config.insecureTls,
@@ -62,7 +73,23 @@ export function createEngine(
     connectTimeoutMs: config.connectTimeoutMs,
     connectionsPerOrigin: config.perHost,
     keepAliveTimeoutMs: 10_000,
-  });
+    allowH2: config.http2,
+  };
+  const identities = egressIdentities(config.egress);
+  const egress: EgressRoute[] = identities.length
+    ? identities.map((identity) => ({
+        name: identity.name,
+        dispatcher: createDispatcher({
+          ...network,
+          ...(identity.kind === 'addr' ? { localAddress: identity.address } : { proxy: identity.url }),
+        }),
+      }))
+    : [
+        {
+          name: DEFAULT_IDENTITY,
+          dispatcher: createDispatcher({ ...network, proxy: config.proxy || undefined }),
+        },
+      ];
   return new Engine(
     catalogue,
     {
@@ -78,11 +105,12 @@ export function createEngine(
       userAgent: config.userAgent,
       concurrency: config.concurrency,
       perHost: config.perHost,
+      budget: { perSecond: config.budgetPerSecond, burst: config.budgetBurst },
       breaker: { threshold: config.breakerTimeouts, cooldownMs: config.breakerCooldownMs },
     },
     {
-      dispatcher,
-      ...(options.hostGate ? { hostGate: options.hostGate } : {}),
+      egress,
+      ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
       ...(options.sharedChecks ? { sharedChecks: options.sharedChecks } : {}),
     },
   );

@@ -1,7 +1,8 @@
 /**
- * Builds the undici dispatcher every check goes through: keep-alive pools,
- * decompression, and the network options (proxy, SOCKS5, connect-to, extra CA,
- * insecure TLS, refusal of private destinations) as wrappers around one connector.
+ * Builds the undici dispatcher of one egress identity, which its checks go
+ * through: keep-alive pools, decompression, and the network options (source
+ * address, proxy, SOCKS5, connect-to, extra CA, insecure TLS, HTTP/2, refusal of
+ * private destinations) as wrappers around one connector.
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
@@ -24,6 +25,10 @@ export interface DispatcherOptions {
   /** Connections kept per origin. */
   readonly connectionsPerOrigin: number;
   readonly keepAliveTimeoutMs: number;
+  /** Local source address of every connection (an egress identity); absent: the default route. */
+  readonly localAddress?: string | undefined;
+  /** Offer HTTP/2 (ALPN h2) to TLS origins; HTTP/1.1 otherwise. @default false */
+  readonly allowH2?: boolean | undefined;
 }
 
 function blocked(address: string): Error {
@@ -84,8 +89,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       : {}),
     rejectUnauthorized: !options.insecure,
   };
+  const allowH2 = options.allowH2 ?? false;
   const base = buildConnector({
     ...tls,
+    allowH2,
     timeout: options.connectTimeoutMs,
     // One TLS session per origin to resume, for all of a catalogue (undici keeps 100):
     // a resumed handshake skips the certificate checks that dominate a cold search's CPU.
@@ -105,6 +112,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   };
 
   const common = {
+    allowH2,
     connections: options.connectionsPerOrigin,
     keepAliveTimeout: options.keepAliveTimeoutMs,
     // Whole-check deadlines are enforced with an AbortSignal; these only stop a stalled socket.
@@ -118,7 +126,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     if (url.protocol === 'socks5:' || url.protocol === 'socks5h:' || url.protocol === 'socks:') {
       dispatcher = new Socks5ProxyAgent(url.href.replace(/^socks5h?:|^socks:/, 'socks5:'), {
         ...common,
-        connect: buildConnector({ ...tls, timeout: options.connectTimeoutMs } as buildConnector.BuildOptions),
+        connect: buildConnector({
+          ...tls,
+          allowH2,
+          timeout: options.connectTimeoutMs,
+        } as buildConnector.BuildOptions),
       });
     } else if (url.protocol === 'http:' || url.protocol === 'https:') {
       dispatcher = new ProxyAgent({ uri: url.href, ...common, requestTls: tls, proxyTls: tls });
@@ -129,7 +141,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       );
     }
   } else {
-    dispatcher = new Agent({ ...common, connect });
+    dispatcher = new Agent({
+      ...common,
+      ...(options.localAddress ? { localAddress: options.localAddress } : {}),
+      connect,
+    });
   }
   return dispatcher.compose(decompress);
 }

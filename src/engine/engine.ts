@@ -8,10 +8,10 @@ import type { Dispatcher } from 'undici';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { platformUsername } from '../catalogue/username-rule.js';
 import { type CheckContext, checkPlatform } from './check.js';
-import type { HostGate } from './host-gate.js';
 import { CheckLimiter } from './limiter.js';
 import { OriginBreaker } from './origin-breaker.js';
 import { errorOutcome, type Outcome } from './outcome.js';
+import type { BudgetLimit, RateBudget } from './rate-budget.js';
 import type { RetryPolicy } from './retry.js';
 import type { SharedChecks } from './shared-checks.js';
 
@@ -22,9 +22,18 @@ export interface EngineOptions {
   readonly retry: RetryPolicy;
   readonly userAgent: string;
   readonly concurrency: number;
+  /** Checks in flight at once to one origin, per egress identity. */
   readonly perHost: number;
+  /** Request-rate budget of one origin through one egress identity, unless its platform sets its own. */
+  readonly budget: BudgetLimit;
   /** Origins that stopped answering are not sent checks for a while (see origin-breaker.ts). */
   readonly breaker?: { readonly threshold: number; readonly cooldownMs: number } | undefined;
+}
+
+/** One way out to the network: its name keys its budgets, its dispatcher sends. */
+export interface EgressRoute {
+  readonly name: string;
+  readonly dispatcher: Dispatcher;
 }
 
 export function browserHeaders(userAgent: string): Record<string, string> {
@@ -48,16 +57,19 @@ export class Engine {
   /** Aborts every check when the engine closes. */
   readonly #closing = new AbortController();
   readonly #sharedChecks: SharedChecks | undefined;
+  readonly #egress: readonly EgressRoute[];
   readonly catalogue: Catalogue;
 
   constructor(
     catalogue: Catalogue,
     options: EngineOptions,
     deps: {
-      dispatcher: Dispatcher;
+      /** The egress identities, at least one. */
+      egress: readonly EgressRoute[];
       now?: () => number;
       random?: () => number;
-      hostGate?: HostGate;
+      /** Where send slots are reserved. @default a LocalRateBudget */
+      rateBudget?: RateBudget;
       sharedChecks?: SharedChecks;
     },
   ) {
@@ -66,9 +78,20 @@ export class Engine {
     setMaxListeners(0, this.#closing.signal);
     this.#sharedChecks = deps.sharedChecks;
     const now = deps.now ?? (() => performance.now());
+    const egress = deps.egress.length ? deps.egress : undefined;
+    if (!egress) throw new Error('an engine needs at least one egress identity');
+    this.#egress = egress;
     this.#ctx = {
-      dispatcher: deps.dispatcher,
-      limiter: new CheckLimiter(options.concurrency, options.perHost, deps.hostGate),
+      dispatcher: egress[0]!.dispatcher,
+      egress: egress.map((route) => route.dispatcher),
+      budget: options.budget,
+      limiter: new CheckLimiter({
+        global: options.concurrency,
+        perOrigin: options.perHost,
+        identities: egress.map((route) => route.name),
+        now,
+        ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
+      }),
       shields: catalogue.shields,
       baseHeaders: browserHeaders(options.userAgent),
       timeoutMs: options.timeoutMs,
@@ -159,7 +182,7 @@ export class Engine {
 
   async close(): Promise<void> {
     this.#closing.abort(new Error('engine closed'));
-    await this.#ctx.dispatcher.close();
+    await Promise.all(this.#egress.map((route) => route.dispatcher.close()));
   }
 }
 

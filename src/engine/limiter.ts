@@ -1,55 +1,177 @@
 /**
- * Bounds the checks in flight: at most `global` at once, and at most `perHost`
- * to any one origin. A check waits for its host first (and for the shared host
- * gate, in cluster mode), so checks queued behind a busy host never hold a
- * global slot. Global slots go to the highest priority first (a professional
- * search's checks before a free one's), first come first served within one.
+ * Admits checks to the network, politely. Three bounds, in this order:
+ * - in flight to one origin: at most `perOrigin` per egress identity (a cap on
+ *   connections, held from the start of the wait to the end of the check);
+ * - a request-rate budget per (origin, identity) (rate-budget.ts): the check
+ *   reserves the earliest slot over its origin's identities, sleeps exactly
+ *   until it, and learns which identity to send through; when no slot comes
+ *   within the check's wait allowance, nothing is sent;
+ * - in flight over all origins: at most `global`, the highest priority first (a
+ *   professional search's checks before a free one's), first come first served
+ *   within one. A check reserves its budget slot holding a global slot, then
+ *   sleeps a long wait without it and comes back ahead of every new check, so
+ *   checks sleeping on a busy origin's budget hold no global slot and a slot is
+ *   not missed for want of one. A slot missed all the same is reserved again,
+ *   never sent late (late requests would bunch with later ones).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import pLimit, { type LimitFunction } from 'p-limit';
 import PQueue from 'p-queue';
-import type { HostGate } from './host-gate.js';
+import type { Platform } from '../catalogue/platform.js';
+import { PLACEHOLDER, splitAuthority } from '../catalogue/template.js';
+import { emissionIntervalMs } from './gcra.js';
+import { LocalRateBudget } from './local-rate-budget.js';
+import type { BudgetLimit, RateBudget } from './rate-budget.js';
+
+/** The name of the one identity when none is configured: the machine's default route. */
+export const DEFAULT_IDENTITY = 'default';
+
+export interface CheckLimiterOptions {
+  /** Checks in flight at once, over all origins. */
+  readonly global: number;
+  /** Checks in flight at once to one origin, per egress identity. */
+  readonly perOrigin: number;
+  /** Names of the egress identities, in the order of their dispatchers. @default [DEFAULT_IDENTITY] */
+  readonly identities?: readonly string[];
+  /** Where slots are reserved (Redis in cluster mode). @default a LocalRateBudget */
+  readonly budget?: RateBudget;
+  /** Monotonic clock (ms). @default performance.now */
+  readonly now?: () => number;
+}
+
+export interface Admission {
+  /** The request-rate budget of the check's origin. */
+  readonly limit: BudgetLimit;
+  /** Longest wait for a send slot (ms), counted from when the check first holds a global slot to ask for one. */
+  readonly maxWaitMs: number;
+  /** Higher first when checks wait for a global slot. @default 0 */
+  readonly priority?: number;
+  /** Stops the wait (the engine closing); the run then rejects with its reason. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What `run` did: ran the task through identity `identity`, or sent nothing because no slot came in time. */
+export type Admitted<T> =
+  | { readonly sent: true; readonly value: T }
+  | { readonly sent: false; readonly waitedMs: number };
+
+/** The key of one origin's budget through one identity. */
+export function budgetKey(origin: string, identity: string): string {
+  return `${origin}|${identity}`;
+}
+
+/**
+ * The origin a platform's politeness is counted on. A platform whose host holds
+ * the username (`https://{username}.example.com`) is one site to its operator,
+ * not one origin per account: its budget is the template's.
+ */
+export function politeOrigin(platform: Platform, requestOrigin: string): string {
+  const template = splitAuthority(platform.check.url)?.origin;
+  return template?.includes(PLACEHOLDER) ? template.toLowerCase() : requestOrigin;
+}
+
+/** No send slot within the wait allowed: nothing is sent. */
+const EXHAUSTED = Symbol('exhausted');
+/** Least lateness tolerated (ms), so timer granularity alone never makes a slot late. */
+const MIN_TOLERANCE_MS = 4;
+/** Waits up to this long (ms) are slept holding the global slot: too short to hand it on. */
+const SLEEP_IN_SLOT_MS = 10;
+/** Global priority of a check back from its budget sleep, above every search's. */
+const RETURNING = Number.MAX_SAFE_INTEGER;
+
+/** Sleeps `ms`; an abort rejects with the signal's reason, as everything else cancelled does. */
+async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  try {
+    await sleep(ms, undefined, { signal });
+  } catch (error) {
+    throw signal?.aborted ? signal.reason : error;
+  }
+}
 
 export class CheckLimiter {
   readonly #global: PQueue;
-  readonly #perHost = new Map<string, LimitFunction>();
-  readonly #perHostLimit: number;
-  readonly #gate: HostGate | undefined;
+  readonly #perOrigin = new Map<string, LimitFunction>();
+  readonly #perOriginLimit: number;
+  readonly #identities: readonly string[];
+  readonly #budget: RateBudget;
+  readonly #now: () => number;
 
-  constructor(global: number, perHost: number, gate?: HostGate) {
-    this.#global = new PQueue({ concurrency: global });
-    this.#perHostLimit = perHost;
-    this.#gate = gate;
+  constructor(options: CheckLimiterOptions) {
+    this.#global = new PQueue({ concurrency: options.global });
+    this.#identities = options.identities?.length ? options.identities : [DEFAULT_IDENTITY];
+    this.#perOriginLimit = options.perOrigin * this.#identities.length;
+    this.#now = options.now ?? (() => performance.now());
+    this.#budget = options.budget ?? new LocalRateBudget(this.#now);
   }
 
-  /** Runs `task` when its origin and a global slot are free; higher `priority` first. */
-  run<T>(origin: string, task: () => Promise<T>, priority = 0): Promise<T> {
-    let host = this.#perHost.get(origin);
+  /** Runs `task(identity)` once `origin` admits it, its budget's slot has come and a global slot is free. */
+  run<T>(origin: string, task: (identity: number) => Promise<T>, admission: Admission): Promise<Admitted<T>> {
+    let host = this.#perOrigin.get(origin);
     if (!host) {
-      host = pLimit(this.#perHostLimit);
-      this.#perHost.set(origin, host);
+      host = pLimit(this.#perOriginLimit);
+      this.#perOrigin.set(origin, host);
     }
     const hostLimit = host;
-    const gate = this.#gate;
-    const inGlobal = () => this.#global.add(task, { priority });
-    const gated = gate
-      ? async () => {
-          const release = await gate.acquire(origin);
-          try {
-            return await inGlobal();
-          } finally {
-            release();
-          }
-        }
-      : inGlobal;
-    return hostLimit(gated).finally(() => {
-      if (hostLimit.activeCount === 0 && hostLimit.pendingCount === 0) this.#perHost.delete(origin);
+    return hostLimit(() => this.#admit(origin, task, admission)).finally(() => {
+      if (hostLimit.activeCount === 0 && hostLimit.pendingCount === 0) this.#perOrigin.delete(origin);
     });
   }
 
+  async #admit<T>(
+    origin: string,
+    task: (identity: number) => Promise<T>,
+    { limit, maxWaitMs, priority = 0, signal }: Admission,
+  ): Promise<Admitted<T>> {
+    const keys = this.#identities.map((identity) => budgetKey(origin, identity));
+    // Counted from the first global slot, so a long global queue (many searches at once)
+    // delays checks, as it always has, rather than using up their wait for a send slot.
+    let started: number | undefined;
+    let deadline = Number.POSITIVE_INFINITY;
+    // A request sent later than its slot could arrive together with the next
+    // slots' requests, a burst the budget never allowed. Up to half an interval
+    // late keeps within one request of the budget; later, the check reserves again.
+    const tolerance = Math.max(emissionIntervalMs(limit) / 2, MIN_TOLERANCE_MS);
+    let reserved: { readonly index: number; readonly at: number } | undefined;
+    for (;;) {
+      const step = await this.#global.add(
+        async (): Promise<Admitted<T> | typeof EXHAUSTED | number> => {
+          signal?.throwIfAborted();
+          if (started === undefined) {
+            started = this.#now();
+            deadline = started + maxWaitMs;
+          }
+          let slot = reserved;
+          if (!slot || this.#now() - slot.at > tolerance) {
+            // Reserved here, holding a global slot, so the wait for one never makes a slot late.
+            const left = deadline - this.#now();
+            const reservation = left >= 0 ? await this.#budget.reserve(keys, limit, left) : undefined;
+            if (!reservation) return EXHAUSTED;
+            slot = { index: reservation.index, at: this.#now() + reservation.waitMs };
+            // A longer wait is slept without the global slot, which goes to a check that can send.
+            if (reservation.waitMs > SLEEP_IN_SLOT_MS) {
+              reserved = slot;
+              return reservation.waitMs;
+            }
+          }
+          const early = slot.at - this.#now();
+          if (early > 0) await wait(early, signal);
+          return { sent: true, value: await task(slot.index) };
+        },
+        // Back from a budget sleep: ahead of every check not yet reserved, so it is on time.
+        { priority: reserved ? RETURNING : priority },
+      );
+      if (step === EXHAUSTED) return { sent: false, waitedMs: Math.round(this.#now() - (started ?? 0)) };
+      if (typeof step !== 'number') return step;
+      await wait(step, signal);
+    }
+  }
+
+  /** Checks holding a global slot (sending). */
   get active(): number {
     return this.#global.pending;
   }
 
+  /** Checks waiting for a global slot (to reserve their send slot, or to send on it). */
   get pending(): number {
     return this.#global.size;
   }

@@ -9,8 +9,18 @@ import type { Platform } from '../catalogue/platform.js';
 export const OUTCOME_STATUSES = ['hit', 'miss', 'unknown', 'error', 'invalid'] as const;
 export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 
-/** `unknown`: the platform answered, but the answer does not tell. */
-export const UNKNOWN_REASONS = ['waf', 'captcha', 'rate_limited', 'unexpected_response'] as const;
+/**
+ * `unknown`: the platform answered, but the answer does not tell; or, for
+ * `budget_exhausted`, it was not asked: our own request budget for its origin had
+ * no send slot within the check's deadline, so nothing was sent.
+ */
+export const UNKNOWN_REASONS = [
+  'waf',
+  'captcha',
+  'rate_limited',
+  'unexpected_response',
+  'budget_exhausted',
+] as const;
 export type UnknownReason = (typeof UNKNOWN_REASONS)[number];
 
 /** `error`: no usable answer arrived. `blocked_destination`: a private address, refused by policy; `internal`: a bug of ours, reported rather than crashing the search. */
@@ -116,6 +126,22 @@ export function errorOutcome(
     reason,
     responseTime: spent.responseTime,
     evidence: { rule, attempts: spent.attempts },
+  };
+}
+
+/** A check not sent because our own side could not tell in time (the request budget); `rule` says why. */
+export function unsentUnknownOutcome(
+  platform: OutcomeSubject,
+  url: string,
+  reason: UnknownReason,
+  rule: string,
+): Outcome {
+  return {
+    ...subject(platform, url),
+    status: 'unknown',
+    reason,
+    responseTime: NOTHING_SENT.responseTime,
+    evidence: { rule, attempts: NOTHING_SENT.attempts },
   };
 }
 

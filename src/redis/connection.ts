@@ -9,7 +9,7 @@ import { Redis, type RedisOptions } from 'ioredis';
 /** Longest wait for one Redis command before it counts as unavailable. */
 export const REDIS_COMMAND_TIMEOUT_MS = 3_000;
 
-/** Options for command connections (store, events, rate limits, host gate). */
+/** Options for command connections (store, events, rate limits, request budgets). */
 export function commandOptions(): RedisOptions {
   return {
     enableOfflineQueue: false,

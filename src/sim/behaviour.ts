@@ -52,12 +52,19 @@ export interface SimRequest {
   readonly headers: Readonly<Record<string, string | string[] | undefined>>;
   readonly body: string;
   readonly tls: boolean;
+  /** The client's address, as the site sees it (the socket's remote address). */
+  readonly remoteAddress: string;
 }
 
 /** Answers one host (exact name or pattern). Returns undefined to let the next route try. */
 export interface SimRoute {
   readonly host: string | RegExp;
   readonly handle: (request: SimRequest) => Behaviour | undefined;
+  /**
+   * The site's rate limit: at most `perSecond` requests a second (and at once) from
+   * one client address to the site `key`; beyond it, 429 with Retry-After.
+   */
+  readonly limit?: { readonly key: string; readonly perSecond: number } | undefined;
 }
 
 /** Challenge pages as the shields serve them (status, headers, body). */

@@ -19,6 +19,12 @@ export interface EmulationOptions {
   readonly override?: (platform: Platform, username: string) => Behaviour | undefined;
   /** Filler bytes in HTML answers, for all platforms or per platform. @default 0 */
   readonly padBytes?: number | ((platform: Platform) => number);
+  /**
+   * The platform's rate limit per client address (requests a second, and at once),
+   * e.g. `siteLimit` of site-limits.ts; undefined: none. Platforms sharing a host
+   * share its strictest limit. @default none
+   */
+  readonly rateLimit?: (platform: Platform) => number | undefined;
 }
 
 export interface Emulation {
@@ -94,6 +100,14 @@ function matcherFor(
     return name;
   };
   return { host: hostRe ?? authority, matcher: { platform, accounts, match } };
+}
+
+/** `{username}.example.com`: the host template of a platform whose host holds the username. */
+function siteOfTemplate(platform: Platform): string {
+  return (splitAuthority(platform.check.url)?.origin ?? platform.check.url)
+    .replace(/^https?:\/\//i, '')
+    .toLowerCase()
+    .replace(/:\d+$/, '');
 }
 
 function safeJsonString(raw: string): string | undefined {
@@ -177,9 +191,24 @@ export function emulateCatalogue(
       return undefined;
     };
 
+  /** The strictest limit of a site's platforms, keyed by the site as its host (or host template) reads. */
+  const limitOf = (site: string, matchers: readonly Matcher[]) => {
+    const limits = matchers
+      .map((m) => options.rateLimit?.(m.platform))
+      .filter((n): n is number => n !== undefined);
+    return limits.length ? { limit: { key: site, perSecond: Math.min(...limits) } } : {};
+  };
   const routes: SimRoute[] = [
-    ...[...byHost].map(([host, matchers]) => ({ host, handle: handle(matchers) })),
-    ...patterned.map(({ host, matchers }) => ({ host, handle: handle(matchers) })),
+    ...[...byHost].map(([host, matchers]) => ({
+      host,
+      handle: handle(matchers),
+      ...limitOf(host, matchers),
+    })),
+    ...patterned.map(({ host, matchers }) => ({
+      host,
+      handle: handle(matchers),
+      ...limitOf(siteOfTemplate(matchers[0]!.platform), matchers),
+    })),
     // Redirect targets on hosts no platform is checked on.
     {
       host: /.*/,

@@ -4,13 +4,14 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Catalogue } from '../catalogue/platform.js';
+import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { SettingName } from '../config.js';
 import { SIM_DEFAULTS } from './defaults.js';
 import { emulateCatalogue } from './emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from './latency.js';
 import { hashSeed, seededRandom } from './random.js';
 import { SimWeb } from './server.js';
+import { siteLimit } from './site-limits.js';
 
 export interface StandaloneOptions {
   readonly port: number;
@@ -21,6 +22,8 @@ export interface StandaloneOptions {
   /** A name that has an account on a seeded third of the platforms. */
   readonly demoName: string;
   readonly caOut: string;
+  /** Sites answer 429 beyond their seeded rate limit per client address (site-limits.ts). @default false */
+  readonly rateLimits?: boolean;
 }
 
 export async function startStandaloneSim(
@@ -43,6 +46,7 @@ export async function startStandaloneSim(
     },
     override: (p) => (latencies.get(p.id) === 'hang' ? { kind: 'hang' } : undefined),
     padBytes: 20_000,
+    ...(options.rateLimits ? { rateLimit: (p: Platform) => siteLimit(p, options.seed) } : {}),
   });
   const sim = new SimWeb({ routes: emulation.routes, truth: emulation.truth, port: options.port });
   await sim.start();
@@ -69,9 +73,10 @@ export function simBanner(
   platformCount: number,
 ): string {
   return [
-    `simulated web: ${platformCount} platforms on 127.0.0.1, HTTP port ${sim.port}, HTTPS port ${sim.tlsPort}, latency ${options.latency}, seed ${options.seed}`,
+    `simulated web: ${platformCount} platforms on 127.0.0.1, HTTP port ${sim.port}, HTTPS port ${sim.tlsPort}, latency ${options.latency}, seed ${options.seed}${options.rateLimits ? ', rate limits on' : ''}`,
     `CA certificate: ${caFile}`,
     `ground truth:   curl -s --connect-to ${sim.connectTo[0]} http://sim.userscout.test/__truth`,
+    `rate limits:    curl -s --connect-to ${sim.connectTo[0]} http://sim.userscout.test/__stats`,
     `try:            npx userscout search ${options.demoName} ${sim.connectTo.map((r) => `--connect-to ${r}`).join(' ')} --ca-file ${caFile}`,
     'Ctrl-C stops it.',
   ].join('\n');
@@ -107,5 +112,6 @@ if (isMain) {
     everywhere: arg('accounts', '').split(',').filter(Boolean),
     demoName: arg('demo-name', SIM_DEFAULTS.demoName),
     caOut: arg('ca-out', SIM_DEFAULTS.caOut),
+    rateLimits: args.includes('--rate-limits'),
   });
 }

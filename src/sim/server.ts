@@ -11,6 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { type Behaviour, type SimRequest, type SimRoute, wafResponse } from './behaviour.js';
+import { SiteLimits, type SiteStats } from './site-limits.js';
 import { type BrokenTls, CertificateStore, createTestCa, type TestCa } from './tls.js';
 
 export interface SimWebOptions {
@@ -27,6 +28,8 @@ export interface SimWebOptions {
   readonly ca?: TestCa;
   /** How long an idle keep-alive connection stays open (ms). @default 5000 */
   readonly keepAliveTimeoutMs?: number;
+  /** Keep every request's time, site and client address (`siteLog`), for tests. @default false */
+  readonly logRequests?: boolean;
 }
 
 export const CONTROL_HOST = 'sim.userscout.test';
@@ -43,12 +46,27 @@ export class SimWeb {
   #certificates: CertificateStore | undefined;
   #port = 0;
   #tlsPort = 0;
+  readonly #sites: SiteLimits;
   /** Requests answered or accepted, by host. */
   readonly hits = new Map<string, number>();
 
   constructor(options: SimWebOptions = {}) {
     this.#options = options;
     this.#routes = [...(options.routes ?? [])];
+    this.#sites = new SiteLimits({ log: options.logRequests ?? false });
+  }
+
+  /**
+   * Requests by site and client address, and the 429s the sites' rate limits
+   * answered; also served at http(s)://sim.userscout.test/__stats.
+   */
+  stats(): SiteStats {
+    return this.#sites.stats();
+  }
+
+  /** Every request to a site, in order, when `logRequests` is on. */
+  get siteLog() {
+    return this.#sites.log;
   }
 
   addRoute(route: SimRoute): void {
@@ -168,6 +186,7 @@ export class SimWeb {
         headers: req.headers,
         body: Buffer.concat(chunks).toString('utf8'),
         tls: 'encrypted' in req.socket,
+        remoteAddress: req.socket.remoteAddress ?? '',
       };
       let behaviour: Behaviour | undefined;
       if (host === CONTROL_HOST && request.path.startsWith('/__truth')) {
@@ -177,12 +196,33 @@ export class SimWeb {
           headers: { 'content-type': 'application/json' },
           body: JSON.stringify(this.#options.truth?.() ?? {}),
         };
+      } else if (host === CONTROL_HOST && request.path.startsWith('/__stats')) {
+        behaviour = {
+          kind: 'respond',
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(this.stats()),
+        };
       } else {
+        let site = host;
+        let perSecond: number | undefined;
         for (const route of this.#routes) {
           const matches = typeof route.host === 'string' ? route.host === host : route.host.test(host);
           if (!matches) continue;
           behaviour = route.handle(request);
-          if (behaviour) break;
+          if (behaviour) {
+            if (route.limit) ({ key: site, perSecond } = route.limit);
+            break;
+          }
+        }
+        const retryAfter = this.#sites.admit(site, request.remoteAddress, perSecond);
+        if (retryAfter !== undefined) {
+          behaviour = {
+            kind: 'respond',
+            status: 429,
+            headers: { 'retry-after': String(retryAfter) },
+            body: 'Too Many Requests',
+          };
         }
       }
       this.#perform(

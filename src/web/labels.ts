@@ -17,6 +17,7 @@ export const REASON_LABELS: Record<OutcomeReason, string> = {
   captcha: 'asked for a captcha',
   rate_limited: 'rate limited by the platform',
   unexpected_response: 'unexpected answer',
+  budget_exhausted: 'not asked: our request budget for the site was used up',
   timeout: 'timed out',
   dns: 'name did not resolve',
   connection: 'connection failed',

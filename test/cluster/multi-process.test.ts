@@ -6,16 +6,20 @@
  * middle of a search; every search must still end with exactly the outcomes
  * the simulated web's truth implies, none counted twice. The free limit holds
  * across both API processes, live events reach a client of the other API
- * process, and the per-host limit holds across both workers.
+ * process, and each host's request budget holds across both workers (the
+ * simulated web's log of arrivals never shows more in a second than it allows).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/api/auth.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
+import { busiestWindow } from '../../src/sim/site-limits.js';
 import { RedisStore } from '../../src/store/redis.js';
+import { budgetAllows, LATE_MS } from '../support/budget-bound.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { countInFlight } from '../support/in-flight.js';
 import { json, postSearch, tempDir } from '../support/service.js';
@@ -25,6 +29,10 @@ import { connectTestRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from './re
 const HOSTS = 6;
 const PLATFORMS = 36;
 const PER_HOST = 2;
+// Requests a second to one host over the cluster, after a burst: below what both workers'
+// in-flight limits would send (2 × PER_HOST per LATENCY_MS), so the budget is what bounds the pace.
+const BUDGET = { perSecond: 5, burst: 2 };
+const SITE_LIMIT = Math.max(BUDGET.perSecond, BUDGET.burst) + 1;
 const LATENCY_MS = 120;
 const FREE_LIMIT = 10;
 const SEARCHES = 20;
@@ -44,11 +52,16 @@ const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
   // Each user has an account on every third platform, a different third per user.
   accounts: (p) => usernames.filter((_, u) => (u + platformIndex.get(p.id)!) % 3 === 0),
   latency: () => LATENCY_MS,
+  // Each site rate-limits each client address (429 beyond it), one token above the budget.
+  rateLimit: () => SITE_LIMIT,
 });
 
-// Requests in flight per host, as the simulated web sees them.
+// Requests in flight per host, as the simulated web sees them; it logs every request.
 const inFlight = countInFlight(emulation.routes);
-const sim = new SimWeb({ truth: emulation.truth, routes: inFlight.routes });
+const sim = new SimWeb({ truth: emulation.truth, routes: inFlight.routes, logRequests: true });
+// The simulated web logs a request when its event loop (this process's) gets to it: its worst
+// stall is how much later than its arrival a request may be logged.
+const simStall = monitorEventLoopDelay({ resolution: 10 });
 
 const prefix = uniquePrefix('cluster');
 let redis: Redis;
@@ -67,6 +80,7 @@ let stream: Promise<string>;
 
 beforeAll(async () => {
   redis = await connectTestRedis();
+  simStall.enable();
   await sim.start();
   const dir = tempDir('userscout-cluster-');
   const catalogueFile = join(dir, 'catalogue.json');
@@ -99,6 +113,8 @@ beforeAll(async () => {
     USERSCOUT_RETRY_BASE_MS: '20',
     USERSCOUT_RETRY_MAX_MS: '200',
     USERSCOUT_PER_HOST: String(PER_HOST),
+    USERSCOUT_BUDGET_PER_SECOND: String(BUDGET.perSecond),
+    USERSCOUT_BUDGET_BURST: String(BUDGET.burst),
     USERSCOUT_MAX_RUNNING_SEARCHES: '3',
     USERSCOUT_JOB_LOCK_MS: '3000',
     USERSCOUT_FREE_LIMIT: String(FREE_LIMIT),
@@ -219,9 +235,19 @@ describe('cluster mode: 2 API processes, 2 workers, one Redis', () => {
     expect(text).toMatch(/event: done\ndata: \{"status":"completed"\}/);
   });
 
-  it('held the per-host limit across both workers', () => {
-    // Reached, never passed: each worker alone would allow PER_HOST, both together 2 × PER_HOST.
-    expect(inFlight.most()).toBe(PER_HOST);
+  it('held each site\u2019s request budget across both workers, and met no 429', () => {
+    expect(sim.siteLog.length).toBeGreaterThanOrEqual(SEARCHES * PLATFORMS);
+    expect(sim.stats().limited.total).toBe(0);
+    // Each worker alone would send up to PER_HOST per LATENCY_MS (16 a second) to a site, twice
+    // that together; the shared budget's slots allow 6 in a second, more counting lateness
+    // (LATE_MS for a sender, plus the simulated web's own worst stall: 8 or 9 on a loaded machine).
+    simStall.disable();
+    const allowed = budgetAllows(BUDGET, 1000, LATE_MS + simStall.max / 1e6);
+    const most = busiestWindow(sim.siteLog, 1000);
+    expect(most.size).toBe(HOSTS);
+    for (const [key, n] of most) expect(n, key).toBeLessThanOrEqual(allowed);
+    // The in-flight limit is each worker's own.
+    expect(inFlight.most()).toBeLessThanOrEqual(2 * PER_HOST);
   });
 
   it('left no job behind in the queue', async () => {

@@ -1,6 +1,7 @@
 /**
  * What workers share through Redis below the search level: identical checks
- * at the same time go out once, and the per-host limit holds across engines.
+ * at the same time go out once, and one request budget per origin holds across
+ * engines.
  * Two engines in this process stand for two workers (the multi-process test
  * does it with real processes).
  */
@@ -12,12 +13,13 @@ import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/engine/create-engine.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { Outcome } from '../../src/engine/outcome.js';
-import { RedisHostGate } from '../../src/redis/host-gate.js';
+import { RedisRateBudget } from '../../src/redis/rate-budget.js';
 import { RedisSharedChecks } from '../../src/redis/shared-checks.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
+import { busiestWindow } from '../../src/sim/site-limits.js';
+import { budgetAllows } from '../support/budget-bound.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
-import { countInFlight } from '../support/in-flight.js';
 import { tempDir } from '../support/service.js';
 import { connectTestRedis, deleteKeys, uniquePrefix } from './redis-support.js';
 
@@ -27,9 +29,9 @@ const catalogue = catalogueOf(
   ),
 );
 const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, { latency: () => 150 });
-// Every platform is on one host: the most in flight to it, as the simulated web sees it.
-const inFlight = countInFlight(emulation.routes);
-const sim = new SimWeb({ truth: emulation.truth, routes: inFlight.routes });
+// Every platform is on one host; the simulated web logs when each request reaches it.
+const sim = new SimWeb({ truth: emulation.truth, routes: emulation.routes, logRequests: true });
+const BUDGET = { perSecond: 4, burst: 2 };
 
 const prefix = uniquePrefix('shared');
 let redis: Redis;
@@ -40,11 +42,21 @@ beforeAll(async () => {
   await sim.start();
   const caFile = join(tempDir(), 'sim-ca.pem');
   writeFileSync(caFile, sim.caCert);
-  // Each engine alone would allow 2 requests to the host at once; together they may have 2.
-  const config = loadConfig({ connectTo: sim.connectTo, caFile, refusePrivate: false, perHost: 2 }, {});
+  // Each engine alone would send BUDGET a second to the host; together they may too.
+  const config = loadConfig(
+    {
+      connectTo: sim.connectTo,
+      caFile,
+      refusePrivate: false,
+      perHost: 2,
+      budgetPerSecond: BUDGET.perSecond,
+      budgetBurst: BUDGET.burst,
+    },
+    {},
+  );
   engines = [0, 1].map(() =>
     createEngine(config, catalogue, {
-      hostGate: new RedisHostGate({ redis, prefix, limit: 2, leaseMs: 15_000, maxWaitMs: 15_000 }),
+      rateBudget: new RedisRateBudget({ redis, prefix }),
       sharedChecks: new RedisSharedChecks({ redis, prefix, leaseMs: 15_000, maxWaitMs: 15_000 }),
     }),
   );
@@ -82,11 +94,17 @@ describe('checks shared between workers', () => {
     expect(sim.requestCount - before).toBe(catalogue.platforms.length);
   });
 
-  it('holds the per-host limit over both engines', async () => {
-    inFlight.reset();
+  it('holds the request budget of the host over both engines', async () => {
+    const from = sim.siteLog.length;
     const [a, b] = await Promise.all([collect(engines[0]!, 'bob'), collect(engines[1]!, 'carol')]);
     expect(a).toHaveLength(8);
     expect(b).toHaveLength(8);
-    expect(inFlight.most()).toBe(2);
+    const log = sim.siteLog.slice(from);
+    expect(log).toHaveLength(16);
+    // Each engine alone sends 8 in 1.5 s: both at their own pace would put 12 in one second.
+    // The shared budget's slots allow 5 in a second; 7 counting LATE_MS.
+    expect(busiestWindow(log, 1000).get('shared.test 127.0.0.1')).toBeLessThanOrEqual(
+      budgetAllows(BUDGET, 1000),
+    );
   });
 });

@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { CheckLimiter } from '../../src/engine/limiter.js';
+import { budgetKey, CheckLimiter, politeOrigin } from '../../src/engine/limiter.js';
+import { LocalRateBudget } from '../../src/engine/local-rate-budget.js';
+import type { BudgetLimit, RateBudget, Reservation } from '../../src/engine/rate-budget.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
 
 /** A task that records when it starts and finishes when `release` is called. */
 function gatedTask(log: string[], name: string) {
@@ -18,13 +21,26 @@ function gatedTask(log: string[], name: string) {
 }
 
 const tick = () => new Promise((resolve) => setImmediate(resolve));
+const unlimited = { limit: { perSecond: 1_000_000, burst: 1_000_000 }, maxWaitMs: 10_000 };
+
+/** A budget that records every reservation asked for, and what it answered. */
+class SpyBudget implements RateBudget {
+  readonly calls: { keys: readonly string[]; limit: BudgetLimit; maxWaitMs: number; answer?: Reservation }[] =
+    [];
+  constructor(readonly inner: RateBudget) {}
+  async reserve(keys: readonly string[], limit: BudgetLimit, maxWaitMs: number) {
+    const answer = await this.inner.reserve(keys, limit, maxWaitMs);
+    this.calls.push({ keys, limit, maxWaitMs, ...(answer ? { answer } : {}) });
+    return answer;
+  }
+}
 
 describe('CheckLimiter', () => {
   it('gives free global slots to higher priorities first, first come first served within one', async () => {
-    const limiter = new CheckLimiter(1, 2);
+    const limiter = new CheckLimiter({ global: 1, perOrigin: 2 });
     const log: string[] = [];
     const blocker = gatedTask(log, 'blocker');
-    const running = [limiter.run('https://a.test', blocker.task)];
+    const running: Promise<unknown>[] = [limiter.run('https://a.test', blocker.task, unlimited)];
     await tick();
     const order: string[] = [];
     for (const [name, priority] of [
@@ -40,7 +56,7 @@ describe('CheckLimiter', () => {
             order.push(name);
             return name;
           },
-          priority,
+          { ...unlimited, priority },
         ),
       );
     }
@@ -53,13 +69,13 @@ describe('CheckLimiter', () => {
     expect(limiter.active).toBe(0);
   });
 
-  it('never runs more than perHost checks at once to one origin', async () => {
-    const limiter = new CheckLimiter(10, 2);
+  it('never runs more than perOrigin checks per identity at once to one origin', async () => {
+    const limiter = new CheckLimiter({ global: 10, perOrigin: 1, identities: ['one', 'two'] });
     const log: string[] = [];
     const tasks = ['1', '2', '3'].map((n) => gatedTask(log, n));
     const other = gatedTask(log, 'other');
-    const running = tasks.map((t) => limiter.run('https://same.test', t.task));
-    running.push(limiter.run('https://other.test', other.task));
+    const running = tasks.map((t) => limiter.run('https://same.test', t.task, unlimited));
+    running.push(limiter.run('https://other.test', other.task, unlimited));
     await tick();
     expect(log.sort()).toEqual(['1', '2', 'other']);
     tasks[0]!.release();
@@ -67,16 +83,130 @@ describe('CheckLimiter', () => {
     await tick();
     expect(log).toContain('3');
     for (const t of [...tasks, other]) t.release();
-    expect(await Promise.all(running)).toEqual(['1', '2', '3', 'other']);
+    const results = await Promise.all(running);
+    expect(results.map((r) => (r.sent ? r.value : undefined))).toEqual(['1', '2', '3', 'other']);
   });
 
   it('passes a failing task\u2019s error to its caller and frees the slot', async () => {
-    const limiter = new CheckLimiter(1, 1);
+    const limiter = new CheckLimiter({ global: 1, perOrigin: 1 });
     await expect(
-      limiter.run('https://a.test', async () => {
-        throw new Error('boom');
-      }),
+      limiter.run(
+        'https://a.test',
+        async () => {
+          throw new Error('boom');
+        },
+        unlimited,
+      ),
     ).rejects.toThrow('boom');
-    expect(await limiter.run('https://a.test', async () => 'next')).toBe('next');
+    expect(await limiter.run('https://a.test', async () => 'next', unlimited)).toEqual({
+      sent: true,
+      value: 'next',
+    });
+  });
+
+  it('reserves over one key per identity and sends through the identity it got', async () => {
+    const spy = new SpyBudget(new LocalRateBudget());
+    const limiter = new CheckLimiter({ global: 4, perOrigin: 4, identities: ['a', 'b'], budget: spy });
+    const strict = { limit: { perSecond: 1, burst: 1 }, maxWaitMs: 10_000 };
+    const used: number[] = [];
+    const results = await Promise.all(
+      [0, 1].map(() =>
+        limiter.run(
+          'https://x.test',
+          async (identity) => {
+            used.push(identity);
+            return identity;
+          },
+          strict,
+        ),
+      ),
+    );
+    expect(spy.calls.map((c) => c.keys)).toEqual([
+      [budgetKey('https://x.test', 'a'), budgetKey('https://x.test', 'b')],
+      [budgetKey('https://x.test', 'a'), budgetKey('https://x.test', 'b')],
+    ]);
+    // One slot a second per identity: the second check goes at once, through the other identity.
+    expect(used.sort()).toEqual([0, 1]);
+    expect(spy.calls.map((c) => c.answer?.waitMs)).toEqual([0, 0]);
+    expect(results.every((r) => r.sent)).toBe(true);
+  });
+
+  it('sleeps until the reserved slot before sending', async () => {
+    const started = performance.now();
+    const budget: RateBudget = { reserve: async () => ({ index: 0, waitMs: 120 }) };
+    const limiter = new CheckLimiter({ global: 1, perOrigin: 1, budget });
+    const sentAt = await limiter.run('https://a.test', async () => performance.now(), unlimited);
+    expect(sentAt.sent && sentAt.value - started).toBeGreaterThanOrEqual(119);
+  });
+
+  it('sends nothing, and says how long it waited, when no slot comes within maxWaitMs', async () => {
+    const limiter = new CheckLimiter({ global: 1, perOrigin: 4 });
+    const strict = { limit: { perSecond: 1, burst: 1 }, maxWaitMs: 200 };
+    let sent = 0;
+    const task = async () => ++sent;
+    expect(await limiter.run('https://a.test', task, strict)).toEqual({ sent: true, value: 1 });
+    expect(await limiter.run('https://a.test', task, strict)).toEqual({ sent: false, waitedMs: 0 });
+    expect(sent).toBe(1);
+    // Another origin has its own budget.
+    expect(await limiter.run('https://b.test', task, strict)).toEqual({ sent: true, value: 2 });
+  });
+
+  it('sleeps a long wait without its global slot, and reserves again rather than send late', async () => {
+    const spy = new SpyBudget(new LocalRateBudget());
+    const limiter = new CheckLimiter({ global: 1, perOrigin: 4, budget: spy });
+    const limit = { perSecond: 10, burst: 1 };
+    const log: string[] = [];
+    // The first check takes the only token; the second's slot is 100 ms away.
+    expect(await limiter.run('https://late.test', async () => 'first', { limit, maxWaitMs: 10_000 })).toEqual(
+      {
+        sent: true,
+        value: 'first',
+      },
+    );
+    const late = limiter.run(
+      'https://late.test',
+      async () => {
+        log.push('late');
+        return 'sent';
+      },
+      { limit, maxWaitMs: 10_000 },
+    );
+    await tick();
+    await tick();
+    // While it sleeps the global slot is free: another origin's check takes it and holds
+    // it well past the slot (more than half an interval, 50 ms).
+    const blocker = gatedTask(log, 'blocker');
+    const blocking = limiter.run('https://other.test', blocker.task, unlimited);
+    await tick();
+    expect(log).toEqual(['blocker']);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    blocker.release();
+    expect(await late).toEqual({ sent: true, value: 'sent' });
+    await blocking;
+    const mine = spy.calls.filter((c) => c.keys[0]!.startsWith('https://late.test'));
+    // first; the second's missed slot; the second's new slot.
+    expect(mine.map((c) => c.answer !== undefined)).toEqual([true, true, true]);
+    expect(mine[1]!.answer!.waitMs).toBeGreaterThan(50);
+  });
+
+  it('stops waiting for a slot when its signal aborts', async () => {
+    const budget: RateBudget = { reserve: async () => ({ index: 0, waitMs: 60_000 }) };
+    const limiter = new CheckLimiter({ global: 1, perOrigin: 1, budget });
+    const closing = new AbortController();
+    const run = limiter.run('https://a.test', async () => 'sent', { ...unlimited, signal: closing.signal });
+    await tick();
+    closing.abort(new Error('engine closed'));
+    await expect(run).rejects.toThrow('engine closed');
+  });
+});
+
+describe('politeOrigin', () => {
+  it('counts a platform whose host holds the username as one site, others by their origin', () => {
+    const [sub, path] = catalogueOf([
+      entry('Sub', { home: 'https://sub.test/', profile: 'https://{username}.Sub.test/' }),
+      entry('Path', { home: 'https://path.test/', profile: 'https://path.test/{username}' }),
+    ]).platforms;
+    expect(politeOrigin(sub!, 'https://alice.sub.test')).toBe('https://{username}.sub.test');
+    expect(politeOrigin(path!, 'https://path.test')).toBe('https://path.test');
   });
 });

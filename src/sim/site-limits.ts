@@ -1,0 +1,140 @@
+/**
+ * Rate limits of the simulated sites, as real sites apply them: a token bucket
+ * of N requests a second (and a burst of N) per (site, client address), answered
+ * with 429 and Retry-After beyond it, and counted. Also how N is seeded per
+ * platform, and the request log that tests and the benchmark read the
+ * simulated web's view of politeness from.
+ */
+import type { Platform } from '../catalogue/platform.js';
+import { hashSeed, seededRandom } from './random.js';
+
+/**
+ * Range of the seeded limits (requests a second per client address). Its lowest
+ * value is above the default request budget (USERSCOUT_BUDGET_PER_SECOND and
+ * _BURST, 4), by one token, so network jitter never pushes a polite client over.
+ */
+export const SITE_LIMIT_RANGE = { min: 5, max: 10 } as const;
+
+/**
+ * A platform's seeded limit: in SITE_LIMIT_RANGE, or, for a platform whose
+ * catalogue entry sets its own budget, that budget plus one token: strict, yet
+ * never below what the entry promises it allows.
+ */
+export function siteLimit(
+  platform: Platform,
+  seed: number,
+  range: { readonly min: number; readonly max: number } = SITE_LIMIT_RANGE,
+): number {
+  if (platform.budget) return Math.ceil(Math.max(platform.budget.perSecond, platform.budget.burst)) + 1;
+  const r = seededRandom(hashSeed(`${seed}:limit:${platform.id}`))();
+  return range.min + Math.floor(r * (range.max - range.min + 1));
+}
+
+/** One request as a site saw it. */
+export interface SiteRequest {
+  /** performance.now() of the simulated web's process (ms). */
+  readonly at: number;
+  /** The site (limit key, or the host when the site has no limit). */
+  readonly site: string;
+  /** The client's address (the socket's remote address). */
+  readonly address: string;
+  /** Answered 429 by the site's limit. */
+  readonly limited: boolean;
+}
+
+export interface SiteStats {
+  /** Requests, by site then client address. */
+  readonly requests: Record<string, Record<string, number>>;
+  /** 429 answers of the sites' limits: in all, by site, by client address. */
+  readonly limited: {
+    readonly total: number;
+    readonly bySite: Record<string, number>;
+    readonly byAddress: Record<string, number>;
+  };
+}
+
+/** The token buckets of every (site, address), the 429s counted, and optionally each request. */
+export class SiteLimits {
+  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #requests = new Map<string, Map<string, number>>();
+  readonly #bySite = new Map<string, number>();
+  readonly #byAddress = new Map<string, number>();
+  readonly #log: SiteRequest[] | undefined;
+  readonly #now: () => number;
+  #limited = 0;
+
+  constructor(options: { readonly log?: boolean; readonly now?: () => number } = {}) {
+    this.#log = options.log ? [] : undefined;
+    this.#now = options.now ?? (() => performance.now());
+  }
+
+  /**
+   * Counts one request to `site` from `address`. With a limit of `perSecond`, takes
+   * a token: undefined when there is one, else the seconds until there is (Retry-After).
+   */
+  admit(site: string, address: string, perSecond: number | undefined): number | undefined {
+    const at = this.#now();
+    const perAddress = this.#requests.get(site) ?? new Map<string, number>();
+    perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
+    this.#requests.set(site, perAddress);
+    let retryAfter: number | undefined;
+    if (perSecond !== undefined) {
+      const key = `${site}|${address}`;
+      const bucket = this.#buckets.get(key) ?? { tokens: perSecond, at };
+      bucket.tokens = Math.min(perSecond, bucket.tokens + ((at - bucket.at) / 1000) * perSecond);
+      bucket.at = at;
+      this.#buckets.set(key, bucket);
+      if (bucket.tokens >= 1) bucket.tokens -= 1;
+      else retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
+    }
+    if (retryAfter !== undefined) {
+      this.#limited++;
+      this.#bySite.set(site, (this.#bySite.get(site) ?? 0) + 1);
+      this.#byAddress.set(address, (this.#byAddress.get(address) ?? 0) + 1);
+    }
+    this.#log?.push({ at, site, address, limited: retryAfter !== undefined });
+    return retryAfter;
+  }
+
+  stats(): SiteStats {
+    return {
+      requests: Object.fromEntries([...this.#requests].map(([site, m]) => [site, Object.fromEntries(m)])),
+      limited: {
+        total: this.#limited,
+        bySite: Object.fromEntries(this.#bySite),
+        byAddress: Object.fromEntries(this.#byAddress),
+      },
+    };
+  }
+
+  /** Every request seen, when logging is on (else empty). */
+  get log(): readonly SiteRequest[] {
+    return this.#log ?? [];
+  }
+}
+
+/**
+ * The most requests from one address to one site within any `windowMs` (half
+ * open), by site then address: what a site's rate limiter would have counted.
+ */
+export function busiestWindow(log: readonly SiteRequest[], windowMs = 1000): Map<string, number> {
+  const times = new Map<string, number[]>();
+  for (const r of log) {
+    const key = `${r.site} ${r.address}`;
+    const list = times.get(key) ?? [];
+    list.push(r.at);
+    times.set(key, list);
+  }
+  const most = new Map<string, number>();
+  for (const [key, list] of times) {
+    list.sort((a, b) => a - b);
+    let best = 0;
+    let from = 0;
+    for (let to = 0; to < list.length; to++) {
+      while (list[to]! - list[from]! >= windowMs) from++;
+      best = Math.max(best, to - from + 1);
+    }
+    most.set(key, best);
+  }
+  return most;
+}

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { budgetOrigin, identitiesOf, politenessBound } from '../../bench/politeness.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+
+const catalogue = catalogueOf([
+  entry('Alone'),
+  entry('Shared A', { home: 'https://shared.test/', profile: 'https://shared.test/a/{username}' }),
+  entry('Shared B', { home: 'https://shared.test/', profile: 'https://shared.test/b/{username}' }),
+  entry('Strict', { budget: { perSecond: 0.5 } }),
+  entry('Per user', { home: 'https://users.test/', profile: 'https://{username}.users.test/' }),
+]);
+const byName = (name: string) => catalogue.platforms.find((p) => p.name === name)!;
+const options = {
+  searches: 10,
+  identities: 1,
+  budget: { perSecond: 4, burst: 4 },
+  profile: 'zero' as const,
+  seed: 1,
+  timeoutMs: 10_000,
+};
+
+describe('politenessBound', () => {
+  it('counts requests per origin, platforms sharing one sharing its budget', () => {
+    const plain = catalogue.platforms.filter((p) => p.name !== 'Strict');
+    // shared.test: 10 searches x 2 platforms at 4 a second.
+    expect(politenessBound(plain, options)).toEqual({
+      boundMs: 5_000,
+      origin: 'https://shared.test',
+      requests: 20,
+    });
+    expect(politenessBound(plain, { ...options, identities: 2 }).boundMs).toBe(2_500);
+  });
+
+  it('uses a platform’s own budget, and counts a username-host platform as one site', () => {
+    expect(politenessBound(catalogue.platforms, options)).toMatchObject({ boundMs: 20_000, requests: 10 });
+    expect(budgetOrigin(byName('Per user'))).toContain('{username}');
+  });
+
+  it('reads the identities of a server’s egress setting', () => {
+    expect(identitiesOf({})).toBe(1);
+    expect(identitiesOf({ egress: ['addr:127.0.0.2', 'addr:127.0.0.3'] })).toBe(2);
+    expect(identitiesOf({ egress: 'addr:127.0.0.2,addr:127.0.0.3' })).toBe(2);
+  });
+});

@@ -1,0 +1,18 @@
+import type { BudgetLimit } from '../../src/engine/rate-budget.js';
+
+/**
+ * How late a request may reach the simulated web after its budget slot and
+ * still count as on time: a sender's or the simulated web's event loop runs
+ * late on a loaded machine (200 ms and more seen with several test processes
+ * on 2 cores), and the web logs a request when its loop gets to it.
+ */
+export const LATE_MS = 400;
+
+/**
+ * The most requests a budget's slots put within any `windowMs` (half-open, as
+ * busiestWindow counts), widened by `lateMs`: what the simulated web's log can
+ * hold in such a window when every request goes at or after its slot.
+ */
+export function budgetAllows(limit: BudgetLimit, windowMs: number, lateMs = LATE_MS): number {
+  return limit.burst + Math.ceil(((windowMs + lateMs) * limit.perSecond) / 1000) - 1;
+}
