@@ -75,9 +75,10 @@ describe('one search over 750 platforms with mixed behaviours', () => {
     // Response times are whole milliseconds, as the API documents.
     expect(outcomes.filter((o) => !Number.isInteger(o.responseTime)).map((o) => o.platform)).toEqual([]);
     console.log(`750 mixed platforms in ${Math.round(elapsed)} ms (timeout ${TIMEOUT} ms)`);
-    // A hung platform costs its timeout and no more.
+    // A hung platform costs its timeout and no more: a second attempt after it would double
+    // it. The margin is wide so that a loaded machine's late timers do not matter.
     const hung = outcomes.filter((o) => byName.get(o.platform)!.kind === 'hang');
     expect(hung.length).toBeGreaterThan(0);
-    for (const o of hung) expect(o.responseTime).toBeLessThan(TIMEOUT + 500);
+    for (const o of hung) expect(o.responseTime).toBeLessThan(TIMEOUT * 1.5);
   }, 60_000);
 });

@@ -4,10 +4,10 @@
  * async only to fit the Store interface, so a thrown error becomes a rejection.
  */
 import { mkdirSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -22,30 +22,6 @@ import {
   type StoredOutcome,
   type Tier,
 } from './store.js';
-
-/** The part of better-sqlite3 used here: the package ships no types and @types/better-sqlite3 is not installed. */
-interface Statement {
-  run(...params: unknown[]): { changes: number };
-  get(...params: unknown[]): unknown;
-  all(...params: unknown[]): unknown[];
-}
-
-interface Transaction<A extends unknown[], R> {
-  (...args: A): R;
-  /** BEGIN IMMEDIATE: takes the write lock at once, so two processes never deadlock upgrading a read lock. */
-  immediate(...args: A): R;
-}
-
-interface Database {
-  readonly open: boolean;
-  prepare(sql: string): Statement;
-  exec(sql: string): void;
-  pragma(sql: string, options?: { simple?: boolean }): unknown;
-  transaction<A extends unknown[], R>(fn: (...args: A) => R): Transaction<A, R>;
-  close(): void;
-}
-
-const BetterSqlite3 = createRequire(import.meta.url)('better-sqlite3') as new (path: string) => Database;
 
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -165,12 +141,12 @@ export class SqliteStore implements Store {
   /** `path`: a database file (its folders are created) or ':memory:'. */
   constructor(path: string) {
     if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
-    this.#db = new BetterSqlite3(path);
+    this.#db = openDatabase(path);
     try {
-      this.#db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
-      this.#db.pragma('journal_mode = WAL');
-      this.#db.pragma('synchronous = NORMAL');
-      this.#db.pragma('foreign_keys = ON');
+      this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      this.#db.exec('PRAGMA journal_mode = WAL');
+      this.#db.exec('PRAGMA synchronous = NORMAL');
+      this.#db.exec('PRAGMA foreign_keys = ON');
       migrate(this.#db);
       this.#sql = prepareStatements(this.#db);
     } catch (error) {
@@ -365,7 +341,7 @@ export class SqliteStore implements Store {
 
   async close(): Promise<void> {
     if (!this.#db.open) return;
-    this.#db.pragma('optimize');
+    this.#db.exec('PRAGMA optimize');
     this.#db.close();
   }
 }
@@ -383,8 +359,9 @@ function refusingDuplicates(what: 'Search' | 'API key', id: string, insert: () =
 }
 
 function migrate(db: Database): void {
+  const userVersion = db.prepare('PRAGMA user_version');
   db.transaction(() => {
-    const version = db.pragma('user_version', { simple: true }) as number;
+    const version = (userVersion.get() as { user_version: number }).user_version;
     if (version > MIGRATIONS.length) {
       throw new UserscoutError(
         'internal',
@@ -393,7 +370,7 @@ function migrate(db: Database): void {
     }
     for (let next = version; next < MIGRATIONS.length; next++) {
       db.exec(MIGRATIONS[next]!);
-      db.pragma(`user_version = ${next + 1}`);
+      db.exec(`PRAGMA user_version = ${next + 1}`);
     }
   }).immediate();
 }
