@@ -24,7 +24,8 @@ import {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 // A small world: sam has accounts on Alpha, Charlie and Echo; Golf is behind
-// a Cloudflare challenge; Hotel only takes names of up to 2 letters; India is NSFW.
+// a Cloudflare challenge; Hotel only takes names of up to 2 letters; India is NSFW;
+// for the name "ghost" only Alpha can be reached.
 const catalogue = catalogueOf([
   entry('Alpha', { category: 'social' }),
   entry('Bravo', { category: 'social' }),
@@ -48,7 +49,11 @@ const latency = new Map<string, number>();
 const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
   accounts: (p: Platform) => (SAM_ON.has(p.name) ? ['sam', ...p.known.claimed] : p.known.claimed),
   latency: (p) => latency.get(p.name) ?? 0,
-  override: (p) => (p.name === 'Golf' ? { kind: 'waf', vendor: 'cloudflare' } : undefined),
+  // "ghost" finds every platform but Alpha unreachable (connections reset), as on a machine cut off from the sites.
+  override: (p, username) => {
+    if (username === 'ghost' && p.name !== 'Alpha') return { kind: 'reset' };
+    return p.name === 'Golf' ? { kind: 'waf', vendor: 'cloudflare' } : undefined;
+  },
 });
 const sim = new SimWeb({ routes: emulation.routes });
 
@@ -175,6 +180,52 @@ describe('a search, start to finish', () => {
       'Charlie',
       'Echo',
     ]);
+  });
+
+  it('says how many platforms answered: coverage 1 and no warning when all did', async () => {
+    const { url } = await serve();
+    const started = await postSearch(url, { username: 'sam', platforms: ['Alpha', 'Bravo', 'Charlie'] });
+    const done = (await pollUntilDone(url, started.body.queryId)).body;
+    expect(done.progress).toEqual({
+      checked: 3,
+      total: 3,
+      hits: 2,
+      answered: 3,
+      unknown: 0,
+      errors: 0,
+      invalid: 0,
+      queued: false,
+    });
+    expect(done.coverage).toBe(1);
+    expect(done).not.toHaveProperty('warning');
+  });
+
+  it('marks a search most platforms could not be reached for with low coverage and a warning', async () => {
+    const { url } = await serve({ retries: 0 });
+    const started = await postSearch(url, { username: 'ghost' });
+    const done = (await pollUntilDone(url, started.body.queryId)).body;
+    const hotelRefuses = 1; // "ghost" is longer than Hotel's 2 letters: invalid, nothing sent
+    const unreached = SEARCHED.length - 1 - hotelRefuses;
+    expect(done.progress).toMatchObject({
+      checked: SEARCHED.length,
+      hits: 0,
+      answered: 1,
+      invalid: hotelRefuses,
+    });
+    expect(done.progress.errors + done.progress.unknown).toBe(unreached);
+    expect(done.coverage).toBe(Math.round((1 / (1 + unreached)) * 1000) / 1000);
+    expect(done.coverage).toBeLessThan(0.5);
+    expect(done.warning).toMatch(
+      new RegExp(
+        `^Only 1 of ${1 + unreached} platforms answered; ${unreached} could not be reached or could not tell \\(connection \\d+`,
+      ),
+    );
+    expect(done.warning).toContain('A missing hit on those proves nothing.');
+    // The same with every outcome, and again from the finished answer kept in memory.
+    const all = (await json(`${url}/api/search?id=${started.body.queryId}&include=all`)).body;
+    expect(all.warning).toBe(done.warning);
+    expect(all.coverage).toBe(done.coverage);
+    expect((await json(`${url}/api/search?id=${started.body.queryId}`)).body).toEqual(done);
   });
 
   it('narrows to categories or named platforms, and includes NSFW only when asked', async () => {
@@ -396,6 +447,23 @@ describe('tiers and limits', () => {
     expect(retryAfter).toBeLessThanOrEqual(15 * 60);
     expect(r.body.retryAfter).toBe(retryAfter);
     expect(r.body.error).toMatch(/\d+ s|second|minute/);
+  });
+
+  it('counts only started searches: refused names, unmatched requests and a full queue cost nothing', async () => {
+    latency.set('Alpha', 1_500);
+    const { url } = await serve({ maxRunningSearches: 1, maxQueuedSearches: 0 });
+    expect((await postSearch(url, { username: 'a b' })).status).toBe(400);
+    expect((await postSearch(url, { username: 'a/../b' })).status).toBe(400);
+    expect((await postSearch(url, { username: 'sam', categories: ['nsfw'] })).status).toBe(400);
+    const first = await postSearch(url, { username: 'sam', platforms: ['Alpha'] });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-remaining')).toBe('9');
+    const full = await postSearch(url, { username: 'bob', platforms: ['Alpha'] });
+    expectErrorShape(full, 503, 'queue_full');
+    await pollUntilDone(url, first.body.queryId);
+    const second = await postSearch(url, { username: 'carol', platforms: ['Alpha'] });
+    expect(second.status).toBe(200);
+    expect(second.headers.get('ratelimit-remaining')).toBe('8');
   });
 
   it('answers 503 queue_full with the configured Retry-After when the runner refuses a search', async () => {
