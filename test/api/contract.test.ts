@@ -640,6 +640,12 @@ describe('live progress over Server-Sent Events', () => {
     const progress = frames.filter((f) => f.event === 'progress').map((f) => f.data.checked as number);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(progress.at(-1)).toBe(SEARCHED.length);
+    // The last progress event says what the finished poll says.
+    const lastProgress = frames.filter((f) => f.event === 'progress').at(-1)!.data;
+    const polled = (await json(`${url}/api/search?id=${started.body.queryId}`)).body;
+    const { queued: _, ...pollProgress } = polled.progress;
+    expect(lastProgress).toEqual(pollProgress);
+    expect(lastProgress).toMatchObject({ answered: SEARCHED.length - 2, unknown: 1, invalid: 1, errors: 0 });
 
     // A client that lost the connection after result 3 gets the rest, and only the rest.
     const resumed = await readEvents(`${url}/api/search/${started.body.queryId}/events`, {
