@@ -1,8 +1,8 @@
 /**
  * The REST contract, driven over real HTTP against the real service, which
  * checks platforms on the simulated web. Every field, type, unit, status code
- * and state of ../shared/spec/username-search-service.md, and what we added
- * where it says "not shown" (error shape, include=all, progress, SSE, limits).
+ * and state of docs/api.md, including what we chose where the original brief
+ * was silent (error shape, include=all, progress, coverage, SSE, limits).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
