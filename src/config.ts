@@ -256,6 +256,12 @@ export const SETTINGS = {
     kind: int(0, 100_000),
     doc: 'Queued searches before 503',
   },
+  finishedAnswerCacheEntries: {
+    env: 'USERSCOUT_FINISHED_ANSWER_CACHE_ENTRIES',
+    default: 1000,
+    kind: int(0, 1_000_000),
+    doc: 'Answers of finished searches kept serialized in memory for polls (most recent first; 0: none)',
+  },
   queueFullRetryAfterSeconds: {
     env: 'USERSCOUT_QUEUE_FULL_RETRY_AFTER_SECONDS',
     default: 30,

@@ -107,11 +107,29 @@ export const SearchResponse = Type.Object(
       description: 'Hits found so far (every outcome with include=all), ordered by platform name',
     }),
     progress: Type.Object({
-      checked: Type.Integer(),
-      total: Type.Integer(),
-      hits: Type.Integer(),
+      checked: Type.Integer({ description: 'Platforms with an outcome so far, of every status' }),
+      total: Type.Integer({ description: 'Platforms this search covers' }),
+      hits: Type.Integer({ description: 'Outcomes with status hit' }),
+      answered: Type.Integer({ description: 'Platforms that told: hit + miss' }),
+      unknown: Type.Integer({ description: 'Platforms that answered but could not tell (status unknown)' }),
+      errors: Type.Integer({ description: 'Platforms that could not be reached (status error)' }),
+      invalid: Type.Integer({
+        description: "The username breaks the platform's rule: nothing was sent (status invalid)",
+      }),
       queued: Type.Boolean({ description: 'Waiting for a free slot; no platform checked yet' }),
     }),
+    coverage: Type.Number({
+      minimum: 0,
+      maximum: 1,
+      description:
+        'Share of the platforms checked that answered, 3 decimals: answered ÷ (answered + unknown + errors); 1 while nothing is checked. A missing hit only means "no account" where a platform answered.',
+    }),
+    warning: Type.Optional(
+      Type.String({
+        description:
+          'Present when the search is completed and coverage is under the threshold (setting coverageWarningPercent, default 50%): how many answered and why the others did not',
+      }),
+    ),
     estimatedTime: Type.Integer({ description: 'Seconds the search was expected to take when started' }),
     createdAt: Type.String({ format: 'date-time' }),
     completedAt: Type.Optional(Type.String({ format: 'date-time' })),

@@ -4,9 +4,14 @@
  * summary of each name (how many platforms answered, how many could not be
  * reached), JSON (per name the object `GET /api/search?id=` returns) and CSV.
  */
-import type { Static } from '@sinclair/typebox';
-import type { SearchResponse } from '../api/schemas.js';
-import { type Coverage, countReasons, countStatuses } from '../engine/coverage.js';
+import { type SearchJson, searchResponse } from '../api/search-response.js';
+import {
+  type Coverage,
+  countReasons,
+  countStatuses,
+  coverageWarning,
+  unansweredReasons,
+} from '../engine/coverage.js';
 import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
 import { outcomesCsv } from '../engine/outcome-csv.js';
 
@@ -151,44 +156,42 @@ export function formatSummary(report: SearchReport, coverage: Coverage): string 
   return parts.join('; ');
 }
 
-/** The warning after a summary whose coverage is low; undefined when it is not. */
-export function formatCoverageWarning(
-  report: SearchReport,
-  coverage: Coverage,
-  warningPercent: number,
-): string | undefined {
-  if (!coverage.low) return undefined;
-  const percent = Math.floor(coverage.share * 1000) / 10;
-  return `${report.username}: warning: only ${coverage.answered} of the ${coverage.checked} platforms checked answered (${percent}%, under ${warningPercent}%); a platform without a hit may simply not have been reached`;
+/** The warning after a summary whose coverage is low (the API's `warning`); undefined when it is not. */
+export function formatCoverageWarning(report: SearchReport, coverage: Coverage): string | undefined {
+  const warning = coverageWarning(coverage, unansweredReasons(report.results));
+  return warning === undefined ? undefined : `${report.username}: warning: ${warning}`;
 }
 
-/** The object `GET /api/search?id=` returns, typed by the API's own schema so the two cannot drift apart. */
-export type SearchJson = Static<typeof SearchResponse>;
+export type { SearchJson };
 
-/** One name as the API reports a finished search: hits only, or every outcome with `all` (`include=all`). */
-export function searchJson(report: SearchReport, all: boolean): SearchJson {
-  const counts = countStatuses(report.results);
-  return {
-    queryId: report.id,
-    status: report.status,
-    username: report.username,
-    results: sortOutcomes(report.results).filter((o) => all || o.status === 'hit'),
-    progress: {
-      checked: report.results.length,
+/**
+ * One name as the API reports a finished search (the same builder as
+ * `GET /api/search?id=`): hits only, or every outcome with `all` (`include=all`).
+ */
+export function searchJson(report: SearchReport, all: boolean, warningPercent: number): SearchJson {
+  return searchResponse(
+    {
+      search: {
+        id: report.id,
+        username: report.username,
+        state: report.status,
+        // The command line runs the search at once, unqueued: what it expected is what it took.
+        estimatedSeconds: Math.max(1, Math.ceil((report.finishedAt - report.startedAt) / 1000)),
+        createdAt: report.startedAt,
+        finishedAt: report.finishedAt,
+      },
       total: report.totalPlatforms,
-      hits: counts.hit,
-      queued: false,
+      progress: { checked: report.results.length, byStatus: countStatuses(report.results) },
+      results: report.results.filter((o) => all || o.status === 'hit'),
+      unansweredReasons: unansweredReasons(report.results),
     },
-    // The command line runs the search at once, unqueued: what it expected is what it took.
-    estimatedTime: Math.max(1, Math.ceil((report.finishedAt - report.startedAt) / 1000)),
-    createdAt: new Date(report.startedAt).toISOString(),
-    completedAt: new Date(report.finishedAt).toISOString(),
-  };
+    warningPercent,
+  );
 }
 
 /** One object for one name, an array of them for several. */
-export function formatJson(reports: readonly SearchReport[], all: boolean): string {
-  const objects = reports.map((r) => searchJson(r, all));
+export function formatJson(reports: readonly SearchReport[], all: boolean, warningPercent: number): string {
+  const objects = reports.map((r) => searchJson(r, all, warningPercent));
   return JSON.stringify(objects.length === 1 ? objects[0] : objects, null, 2);
 }
 

@@ -147,7 +147,7 @@ export async function runSearch(
       }
       const coverage = coverageOf(countStatuses(outcomes), config.coverageWarningPercent);
       summaryTo(formatSummary(report, coverage));
-      const warning = formatCoverageWarning(report, coverage, config.coverageWarningPercent);
+      const warning = formatCoverageWarning(report, coverage);
       if (warning) {
         io.err(warning);
         lowCoverage = true;
@@ -157,7 +157,7 @@ export async function runSearch(
     process.off('SIGINT', onSigint);
     await engine.close();
   }
-  if (format === 'json') io.out(formatJson(reports, all));
+  if (format === 'json') io.out(formatJson(reports, all, config.coverageWarningPercent));
   if (format === 'csv') io.write(formatCsv(reports, options.all ?? false));
   return lowCoverage ? EXIT_LOW_COVERAGE : 0;
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { countReasons, countStatuses, coverageOf } from './coverage.js';
+import {
+  countReasons,
+  countStatuses,
+  coverageOf,
+  coverageWarning,
+  roundedShare,
+  unansweredReasons,
+} from './coverage.js';
 
 describe('coverageOf', () => {
   it('counts hit and miss as answered, out of every platform a request was meant for', () => {
@@ -31,5 +38,40 @@ describe('countStatuses and countReasons', () => {
       ['timeout', 2],
       ['dns', 1],
     ]);
+  });
+});
+
+describe('coverageWarning', () => {
+  it('says how many answered and why the others did not, when coverage is low', () => {
+    const outcomes = [
+      ...Array.from({ length: 6 }, () => ({ status: 'miss' as const })),
+      ...Array.from({ length: 900 }, () => ({ status: 'error' as const, reason: 'timeout' as const })),
+      ...Array.from({ length: 85 }, () => ({ status: 'error' as const, reason: 'dns' as const })),
+      { status: 'invalid' as const, reason: 'username_rule' as const },
+    ];
+    const coverage = coverageOf(countStatuses(outcomes), 50);
+    expect(roundedShare(coverage)).toBe(0.006);
+    expect(unansweredReasons(outcomes)).toEqual([
+      ['timeout', 900],
+      ['dns', 85],
+    ]);
+    expect(coverageWarning(coverage, unansweredReasons(outcomes))).toBe(
+      'Only 6 of 991 platforms answered; 985 could not be reached or could not tell (timeout 900, dns 85). A missing hit on those proves nothing.',
+    );
+  });
+
+  it('merges the reasons of unknown and error, and gives nothing when coverage is not low', () => {
+    const outcomes = [
+      { status: 'unknown' as const, reason: 'waf' as const },
+      { status: 'error' as const, reason: 'timeout' as const },
+      { status: 'unknown' as const, reason: 'waf' as const },
+      { status: 'hit' as const },
+    ];
+    expect(unansweredReasons(outcomes)).toEqual([
+      ['waf', 2],
+      ['timeout', 1],
+    ]);
+    expect(coverageWarning(coverageOf(countStatuses(outcomes), 50), [])).toMatch(/^Only 1 of 4 platforms/);
+    expect(coverageWarning(coverageOf(countStatuses(outcomes), 25), [])).toBeUndefined();
   });
 });

@@ -45,3 +45,36 @@ export function coverageOf(counts: StatusCounts, warningPercent: number): Covera
   const share = checked === 0 ? 1 : answered / checked;
   return { answered, checked, share, low: share * 100 < warningPercent };
 }
+
+/** The share as the API shows it: 3 decimals. */
+export function roundedShare(coverage: Pick<Coverage, 'share'>): number {
+  return Math.round(coverage.share * 1000) / 1000;
+}
+
+/** How often each reason occurs among the platforms that did not answer (unknown or error), most frequent first. */
+export function unansweredReasons(
+  outcomes: Iterable<{ readonly status: OutcomeStatus; readonly reason?: OutcomeReason }>,
+): [OutcomeReason, number][] {
+  const list = [...outcomes];
+  const counts = new Map<OutcomeReason, number>();
+  for (const status of ['error', 'unknown'] as const)
+    for (const [reason, n] of countReasons(list, status)) counts.set(reason, (counts.get(reason) ?? 0) + n);
+  return [...counts].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
+}
+
+/**
+ * The warning every summary (API, CLI, page) gives a search whose coverage is
+ * low, undefined when it is not; for example "Only 6 of 991 platforms
+ * answered; 985 could not be reached or could not tell (timeout 900, dns 85).
+ * A missing hit on those proves nothing."
+ */
+export function coverageWarning(
+  coverage: Coverage,
+  reasons: readonly (readonly [OutcomeReason, number])[],
+): string | undefined {
+  if (!coverage.low) return undefined;
+  const unanswered = coverage.checked - coverage.answered;
+  const why = reasons.length === 0 ? '' : ` (${reasons.map(([r, n]) => `${r} ${n}`).join(', ')})`;
+  const platforms = coverage.checked === 1 ? 'platform' : 'platforms';
+  return `Only ${coverage.answered} of ${coverage.checked} ${platforms} answered; ${unanswered} could not be reached or could not tell${why}. A missing hit on those proves nothing.`;
+}

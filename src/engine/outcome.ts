@@ -162,8 +162,12 @@ export function invalidOutcome(
 }
 
 /** The one order of platform names everywhere results are listed: alphabetical, ignoring case and accents. */
+// One collator for every comparison: localeCompare with options builds one per call, which
+// was half the CPU of a poll that sorts a few hundred results.
+const NAME_COLLATOR = new Intl.Collator('en', { sensitivity: 'base' });
+
 export function compareNames(a: string, b: string): number {
-  return a.localeCompare(b, 'en', { sensitivity: 'base' });
+  return NAME_COLLATOR.compare(a, b);
 }
 
 /** Outcomes in the order results are listed: by platform name (see `compareNames`). */

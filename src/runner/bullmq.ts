@@ -83,12 +83,16 @@ export class BullMqRunner implements Runner {
     return this.#queue;
   }
 
-  async enqueue(search: SearchRecord): Promise<void> {
+  async admit(): Promise<void> {
     const queue = this.#requireQueue();
     const waiting = await this.#bounded(queue.getJobCounts('waiting', 'prioritized', 'delayed'));
     const queued = (waiting.waiting ?? 0) + (waiting.prioritized ?? 0) + (waiting.delayed ?? 0);
     if (queued >= this.#options.maxQueued) throw queueFullError(this.#options.retryAfterSeconds);
-    await this.#bounded(this.#add(queue, search));
+  }
+
+  async enqueue(search: SearchRecord): Promise<void> {
+    await this.admit();
+    await this.#bounded(this.#add(this.#requireQueue(), search));
   }
 
   #add(queue: Queue<JobData>, search: SearchRecord) {

@@ -5,20 +5,36 @@
  */
 import { EventEmitter } from 'node:events';
 import type { Outcome } from '../engine/outcome.js';
-import type { SearchProgress, SearchRecord } from '../store/store.js';
+import type { SearchProgress } from '../store/store.js';
 
 export interface ProgressSnapshot {
   readonly checked: number;
   readonly total: number;
   readonly hits: number;
+  /** hit + miss: the platforms that told. */
+  readonly answered: number;
+  readonly unknown: number;
+  readonly errors: number;
+  /** The username breaks the platform's rule: no request was sent. */
+  readonly invalid: number;
 }
 
-/** How far a search got: the one shape of progress in events and answers. */
+/** How far a search got: the one shape of progress in events, polls and the CLI's JSON. */
 export function progressSnapshot(
-  search: Pick<SearchRecord, 'platformIds'>,
-  counts: Pick<SearchProgress, 'checked' | 'hits'>,
+  /** Platforms the search covers. */
+  total: number,
+  counts: Pick<SearchProgress, 'checked' | 'byStatus'>,
 ): ProgressSnapshot {
-  return { checked: counts.checked, total: search.platformIds.length, hits: counts.hits };
+  const s = counts.byStatus;
+  return {
+    checked: counts.checked,
+    total,
+    hits: s.hit,
+    answered: s.hit + s.miss,
+    unknown: s.unknown,
+    errors: s.error,
+    invalid: s.invalid,
+  };
 }
 
 export type SearchEvent =

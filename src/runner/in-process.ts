@@ -37,10 +37,14 @@ export class InProcessRunner implements Runner {
     this.#options = options;
   }
 
-  async enqueue(search: SearchRecord): Promise<void> {
+  async admit(): Promise<void> {
     if (!this.#accepting) throw notAcceptingError();
     if (this.#queue.size >= this.#options.maxQueued && this.#running.size >= this.#options.maxRunning)
       throw queueFullError(this.#options.retryAfterSeconds);
+  }
+
+  async enqueue(search: SearchRecord): Promise<void> {
+    await this.admit();
     this.#queue.push(search.tier, search);
     this.#pump();
   }

@@ -16,6 +16,12 @@ export interface RunnerStats {
 export interface Runner {
   /** Queues a stored search. Throws UserscoutError 'queue_full' when the queue is at its limit. */
   enqueue(search: SearchRecord): Promise<void>;
+  /**
+   * Throws what `enqueue` would throw now ('queue_full', 'unavailable'), without
+   * queueing anything: checked before a search is counted against the caller's
+   * limit, so a refused search costs nothing. `enqueue` checks again.
+   */
+  admit(tier: SearchRecord['tier']): Promise<void>;
   /** Searches ahead of a new one of this tier (for estimates). */
   queuedAhead(tier: SearchRecord['tier']): Promise<number>;
   stats(): Promise<RunnerStats>;

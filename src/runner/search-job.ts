@@ -73,8 +73,8 @@ export async function runSearchJob(
   const done = new Set((await store.listOutcomes(search.id)).map((s) => s.outcome.platformId));
   const initial = await store.progress(search.id);
   let checked = initial.checked;
-  let hits = initial.hits;
-  const snapshot = (): ProgressSnapshot => progressSnapshot(search, { checked, hits });
+  const byStatus = { ...initial.byStatus };
+  const snapshot = (): ProgressSnapshot => progressSnapshot(search.platformIds.length, { checked, byStatus });
 
   if (search.state !== 'running')
     await store.updateSearch(search.id, { state: 'running', startedAt: deps.now() });
@@ -84,7 +84,7 @@ export async function runSearchJob(
     const seq = await store.addOutcome(search.id, outcome);
     if (seq === undefined) return; // already stored: never counted twice
     checked++;
-    if (outcome.status === 'hit') hits++;
+    byStatus[outcome.status]++;
     deps.onOutcome?.(outcome);
     events.publish(search.id, { type: 'result', seq, outcome, progress: snapshot() });
   };
@@ -148,6 +148,6 @@ export async function failSearch(
     type: 'done',
     state: 'error',
     error: message,
-    progress: progressSnapshot(search, progress),
+    progress: progressSnapshot(search.platformIds.length, progress),
   });
 }

@@ -1,8 +1,8 @@
 /**
  * The REST contract, driven over real HTTP against the real service, which
  * checks platforms on the simulated web. Every field, type, unit, status code
- * and state of ../shared/spec/username-search-service.md, and what we added
- * where it says "not shown" (error shape, include=all, progress, SSE, limits).
+ * and state of docs/api.md, including what we chose where the original brief
+ * was silent (error shape, include=all, progress, coverage, SSE, limits).
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -24,7 +24,8 @@ import {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 // A small world: sam has accounts on Alpha, Charlie and Echo; Golf is behind
-// a Cloudflare challenge; Hotel only takes names of up to 2 letters; India is NSFW.
+// a Cloudflare challenge; Hotel only takes names of up to 2 letters; India is NSFW;
+// for the name "ghost" only Alpha can be reached.
 const catalogue = catalogueOf([
   entry('Alpha', { category: 'social' }),
   entry('Bravo', { category: 'social' }),
@@ -48,7 +49,11 @@ const latency = new Map<string, number>();
 const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
   accounts: (p: Platform) => (SAM_ON.has(p.name) ? ['sam', ...p.known.claimed] : p.known.claimed),
   latency: (p) => latency.get(p.name) ?? 0,
-  override: (p) => (p.name === 'Golf' ? { kind: 'waf', vendor: 'cloudflare' } : undefined),
+  // "ghost" finds every platform but Alpha unreachable (connections reset), as on a machine cut off from the sites.
+  override: (p, username) => {
+    if (username === 'ghost' && p.name !== 'Alpha') return { kind: 'reset' };
+    return p.name === 'Golf' ? { kind: 'waf', vendor: 'cloudflare' } : undefined;
+  },
 });
 const sim = new SimWeb({ routes: emulation.routes });
 
@@ -175,6 +180,52 @@ describe('a search, start to finish', () => {
       'Charlie',
       'Echo',
     ]);
+  });
+
+  it('says how many platforms answered: coverage 1 and no warning when all did', async () => {
+    const { url } = await serve();
+    const started = await postSearch(url, { username: 'sam', platforms: ['Alpha', 'Bravo', 'Charlie'] });
+    const done = (await pollUntilDone(url, started.body.queryId)).body;
+    expect(done.progress).toEqual({
+      checked: 3,
+      total: 3,
+      hits: 2,
+      answered: 3,
+      unknown: 0,
+      errors: 0,
+      invalid: 0,
+      queued: false,
+    });
+    expect(done.coverage).toBe(1);
+    expect(done).not.toHaveProperty('warning');
+  });
+
+  it('marks a search most platforms could not be reached for with low coverage and a warning', async () => {
+    const { url } = await serve({ retries: 0 });
+    const started = await postSearch(url, { username: 'ghost' });
+    const done = (await pollUntilDone(url, started.body.queryId)).body;
+    const hotelRefuses = 1; // "ghost" is longer than Hotel's 2 letters: invalid, nothing sent
+    const unreached = SEARCHED.length - 1 - hotelRefuses;
+    expect(done.progress).toMatchObject({
+      checked: SEARCHED.length,
+      hits: 0,
+      answered: 1,
+      invalid: hotelRefuses,
+    });
+    expect(done.progress.errors + done.progress.unknown).toBe(unreached);
+    expect(done.coverage).toBe(Math.round((1 / (1 + unreached)) * 1000) / 1000);
+    expect(done.coverage).toBeLessThan(0.5);
+    expect(done.warning).toMatch(
+      new RegExp(
+        `^Only 1 of ${1 + unreached} platforms answered; ${unreached} could not be reached or could not tell \\(connection \\d+`,
+      ),
+    );
+    expect(done.warning).toContain('A missing hit on those proves nothing.');
+    // The same with every outcome, and again from the finished answer kept in memory.
+    const all = (await json(`${url}/api/search?id=${started.body.queryId}&include=all`)).body;
+    expect(all.warning).toBe(done.warning);
+    expect(all.coverage).toBe(done.coverage);
+    expect((await json(`${url}/api/search?id=${started.body.queryId}`)).body).toEqual(done);
   });
 
   it('narrows to categories or named platforms, and includes NSFW only when asked', async () => {
@@ -398,6 +449,23 @@ describe('tiers and limits', () => {
     expect(r.body.error).toMatch(/\d+ s|second|minute/);
   });
 
+  it('counts only started searches: refused names, unmatched requests and a full queue cost nothing', async () => {
+    latency.set('Alpha', 1_500);
+    const { url } = await serve({ maxRunningSearches: 1, maxQueuedSearches: 0 });
+    expect((await postSearch(url, { username: 'a b' })).status).toBe(400);
+    expect((await postSearch(url, { username: 'a/../b' })).status).toBe(400);
+    expect((await postSearch(url, { username: 'sam', categories: ['nsfw'] })).status).toBe(400);
+    const first = await postSearch(url, { username: 'sam', platforms: ['Alpha'] });
+    expect(first.status).toBe(200);
+    expect(first.headers.get('ratelimit-remaining')).toBe('9');
+    const full = await postSearch(url, { username: 'bob', platforms: ['Alpha'] });
+    expectErrorShape(full, 503, 'queue_full');
+    await pollUntilDone(url, first.body.queryId);
+    const second = await postSearch(url, { username: 'carol', platforms: ['Alpha'] });
+    expect(second.status).toBe(200);
+    expect(second.headers.get('ratelimit-remaining')).toBe('8');
+  });
+
   it('answers 503 queue_full with the configured Retry-After when the runner refuses a search', async () => {
     latency.set('Alpha', 2_000);
     const { url } = await serve({
@@ -572,6 +640,12 @@ describe('live progress over Server-Sent Events', () => {
     const progress = frames.filter((f) => f.event === 'progress').map((f) => f.data.checked as number);
     expect(progress).toEqual([...progress].sort((a, b) => a - b));
     expect(progress.at(-1)).toBe(SEARCHED.length);
+    // The last progress event says what the finished poll says.
+    const lastProgress = frames.filter((f) => f.event === 'progress').at(-1)!.data;
+    const polled = (await json(`${url}/api/search?id=${started.body.queryId}`)).body;
+    const { queued: _, ...pollProgress } = polled.progress;
+    expect(lastProgress).toEqual(pollProgress);
+    expect(lastProgress).toMatchObject({ answered: SEARCHED.length - 2, unknown: 1, invalid: 1, errors: 0 });
 
     // A client that lost the connection after result 3 gets the rest, and only the rest.
     const resumed = await readEvents(`${url}/api/search/${started.body.queryId}/events`, {

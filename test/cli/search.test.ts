@@ -197,7 +197,7 @@ describe('userscout search', () => {
       /^out alice: 1 hit among the 1 platform that answered; 2 could not be reached \(connection 2\); 3 platforms in /,
     );
     expect(lines[summary + 1]).toBe(
-      'err alice: warning: only 1 of the 3 platforms checked answered (33.3%, under 50%); a platform without a hit may simply not have been reached',
+      'err alice: warning: Only 1 of 3 platforms answered; 2 could not be reached or could not tell (connection 2). A missing hit on those proves nothing.',
     );
   });
 
@@ -234,7 +234,18 @@ describe('userscout search', () => {
       const json = JSON.parse(out.join('\n'));
       expect(Value.Check(SearchResponse, [Result], json)).toBe(true);
       expect(json.results.map((r: { platform: string }) => r.platform)).toEqual(['Alpha', 'Bravo']);
-      expect(json.progress).toEqual({ checked: 3, total: 3, hits: 2, queued: false });
+      expect(json.progress).toEqual({
+        checked: 3,
+        total: 3,
+        hits: 2,
+        answered: 3,
+        unknown: 0,
+        errors: 0,
+        invalid: 0,
+        queued: false,
+      });
+      expect(json.coverage).toBe(1);
+      expect(json.warning).toBeUndefined();
       // stdout is JSON only; the summary went to stderr.
       expect(hitsOnly.lines.filter((l) => l.startsWith('err '))).toEqual([
         expect.stringMatching(/^err alice: 2 hits among the 3 platforms that answered/),

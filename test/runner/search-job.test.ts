@@ -55,7 +55,7 @@ describe('runSearchJob', () => {
     expect(seen.at(-1)).toEqual({
       type: 'done',
       state: 'completed',
-      progress: { checked: 1, total: 2, hits: 0 },
+      progress: { checked: 1, total: 2, hits: 0, answered: 0, unknown: 0, errors: 0, invalid: 1 },
     });
     await store.close();
   });

@@ -104,7 +104,7 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
           res.write(frame('result', stored.outcome, stored.seq));
         }
         const [progress, latest] = await Promise.all([deps.store.progress(id), deps.store.getSearch(id)]);
-        const snapshot = progressSnapshot(search, progress);
+        const snapshot = progressSnapshot(search.platformIds.length, progress);
         res.write(frame('progress', snapshot));
         replaying = false;
         for (const event of buffered.splice(0)) send(event);

@@ -1,17 +1,20 @@
 /**
- * POST /api/search starts a search; GET /api/search?id= reports it.
+ * POST /api/search starts a search; GET /api/search?id= reports it. A start
+ * is checked (name, platforms, room in the queue) before the search limit
+ * counts it, so only a started search uses up the limit.
  */
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Platform } from '../../catalogue/platform.js';
 import { selectPlatforms } from '../../catalogue/select.js';
 import { usernameProblem } from '../../catalogue/username-rule.js';
-import { byPlatformName } from '../../engine/outcome.js';
+import { countStatuses, unansweredReasons } from '../../engine/coverage.js';
 import { UserscoutError } from '../../errors.js';
 import { estimateSeconds } from '../../runner/estimate.js';
-import { progressSnapshot } from '../../runner/events.js';
 import { failSearch } from '../../runner/search-job.js';
 import type { SearchRecord } from '../../store/store.js';
+import { AnswerCache } from '../answer-cache.js';
 import type { AppDeps } from '../deps.js';
 import { searchRateLimit } from '../rate-limits.js';
 import {
@@ -21,20 +24,41 @@ import {
   StartSearchBody,
   StartSearchResponse,
 } from '../schemas.js';
+import { searchCoverage, searchResponse } from '../search-response.js';
 
 export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
+  /** The platforms each accepted start covers, chosen before the limit counts it. */
+  const selections = new WeakMap<FastifyRequest, Platform[]>();
+  const finished = new AnswerCache(deps.config.finishedAnswerCacheEntries);
 
   api.post(
     '/api/search',
     {
       config: { rateLimit: searchRateLimit(deps.config) },
+      // Route hooks run before the limit's own preHandler (the plugin appends it): a refused
+      // name, a request that matches no platform or a full queue is answered without counting.
+      preHandler: async (request) => {
+        const { username, categories, platforms: only, includeNsfw } = request.body;
+        const problem = usernameProblem(username);
+        if (problem) throw new UserscoutError('invalid_username', `username ${problem}`);
+        const selected = selectPlatforms(deps.catalogue, {
+          categories,
+          platforms: only,
+          includeNsfw: includeNsfw ?? deps.config.includeNsfw,
+          exclude: deps.health.unhealthyIds(),
+        });
+        if (selected.length === 0)
+          throw new UserscoutError('bad_request', 'No enabled platform matches the request');
+        await deps.runner.admit(request.caller.tier);
+        selections.set(request, selected);
+      },
       schema: {
         tags: ['search'],
         summary: 'Start a search',
         operationId: 'startSearch',
         description:
-          'Starts checking the username on every platform (or the chosen categories/platforms) and answers at once. Counts against the search limit of the tier: free 10 per 15 minutes per client address, professional 1000 per hour per key.',
+          'Starts checking the username on every platform (or the chosen categories/platforms) and answers at once. Counts against the search limit of the tier: free 10 per 15 minutes per client address, professional 1000 per hour per key. Only a started search counts: a refused username, a request that matches no enabled platform and a 503 queue_full do not.',
         body: StartSearchBody,
         response: {
           200: StartSearchResponse,
@@ -47,17 +71,8 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       },
     },
     async (request) => {
-      const { username, categories, platforms: only, includeNsfw } = request.body;
-      const problem = usernameProblem(username);
-      if (problem) throw new UserscoutError('invalid_username', `username ${problem}`);
-      const selected = selectPlatforms(deps.catalogue, {
-        categories,
-        platforms: only,
-        includeNsfw: includeNsfw ?? deps.config.includeNsfw,
-        exclude: deps.health.unhealthyIds(),
-      });
-      if (selected.length === 0)
-        throw new UserscoutError('bad_request', 'No enabled platform matches the request');
+      const selected = selections.get(request)!;
+      const { username } = request.body;
       const latencies = await deps.latencies();
       const estimatedSeconds = estimateSeconds({
         latenciesMs: selected.map((p) => latencies.get(p.id)),
@@ -101,12 +116,14 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
   api.get(
     '/api/search',
     {
+      // Polled about once a second by every client: no log line per poll at the default level.
+      logLevel: 'warn',
       schema: {
         tags: ['search'],
         summary: 'Get a search and its results',
         operationId: 'getSearch',
         description:
-          'Poll until status is completed or error (about once a second). While running, results already hold the hits found so far and progress says how far it got. include=all returns every outcome with its reason.',
+          'Poll until status is completed or error (about once a second). While running, results already hold the hits found so far and progress says how far it got and how many platforms answered. coverage is the share of the platforms checked that answered; a completed search with low coverage carries a warning, since a missing hit proves nothing where no answer came. include=all returns every outcome with its reason.',
         querystring: SearchQuery,
         response: {
           200: SearchResponse,
@@ -116,28 +133,45 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { id, include } = request.query;
+      const all = include === 'all';
+      const key = `${id} ${all ? 'all' : 'hits'}`;
+      const cached = finished.get(key);
+      if (cached !== undefined) return reply.type('application/json; charset=utf-8').send(cached);
       const search = await deps.store.getSearch(id);
       if (!search) throw new UserscoutError('search_not_found');
-      const [stored, progress] = await Promise.all([
-        deps.store.listOutcomes(id, include === 'all' ? {} : { statuses: ['hit'] }),
-        deps.store.progress(id),
-      ]);
-      const results = stored.map((s) => s.outcome).sort(byPlatformName);
-      return {
-        queryId: search.id,
-        status: search.state === 'queued' ? ('running' as const) : search.state,
-        username: search.username,
-        results,
-        progress: { ...progressSnapshot(search, progress), queued: search.state === 'queued' },
-        estimatedTime: search.estimatedSeconds,
-        createdAt: new Date(search.createdAt).toISOString(),
-        ...(search.finishedAt !== undefined
-          ? { completedAt: new Date(search.finishedAt).toISOString() }
-          : {}),
-        ...(search.error !== undefined && search.state === 'error' ? { error: search.error } : {}),
-      };
+      const percent = deps.config.coverageWarningPercent;
+      let view: Parameters<typeof searchResponse>[0];
+      if (all) {
+        // Every outcome: the counts come from them, no second read.
+        const outcomes = (await deps.store.listOutcomes(id)).map((s) => s.outcome);
+        const progress = { checked: outcomes.length, byStatus: countStatuses(outcomes) };
+        view = {
+          search,
+          total: search.platformIds.length,
+          progress,
+          results: outcomes,
+          unansweredReasons: unansweredReasons(outcomes),
+        };
+      } else {
+        const [hits, progress] = await Promise.all([
+          deps.store.listOutcomes(id, { statuses: ['hit'] }),
+          deps.store.progress(id),
+        ]);
+        view = { search, total: search.platformIds.length, progress, results: hits.map((s) => s.outcome) };
+        // The warning's reasons need the outcomes that did not answer: read only when it shows.
+        if (searchCoverage(view, percent).warns) {
+          const unanswered = await deps.store.listOutcomes(id, { statuses: ['unknown', 'error'] });
+          view = { ...view, unansweredReasons: unansweredReasons(unanswered.map((s) => s.outcome)) };
+        }
+      }
+      const body = searchResponse(view, percent);
+      if (search.state !== 'completed' && search.state !== 'error') return body;
+      // Finished: it never changes again, so it is serialized once and served from memory.
+      const serialized = reply.serialize(body) as string;
+      finished.set(key, serialized);
+      return reply.type('application/json; charset=utf-8').send(serialized);
     },
   );
 }

@@ -1,0 +1,64 @@
+/**
+ * The body of `GET /api/search?id=`, built from plain data: what the route
+ * answers and what the CLI's `--format json` prints, so the two cannot differ.
+ * Coverage and its warning come from src/engine/coverage.ts. Pure.
+ */
+import type { Static } from '@sinclair/typebox';
+import {
+  type Coverage,
+  coverageOf,
+  coverageWarning,
+  roundedShare,
+  type StatusCounts,
+} from '../engine/coverage.js';
+import { byPlatformName, type Outcome, type OutcomeReason } from '../engine/outcome.js';
+import { progressSnapshot } from '../runner/events.js';
+import type { SearchRecord } from '../store/store.js';
+import type { SearchResponse } from './schemas.js';
+
+export type SearchJson = Static<typeof SearchResponse>;
+
+export interface SearchView {
+  readonly search: Pick<
+    SearchRecord,
+    'id' | 'username' | 'state' | 'estimatedSeconds' | 'createdAt' | 'finishedAt' | 'error'
+  >;
+  /** Platforms the search covers. */
+  readonly total: number;
+  readonly progress: { readonly checked: number; readonly byStatus: StatusCounts };
+  /** The outcomes to show (hits, or every outcome with include=all), in any order. */
+  readonly results: readonly Outcome[];
+  /**
+   * Reasons among the platforms that did not answer, most frequent first
+   * (`unansweredReasons`): read only when `needsReasons` says the warning shows.
+   */
+  readonly unansweredReasons?: readonly (readonly [OutcomeReason, number])[];
+}
+
+/** The search's coverage and whether its answer carries a warning (completed and low). */
+export function searchCoverage(
+  view: Pick<SearchView, 'search' | 'progress'>,
+  warningPercent: number,
+): Coverage & { readonly warns: boolean } {
+  const coverage = coverageOf(view.progress.byStatus, warningPercent);
+  return { ...coverage, warns: view.search.state === 'completed' && coverage.low };
+}
+
+export function searchResponse(view: SearchView, warningPercent: number): SearchJson {
+  const { search } = view;
+  const coverage = searchCoverage(view, warningPercent);
+  const warning = coverage.warns ? coverageWarning(coverage, view.unansweredReasons ?? []) : undefined;
+  return {
+    queryId: search.id,
+    status: search.state === 'queued' ? 'running' : search.state,
+    username: search.username,
+    results: [...view.results].sort(byPlatformName),
+    progress: { ...progressSnapshot(view.total, view.progress), queued: search.state === 'queued' },
+    coverage: roundedShare(coverage),
+    ...(warning !== undefined ? { warning } : {}),
+    estimatedTime: search.estimatedSeconds,
+    createdAt: new Date(search.createdAt).toISOString(),
+    ...(search.finishedAt !== undefined ? { completedAt: new Date(search.finishedAt).toISOString() } : {}),
+    ...(search.error !== undefined && search.state === 'error' ? { error: search.error } : {}),
+  };
+}
