@@ -38,7 +38,7 @@ describe('the summary of a name', () => {
       outcome('invalid', 'username_rule'),
     ]);
     const coverage = coverageOf(countStatuses(r.results), 50);
-    expect(formatSummary(r, coverage)).toBe(
+    expect(formatSummary(r)).toBe(
       'alice: no hits among the 6 platforms that answered; 985 could not be reached (timeout 900, dns 85); 1 answered without telling (waf 1); 1 not checked (username_rule 1); 993 platforms in 10.2 s',
     );
     expect(formatCoverageWarning(r, coverage)).toBe(
@@ -49,7 +49,7 @@ describe('the summary of a name', () => {
   it('has no warning when enough answered', () => {
     const r = report([outcome('hit'), outcome('miss'), outcome('error', 'tls')]);
     const coverage = coverageOf(countStatuses(r.results), 50);
-    expect(formatSummary(r, coverage)).toBe(
+    expect(formatSummary(r)).toBe(
       'alice: 1 hit among the 2 platforms that answered; 1 could not be reached (tls 1); 3 platforms in 10.2 s',
     );
     expect(formatCoverageWarning(r, coverage)).toBeUndefined();

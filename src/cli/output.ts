@@ -7,9 +7,9 @@
 import { type SearchJson, searchResponse } from '../api/search-response.js';
 import {
   type Coverage,
-  countReasons,
   countStatuses,
   coverageWarning,
+  summaryClauses,
   unansweredReasons,
 } from '../engine/coverage.js';
 import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
@@ -128,32 +128,16 @@ export function formatHeading(username: string): string {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function reasons(results: readonly Outcome[], status: OutcomeStatus): string {
-  const counted = countReasons(results, status);
-  return counted.length === 0 ? '' : ` (${counted.map(([r, n]) => `${r} ${n}`).join(', ')})`;
-}
-
 /**
  * One name's summary: hits among the platforms that answered, and what the others
  * did, so "no hits" never stands for "not reached". For example
  * `alice: no hits among the 6 platforms that answered; 985 could not be reached (timeout 900, dns 85); 991 platforms in 10.2 s`.
  */
-export function formatSummary(report: SearchReport, coverage: Coverage): string {
-  const counts = countStatuses(report.results);
-  const answered =
-    coverage.answered === 1
-      ? 'the 1 platform that answered'
-      : `the ${coverage.answered} platforms that answered`;
-  const parts = [
-    `${report.username}: ${counts.hit === 0 ? 'no hits' : plural(counts.hit, 'hit')} among ${answered}`,
-  ];
-  if (counts.error > 0) parts.push(`${counts.error} could not be reached${reasons(report.results, 'error')}`);
-  if (counts.unknown > 0)
-    parts.push(`${counts.unknown} answered without telling${reasons(report.results, 'unknown')}`);
-  if (counts.invalid > 0) parts.push(`${counts.invalid} not checked${reasons(report.results, 'invalid')}`);
+export function formatSummary(report: SearchReport): string {
+  const parts = summaryClauses(countStatuses(report.results), report.results);
   const seconds = ((report.finishedAt - report.startedAt) / 1000).toFixed(1);
   parts.push(`${plural(report.totalPlatforms, 'platform')} in ${seconds} s`);
-  return parts.join('; ');
+  return `${report.username}: ${parts.join('; ')}`;
 }
 
 /** The warning after a summary whose coverage is low (the API's `warning`); undefined when it is not. */

@@ -146,7 +146,7 @@ export async function runSearch(
         if (table) io.out(table);
       }
       const coverage = coverageOf(countStatuses(outcomes), config.coverageWarningPercent);
-      summaryTo(formatSummary(report, coverage));
+      summaryTo(formatSummary(report));
       const warning = formatCoverageWarning(report, coverage);
       if (warning) {
         io.err(warning);

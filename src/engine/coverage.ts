@@ -78,3 +78,34 @@ export function coverageWarning(
   const platforms = coverage.checked === 1 ? 'platform' : 'platforms';
   return `Only ${coverage.answered} of ${coverage.checked} ${platforms} answered; ${unanswered} could not be reached or could not tell${why}. A missing hit on those proves nothing.`;
 }
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/**
+ * The clauses every summary (CLI, page) says of a search, in lower case: hits
+ * among the platforms that answered, then who could not be reached, answered
+ * without telling, or was not checked, each with its reasons; for example
+ * ["no hits among the 6 platforms that answered", "985 could not be reached (timeout 900, dns 85)"].
+ */
+export function summaryClauses(
+  counts: StatusCounts,
+  outcomes: readonly { readonly status: OutcomeStatus; readonly reason?: OutcomeReason }[],
+): string[] {
+  const answered = counts.hit + counts.miss;
+  const those = answered === 1 ? 'the 1 platform that answered' : `the ${answered} platforms that answered`;
+  const why = (status: OutcomeStatus) => {
+    const counted = countReasons(outcomes, status);
+    return counted.length === 0 ? '' : ` (${counted.map(([r, n]) => `${r} ${n}`).join(', ')})`;
+  };
+  const clauses = [
+    counts.hit === 0
+      ? answered === 0
+        ? 'no platform answered'
+        : `no hits among ${those}`
+      : `${plural(counts.hit, 'hit')} among ${those}`,
+  ];
+  if (counts.error > 0) clauses.push(`${counts.error} could not be reached${why('error')}`);
+  if (counts.unknown > 0) clauses.push(`${counts.unknown} answered without telling${why('unknown')}`);
+  if (counts.invalid > 0) clauses.push(`${counts.invalid} not checked${why('invalid')}`);
+  return clauses;
+}

@@ -8,12 +8,12 @@
  */
 import {
   type Coverage,
-  countReasons,
   countStatuses,
   coverageOf,
   type StatusCounts,
+  summaryClauses,
 } from '../engine/coverage.js';
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import type { Outcome } from '../engine/outcome.js';
 import type { ProgressCounts } from './progress.js';
 
 /** What the API says about coverage (absent from services before it was added). */
@@ -41,11 +41,6 @@ export function statusCountsOf(progress: ProgressCounts, outcomes: Iterable<Outc
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-function reasons(outcomes: readonly Outcome[], status: OutcomeStatus): string {
-  const counted = countReasons(outcomes, status);
-  return counted.length === 0 ? '' : ` (${counted.map(([r, n]) => `${r} ${n}`).join(', ')})`;
-}
-
 export function searchSummary(input: {
   readonly progress: ProgressCounts;
   readonly outcomes: readonly Outcome[];
@@ -60,19 +55,8 @@ export function searchSummary(input: {
     share: input.api?.coverage ?? computed.share,
     low: input.api?.warning !== undefined,
   };
-  const { answered } = coverage;
-  const those = answered === 1 ? 'the 1 platform that answered' : `the ${answered} platforms that answered`;
-  const head =
-    counts.hit === 0
-      ? answered === 0
-        ? 'No platform answered'
-        : `No hits among ${those}`
-      : `${plural(counts.hit, 'hit')} among ${those}`;
-  const parts = [head];
-  if (counts.error > 0) parts.push(`${counts.error} could not be reached${reasons(input.outcomes, 'error')}`);
-  if (counts.unknown > 0)
-    parts.push(`${counts.unknown} answered without telling${reasons(input.outcomes, 'unknown')}`);
-  if (counts.invalid > 0) parts.push(`${counts.invalid} not checked${reasons(input.outcomes, 'invalid')}`);
+  const clauses = summaryClauses(counts, input.outcomes);
+  const parts = clauses.map((c, i) => (i === 0 ? c.charAt(0).toUpperCase() + c.slice(1) : c));
   const checked = counts.hit + counts.miss + counts.unknown + counts.error + counts.invalid;
   const text =
     checked === 0

@@ -30,7 +30,8 @@ const SLOW = new Set(['Delta', 'Echo', 'Foxtrot']);
 const catalogue = catalogueOf(NAMES.map((name) => entry(name, { category: 'social' })));
 const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
   accounts: (p) => (['Alpha', 'Echo'].includes(p.name) ? ['sam', ...p.known.claimed] : p.known.claimed),
-  latency: (p) => (SLOW.has(p.name) ? 1200 : 0),
+  // Slow enough that the fast ones are stored long before, even on a loaded machine.
+  latency: (p) => (SLOW.has(p.name) ? 4000 : 0),
 });
 const sim = new SimWeb({ routes: emulation.routes });
 
@@ -141,7 +142,12 @@ describe('SearchThread', () => {
       const search = await newSearch(store, 'thread-3');
       const controller = new AbortController();
       const running = thread.execute(search, controller.signal);
-      setTimeout(() => controller.abort(), 300);
+      // Abort once the fast platforms are stored (bounded wait), while the slow ones are still out.
+      for (let i = 0; i < 200; i++) {
+        if ((await store.listOutcomes(search.id)).length >= NAMES.length - SLOW.size) break;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      controller.abort();
       await expect(running).rejects.toThrow(/interrupted/);
       const stored = await store.getSearch(search.id);
       expect(stored?.state).toBe('running');
