@@ -30,6 +30,14 @@ export interface UsernameRuleData {
  */
 const FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}/?#%\\@:<>"'`[\]{}|^]/u;
 
+/** A character a person cannot see, named: "a tab", "a line break", else its code point ("U+200B"). */
+function describeInvisible(ch: string): string {
+  if (ch === '\t') return 'tabs';
+  if (ch === '\n' || ch === '\r' || ch === '\u2028' || ch === '\u2029') return 'line breaks';
+  if (ch === '\u00a0') return 'non-breaking spaces (U+00A0)';
+  return `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
+}
+
 /** Why a username is refused by every platform, or undefined when it is acceptable. */
 export function usernameProblem(username: string): string | undefined {
   if (username.length === 0) return 'must not be empty';
@@ -37,9 +45,8 @@ export function usernameProblem(username: string): string | undefined {
   const bad = FORBIDDEN.exec(username);
   if (bad) {
     const ch = bad[0];
-    const shown = /[\p{Cc}\p{Cf}\p{Z}]/u.test(ch)
-      ? `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`
-      : JSON.stringify(ch);
+    const shown =
+      ch === ' ' ? 'spaces' : /[\p{Cc}\p{Cf}\p{Z}]/u.test(ch) ? describeInvisible(ch) : JSON.stringify(ch);
     return `must not contain ${shown} (no white space, control characters or / ? # % \\ @ : < > " ' \` [ ] { } | ^)`;
   }
   if (/^\.+$/.test(username)) return 'must not consist of dots only';
