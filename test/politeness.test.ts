@@ -12,6 +12,7 @@ import type { Outcome } from '../src/engine/outcome.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { SimWeb } from '../src/sim/server.js';
 import { busiestWindow, SITE_LIMIT_RANGE, siteLimit } from '../src/sim/site-limits.js';
+import { budgetAllows } from './support/budget-bound.js';
 import { catalogueOf, entry } from './support/catalogue.js';
 import { engineFor } from './support/engine.js';
 
@@ -26,13 +27,21 @@ const catalogue = catalogueOf([
 ]);
 const strict = catalogue.platforms.find((p) => p.id === 'strict')!;
 const relaxed = catalogue.platforms.filter((p) => p !== strict);
-// Every site as strict as the simulated web's seeding ever makes one (the strict platform, by its budget).
+const budget = { perSecond: SETTINGS.budgetPerSecond.default, burst: SETTINGS.budgetBurst.default };
+/**
+ * The most requests of one address a second can hold at the simulated web when every
+ * request goes at or after its budget slot: on a loaded machine (the whole suite on
+ * 2 cores) the sender's and the web's event loops run late, and requests sent on time
+ * are logged together (test/support/budget-bound.ts).
+ */
+const ON_TIME_MOST = budgetAllows(budget, 1000);
+// Every site strict: limited at the seeding's strictest, or at what on-time requests can
+// bunch to when that is more (the strict platform, by its budget).
 const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
   latency: () => 30,
-  rateLimit: (p) => (p.budget ? siteLimit(p, 1) : SITE_LIMIT_RANGE.min),
+  rateLimit: (p) => (p.budget ? siteLimit(p, 1) : Math.max(SITE_LIMIT_RANGE.min, ON_TIME_MOST)),
 });
 const sim = new SimWeb({ routes: emulation.routes, truth: emulation.truth, logRequests: true });
-const budget = { perSecond: SETTINGS.budgetPerSecond.default, burst: SETTINGS.budgetBurst.default };
 const engines: Engine[] = [];
 
 beforeAll(async () => {
@@ -83,8 +92,7 @@ describe('request budgets against sites that rate-limit', () => {
     const log = sim.siteLog.slice(from);
     expect(log).toHaveLength(searches * relaxed.length);
     expect(log.filter((r) => r.site === 'shared.test')).toHaveLength(searches * SHARED);
-    for (const [key, most] of busiest(from))
-      expect(most, key).toBeLessThanOrEqual(budget.burst + budget.perSecond);
+    for (const [key, most] of busiest(from)) expect(most, key).toBeLessThanOrEqual(ON_TIME_MOST);
     // The shared site was sent as much as the budget allows, not fewer: the bound was reached.
     expect(busiest(from).get('shared.test 127.0.0.1')).toBeGreaterThan(budget.burst);
   }, 60_000);
@@ -113,8 +121,7 @@ describe('request budgets against sites that rate-limit', () => {
     for (const r of shared) byAddress.set(r.address, (byAddress.get(r.address) ?? 0) + 1);
     expect([...byAddress.keys()].sort()).toEqual(['127.0.0.2', '127.0.0.3']);
     for (const count of byAddress.values()) expect(count).toBeGreaterThan(0);
-    for (const [key, most] of busiest(from))
-      expect(most, key).toBeLessThanOrEqual(budget.burst + budget.perSecond);
+    for (const [key, most] of busiest(from)) expect(most, key).toBeLessThanOrEqual(ON_TIME_MOST);
   }, 60_000);
 
   it('ends a check at once as unknown/budget_exhausted, sending nothing, when no slot comes in time', async () => {
