@@ -52,6 +52,25 @@ export async function deletePrefix(url: string, prefix: string): Promise<void> {
   }
 }
 
+/**
+ * Commands the Redis at `url` has run since it started (the sum of `calls` in
+ * INFO commandstats), without the INFO itself. A difference of two readings is
+ * what a piece of work cost Redis, plus whatever else used it meanwhile.
+ */
+export async function redisCalls(url: string): Promise<number> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  client.on('error', () => {});
+  try {
+    const info = await client.info('commandstats');
+    let calls = 0;
+    for (const match of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+      if (match[1] !== 'info') calls += Number(match[2]);
+    return calls;
+  } finally {
+    client.disconnect();
+  }
+}
+
 /** Sums the readings of several processes: CPU adds up, and so do peak and current RSS. */
 export function sumUsage(readings: readonly ProcessUsage[]): ProcessUsage {
   return {

@@ -34,6 +34,8 @@ export async function callJson<T>(
 export interface StartedSearch {
   readonly queryId: string;
   readonly totalPlatforms: number;
+  /** The service's estimate of the search, queue wait included (seconds). */
+  readonly estimatedTime: number;
 }
 
 export interface SearchState {

@@ -5,6 +5,7 @@
  */
 import { join } from 'node:path';
 import type { SettingName } from '../src/config.js';
+import type { LatencyProfile } from '../src/sim/latency.js';
 import { Child } from './child.js';
 import type { BenchContext } from './context.js';
 import type { ProcessUsage } from './process-usage.js';
@@ -27,20 +28,25 @@ export type ServerLauncher = (ctx: BenchContext, overrides: ServerOverrides) => 
 
 let serial = 0;
 
-/** `userscout serve` as shipped: one process, SQLite, the in-process runner; realistic latency. */
-export const singleProcessServer: ServerLauncher = async (ctx, overrides) => {
-  const sim = await ctx.sim('builtin', 'realistic');
-  const child = await Child.start<ServerReady>('./server-child.ts', {
-    dataDir: join(ctx.workDir, `server-${++serial}`),
-    connectTo: sim.connectTo,
-    caFile: sim.caFile,
-    overrides,
-  } satisfies ServerInput);
-  return {
-    url: child.ready.url,
-    proKey: child.ready.proKey,
-    usage: () => child.usage(),
-    loopDelay: (reset) => child.request<LoopDelay>('loopDelay', reset),
-    stop: () => child.stop(),
+/** `userscout serve` as shipped: one process, SQLite, the in-process runner; against the simulated web under `profile`. */
+export function serverOn(profile: LatencyProfile): ServerLauncher {
+  return async (ctx, overrides) => {
+    const sim = await ctx.sim('builtin', profile);
+    const child = await Child.start<ServerReady>('./server-child.ts', {
+      dataDir: join(ctx.workDir, `server-${++serial}`),
+      connectTo: sim.connectTo,
+      caFile: sim.caFile,
+      overrides,
+    } satisfies ServerInput);
+    return {
+      url: child.ready.url,
+      proKey: child.ready.proKey,
+      usage: () => child.usage(),
+      loopDelay: (reset) => child.request<LoopDelay>('loopDelay', reset),
+      stop: () => child.stop(),
+    };
   };
-};
+}
+
+/** `userscout serve` as shipped, realistic latency. */
+export const singleProcessServer: ServerLauncher = serverOn('realistic');

@@ -3,7 +3,8 @@
  * address (429 beyond N requests a second) and log every request. Many searches
  * at once stay within the request budget and meet no 429; two source addresses
  * share the load, each within its budget; a check whose budget has no slot in
- * time ends as unknown/budget_exhausted and is never sent.
+ * time ends as unknown/budget_exhausted and is never sent; retries after a 429
+ * wait for a slot of their own, and end the check when none comes in time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTINGS } from '../src/config.js';
@@ -144,4 +145,65 @@ describe('request budgets against sites that rate-limit', () => {
     // The simulated web saw the one request sent, and nothing of the two held back.
     expect(sim.siteLog.slice(from).filter((r) => r.site === 'strict.test')).toHaveLength(1);
   });
+});
+
+describe('retries keep the budget', () => {
+  // Sites that answer 429 (with Retry-After: 0) before they answer: the retries come quickly,
+  // the backoff is 1 ms, and only the budget spaces them.
+  const paced = catalogueOf([
+    entry('Busy', { budget: { perSecond: 2, burst: 1 } }),
+    entry('Busier', { budget: { perSecond: 1, burst: 1 } }),
+  ]);
+  const [busy, busier] = paced.platforms as [(typeof paced.platforms)[0], (typeof paced.platforms)[0]];
+  const limited = (times: number) => () =>
+    ({
+      kind: 'rate-limit',
+      times,
+      retryAfter: '0',
+      after: { kind: 'respond', status: 404, body: 'nope' },
+    }) as const;
+  const web = new SimWeb({
+    routes: [
+      { host: 'busy.test', handle: limited(3) },
+      { host: 'busier.test', handle: limited(100) },
+    ],
+    logRequests: true,
+  });
+  let on: Engine;
+  beforeAll(async () => {
+    await web.start();
+    await web.prepareTls(['busy.test', 'busier.test']);
+    on = engineFor(web, paced, { retries: 3, retryBaseMs: 1, retryMaxMs: 1, timeoutMs: 5_000 });
+  });
+  afterAll(async () => {
+    await on.close();
+    await web.stop();
+  });
+
+  it('spaces the retries after a 429 by the origin’s budget, not by the backoff', async () => {
+    const outcome = await on.check(busy, 'alice');
+    expect(outcome.status).toBe('miss');
+    expect(outcome.evidence.attempts).toBe(4);
+    const seen = web.siteLog.filter((r) => r.site === 'busy.test').map((r) => r.at);
+    expect(seen).toHaveLength(4);
+    // 2 a second: a slot every 500 ms (less a little for the clocks of two processes' timers).
+    for (let i = 1; i < seen.length; i++) expect(seen[i]! - seen[i - 1]!).toBeGreaterThan(450);
+    // Within the budget's bound in any second (burst + rate), as every other request.
+    expect(busiestWindow(web.siteLog, 1000).get('busy.test 127.0.0.1')).toBeLessThanOrEqual(1 + 2);
+  }, 20_000);
+
+  it('ends the check with the answer it has when the next slot would pass its deadline', async () => {
+    const short = engineFor(web, paced, { retries: 3, retryBaseMs: 1, retryMaxMs: 1, timeoutMs: 1_500 });
+    try {
+      const outcome = await short.check(busier, 'alice');
+      // A slot a second: the first retry at 1 s, the next slot (2 s) is past the deadline.
+      expect(outcome.status).toBe('unknown');
+      expect(outcome.reason).toBe('rate_limited');
+      expect(outcome.evidence.attempts).toBe(2);
+      expect(outcome.evidence.httpStatus).toBe(429);
+      expect(web.siteLog.filter((r) => r.site === 'busier.test')).toHaveLength(2);
+    } finally {
+      await short.close();
+    }
+  }, 20_000);
 });

@@ -6,6 +6,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import { SETTINGS } from '../../src/config.js';
+import type { LatencyProfile } from '../../src/sim/latency.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { callJson, type SearchState, startSearch } from '../http-client.js';
 import { ACCOUNT_POOL, loadPlatformSet } from '../platform-set.js';
@@ -43,6 +44,8 @@ export interface ApiLevel {
   readonly vsBound: number;
   /** 429 answers the simulated sites sent meanwhile (their per-address limits). */
   readonly rateLimited: number;
+  /** The service's estimate ÷ the actual completion time, median over the finished searches (issue 14). */
+  readonly estimateRatio: number | null;
 }
 
 /**
@@ -92,13 +95,21 @@ export function apiLevelsMeasured(ctx: BenchContext): Promise<ApiLevel[]> {
 }
 
 /** Starts a search and polls it until it ends or `deadline` (Date.now() value) passes. */
-async function runOneSearch(
+export async function runOneSearch(
   pool: Pool,
   username: string,
   apiKey: string | undefined,
   deadline: number,
-): Promise<{ state: SearchState; total: number; finished: boolean; error?: string }> {
+): Promise<{
+  queryId: string;
+  state: SearchState;
+  total: number;
+  estimatedMs: number;
+  finished: boolean;
+  error?: string;
+}> {
   const started = await startSearch(pool, username, apiKey);
+  const estimatedMs = started.estimatedTime * 1000;
   const headers: Record<string, string> = apiKey ? { 'x-api-key': apiKey } : {};
   for (;;) {
     await sleep(POLL_EVERY_MS);
@@ -109,16 +120,10 @@ async function runOneSearch(
       undefined,
       headers,
     );
-    if (answer.status !== 200)
-      return {
-        state: answer.body,
-        total: started.totalPlatforms,
-        finished: false,
-        error: `poll answered ${answer.status}`,
-      };
-    if (answer.body.status !== 'running')
-      return { state: answer.body, total: started.totalPlatforms, finished: true };
-    if (Date.now() >= deadline) return { state: answer.body, total: started.totalPlatforms, finished: false };
+    const seen = { queryId: started.queryId, state: answer.body, total: started.totalPlatforms, estimatedMs };
+    if (answer.status !== 200) return { ...seen, finished: false, error: `poll answered ${answer.status}` };
+    if (answer.body.status !== 'running') return { ...seen, finished: true };
+    if (Date.now() >= deadline) return { ...seen, finished: false };
   }
 }
 
@@ -129,9 +134,11 @@ export async function measureApiLevel(
   launch: ServerLauncher = singleProcessServer,
   /** Egress identities over the whole deployment (all workers'). */
   identities = identitiesOf(overrides),
+  /** The simulated web's latency profile; `launch` must use the same. */
+  profile: LatencyProfile = 'realistic',
 ): Promise<ApiLevel> {
-  ctx.log(`case 3: ${searches} concurrent API searches, realistic latency`);
-  const sim = await ctx.sim('builtin', 'realistic');
+  ctx.log(`${searches} concurrent API searches, ${profile} latency`);
+  const sim = await ctx.sim('builtin', profile);
   const server = await launch(ctx, { ...API_OVERRIDES, ...overrides });
   const pool = new Pool(server.url, { connections: Math.max(4, searches) });
   try {
@@ -169,7 +176,7 @@ export async function measureApiLevel(
         perSecond: settingOf(overrides, 'budgetPerSecond'),
         burst: settingOf(overrides, 'budgetBurst'),
       },
-      profile: 'realistic',
+      profile,
       seed: ctx.seed,
       timeoutMs: settingOf(overrides, 'timeoutMs'),
     });
@@ -195,6 +202,13 @@ export async function measureApiLevel(
       boundBy: `${origin} (${requests} requests)`,
       vsBound: makespanMs / boundMs,
       rateLimited,
+      estimateRatio:
+        completed === 0
+          ? null
+          : percentile(
+              results.flatMap((r, i) => (r.finished ? [r.estimatedMs / times[i]!] : [])),
+              0.5,
+            )!,
     };
   } finally {
     await pool.close();
@@ -217,6 +231,7 @@ function levelRow(level: ApiLevel): Row {
       boundMs: Math.round(level.boundMs),
       vsBound: level.vsBound,
       rateLimited: level.rateLimited,
+      estimateRatio: level.estimateRatio,
       freeP50: level.free.length ? Math.round(percentile(level.free, 0.5)!) : null,
       proP50: level.professional.length ? Math.round(percentile(level.professional, 0.5)!) : null,
       proP95: level.professional.length ? Math.round(percentile(level.professional, 0.95)!) : null,
@@ -268,6 +283,7 @@ export const apiSearchesCase: BenchCase = {
         { key: 'boundMs', title: 'politeness bound ms', better: 'none' },
         { key: 'vsBound', title: 'x bound', better: 'lower', digits: 2 },
         { key: 'rateLimited', title: '429s', better: 'lower' },
+        { key: 'estimateRatio', title: 'estimate ÷ actual', better: 'none', digits: 2 },
         { key: 'freeP50', title: 'free p50', better: 'lower' },
         { key: 'proP50', title: 'pro p50', better: 'lower' },
         { key: 'freeP95', title: 'free p95', better: 'lower' },
@@ -303,6 +319,7 @@ export const apiSearchesCase: BenchCase = {
         ),
         `politeness bound = for each origin, searches x its platforms ÷ (its budget x ${identitiesOf(ctx.serverOverrides)} identit${identitiesOf(ctx.serverOverrides) === 1 ? 'y' : 'ies'}) + its slowest latency (the timeout when one never answers), the largest over the origins; every searched platform counted (a username rule may spare a few); 429s = the simulated sites' answers over their seeded per-address limits`,
         `the bound is set by ${measured.map((l) => `${l.searches} at once: ${l.boundBy}`).join('; ')}`,
+        'estimate ÷ actual = the estimatedTime POST /api/search answered ÷ the search’s completion time, median over the finished searches (1 is exact; under 1 the estimate was short)',
         `completion = completedAt - createdAt as the server reports them; each client polls once a second; ${top.platforms} platforms per search, each search a different username`,
         'CPU and peak RSS are the server process only (a fresh one per row); clients run in the benchmark process',
         Object.keys(ctx.serverOverrides).length > 0

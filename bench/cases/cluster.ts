@@ -7,7 +7,7 @@
  * and memory summed over every process.
  */
 
-import { benchRedisUrl, clusterServer, redisAnswers } from '../cluster.js';
+import { benchRedisUrl, clusterServer, redisAnswers, redisCalls } from '../cluster.js';
 import type { BenchCase } from '../context.js';
 import type { Row } from '../results.js';
 import { distribution } from '../stats.js';
@@ -25,7 +25,12 @@ function searchesPerRow(quick: boolean): number {
   return quick ? 4 : 10;
 }
 
-function clusterRow(shape: (typeof SHAPES)[number], level: ApiLevel, oneWorker: ApiLevel | undefined): Row {
+function clusterRow(
+  shape: (typeof SHAPES)[number],
+  level: ApiLevel,
+  oneWorker: ApiLevel | undefined,
+  redisOps: number,
+): Row {
   const { workers } = shape;
   const identities = Math.max(1, shape.identities);
   const all = distribution(level.all)!;
@@ -48,6 +53,7 @@ function clusterRow(shape: (typeof SHAPES)[number], level: ApiLevel, oneWorker: 
       cpuMsPer1000: Math.round(level.cpuMsPer1000),
       cores: level.cores,
       maxRssMb: Math.round(level.maxRssMb),
+      redisOpsPerSearch: level.completed > 0 ? Math.round(redisOps / level.completed) : null,
     },
   };
 }
@@ -75,6 +81,7 @@ export const clusterCase: BenchCase = {
       { key: 'cpuMsPer1000', title: 'CPU ms/1000 checks', better: 'lower' },
       { key: 'cores', title: 'cores', better: 'lower', digits: 2 },
       { key: 'maxRssMb', title: 'peak RSS MB', better: 'lower' },
+      { key: 'redisOpsPerSearch', title: 'Redis ops/search', better: 'lower' },
     ] as const;
     if (!(await redisAnswers(redisUrl))) {
       return {
@@ -89,10 +96,12 @@ export const clusterCase: BenchCase = {
     }
     const searches = searchesPerRow(ctx.quick);
     const levels: ApiLevel[] = [];
+    const redisOps: number[] = [];
     for (const { workers, identities } of SHAPES) {
       ctx.log(
         `case 6: ${searches} searches, cluster with ${workers} worker(s) x ${Math.max(1, identities)} identities`,
       );
+      const callsBefore = await redisCalls(redisUrl);
       levels.push(
         await measureApiLevel(
           ctx,
@@ -102,13 +111,14 @@ export const clusterCase: BenchCase = {
           workers * Math.max(1, identities),
         ),
       );
+      redisOps.push((await redisCalls(redisUrl)) - callsBefore);
     }
     const scale = levels[0] && levels[1] ? levels[1].perMinute / levels[0].perMinute : null;
     return {
       id: this.id,
       title: this.title,
       columns,
-      rows: levels.map((level, i) => clusterRow(SHAPES[i]!, level, levels[0])),
+      rows: levels.map((level, i) => clusterRow(SHAPES[i]!, level, levels[0], redisOps[i]!)),
       targets: [
         {
           text: `2 workers x 2 identities give at least ${SCALE_TARGET} x the searches a minute of 1 worker x 1 identity (${scale?.toFixed(2) ?? '-'})`,
@@ -125,6 +135,7 @@ export const clusterCase: BenchCase = {
         `${searches} searches at once per row, each a different username, half of them professional; the API process, every worker and the simulated web share this machine's cores, so a second worker adds slots and an event loop, not CPU`,
         'identities: each worker sends from loopback addresses of its own (127.0.0.2 onwards), each address with its own request budgets in Redis; one identity is the default route, whose budget every worker shares',
         'CPU, cores and peak RSS are summed over the API process and the workers (not Redis, not the simulated web)',
+        'Redis ops/search = the commands Redis ran during the row (INFO commandstats, the start-up and clean-up of the deployment included, anything else using that Redis too) ÷ the searches done',
         `Redis at ${redisUrl.replace(/\/\/[^@]*@/, '//…@')}, under a key prefix of the run's own that is deleted afterwards`,
       ],
       settings: {

@@ -8,8 +8,10 @@ import { apiSearchesCase } from './api-searches.js';
 import { clusterCase } from './cluster.js';
 import { engineOverheadCase } from './engine-overhead.js';
 import { growthCase } from './growth.js';
+import { machineCeilingCase } from './machine-ceiling.js';
 import { oneSearchCase } from './one-search.js';
 import { pollingLoadCase } from './polling-load.js';
+import { sustainedLoadCase } from './sustained-load.js';
 
 export const CASES: readonly BenchCase[] = [
   oneSearchCase,
@@ -18,4 +20,6 @@ export const CASES: readonly BenchCase[] = [
   growthCase,
   pollingLoadCase,
   clusterCase,
+  machineCeilingCase,
+  sustainedLoadCase,
 ];

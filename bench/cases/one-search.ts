@@ -3,6 +3,7 @@
  * time against the physical limit of the same run.
  */
 import { SETTINGS } from '../../src/config.js';
+import { estimateSeconds } from '../../src/runner/estimate.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { runEngineSearches } from '../engine-run.js';
 import {
@@ -23,6 +24,12 @@ export interface OneSearch {
   readonly wallMs: number;
   readonly limit: PhysicalLimit;
   readonly ratio: number;
+  /**
+   * What the service would estimate for this search (runner/estimate.ts, with
+   * every platform's latency measured as the simulated web serves it, nothing
+   * queued ahead) ÷ the wall time (issue 14).
+   */
+  readonly estimateRatio: number;
   /** The most any check ended after its own platform could have answered (ms): queueing plus overhead. */
   readonly worstLateMs: number;
   readonly cpuMs: number;
@@ -45,6 +52,18 @@ export function measureOneSearch(ctx: BenchContext, set: PlatformSetId): Promise
       worstLateMs = Math.max(worstLateMs, report.doneAtMs[i]! - own);
     });
     const usage = report.usage;
+    const estimateMs =
+      estimateSeconds({
+        latenciesMs: checked.map((p) => {
+          const l = latencyOf('realistic', ctx.seed, p);
+          return l === 'hang' ? ready.timeoutMs : l;
+        }),
+        defaultLatencyMs: SETTINGS.unmeasuredLatencyMs.default,
+        timeoutMs: ready.timeoutMs,
+        concurrency: SETTINGS.concurrency.default,
+        queuedAhead: 0,
+        maxRunning: SETTINGS.maxRunningSearches.default,
+      }) * 1000;
     return {
       set,
       platforms: ready.platforms,
@@ -52,6 +71,7 @@ export function measureOneSearch(ctx: BenchContext, set: PlatformSetId): Promise
       wallMs: report.wallMs,
       limit,
       ratio: report.wallMs / limit.limitMs,
+      estimateRatio: estimateMs / report.wallMs,
       worstLateMs,
       cpuMs: usage.cpuMs,
       maxRssMb: usage.maxRssMb,
@@ -66,6 +86,7 @@ export const ONE_SEARCH_COLUMNS: readonly Column[] = [
   { key: 'wallMs', title: 'wall ms', better: 'lower' },
   { key: 'limitMs', title: 'limit ms', better: 'none' },
   { key: 'ratio', title: 'wall/limit', better: 'lower', digits: 3 },
+  { key: 'estimateRatio', title: 'estimate ÷ actual', better: 'none', digits: 2 },
   { key: 'worstLateMs', title: 'worst late ms', better: 'lower' },
   { key: 'cpuMs', title: 'CPU ms', better: 'lower' },
   { key: 'maxRssMb', title: 'peak RSS MB', better: 'lower' },
@@ -80,6 +101,7 @@ export function oneSearchRow(m: OneSearch): Row {
       wallMs: Math.round(m.wallMs),
       limitMs: m.limit.limitMs,
       ratio: m.ratio,
+      estimateRatio: m.estimateRatio,
       worstLateMs: Math.round(m.worstLateMs),
       cpuMs: Math.round(m.cpuMs),
       maxRssMb: Math.round(m.maxRssMb),
@@ -109,6 +131,7 @@ export const oneSearchCase: BenchCase = {
       ],
       notes: [
         `limit = slowest checked platform's seeded latency (${m.limit.slowest}), or the timeout when one never answers; median assigned latency ${m.limit.medianMs} ms`,
+        'estimate ÷ actual = what the service would estimate for this search (src/runner/estimate.ts, every platform’s latency known, nothing queued ahead) ÷ its wall time (1 is exact; under 1 the estimate was short)',
         `worst late = the most a check ended after its own platform's latency (queueing behind the global and per-host limits, plus overhead)`,
         `${m.checks} checks; catalogue load and engine creation ${Math.round(m.startupMs)} ms (not in wall)`,
       ],

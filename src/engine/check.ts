@@ -23,7 +23,7 @@ import {
 } from './outcome.js';
 import type { BudgetLimit } from './rate-budget.js';
 import { buildRequest, type CheckRequest } from './request.js';
-import { type Attempt, type RetryPolicy, withRetries } from './retry.js';
+import { type Attempt, type RetryClock, type RetryPolicy, withRetries } from './retry.js';
 import { describeTransportError, transportErrorReason } from './transport-error.js';
 
 export interface CheckContext {
@@ -72,8 +72,9 @@ export async function checkPlatform(
   const open = ctx.breaker?.refusal(origin);
   if (open) return unresponsive(platform, profileUrl, open);
   const limit = platform.budget ?? ctx.budget;
+  const polite = politeOrigin(platform, origin);
   const admitted = await ctx.limiter.run(
-    politeOrigin(platform, origin),
+    polite,
     async (identity) => {
       signal?.throwIfAborted();
       const refused = ctx.breaker?.admit(origin);
@@ -81,7 +82,9 @@ export async function checkPlatform(
       let ended: BreakerResult = 'other';
       try {
         const through = { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
-        const outcome = await send(platform, request, profileUrl, through, signal);
+        // A retry is a request like any other: it waits for its own send slot.
+        const slot = (maxWaitMs: number) => ctx.limiter.pace(polite, identity, limit, maxWaitMs, signal);
+        const outcome = await send(platform, request, profileUrl, through, slot, signal);
         ended = breakerResult(outcome);
         return outcome;
       } finally {
@@ -94,12 +97,13 @@ export async function checkPlatform(
   return admitted.sent ? admitted.value : budgetExhausted(platform, profileUrl, limit, admitted.waitedMs);
 }
 
-/** Sends a check (with retries, within its deadline) and classifies the answer. */
+/** Sends a check (with retries, each in a send slot of `slot`, within its deadline) and classifies the answer. */
 async function send(
   platform: Platform,
   request: CheckRequest,
   profileUrl: string,
   ctx: CheckContext,
+  slot: RetryClock['slot'],
   signal: AbortSignal | undefined,
 ): Promise<Outcome> {
   signal?.throwIfAborted();
@@ -157,7 +161,7 @@ async function send(
         };
       },
       ctx.retry,
-      { now: ctx.now, random: ctx.random, deadline, signal: controller.signal },
+      { now: ctx.now, random: ctx.random, deadline, signal: controller.signal, slot },
     );
   } finally {
     clearTimeout(timer);

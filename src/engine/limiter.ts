@@ -5,7 +5,8 @@
  * - a request-rate budget per (origin, identity) (rate-budget.ts): the check
  *   reserves the earliest slot over its origin's identities, sleeps exactly
  *   until it, and learns which identity to send through; when no slot comes
- *   within the check's wait allowance, nothing is sent;
+ *   within the check's wait allowance, nothing is sent. A retry waits for a
+ *   slot of its own through the same identity (`pace`), within its check's deadline;
  * - in flight over all origins: at most `global`, the highest priority first (a
  *   professional search's checks before a free one's), first come first served
  *   within one. A check reserves its budget slot holding a global slot, then
@@ -164,6 +165,25 @@ export class CheckLimiter {
       if (typeof step !== 'number') return step;
       await wait(step, signal);
     }
+  }
+
+  /**
+   * Waits for the next send slot of `origin` through identity `identity` (a retry
+   * goes out through the identity its check went through), holding whatever the
+   * caller holds. False, with nothing reserved, when none comes within `maxWaitMs`.
+   */
+  async pace(
+    origin: string,
+    identity: number,
+    limit: BudgetLimit,
+    maxWaitMs: number,
+    signal?: AbortSignal,
+  ): Promise<boolean> {
+    const key = budgetKey(origin, this.#identities[identity] ?? DEFAULT_IDENTITY);
+    const reservation = await this.#budget.reserve([key], limit, maxWaitMs);
+    if (!reservation) return false;
+    if (reservation.waitMs > 0) await wait(reservation.waitMs, signal);
+    return true;
   }
 
   /** Checks holding a global slot (sending). */

@@ -1,7 +1,8 @@
 /**
  * The retry wrapper around one attempt of a check: which ends are worth another
  * attempt (policy as data, `RETRY_ON` in config.ts), and the loop that waits
- * (see retry-timing.ts) and tries again while the deadline allows.
+ * (see retry-timing.ts), takes a send slot like any request, and tries again
+ * while the deadline allows.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { retryDelay } from './retry-timing.js';
@@ -50,28 +51,51 @@ export function worthRetrying(end: AttemptEnd, on: RetryOn): boolean {
   return on.statuses.includes(end.status) || (!end.explained && on.unexplainedStatuses.includes(end.status));
 }
 
+export interface RetryClock {
+  readonly now: () => number;
+  readonly random: () => number;
+  readonly deadline: number;
+  readonly signal: AbortSignal;
+  /**
+   * Waits, after the backoff, for the retry's send slot (its origin's request
+   * budget, as the first attempt's), at most `maxWaitMs`; false when none comes
+   * in time, and the retry is not sent. Absent: no budget to keep.
+   */
+  readonly slot?: (maxWaitMs: number) => Promise<boolean>;
+}
+
 /**
  * Runs `attempt` (numbered from 1) until one is not worth retrying, the retries
- * are spent, or the next wait would pass the deadline or be cut short by `signal`.
+ * are spent, or the next wait (backoff, then a send slot) would pass the
+ * deadline or be cut short by `signal`: the last attempt's result then stands.
  */
 export async function withRetries<T>(
   attempt: (n: number) => Promise<Attempt<T>>,
   policy: RetryPolicy,
-  clock: {
-    readonly now: () => number;
-    readonly random: () => number;
-    readonly deadline: number;
-    readonly signal: AbortSignal;
-  },
+  clock: RetryClock,
 ): Promise<T> {
   for (let n = 1; ; n++) {
     const { end, result } = await attempt(n);
     if (n <= policy.retries && worthRetrying(end, policy.on)) {
       const retryAfter = end.answered ? end.retryAfter : undefined;
       const wait = retryDelay(n - 1, retryAfter, policy, clock.now(), clock.random());
-      if (clock.now() + wait < clock.deadline && (await pause(wait, clock.signal))) continue;
+      if (clock.now() + wait < clock.deadline && (await pause(wait, clock.signal)) && (await slot(clock)))
+        continue;
     }
     return result();
+  }
+}
+
+/** Waits for the retry's send slot within the deadline; false when none comes in time or the wait is cut short. */
+async function slot(clock: RetryClock): Promise<boolean> {
+  if (!clock.slot) return true;
+  const left = clock.deadline - clock.now();
+  if (left <= 0) return false;
+  try {
+    return await clock.slot(left);
+  } catch (error) {
+    if (clock.signal.aborted) return false;
+    throw error;
   }
 }
 

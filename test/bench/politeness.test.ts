@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { budgetOrigin, identitiesOf, politenessBound } from '../../bench/politeness.js';
+import {
+  budgetOrigin,
+  identitiesFor,
+  identitiesOf,
+  politenessBound,
+  sustainedRate,
+} from '../../bench/politeness.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 
 const catalogue = catalogueOf([
@@ -34,6 +40,21 @@ describe('politenessBound', () => {
   it('uses a platform’s own budget, and counts a username-host platform as one site', () => {
     expect(politenessBound(catalogue.platforms, options)).toMatchObject({ boundMs: 20_000, requests: 10 });
     expect(budgetOrigin(byName('Per user'))).toContain('{username}');
+  });
+
+  it('sustains budget x identities ÷ platforms searches a second on the busiest origin', () => {
+    const plain = catalogue.platforms.filter((p) => p.name !== 'Strict');
+    // shared.test: 2 platforms at 4 a second: 2 searches a second.
+    expect(sustainedRate(plain, { identities: 1, budget: options.budget })).toEqual({
+      perHour: 7_200,
+      origin: 'https://shared.test',
+      platforms: 2,
+    });
+    expect(sustainedRate(plain, { identities: 3, budget: options.budget }).perHour).toBe(21_600);
+    // The strict platform's own budget (0.5 a second) sets it when searched.
+    expect(sustainedRate(catalogue.platforms, { identities: 1, budget: options.budget }).perHour).toBe(1_800);
+    expect(identitiesFor(plain, { perHour: 100_000, budget: options.budget })).toBe(14);
+    expect(identitiesFor(plain, { perHour: 7_200, budget: options.budget })).toBe(1);
   });
 
   it('reads the identities of a server’s egress setting', () => {

@@ -189,6 +189,26 @@ describe('CheckLimiter', () => {
     expect(mine[1]!.answer!.waitMs).toBeGreaterThan(50);
   });
 
+  it('paces a retry on its own identity’s budget, from the same slots as the checks', async () => {
+    const spy = new SpyBudget(new LocalRateBudget());
+    const limiter = new CheckLimiter({ global: 4, perOrigin: 4, identities: ['a', 'b'], budget: spy });
+    const limit = { perSecond: 1, burst: 1 };
+    // A check takes identity b's only token (a's is taken first).
+    await limiter.run('https://x.test', async () => 0, { limit, maxWaitMs: 10_000 });
+    await limiter.run('https://x.test', async () => 0, { limit, maxWaitMs: 10_000 });
+    // A retry through b: no slot within 200 ms (the next is a second away), so nothing is reserved.
+    expect(await limiter.pace('https://x.test', 1, limit, 200)).toBe(false);
+    const retry = spy.calls.at(-1)!;
+    expect(retry.keys).toEqual([budgetKey('https://x.test', 'b')]);
+    expect(retry.answer).toBeUndefined();
+    // Within a longer allowance it waits for b's next slot, and that slot is then taken.
+    const started = performance.now();
+    expect(await limiter.pace('https://x.test', 1, limit, 2_000)).toBe(true);
+    expect(performance.now() - started).toBeGreaterThan(900);
+    expect(spy.calls.at(-1)!.answer!.waitMs).toBeGreaterThan(900);
+    expect(await limiter.pace('https://x.test', 1, limit, 200)).toBe(false);
+  });
+
   it('stops waiting for a slot when its signal aborts', async () => {
     const budget: RateBudget = { reserve: async () => ({ index: 0, waitMs: 60_000 }) };
     const limiter = new CheckLimiter({ global: 1, perOrigin: 1, budget });

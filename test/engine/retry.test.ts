@@ -67,4 +67,31 @@ describe('withRetries', () => {
     const result = await withRetries(async (n) => ({ end: answer(429), result: () => n }), policy, clock(0));
     expect(result).toBe(1);
   });
+
+  it('takes a send slot before each retry, offering it the time left to the deadline', async () => {
+    const asked: number[] = [];
+    const result = await withRetries(async (n) => ({ end: answer(429), result: () => n }), policy, {
+      ...clock(1_000),
+      slot: async (maxWaitMs) => {
+        asked.push(maxWaitMs);
+        return true;
+      },
+    });
+    expect(result).toBe(3);
+    expect(asked).toEqual([1_000, 1_000]);
+  });
+
+  it('sends no retry when no slot comes before the deadline: the last result stands', async () => {
+    const seen: number[] = [];
+    const result = await withRetries(
+      async (n) => {
+        seen.push(n);
+        return { end: answer(429), result: () => `attempt ${n}` };
+      },
+      policy,
+      { ...clock(1_000), slot: async () => false },
+    );
+    expect(seen).toEqual([1]);
+    expect(result).toBe('attempt 1');
+  });
 });

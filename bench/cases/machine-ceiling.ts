@@ -1,0 +1,114 @@
+/**
+ * Case 7: one machine's ceiling. Searches through the API (as case 3) against
+ * the simulated web at zero latency, with 16 loopback egress identities, so
+ * neither latency nor the request budgets bound them: the searches an hour one
+ * server process sustains, and what bounds it then (the server's CPU, and the
+ * simulated web's share of the same cores).
+ */
+import { cpus, loadavg } from 'node:os';
+import { SETTINGS } from '../../src/config.js';
+import type { BenchCase } from '../context.js';
+import { loadPlatformSet } from '../platform-set.js';
+import { sustainedRate } from '../politeness.js';
+import { usageDelta } from '../process-usage.js';
+import { serverOn } from '../server.js';
+import { API_OVERRIDES, measureApiLevel } from './api-searches.js';
+
+/** Loopback source addresses: budgets per identity add up, and each stays under the sites' per-address limits. */
+const IDENTITIES = Array.from({ length: 16 }, (_, i) => `addr:127.0.0.${40 + i}`);
+/** Issue 13: a 2-core machine sustains at least this many searches an hour when budgets are not the bound. */
+const CEILING_TARGET = 5_000;
+
+function searchesFor(quick: boolean): number {
+  return quick ? 12 : 24;
+}
+
+export const machineCeilingCase: BenchCase = {
+  id: '7',
+  title: "one machine's ceiling: searches through the API, zero latency, 16 egress identities",
+  sims: () => [['builtin', 'zero']],
+  async run(ctx) {
+    const searches = searchesFor(ctx.quick);
+    const overrides = { ...API_OVERRIDES, egress: IDENTITIES, ...ctx.serverOverrides };
+    const sim = await ctx.sim('builtin', 'zero');
+    const load = loadavg()[0]!;
+    ctx.log(`case 7: ${searches} searches at once, zero latency, ${IDENTITIES.length} identities`);
+    const simBefore = await sim.child.usage();
+    const level = await measureApiLevel(
+      ctx,
+      searches,
+      overrides,
+      serverOn('zero'),
+      IDENTITIES.length,
+      'zero',
+    );
+    const simUsage = usageDelta(simBefore, await sim.child.usage());
+    const perHour = (level.completed / level.makespanMs) * 3_600_000;
+    const cores = cpus().length;
+    const serverCpuSPerSearch = level.cpuMsPerSearch / 1000;
+    // The sim's CPU spread over the searches it served (it serves nothing else meanwhile).
+    const simCpuSPerSearch = level.completed > 0 ? simUsage.cpuMs / 1000 / level.completed : null;
+    // Were the server alone on the machine's cores: its CPU per search sets the ceiling.
+    const cpuCeiling = (cores / serverCpuSPerSearch) * 3600;
+    const budgets = sustainedRate(loadPlatformSet('builtin', ctx.seed).searched, {
+      identities: IDENTITIES.length,
+      budget: { perSecond: SETTINGS.budgetPerSecond.default, burst: SETTINGS.budgetBurst.default },
+    });
+    return {
+      id: this.id,
+      title: this.title,
+      columns: [
+        { key: 'searches', title: 'searches', better: 'none' },
+        { key: 'completed', title: 'done', better: 'higher' },
+        { key: 'perHour', title: 'searches/hour', better: 'higher' },
+        { key: 'makespan', title: 'all done ms', better: 'lower' },
+        { key: 'serverCpuS', title: 'server CPU-s/search', better: 'lower', digits: 2 },
+        { key: 'serverCores', title: 'server cores', better: 'none', digits: 2 },
+        { key: 'simCpuS', title: 'sim CPU-s/search', better: 'none', digits: 2 },
+        { key: 'simCores', title: 'sim cores', better: 'none', digits: 2 },
+        { key: 'cpuCeiling', title: `CPU ceiling/hour (server alone, ${cores} cores)`, better: 'higher' },
+        { key: 'budgetPerHour', title: 'budgets allow/hour', better: 'none' },
+        { key: 'boundMs', title: 'politeness bound ms', better: 'none' },
+        { key: 'rateLimited', title: '429s', better: 'lower' },
+        { key: 'errors', title: 'errors', better: 'lower' },
+        { key: 'maxRssMb', title: 'peak RSS MB', better: 'lower' },
+        { key: 'load', title: 'load (1 min)', better: 'none', digits: 2 },
+      ],
+      rows: [
+        {
+          label: `${searches} at once`,
+          values: {
+            searches,
+            completed: level.completed,
+            perHour: Math.round(perHour),
+            makespan: Math.round(level.makespanMs),
+            serverCpuS: serverCpuSPerSearch,
+            serverCores: level.cores,
+            simCpuS: simCpuSPerSearch,
+            simCores: simUsage.cores,
+            cpuCeiling: Math.round(cpuCeiling),
+            budgetPerHour: Math.round(budgets.perHour),
+            boundMs: Math.round(level.boundMs),
+            rateLimited: level.rateLimited,
+            errors: level.errors,
+            maxRssMb: Math.round(level.maxRssMb),
+            load,
+          },
+        },
+      ],
+      targets: [
+        {
+          text: `a ${cores}-core machine sustains at least ${CEILING_TARGET} searches an hour when budgets are not the bound (${Math.round(perHour)})`,
+          value: perHour,
+          met: level.completed === searches ? perHour >= CEILING_TARGET : null,
+        },
+      ],
+      notes: [
+        `searches/hour = searches done ÷ the time until all were done; the budgets (${IDENTITIES.length} identities x ${SETTINGS.budgetPerSecond.default}/s) allow ${Math.round(budgets.perHour)} an hour, set by ${budgets.origin} (${budgets.platforms} platforms a search), and the politeness bound is ${Math.round(level.boundMs)} ms, so they are not the bound`,
+        `what bounds it: CPU. The server used ${level.cores.toFixed(2)} cores and the simulated web ${simUsage.cores.toFixed(2)}, ${(level.cores + simUsage.cores).toFixed(2)} of the ${cores}; the 1-minute load was ${load.toFixed(2)} at the start (other work on the machine included), and the server runs its checks on one search thread (searchThread), so one process uses at most about one core for checks plus its API thread: more cores need more processes (cluster workers). Were the server alone on the ${cores} cores with its checks spread over them, ${serverCpuSPerSearch.toFixed(2)} CPU-s a search would allow ${Math.round(cpuCeiling)} searches an hour`,
+        `server settings: ${JSON.stringify(overrides)}; maxRunningSearches ${String(overrides.maxRunningSearches ?? SETTINGS.maxRunningSearches.default)}, concurrency ${String(overrides.concurrency ?? SETTINGS.concurrency.default)}`,
+      ],
+      settings: { ...overrides, searches },
+    };
+  },
+};
