@@ -21,7 +21,28 @@ export type Classification = Verdict | 'pending';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
+interface Remembered {
+  readonly platform: Platform;
+  readonly shields: readonly Shield[];
+  readonly result: Classification;
+}
+
+/**
+ * Classifications by view: a check classifies the view it stopped reading on twice
+ * (to stop, then for its outcome), with other checks' in between. Views are
+ * immutable (readonly, built afresh for each read), so identity is equality here.
+ */
+const remembered = new WeakMap<ResponseView, Remembered>();
+
 export function classify(platform: Platform, view: ResponseView, shields: readonly Shield[]): Classification {
+  const known = remembered.get(view);
+  if (known && known.platform === platform && known.shields === shields) return known.result;
+  const result = classifyView(platform, view, shields);
+  remembered.set(view, { platform, shields, result });
+  return result;
+}
+
+function classifyView(platform: Platform, view: ResponseView, shields: readonly Shield[]): Classification {
   const shield = detectShield(shields, view);
   if (shield === 'pending') return 'pending';
   if (shield) return { status: 'unknown', reason: shield.reason, rule: `shield: ${shield.name}` };

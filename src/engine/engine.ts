@@ -45,6 +45,9 @@ export function browserHeaders(userAgent: string): Record<string, string> {
   };
 }
 
+/** Signals the checks' engine-closed listeners are spread over (see Engine.#closing). */
+const CLOSING_SHARDS = 32;
+
 export interface SearchOptions {
   /** Checks of a higher priority get free slots first (professional searches). @default 0 */
   readonly priority?: number;
@@ -54,8 +57,13 @@ export class Engine {
   readonly #ctx: CheckContext;
   /** Checks in flight by platform and username: identical checks at the same time are sent once. */
   readonly #inflight = new Map<string, Promise<Outcome>>();
-  /** Aborts every check when the engine closes. */
-  readonly #closing = new AbortController();
+  /**
+   * Abort every check when the engine closes. Several, each check listening to one in
+   * turn: adding or removing a listener costs O(listeners) (a duplicate check), and
+   * hundreds of checks in flight on one signal made that a visible share of the CPU.
+   */
+  readonly #closing = Array.from({ length: CLOSING_SHARDS }, () => new AbortController());
+  #nextClosing = 0;
   readonly #sharedChecks: SharedChecks | undefined;
   readonly #egress: readonly EgressRoute[];
   readonly catalogue: Catalogue;
@@ -74,8 +82,8 @@ export class Engine {
     },
   ) {
     this.catalogue = catalogue;
-    // Every check in flight listens to it: hundreds at once is expected, not a leak.
-    setMaxListeners(0, this.#closing.signal);
+    // Every check in flight listens to one of them: many at once is expected, not a leak.
+    for (const closing of this.#closing) setMaxListeners(0, closing.signal);
     this.#sharedChecks = deps.sharedChecks;
     const now = deps.now ?? (() => performance.now());
     const egress = deps.egress.length ? deps.egress : undefined;
@@ -113,7 +121,8 @@ export class Engine {
     const key = `${platform.id}\u0000${platformUsername(platform, username)}`;
     let shared = this.#inflight.get(key);
     if (!shared) {
-      const run = () => checkPlatform(platform, username, this.#ctx, this.#closing.signal, priority);
+      const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
+      const run = () => checkPlatform(platform, username, this.#ctx, closing, priority);
       const across = this.#sharedChecks;
       shared = (
         across
@@ -181,7 +190,8 @@ export class Engine {
   }
 
   async close(): Promise<void> {
-    this.#closing.abort(new Error('engine closed'));
+    const reason = new Error('engine closed');
+    for (const closing of this.#closing) closing.abort(reason);
     await Promise.all(this.#egress.map((route) => route.dispatcher.close()));
   }
 }

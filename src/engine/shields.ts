@@ -19,11 +19,7 @@ export function matchShield(
   view: ResponseView,
   head = bodyHead(view.body, longestOf(shield.body)),
 ): Tri {
-  if (shield.status && !shield.status.includes(view.status)) return false;
-  for (const [name, text] of shield.headers) {
-    const value = view.headers[name];
-    if (value === undefined || !value.toLowerCase().includes(text.toLowerCase())) return false;
-  }
+  if (!passesStatusAndHeaders(shield, view)) return false;
   if (shield.body.length === 0) return true;
   if (
     shield.body.some((marker) => {
@@ -33,6 +29,16 @@ export function matchShield(
   )
     return true;
   return view.complete || view.body.length >= SHIELD_BODY_WINDOW ? false : 'pending';
+}
+
+/** The shield's status and header conditions hold (its body markers aside). */
+function passesStatusAndHeaders(shield: Shield, view: ResponseView): boolean {
+  if (shield.status && !shield.status.includes(view.status)) return false;
+  for (const [name, text] of shield.headers) {
+    const value = view.headers[name];
+    if (value === undefined || !value.toLowerCase().includes(text.toLowerCase())) return false;
+  }
+  return true;
 }
 
 /** The part of a body a marker can lie in: it must start within the window. */
@@ -46,8 +52,10 @@ export function detectShield(shields: readonly Shield[], view: ResponseView): Sh
   let pending = false;
   let head: string | undefined;
   for (const shield of shields) {
-    head ??= bodyHead(view.body, longestMarker(shields));
-    const m = matchShield(shield, view, head);
+    // Most shields are ruled out by status or headers: the body head is cut only for one that is not.
+    if (shield.body.length > 0 && passesStatusAndHeaders(shield, view))
+      head ??= bodyHead(view.body, longestMarker(shields));
+    const m = matchShield(shield, view, head ?? '');
     if (m === true) return shield;
     if (m === 'pending') pending = true;
   }
