@@ -1,20 +1,22 @@
 /**
  * The capacity model of docs/deployment.md, as the benchmark computes it. The
  * politeness bound of N searches at once (issue 13's benchmark target): the
- * time the request budgets allow. For each origin a check is counted on,
- * N × (its platforms searched) requests ÷ (its budget × egress identities),
- * plus the slowest of its platforms' latencies (the timeout when one never
+ * time the request budgets allow. For each origin a check is counted on, the
+ * time to send N × (its platforms searched) requests under its budget through
+ * the egress identities (src/engine/politeness-bound.ts, which the service's
+ * estimate uses too), plus the slowest of its platforms' latencies (the timeout when one never
  * answers); the bound is the largest over the origins. The sustained rate the
  * budgets allow: for each origin, its budget × identities ÷ its platforms
  * searched, searches a second; the smallest over the origins. Pure, like
  * physicalLimit.
  */
 import type { Platform } from '../src/catalogue/platform.js';
-import { PLACEHOLDER } from '../src/catalogue/template.js';
-import { politeOrigin } from '../src/engine/limiter.js';
+import { originLoads as budgetLoads, budgetOrigin, pacedMs } from '../src/engine/politeness-bound.js';
 import type { BudgetLimit } from '../src/engine/rate-budget.js';
 import type { LatencyProfile } from '../src/sim/latency.js';
 import { latencyOf } from './platform-set.js';
+
+export { budgetOrigin };
 
 export interface PolitenessBound {
   readonly boundMs: number;
@@ -24,13 +26,7 @@ export interface PolitenessBound {
   readonly requests: number;
 }
 
-/** The origin a platform's checks count against (its budget's key, identities aside). */
-export function budgetOrigin(platform: Platform): string {
-  const origin = new URL(platform.check.url.split(PLACEHOLDER).join('x')).origin;
-  return politeOrigin(platform, origin);
-}
-
-/** Each origin's platforms searched, strictest budget (requests a second) and slowest latency. */
+/** Each origin's platforms searched, strictest budget and slowest latency. */
 function originLoads(
   platforms: readonly Platform[],
   options: {
@@ -39,22 +35,19 @@ function originLoads(
     readonly seed: number;
     readonly timeoutMs: number;
   },
-): Map<string, { count: number; perSecond: number; latencyMs: number }> {
-  const byOrigin = new Map<string, { count: number; perSecond: number; latencyMs: number }>();
-  for (const p of platforms) {
-    const origin = budgetOrigin(p);
-    const l = latencyOf(options.profile, options.seed, p);
-    const latencyMs = l === 'hang' ? options.timeoutMs : Math.min(l, options.timeoutMs);
-    const perSecond = (p.budget ?? options.budget).perSecond;
-    const seen = byOrigin.get(origin);
-    byOrigin.set(origin, {
-      count: (seen?.count ?? 0) + 1,
-      // Platforms sharing an origin share its budget: the strictest of them paces it.
-      perSecond: Math.min(seen?.perSecond ?? perSecond, perSecond),
-      latencyMs: Math.max(seen?.latencyMs ?? 0, latencyMs),
-    });
-  }
-  return byOrigin;
+): { origin: string; count: number; limit: BudgetLimit; latencyMs: number }[] {
+  return budgetLoads(platforms, options.budget).map((o) => ({
+    origin: o.origin,
+    count: o.platforms.length,
+    limit: o.limit,
+    latencyMs: Math.max(
+      0,
+      ...o.platforms.map((p) => {
+        const l = latencyOf(options.profile, options.seed, p);
+        return l === 'hang' ? options.timeoutMs : Math.min(l, options.timeoutMs);
+      }),
+    ),
+  }));
 }
 
 export interface SustainedRate {
@@ -77,9 +70,9 @@ export function sustainedRate(
 ): SustainedRate {
   const loads = originLoads(platforms, { ...options, profile: 'zero', seed: 0, timeoutMs: 0 });
   let best: SustainedRate = { perHour: Number.POSITIVE_INFINITY, origin: '', platforms: 0 };
-  for (const [origin, o] of loads) {
-    const perHour = ((o.perSecond * options.identities) / o.count) * 3600;
-    if (perHour < best.perHour) best = { perHour, origin, platforms: o.count };
+  for (const o of loads) {
+    const perHour = ((o.limit.perSecond * options.identities) / o.count) * 3600;
+    if (perHour < best.perHour) best = { perHour, origin: o.origin, platforms: o.count };
   }
   return best;
 }
@@ -106,12 +99,11 @@ export function politenessBound(
     readonly timeoutMs: number;
   },
 ): PolitenessBound {
-  const byOrigin = originLoads(platforms, options);
   let best: PolitenessBound = { boundMs: 0, origin: '', requests: 0 };
-  for (const [origin, o] of byOrigin) {
+  for (const o of originLoads(platforms, options)) {
     const requests = options.searches * o.count;
-    const boundMs = (requests / (o.perSecond * options.identities)) * 1000 + o.latencyMs;
-    if (boundMs > best.boundMs) best = { boundMs, origin, requests };
+    const boundMs = pacedMs(requests, o.limit, options.identities) + o.latencyMs;
+    if (boundMs > best.boundMs) best = { boundMs, origin: o.origin, requests };
   }
   return best;
 }

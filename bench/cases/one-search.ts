@@ -3,6 +3,7 @@
  * time against the physical limit of the same run.
  */
 import { SETTINGS } from '../../src/config.js';
+import { originLoads } from '../../src/engine/politeness-bound.js';
 import { estimateSeconds } from '../../src/runner/estimate.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { runEngineSearches } from '../engine-run.js';
@@ -61,6 +62,12 @@ export function measureOneSearch(ctx: BenchContext, set: PlatformSetId): Promise
         defaultLatencyMs: SETTINGS.unmeasuredLatencyMs.default,
         timeoutMs: ready.timeoutMs,
         concurrency: SETTINGS.concurrency.default,
+        origins: originLoads(checked, {
+          perSecond: SETTINGS.budgetPerSecond.default,
+          burst: SETTINGS.budgetBurst.default,
+        }).map((o) => ({ platforms: o.platforms.length, limit: o.limit })),
+        identities: 1,
+        running: 0,
         queuedAhead: 0,
         maxRunning: SETTINGS.maxRunningSearches.default,
       }) * 1000;

@@ -1,30 +1,78 @@
 /**
- * How long a search is expected to take, in seconds, from measured platform
- * latencies and the current queue. Pure.
+ * How long a search is expected to take, in seconds, pure: the longer of what
+ * its platforms' response times need (a search lasts until its slowest platform
+ * answers or times out) and what its origins' request budgets allow with the
+ * searches running and queued ahead of it, and its wait for a running slot.
  */
+
+import { pacedMs } from '../engine/politeness-bound.js';
+import type { BudgetLimit } from '../engine/rate-budget.js';
+
+/**
+ * Share of never-measured platforms taken to answer only at the timeout (hung,
+ * slow or unreachable): with hundreds never measured, one almost surely is, so
+ * a cold search lasts about the timeout, while one or two unmeasured platforms
+ * add little. The simulated web's realistic profile hangs 1 in 100.
+ */
+const UNMEASURED_SLOW_SHARE = 0.01;
+
 export interface EstimateInput {
   /** Recent response time per platform of the search (ms); undefined when never measured. */
   readonly latenciesMs: readonly (number | undefined)[];
-  /** Used for platforms never measured. */
+  /** Typical response time of a platform never measured (ms). */
   readonly defaultLatencyMs: number;
   /** No check takes longer than this. */
   readonly timeoutMs: number;
   /** Checks in flight at once. */
   readonly concurrency: number;
+  /** The search's platforms per origin their checks count against, and that origin's budget. */
+  readonly origins: readonly { readonly platforms: number; readonly limit: BudgetLimit }[];
+  /** Egress identities the budgets are per. */
+  readonly identities: number;
+  /** Searches running now, which share the origins' budgets with this one. */
+  readonly running: number;
   /** Searches waiting before this one, and how many run at once. */
   readonly queuedAhead: number;
   readonly maxRunning: number;
 }
 
+/** The slowest of a search's platforms, expected: unmeasured ones at the timeout with UNMEASURED_SLOW_SHARE each. */
+function slowestMs(input: EstimateInput, measured: readonly number[], unmeasured: number): number {
+  const typical = Math.max(
+    0,
+    ...measured,
+    unmeasured > 0 ? Math.min(input.defaultLatencyMs, input.timeoutMs) : 0,
+  );
+  const someTimeout = 1 - (1 - UNMEASURED_SLOW_SHARE) ** unmeasured;
+  return someTimeout * input.timeoutMs + (1 - someTimeout) * typical;
+}
+
 export function estimateSeconds(input: EstimateInput): number {
-  const latencies = input.latenciesMs.map((l) => Math.min(l ?? input.defaultLatencyMs, input.timeoutMs));
-  if (latencies.length === 0) return 1;
-  const sorted = [...latencies].sort((a, b) => a - b);
-  const slowest = sorted[sorted.length - 1]!;
-  const median = sorted[Math.floor(sorted.length / 2)]!;
+  if (input.latenciesMs.length === 0) return 1;
+  const measured: number[] = [];
+  let unmeasured = 0;
+  for (const l of input.latenciesMs) {
+    if (l === undefined) unmeasured += 1;
+    else measured.push(Math.min(l, input.timeoutMs));
+  }
+  const typical = [
+    ...measured,
+    ...Array<number>(unmeasured).fill(Math.min(input.defaultLatencyMs, input.timeoutMs)),
+  ];
+  const median = typical.sort((a, b) => a - b)[Math.floor(typical.length / 2)]!;
   // Checks run in waves when there are more platforms than slots.
-  const waves = Math.ceil(latencies.length / Math.max(1, input.concurrency));
-  const searchMs = slowest + (waves - 1) * median;
-  const queueMs = Math.ceil(input.queuedAhead / Math.max(1, input.maxRunning)) * searchMs;
-  return Math.max(1, Math.ceil((searchMs + queueMs) / 1000));
+  const waves = Math.ceil(input.latenciesMs.length / Math.max(1, input.concurrency));
+  const searchMs = slowestMs(input, measured, unmeasured) + (waves - 1) * median;
+  // Every search running or queued ahead sends each origin as many requests as
+  // this one (the same platforms, as an estimate), all before this one's last:
+  // the busiest origin's budget sets when that goes, and a typical answer follows.
+  const searches = input.running + input.queuedAhead + 1;
+  const politeMs =
+    Math.max(0, ...input.origins.map((o) => pacedMs(searches * o.platforms, o.limit, input.identities))) +
+    median;
+  // Searches queued ahead run in rounds of maxRunning before this one starts.
+  const rounds = Math.ceil(input.queuedAhead / Math.max(1, input.maxRunning));
+  const slotsMs = (rounds + 1) * searchMs;
+  // The politeness bound already counts the queued searches' requests: not added to the rounds again.
+  return Math.max(1, Math.ceil(Math.max(slotsMs, politeMs) / 1000));
 }

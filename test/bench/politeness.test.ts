@@ -28,17 +28,19 @@ const options = {
 describe('politenessBound', () => {
   it('counts requests per origin, platforms sharing one sharing its budget', () => {
     const plain = catalogue.platforms.filter((p) => p.name !== 'Strict');
-    // shared.test: 10 searches x 2 platforms at 4 a second.
+    // shared.test: 10 searches x 2 platforms, 4 at once then 4 a second.
     expect(politenessBound(plain, options)).toEqual({
-      boundMs: 5_000,
+      boundMs: 4_000,
       origin: 'https://shared.test',
       requests: 20,
     });
-    expect(politenessBound(plain, { ...options, identities: 2 }).boundMs).toBe(2_500);
+    // A burst of 4 through each identity, then 8 a second.
+    expect(politenessBound(plain, { ...options, identities: 2 }).boundMs).toBe(1_500);
   });
 
   it('uses a platform’s own budget, and counts a username-host platform as one site', () => {
-    expect(politenessBound(catalogue.platforms, options)).toMatchObject({ boundMs: 20_000, requests: 10 });
+    // Its own 0.5 a second, burst 1: 9 requests paced after the first.
+    expect(politenessBound(catalogue.platforms, options)).toMatchObject({ boundMs: 18_000, requests: 10 });
     expect(budgetOrigin(byName('Per user'))).toContain('{username}');
   });
 

@@ -10,6 +10,7 @@ import type { Platform } from '../../catalogue/platform.js';
 import { selectPlatforms } from '../../catalogue/select.js';
 import { usernameProblem } from '../../catalogue/username-rule.js';
 import { countStatuses, unansweredReasons } from '../../engine/coverage.js';
+import { originLoads } from '../../engine/politeness-bound.js';
 import { UserscoutError } from '../../errors.js';
 import { estimateSeconds } from '../../runner/estimate.js';
 import { failSearch } from '../../runner/search-job.js';
@@ -74,11 +75,18 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const selected = selections.get(request)!;
       const { username } = request.body;
       const latencies = await deps.latencies();
+      const budget = { perSecond: deps.config.budgetPerSecond, burst: deps.config.budgetBurst };
       const estimatedSeconds = estimateSeconds({
         latenciesMs: selected.map((p) => latencies.get(p.id)),
         defaultLatencyMs: deps.config.unmeasuredLatencyMs,
         timeoutMs: deps.config.timeoutMs,
         concurrency: deps.config.concurrency,
+        origins: originLoads(selected, budget).map((o) => ({
+          platforms: o.platforms.length,
+          limit: o.limit,
+        })),
+        identities: Math.max(1, deps.config.egress.length),
+        running: (await deps.runner.stats()).running,
         queuedAhead: await deps.runner.queuedAhead(request.caller.tier),
         maxRunning: deps.config.maxRunningSearches,
       });

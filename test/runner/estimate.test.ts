@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { estimateSeconds } from '../../src/runner/estimate.js';
+
+const budget = { perSecond: 4, burst: 4 };
+/** One platform per origin, as most of the catalogue is. */
+const spread = (n: number, limit = budget) => Array.from({ length: n }, () => ({ platforms: 1, limit }));
+const base = {
+  defaultLatencyMs: 1_000,
+  timeoutMs: 10_000,
+  concurrency: 512,
+  identities: 1,
+  running: 0,
+  queuedAhead: 0,
+  maxRunning: 8,
+};
+
+describe('estimateSeconds', () => {
+  it('estimates a cold catalogue at about the timeout: one of hundreds never measured is slow', () => {
+    const cold = estimateSeconds({ ...base, latenciesMs: Array(500).fill(undefined), origins: spread(500) });
+    expect(cold).toBeGreaterThanOrEqual(9);
+    expect(cold).toBeLessThanOrEqual(11);
+  });
+
+  it('estimates a warm set at about its slowest', () => {
+    const latenciesMs = Array.from({ length: 300 }, (_, i) => 100 + i * 10); // slowest 3.09 s
+    expect(estimateSeconds({ ...base, latenciesMs, origins: spread(300) })).toBe(4);
+    // One platform never measured among them adds little.
+    expect(estimateSeconds({ ...base, latenciesMs: [...latenciesMs, undefined], origins: spread(301) })).toBe(
+      4,
+    );
+  });
+
+  it('counts the searches running and queued ahead on the busiest origin’s budget', () => {
+    // 7 platforms on one origin at 4 a second: 50 searches send it 350 requests.
+    const one = { latenciesMs: Array(7).fill(200), origins: [{ platforms: 7, limit: budget }] };
+    expect(estimateSeconds({ ...base, ...one })).toBe(1);
+    const fifty = estimateSeconds({ ...base, ...one, running: 8, queuedAhead: 41 });
+    expect(fifty).toBeGreaterThanOrEqual(87);
+    // With 8 running slots, the queue alone would say 7 rounds of a 0.2 s search.
+    expect(fifty).toBeLessThanOrEqual(90);
+    // Two egress identities halve it.
+    expect(
+      estimateSeconds({ ...base, ...one, running: 8, queuedAhead: 41, identities: 2 }),
+    ).toBeLessThanOrEqual(45);
+    // So for a cold catalogue too.
+    const cold = { latenciesMs: Array(7).fill(undefined), origins: [{ platforms: 7, limit: budget }] };
+    expect(estimateSeconds({ ...base, ...cold, running: 8, queuedAhead: 41 })).toBeGreaterThanOrEqual(87);
+  });
+
+  it('waits for a running slot when the queue is ahead', () => {
+    // Budgets loose enough that 25 searches' requests go at once.
+    const warm = {
+      latenciesMs: Array(100).fill(2_000),
+      origins: spread(100, { perSecond: 100, burst: 100 }),
+    };
+    expect(estimateSeconds({ ...base, ...warm })).toBe(2);
+    // 16 queued ahead of 8 slots: two rounds before this one runs.
+    expect(estimateSeconds({ ...base, ...warm, running: 8, queuedAhead: 16 })).toBe(6);
+    // At the default budget, the 25 searches' requests to each origin take longer than the rounds.
+    expect(estimateSeconds({ ...base, ...warm, origins: spread(100), running: 8, queuedAhead: 16 })).toBe(8);
+  });
+
+  it('answers at least a second', () => {
+    expect(estimateSeconds({ ...base, latenciesMs: [], origins: [] })).toBe(1);
+    expect(estimateSeconds({ ...base, latenciesMs: [5], origins: spread(1) })).toBe(1);
+  });
+});
