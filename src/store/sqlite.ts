@@ -136,7 +136,7 @@ interface PlatformStatsRow {
 export class SqliteStore implements Store {
   readonly #db: Database;
   readonly #sql: ReturnType<typeof prepareStatements>;
-  readonly #addOutcome: Transaction<[string, Outcome], number | undefined>;
+  readonly #addOutcomes: Transaction<[string, readonly Outcome[]], (number | undefined)[]>;
 
   /** `path`: a database file (its folders are created) or ':memory:'. */
   constructor(path: string) {
@@ -154,17 +154,19 @@ export class SqliteStore implements Store {
       throw error;
     }
     const sql = this.#sql;
-    this.#addOutcome = this.#db.transaction((searchId: string, outcome: Outcome) => {
+    this.#addOutcomes = this.#db.transaction((searchId: string, outcomes: readonly Outcome[]) => {
       if (sql.searchExists.get(searchId) === undefined) {
         throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
       }
-      const row = sql.insertOutcome.get({
-        searchId,
-        platformId: outcome.platformId,
-        status: outcome.status,
-        outcome: JSON.stringify(outcome),
-      }) as { seq: number } | undefined;
-      return row?.seq;
+      return outcomes.map((outcome) => {
+        const row = sql.insertOutcome.get({
+          searchId,
+          platformId: outcome.platformId,
+          status: outcome.status,
+          outcome: JSON.stringify(outcome),
+        }) as { seq: number } | undefined;
+        return row?.seq;
+      });
     });
   }
 
@@ -205,7 +207,11 @@ export class SqliteStore implements Store {
   }
 
   async addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
-    return this.#addOutcome.immediate(searchId, outcome);
+    return this.#addOutcomes.immediate(searchId, [outcome])[0];
+  }
+
+  async addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]> {
+    return this.#addOutcomes.immediate(searchId, outcomes);
   }
 
   async listOutcomes(

@@ -81,6 +81,13 @@ export interface Store {
    * platform already has an outcome in this search (never counted twice).
    */
   addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined>;
+  /**
+   * Stores several outcomes at once, all or none (one transaction, one round
+   * trip), in the order given. Returns each one's seq in that order, undefined
+   * for a platform stored already or given twice (the first one counts).
+   * Throws 'search_not_found' as `addOutcome` does, storing nothing.
+   */
+  addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]>;
   /** Outcomes in seq order, after `afterSeq` when given, only the given statuses when given. */
   listOutcomes(
     searchId: string,

@@ -74,6 +74,14 @@ export class MemoryStore implements Store {
     return seq;
   }
 
+  async addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]> {
+    if (!this.#searches.has(searchId))
+      throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
+    const seqs: (number | undefined)[] = [];
+    for (const outcome of outcomes) seqs.push(await this.addOutcome(searchId, outcome));
+    return seqs;
+  }
+
   async listOutcomes(
     searchId: string,
     options: { afterSeq?: number; statuses?: readonly OutcomeStatus[] } = {},
