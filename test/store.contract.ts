@@ -396,6 +396,42 @@ export function describeStoreContract(
       });
     });
 
+    describe('snapshot', () => {
+      it('reads a search with its progress and its outcomes, only the statuses given when given', async () => {
+        await store.createSearch(search('s1'));
+        await store.createSearch(search('s2'));
+        const statuses: OutcomeStatus[] = ['miss', 'hit', 'error', 'hit'];
+        const added = statuses.map((status, i) => outcome(`p${i}`, status));
+        await store.addOutcomes('s1', added);
+        await store.addOutcome('s2', outcome('other', 'hit'));
+        const progress = await store.progress('s1');
+        expect(progress.checked).toBe(4);
+
+        expect(await store.snapshot('s1')).toEqual({
+          search: await store.getSearch('s1'),
+          progress,
+          outcomes: await store.listOutcomes('s1'),
+        });
+        const hits = await store.snapshot('s1', { statuses: ['hit'] });
+        expect(hits?.progress).toEqual(progress);
+        expect(hits?.outcomes).toEqual([
+          { seq: 2, outcome: added[1] },
+          { seq: 4, outcome: added[3] },
+        ]);
+        expect((await store.snapshot('s1', { statuses: [] }))?.outcomes).toEqual([]);
+      });
+
+      it('reads a search without outcomes, and nothing for an unknown search', async () => {
+        await store.createSearch(search('s1'));
+        expect(await store.snapshot('s1')).toEqual({
+          search: await store.getSearch('s1'),
+          progress: { checked: 0, hits: 0, byStatus: { hit: 0, miss: 0, unknown: 0, error: 0, invalid: 0 } },
+          outcomes: [],
+        });
+        expect(await store.snapshot('nope')).toBeUndefined();
+      });
+    });
+
     describe('concurrent outcomes', () => {
       beforeEach(async () => {
         await store.createSearch(search('s1'));

@@ -25,6 +25,7 @@ import {
   RECENT_MS_ALPHA,
   type SearchProgress,
   type SearchRecord,
+  type SearchSnapshot,
   type SearchState,
   type Store,
   type StoredOutcome,
@@ -271,26 +272,35 @@ export class RedisStore implements Store {
     return this.#guard(async () => {
       const afterSeq = options.afterSeq ?? 0;
       const rows = await this.#redis.lrange(this.#key('outcomes', searchId), afterSeq, -1);
-      const statuses = options.statuses && new Set(options.statuses);
-      const listed: StoredOutcome[] = [];
-      for (const [i, row] of rows.entries()) {
-        const outcome = JSON.parse(row) as Outcome;
-        if (!statuses || statuses.has(outcome.status)) listed.push({ seq: afterSeq + i + 1, outcome });
-      }
-      return listed;
+      return storedOutcomes(rows, afterSeq, options.statuses);
     });
   }
 
   progress(searchId: string): Promise<SearchProgress> {
     return this.#guard(async () => {
-      const counts = await this.#redis.hgetall(this.#key('counts', searchId));
-      const byStatus = emptyByStatus();
-      let checked = 0;
-      for (const status of Object.keys(byStatus) as OutcomeStatus[]) {
-        byStatus[status] = Number(counts[status] ?? 0);
-        checked += byStatus[status];
-      }
-      return { checked, hits: byStatus.hit, byStatus };
+      return progressOf(await this.#redis.hgetall(this.#key('counts', searchId)));
+    });
+  }
+
+  /** One MULTI: the search, its counts and its outcomes as they were at one moment. */
+  snapshot(
+    id: string,
+    options: { statuses?: readonly OutcomeStatus[] } = {},
+  ): Promise<SearchSnapshot | undefined> {
+    return this.#guard(async () => {
+      const k = this.#searchKeys(id);
+      const results =
+        (await this.#redis.multi().hgetall(k.search).hgetall(k.counts).lrange(k.outcomes, 0, -1).exec()) ??
+        [];
+      for (const [error] of results) if (error) throw error;
+      const [row, counts, rows] = results.map(([, value]) => value) as [
+        Record<string, string>,
+        Record<string, string>,
+        string[],
+      ];
+      const search = toSearch(row);
+      if (!search) return undefined;
+      return { search, progress: progressOf(counts), outcomes: storedOutcomes(rows, 0, options.statuses) };
     });
   }
 
@@ -481,6 +491,32 @@ function searchFields(search: SearchRecord): string[] {
     ['error', search.error],
   ];
   return fields.filter(([, value]) => value !== undefined).flatMap(([name, value]) => [name, String(value)]);
+}
+
+/** Progress from a search's counts hash. */
+function progressOf(counts: Record<string, string>): SearchProgress {
+  const byStatus = emptyByStatus();
+  let checked = 0;
+  for (const status of Object.keys(byStatus) as OutcomeStatus[]) {
+    byStatus[status] = Number(counts[status] ?? 0);
+    checked += byStatus[status];
+  }
+  return { checked, hits: byStatus.hit, byStatus };
+}
+
+/** Outcomes read from the list starting after `afterSeq`, only the given statuses when given. */
+function storedOutcomes(
+  rows: readonly string[],
+  afterSeq: number,
+  only: readonly OutcomeStatus[] | undefined,
+): StoredOutcome[] {
+  const statuses = only && new Set(only);
+  const listed: StoredOutcome[] = [];
+  for (const [i, row] of rows.entries()) {
+    const outcome = JSON.parse(row) as Outcome;
+    if (!statuses || statuses.has(outcome.status)) listed.push({ seq: afterSeq + i + 1, outcome });
+  }
+  return listed;
 }
 
 function toSearch(row: Record<string, string> | undefined): SearchRecord | undefined {

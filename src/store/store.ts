@@ -46,6 +46,12 @@ export interface SearchProgress {
   readonly byStatus: Readonly<Record<OutcomeStatus, number>>;
 }
 
+export interface SearchSnapshot {
+  readonly search: SearchRecord;
+  readonly progress: SearchProgress;
+  readonly outcomes: StoredOutcome[];
+}
+
 export interface ApiKeyRecord {
   readonly id: string;
   readonly name: string;
@@ -94,6 +100,15 @@ export interface Store {
     options?: { afterSeq?: number; statuses?: readonly OutcomeStatus[] },
   ): Promise<StoredOutcome[]>;
   progress(searchId: string): Promise<SearchProgress>;
+  /**
+   * A search with its progress and its outcomes (only the given statuses when
+   * given), read at one moment in one call: what a poll shows. Undefined when
+   * there is no such search.
+   */
+  snapshot(
+    id: string,
+    options?: { statuses?: readonly OutcomeStatus[] },
+  ): Promise<SearchSnapshot | undefined>;
   /** Searches still queued or running (to resume after a restart), oldest first. */
   unfinishedSearches(): Promise<SearchRecord[]>;
   /** Deletes searches created before `before` (ms epoch) with their outcomes; returns how many. */
