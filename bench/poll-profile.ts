@@ -62,7 +62,9 @@ for (;;) {
     const cpu = process.cpuUsage(searchCpu);
     const checked = (body.progress as { checked: number }).checked;
     console.log(`search ${body.status}: ${JSON.stringify(body.progress)}`);
-    console.log(`search: ${(((cpu.user + cpu.system) / 1000 / checked) * 1000).toFixed(0)} CPU-ms per 1000 checks`);
+    console.log(
+      `search: ${(((cpu.user + cpu.system) / 1000 / checked) * 1000).toFixed(0)} CPU-ms per 1000 checks`,
+    );
     break;
   }
   await new Promise((r) => setTimeout(r, 200));
