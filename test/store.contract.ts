@@ -332,6 +332,106 @@ export function describeStoreContract(
       });
     });
 
+    describe('outcomes in a batch', () => {
+      beforeEach(async () => {
+        await store.createSearch(search('s1'));
+      });
+
+      it('numbers a batch in the order given, after what is stored, and stores every field', async () => {
+        expect(await store.addOutcome('s1', outcome('reddit', 'hit'))).toBe(1);
+        const batch = (['error', 'miss', 'unknown', 'invalid', 'hit'] as const).map((status) =>
+          outcome(`site-${status}`, status),
+        );
+        expect(await store.addOutcomes('s1', batch)).toEqual([2, 3, 4, 5, 6]);
+        const listed = await store.listOutcomes('s1');
+        expect(listed.slice(1)).toStrictEqual(batch.map((o, i) => ({ seq: i + 2, outcome: o })));
+        expect(await store.addOutcome('s1', outcome('gitlab'))).toBe(7);
+      });
+
+      it('skips a platform stored already or given twice, without a seq, a count or a gap', async () => {
+        await store.addOutcome('s1', outcome('github', 'hit'));
+        const seqs = await store.addOutcomes('s1', [
+          outcome('github', 'miss'),
+          outcome('gitlab', 'miss'),
+          outcome('gitlab', 'hit'),
+          outcome('reddit', 'error'),
+        ]);
+        expect(seqs).toEqual([undefined, 2, undefined, 3]);
+        const listed = await store.listOutcomes('s1');
+        expect(listed.map((s) => [s.seq, s.outcome.platformId, s.outcome.status])).toEqual([
+          [1, 'github', 'hit'],
+          [2, 'gitlab', 'miss'],
+          [3, 'reddit', 'error'],
+        ]);
+        expect(await store.progress('s1')).toEqual({
+          checked: 3,
+          hits: 1,
+          byStatus: { hit: 1, miss: 1, unknown: 0, error: 1, invalid: 0 },
+        });
+      });
+
+      it('takes an empty batch', async () => {
+        expect(await store.addOutcomes('s1', [])).toEqual([]);
+        expect(await store.addOutcome('s1', outcome('github'))).toBe(1);
+      });
+
+      it('numbers concurrent batches without gaps or duplicates', async () => {
+        const batches = Array.from({ length: 10 }, (_, b) =>
+          Array.from({ length: 20 }, (_, i) => outcome(`platform-${b}-${i}`)),
+        );
+        const seqs = (await Promise.all(batches.map((batch) => store.addOutcomes('s1', batch)))).flat();
+        const expected = Array.from({ length: 200 }, (_, i) => i + 1);
+        expect([...seqs].sort((a, b) => a! - b!)).toEqual(expected);
+        const listed = await store.listOutcomes('s1');
+        for (const [i, o] of batches.flat().entries()) expect(listed[seqs[i]! - 1]!.outcome).toEqual(o);
+        expect((await store.progress('s1')).checked).toBe(200);
+      });
+
+      it('refuses a batch for an unknown search, storing none of it', async () => {
+        for (const batch of [[outcome('github')], []]) {
+          await expect(store.addOutcomes('nope', batch)).rejects.toMatchObject({ code: 'search_not_found' });
+        }
+        expect(await store.listOutcomes('nope')).toEqual([]);
+        expect((await store.progress('nope')).checked).toBe(0);
+      });
+    });
+
+    describe('snapshot', () => {
+      it('reads a search with its progress and its outcomes, only the statuses given when given', async () => {
+        await store.createSearch(search('s1'));
+        await store.createSearch(search('s2'));
+        const statuses: OutcomeStatus[] = ['miss', 'hit', 'error', 'hit'];
+        const added = statuses.map((status, i) => outcome(`p${i}`, status));
+        await store.addOutcomes('s1', added);
+        await store.addOutcome('s2', outcome('other', 'hit'));
+        const progress = await store.progress('s1');
+        expect(progress.checked).toBe(4);
+
+        expect(await store.snapshot('s1')).toEqual({
+          search: await store.getSearch('s1'),
+          progress,
+          outcomes: await store.listOutcomes('s1'),
+        });
+        const hits = await store.snapshot('s1', { statuses: ['hit'] });
+        expect(hits?.progress).toEqual(progress);
+        expect(hits?.outcomes).toEqual([
+          { seq: 2, outcome: added[1] },
+          { seq: 4, outcome: added[3] },
+        ]);
+        expect((await store.snapshot('s1', { statuses: [] }))?.outcomes).toEqual([]);
+      });
+
+      it('reads a search without outcomes, and nothing for an unknown search', async () => {
+        await store.createSearch(search('s1'));
+        expect(await store.snapshot('s1')).toEqual({
+          search: await store.getSearch('s1'),
+          progress: { checked: 0, hits: 0, byStatus: { hit: 0, miss: 0, unknown: 0, error: 0, invalid: 0 } },
+          outcomes: [],
+        });
+        expect(await store.snapshot('nope')).toBeUndefined();
+      });
+    });
+
     describe('concurrent outcomes', () => {
       beforeEach(async () => {
         await store.createSearch(search('s1'));

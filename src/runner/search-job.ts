@@ -1,9 +1,16 @@
 /**
  * Runs one search to its end: checks every platform not yet stored (so a
  * resumed search never checks a platform twice), reuses cached outcomes,
- * stores each outcome as it arrives and publishes it. Also the job's
- * dependencies (`searchJobDeps`) and the one way a search ends in error
+ * stores outcomes as they arrive and publishes each one once stored. Also the
+ * job's dependencies (`searchJobDeps`) and the one way a search ends in error
  * (`failSearch`). Shared by every runner.
+ *
+ * Outcomes are stored in batches (`OutcomeBatcher`): those that arrive within
+ * `OUTCOME_FLUSH_MS`, or `OUTCOME_BATCH_MAX` of them, go to the store in one
+ * write, and each is published with its seq once that write is done. The
+ * batch is always written before the search ends, fails or stops. A crash
+ * loses at most the unwritten batch, never counted anywhere: the search
+ * resumes from what is stored and checks those platforms again.
  */
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
@@ -64,6 +71,65 @@ export class SearchCancelledError extends Error {
   override readonly name = 'SearchCancelledError';
 }
 
+/** How long an outcome may wait for others to be stored with it, ms (a store write per batch, not per outcome). */
+export const OUTCOME_FLUSH_MS = 25;
+/** Outcomes written at once at most: a batch this long is written without waiting. */
+export const OUTCOME_BATCH_MAX = 64;
+
+/**
+ * Gathers a search's outcomes and writes them with `addOutcomes`, one batch
+ * at a time in arrival order; `stored` is called for each with its seq (or
+ * undefined: stored already). A failed write is thrown by the next `add` or
+ * by `drain`, and nothing after it is written.
+ */
+export class OutcomeBatcher {
+  readonly #write: (outcomes: readonly Outcome[]) => Promise<(number | undefined)[]>;
+  readonly #stored: (outcome: Outcome, seq: number | undefined) => void;
+  #buffer: Outcome[] = [];
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #writing: Promise<void> = Promise.resolve();
+  #failed: { error: unknown } | undefined;
+
+  constructor(
+    write: (outcomes: readonly Outcome[]) => Promise<(number | undefined)[]>,
+    stored: (outcome: Outcome, seq: number | undefined) => void,
+  ) {
+    this.#write = write;
+    this.#stored = stored;
+  }
+
+  add(outcome: Outcome): void {
+    if (this.#failed) throw this.#failed.error;
+    this.#buffer.push(outcome);
+    if (this.#buffer.length >= OUTCOME_BATCH_MAX) this.#flush();
+    else this.#timer ??= setTimeout(() => this.#flush(), OUTCOME_FLUSH_MS);
+  }
+
+  /** Writes what is gathered and waits for every write; throws the first failure. */
+  async drain(): Promise<void> {
+    this.#flush();
+    await this.#writing;
+    if (this.#failed) throw this.#failed.error;
+  }
+
+  #flush(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    if (this.#buffer.length === 0) return;
+    const batch = this.#buffer;
+    this.#buffer = [];
+    this.#writing = this.#writing.then(async () => {
+      if (this.#failed) return;
+      try {
+        const seqs = await this.#write(batch);
+        for (const [i, outcome] of batch.entries()) this.#stored(outcome, seqs[i]);
+      } catch (error) {
+        this.#failed = { error };
+      }
+    });
+  }
+}
+
 export async function runSearchJob(
   search: SearchRecord,
   deps: SearchJobDeps,
@@ -80,14 +146,17 @@ export async function runSearchJob(
     await store.updateSearch(search.id, { state: 'running', startedAt: deps.now() });
   events.publish(search.id, { type: 'started', progress: snapshot() });
 
-  const record = async (outcome: Outcome) => {
-    const seq = await store.addOutcome(search.id, outcome);
-    if (seq === undefined) return; // already stored: never counted twice
-    checked++;
-    byStatus[outcome.status]++;
-    deps.onOutcome?.(outcome);
-    events.publish(search.id, { type: 'result', seq, outcome, progress: snapshot() });
-  };
+  const outcomes = new OutcomeBatcher(
+    (batch) => store.addOutcomes(search.id, batch),
+    (outcome, seq) => {
+      if (seq === undefined) return; // already stored: never counted twice
+      checked++;
+      byStatus[outcome.status]++;
+      deps.onOutcome?.(outcome);
+      events.publish(search.id, { type: 'result', seq, outcome, progress: snapshot() });
+    },
+  );
+  const record = (outcome: Outcome) => outcomes.add(outcome);
 
   try {
     const pending: Platform[] = [];
@@ -98,7 +167,7 @@ export async function runSearchJob(
       // checked, and an outcome could not truly name its category or address, so it has none.
       if (!platform) continue;
       const cached = await store.getCachedOutcome(search.username, id, deps.now());
-      if (cached) await record(cached);
+      if (cached) record(cached);
       else pending.push(platform);
     }
     // Slowest first: the long waits overlap the short checks instead of coming last.
@@ -106,7 +175,7 @@ export async function runSearchJob(
     const ordered = slowestFirst(pending, recent, deps.unmeasuredLatencyMs);
     const priority = CHECK_PRIORITY[search.tier];
     for await (const outcome of engine.search(search.username, ordered, signal, { priority })) {
-      await record(outcome);
+      record(outcome);
       const now = deps.now();
       if (outcome.status !== 'invalid')
         await store.recordCheck(outcome.platformId, outcome.status, outcome.responseTime, now);
@@ -118,10 +187,13 @@ export async function runSearchJob(
           expiresAt,
         );
     }
+    await outcomes.drain();
     signal.throwIfAborted();
     await store.updateSearch(search.id, { state: 'completed', finishedAt: deps.now() });
     events.publish(search.id, { type: 'done', state: 'completed', progress: snapshot() });
   } catch (error) {
+    // What was gathered is kept whatever ended the search (a failed write is already `error`).
+    await outcomes.drain().catch(() => {});
     // A stop (shutdown, lost worker) leaves the search running: it resumes from what is stored.
     if (signal.aborted)
       throw new SearchCancelledError('search interrupted; it will resume', { cause: error });

@@ -25,6 +25,7 @@ import {
   RECENT_MS_ALPHA,
   type SearchProgress,
   type SearchRecord,
+  type SearchSnapshot,
   type SearchState,
   type Store,
   type StoredOutcome,
@@ -76,24 +77,32 @@ const SCRIPTS = {
       end
       return 1`,
   },
-  // KEYS: search, seen, outcomes, counts. ARGV: platformId, status, outcome JSON.
-  usAddOutcome: {
+  // KEYS: search, seen, outcomes, counts. ARGV: (platformId, status, outcome JSON) per outcome.
+  // Returns -1 (no such search) or each outcome's seq, 0 for a platform stored already.
+  usAddOutcomes: {
     numberOfKeys: 4,
     lua: `
       if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-      if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
-      local seq = redis.call('RPUSH', KEYS[3], ARGV[3])
-      redis.call('HSET', KEYS[2], ARGV[1], seq)
-      redis.call('HINCRBY', KEYS[4], ARGV[2], 1)
-      if seq == 1 then
-        local ttl = redis.call('PTTL', KEYS[1])
-        if ttl > 0 then
-          redis.call('PEXPIRE', KEYS[2], ttl)
-          redis.call('PEXPIRE', KEYS[3], ttl)
-          redis.call('PEXPIRE', KEYS[4], ttl)
+      local seqs = {}
+      for i = 1, #ARGV, 3 do
+        if redis.call('HEXISTS', KEYS[2], ARGV[i]) == 1 then
+          seqs[#seqs + 1] = 0
+        else
+          local seq = redis.call('RPUSH', KEYS[3], ARGV[i + 2])
+          redis.call('HSET', KEYS[2], ARGV[i], seq)
+          redis.call('HINCRBY', KEYS[4], ARGV[i + 1], 1)
+          if seq == 1 then
+            local ttl = redis.call('PTTL', KEYS[1])
+            if ttl > 0 then
+              redis.call('PEXPIRE', KEYS[2], ttl)
+              redis.call('PEXPIRE', KEYS[3], ttl)
+              redis.call('PEXPIRE', KEYS[4], ttl)
+            end
+          end
+          seqs[#seqs + 1] = seq
         end
       end
-      return seq`,
+      return seqs`,
   },
   // KEYS: key, key-hash, keys. ARGV: id, hash, createdAt, fields...
   usCreateApiKey: {
@@ -230,21 +239,29 @@ export class RedisStore implements Store {
     });
   }
 
-  addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
+  async addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
+    return (await this.addOutcomes(searchId, [outcome]))[0];
+  }
+
+  /** One script call: atomic, and one round trip for the whole batch. */
+  addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]> {
     return this.#guard(async () => {
+      if (outcomes.length === 0) {
+        if ((await this.#redis.exists(this.#key('search', searchId))) === 0)
+          throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
+        return [];
+      }
       const k = this.#searchKeys(searchId);
-      const seq = await this.#redis.usAddOutcome(
+      const seqs = (await this.#redis.usAddOutcomes(
         k.search,
         k.seen,
         k.outcomes,
         k.counts,
-        outcome.platformId,
-        outcome.status,
-        JSON.stringify(outcome),
-      );
-      if (seq === -1)
+        ...outcomes.flatMap((o) => [o.platformId, o.status, JSON.stringify(o)]),
+      )) as unknown as number | number[];
+      if (!Array.isArray(seqs))
         throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
-      return seq === 0 ? undefined : seq;
+      return seqs.map((seq) => (seq === 0 ? undefined : seq));
     });
   }
 
@@ -255,26 +272,35 @@ export class RedisStore implements Store {
     return this.#guard(async () => {
       const afterSeq = options.afterSeq ?? 0;
       const rows = await this.#redis.lrange(this.#key('outcomes', searchId), afterSeq, -1);
-      const statuses = options.statuses && new Set(options.statuses);
-      const listed: StoredOutcome[] = [];
-      for (const [i, row] of rows.entries()) {
-        const outcome = JSON.parse(row) as Outcome;
-        if (!statuses || statuses.has(outcome.status)) listed.push({ seq: afterSeq + i + 1, outcome });
-      }
-      return listed;
+      return storedOutcomes(rows, afterSeq, options.statuses);
     });
   }
 
   progress(searchId: string): Promise<SearchProgress> {
     return this.#guard(async () => {
-      const counts = await this.#redis.hgetall(this.#key('counts', searchId));
-      const byStatus = emptyByStatus();
-      let checked = 0;
-      for (const status of Object.keys(byStatus) as OutcomeStatus[]) {
-        byStatus[status] = Number(counts[status] ?? 0);
-        checked += byStatus[status];
-      }
-      return { checked, hits: byStatus.hit, byStatus };
+      return progressOf(await this.#redis.hgetall(this.#key('counts', searchId)));
+    });
+  }
+
+  /** One MULTI: the search, its counts and its outcomes as they were at one moment. */
+  snapshot(
+    id: string,
+    options: { statuses?: readonly OutcomeStatus[] } = {},
+  ): Promise<SearchSnapshot | undefined> {
+    return this.#guard(async () => {
+      const k = this.#searchKeys(id);
+      const results =
+        (await this.#redis.multi().hgetall(k.search).hgetall(k.counts).lrange(k.outcomes, 0, -1).exec()) ??
+        [];
+      for (const [error] of results) if (error) throw error;
+      const [row, counts, rows] = results.map(([, value]) => value) as [
+        Record<string, string>,
+        Record<string, string>,
+        string[],
+      ];
+      const search = toSearch(row);
+      if (!search) return undefined;
+      return { search, progress: progressOf(counts), outcomes: storedOutcomes(rows, 0, options.statuses) };
     });
   }
 
@@ -465,6 +491,32 @@ function searchFields(search: SearchRecord): string[] {
     ['error', search.error],
   ];
   return fields.filter(([, value]) => value !== undefined).flatMap(([name, value]) => [name, String(value)]);
+}
+
+/** Progress from a search's counts hash. */
+function progressOf(counts: Record<string, string>): SearchProgress {
+  const byStatus = emptyByStatus();
+  let checked = 0;
+  for (const status of Object.keys(byStatus) as OutcomeStatus[]) {
+    byStatus[status] = Number(counts[status] ?? 0);
+    checked += byStatus[status];
+  }
+  return { checked, hits: byStatus.hit, byStatus };
+}
+
+/** Outcomes read from the list starting after `afterSeq`, only the given statuses when given. */
+function storedOutcomes(
+  rows: readonly string[],
+  afterSeq: number,
+  only: readonly OutcomeStatus[] | undefined,
+): StoredOutcome[] {
+  const statuses = only && new Set(only);
+  const listed: StoredOutcome[] = [];
+  for (const [i, row] of rows.entries()) {
+    const outcome = JSON.parse(row) as Outcome;
+    if (!statuses || statuses.has(outcome.status)) listed.push({ seq: afterSeq + i + 1, outcome });
+  }
+  return listed;
 }
 
 function toSearch(row: Record<string, string> | undefined): SearchRecord | undefined {

@@ -17,6 +17,7 @@ import {
   RECENT_MS_ALPHA,
   type SearchProgress,
   type SearchRecord,
+  type SearchSnapshot,
   type SearchState,
   type Store,
   type StoredOutcome,
@@ -136,7 +137,12 @@ interface PlatformStatsRow {
 export class SqliteStore implements Store {
   readonly #db: Database;
   readonly #sql: ReturnType<typeof prepareStatements>;
-  readonly #addOutcome: Transaction<[string, Outcome], number | undefined>;
+  /** One read transaction: the search, its counts and its outcomes agree. */
+  readonly #snapshot: Transaction<
+    [string, { statuses?: readonly OutcomeStatus[] }],
+    SearchSnapshot | undefined
+  >;
+  readonly #addOutcomes: Transaction<[string, readonly Outcome[]], (number | undefined)[]>;
 
   /** `path`: a database file (its folders are created) or ':memory:'. */
   constructor(path: string) {
@@ -154,17 +160,29 @@ export class SqliteStore implements Store {
       throw error;
     }
     const sql = this.#sql;
-    this.#addOutcome = this.#db.transaction((searchId: string, outcome: Outcome) => {
+    this.#snapshot = this.#db.transaction((id: string, options: { statuses?: readonly OutcomeStatus[] }) => {
+      const row = sql.getSearch.get(id) as SearchRow | undefined;
+      if (!row) return undefined;
+      const statuses = options.statuses;
+      return {
+        search: toSearch(row),
+        progress: this.#progress(id),
+        outcomes: this.#listOutcomes(id, statuses === undefined ? {} : { statuses }),
+      };
+    });
+    this.#addOutcomes = this.#db.transaction((searchId: string, outcomes: readonly Outcome[]) => {
       if (sql.searchExists.get(searchId) === undefined) {
         throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
       }
-      const row = sql.insertOutcome.get({
-        searchId,
-        platformId: outcome.platformId,
-        status: outcome.status,
-        outcome: JSON.stringify(outcome),
-      }) as { seq: number } | undefined;
-      return row?.seq;
+      return outcomes.map((outcome) => {
+        const row = sql.insertOutcome.get({
+          searchId,
+          platformId: outcome.platformId,
+          status: outcome.status,
+          outcome: JSON.stringify(outcome),
+        }) as { seq: number } | undefined;
+        return row?.seq;
+      });
     });
   }
 
@@ -205,13 +223,24 @@ export class SqliteStore implements Store {
   }
 
   async addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
-    return this.#addOutcome.immediate(searchId, outcome);
+    return this.#addOutcomes.immediate(searchId, [outcome])[0];
+  }
+
+  async addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]> {
+    return this.#addOutcomes.immediate(searchId, outcomes);
   }
 
   async listOutcomes(
     searchId: string,
     options: { afterSeq?: number; statuses?: readonly OutcomeStatus[] } = {},
   ): Promise<StoredOutcome[]> {
+    return this.#listOutcomes(searchId, options);
+  }
+
+  #listOutcomes(
+    searchId: string,
+    options: { afterSeq?: number; statuses?: readonly OutcomeStatus[] },
+  ): StoredOutcome[] {
     const rows = this.#sql.listOutcomes.all({
       searchId,
       afterSeq: options.afterSeq ?? 0,
@@ -221,6 +250,17 @@ export class SqliteStore implements Store {
   }
 
   async progress(searchId: string): Promise<SearchProgress> {
+    return this.#progress(searchId);
+  }
+
+  async snapshot(
+    id: string,
+    options: { statuses?: readonly OutcomeStatus[] } = {},
+  ): Promise<SearchSnapshot | undefined> {
+    return this.#snapshot(id, options);
+  }
+
+  #progress(searchId: string): SearchProgress {
     const rows = this.#sql.countOutcomes.all(searchId) as { status: OutcomeStatus; n: number }[];
     const byStatus = emptyByStatus();
     let checked = 0;

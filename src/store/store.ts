@@ -46,6 +46,12 @@ export interface SearchProgress {
   readonly byStatus: Readonly<Record<OutcomeStatus, number>>;
 }
 
+export interface SearchSnapshot {
+  readonly search: SearchRecord;
+  readonly progress: SearchProgress;
+  readonly outcomes: StoredOutcome[];
+}
+
 export interface ApiKeyRecord {
   readonly id: string;
   readonly name: string;
@@ -81,12 +87,28 @@ export interface Store {
    * platform already has an outcome in this search (never counted twice).
    */
   addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined>;
+  /**
+   * Stores several outcomes at once, all or none (one transaction, one round
+   * trip), in the order given. Returns each one's seq in that order, undefined
+   * for a platform stored already or given twice (the first one counts).
+   * Throws 'search_not_found' as `addOutcome` does, storing nothing.
+   */
+  addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]>;
   /** Outcomes in seq order, after `afterSeq` when given, only the given statuses when given. */
   listOutcomes(
     searchId: string,
     options?: { afterSeq?: number; statuses?: readonly OutcomeStatus[] },
   ): Promise<StoredOutcome[]>;
   progress(searchId: string): Promise<SearchProgress>;
+  /**
+   * A search with its progress and its outcomes (only the given statuses when
+   * given), read at one moment in one call: what a poll shows. Undefined when
+   * there is no such search.
+   */
+  snapshot(
+    id: string,
+    options?: { statuses?: readonly OutcomeStatus[] },
+  ): Promise<SearchSnapshot | undefined>;
   /** Searches still queued or running (to resume after a restart), oldest first. */
   unfinishedSearches(): Promise<SearchRecord[]>;
   /** Deletes searches created before `before` (ms epoch) with their outcomes; returns how many. */

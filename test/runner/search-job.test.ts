@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/engine/create-engine.js';
+import type { Outcome } from '../../src/engine/outcome.js';
 import { LocalEventHub, type SearchEvent } from '../../src/runner/events.js';
-import { runSearchJob } from '../../src/runner/search-job.js';
+import { OUTCOME_BATCH_MAX, OutcomeBatcher, runSearchJob } from '../../src/runner/search-job.js';
 import { createStore } from '../../src/store/create-store.js';
 import type { SearchRecord } from '../../src/store/store.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
@@ -58,5 +59,71 @@ describe('runSearchJob', () => {
       progress: { checked: 1, total: 2, hits: 0, answered: 0, unknown: 0, errors: 0, invalid: 1 },
     });
     await store.close();
+  });
+});
+
+describe('OutcomeBatcher', () => {
+  const outcome = (platformId: string): Outcome => ({
+    platform: platformId,
+    platformId,
+    category: 'social',
+    url: `https://${platformId}.example/alice`,
+    status: 'miss',
+    responseTime: 1,
+    evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404 },
+  });
+
+  it('writes outcomes that arrive together in one batch, at most OUTCOME_BATCH_MAX, and reports each with its seq in order', async () => {
+    const writes: string[][] = [];
+    let next = 1;
+    const stored: [string, number | undefined][] = [];
+    const batcher = new OutcomeBatcher(
+      async (batch) => {
+        writes.push(batch.map((o) => o.platformId));
+        // The first platform is stored already: no seq.
+        return batch.map((o) => (o.platformId === 'p0' ? undefined : next++));
+      },
+      (o, seq) => stored.push([o.platformId, seq]),
+    );
+    const count = OUTCOME_BATCH_MAX * 2 + 2;
+    for (let i = 0; i < count; i++) batcher.add(outcome(`p${i}`));
+    await batcher.drain();
+    expect(writes.map((w) => w.length)).toEqual([OUTCOME_BATCH_MAX, OUTCOME_BATCH_MAX, 2]);
+    expect(writes.flat()).toEqual(Array.from({ length: count }, (_, i) => `p${i}`));
+    expect(stored).toEqual(Array.from({ length: count }, (_, i) => [`p${i}`, i === 0 ? undefined : i]));
+  });
+
+  it('writes what arrives later in its own batch, after the earlier one', async () => {
+    const writes: string[][] = [];
+    const batcher = new OutcomeBatcher(
+      async (batch) => {
+        writes.push(batch.map((o) => o.platformId));
+        return batch.map(() => 1);
+      },
+      () => {},
+    );
+    batcher.add(outcome('a'));
+    await batcher.drain();
+    batcher.add(outcome('b'));
+    batcher.add(outcome('c'));
+    await batcher.drain();
+    expect(writes).toEqual([['a'], ['b', 'c']]);
+  });
+
+  it('throws a failed write from drain and from the next add, and writes nothing after it', async () => {
+    const writes: string[][] = [];
+    const failure = new Error('store down');
+    const batcher = new OutcomeBatcher(
+      async (batch) => {
+        writes.push(batch.map((o) => o.platformId));
+        throw failure;
+      },
+      () => expect.unreachable('nothing was stored'),
+    );
+    batcher.add(outcome('a'));
+    await expect(batcher.drain()).rejects.toBe(failure);
+    expect(() => batcher.add(outcome('b'))).toThrow(failure);
+    await expect(batcher.drain()).rejects.toBe(failure);
+    expect(writes).toEqual([['a']]);
   });
 });

@@ -15,6 +15,7 @@ import {
   RECENT_MS_ALPHA,
   type SearchProgress,
   type SearchRecord,
+  type SearchSnapshot,
   type Store,
   type StoredOutcome,
 } from '../../src/store/store.js';
@@ -74,6 +75,14 @@ export class MemoryStore implements Store {
     return seq;
   }
 
+  async addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]> {
+    if (!this.#searches.has(searchId))
+      throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
+    const seqs: (number | undefined)[] = [];
+    for (const outcome of outcomes) seqs.push(await this.addOutcome(searchId, outcome));
+    return seqs;
+  }
+
   async listOutcomes(
     searchId: string,
     options: { afterSeq?: number; statuses?: readonly OutcomeStatus[] } = {},
@@ -84,6 +93,17 @@ export class MemoryStore implements Store {
     return outcomes
       .filter((stored) => stored.seq > afterSeq && (!statuses || statuses.has(stored.outcome.status)))
       .map((stored) => structuredClone(stored));
+  }
+
+  async snapshot(
+    id: string,
+    options: { statuses?: readonly OutcomeStatus[] } = {},
+  ): Promise<SearchSnapshot | undefined> {
+    const search = await this.getSearch(id);
+    if (!search) return undefined;
+    const statuses = options.statuses;
+    const outcomes = await this.listOutcomes(id, statuses === undefined ? {} : { statuses });
+    return { search, progress: await this.progress(id), outcomes };
   }
 
   async progress(searchId: string): Promise<SearchProgress> {

@@ -147,27 +147,25 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const key = `${id} ${all ? 'all' : 'hits'}`;
       const cached = finished.get(key);
       if (cached !== undefined) return reply.type('application/json; charset=utf-8').send(cached);
-      const search = await deps.store.getSearch(id);
-      if (!search) throw new UserscoutError('search_not_found');
+      // One store read per poll: the search, its counts and its outcomes together.
+      const snapshot = await deps.store.snapshot(id, all ? {} : { statuses: ['hit'] });
+      if (!snapshot) throw new UserscoutError('search_not_found');
+      const { search } = snapshot;
       const percent = deps.config.coverageWarningPercent;
+      const results = snapshot.outcomes.map((s) => s.outcome);
       let view: Parameters<typeof searchResponse>[0];
       if (all) {
-        // Every outcome: the counts come from them, no second read.
-        const outcomes = (await deps.store.listOutcomes(id)).map((s) => s.outcome);
-        const progress = { checked: outcomes.length, byStatus: countStatuses(outcomes) };
+        // Every outcome: the counts come from them, so they agree with the list.
+        const progress = { checked: results.length, byStatus: countStatuses(results) };
         view = {
           search,
           total: search.platformIds.length,
           progress,
-          results: outcomes,
-          unansweredReasons: unansweredReasons(outcomes),
+          results,
+          unansweredReasons: unansweredReasons(results),
         };
       } else {
-        const [hits, progress] = await Promise.all([
-          deps.store.listOutcomes(id, { statuses: ['hit'] }),
-          deps.store.progress(id),
-        ]);
-        view = { search, total: search.platformIds.length, progress, results: hits.map((s) => s.outcome) };
+        view = { search, total: search.platformIds.length, progress: snapshot.progress, results };
         // The warning's reasons need the outcomes that did not answer: read only when it shows.
         if (searchCoverage(view, percent).warns) {
           const unanswered = await deps.store.listOutcomes(id, { statuses: ['unknown', 'error'] });
