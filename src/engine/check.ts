@@ -26,7 +26,7 @@ import {
 } from './transport-error.js';
 
 export interface CheckContext {
-  /** What send() sends through: checkPlatform sets it to the egress identity the limiter chose. */
+  /** What send() sends through: the first egress identity's; checkPlatform swaps in the one the limiter chose. */
   readonly dispatcher: Dispatcher;
   /** One dispatcher per egress identity, in the limiter's order of identities. */
   readonly egress: readonly Dispatcher[];
@@ -89,7 +89,7 @@ export async function checkPlatform(
       if (refused) return unresponsive(platform, profileUrl, refused);
       let ended: BreakerResult = 'other';
       try {
-        const through = { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
+        const through = identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
         const outcome = await send(platform, request, profileUrl, through, signal);
         ended = breakerResult(outcome);
         return outcome;
