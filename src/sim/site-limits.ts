@@ -10,8 +10,8 @@ import { hashSeed, seededRandom } from './random.js';
 
 /**
  * Range of the seeded limits (requests a second per client address). Its lowest
- * value is above the default request budget (USERSCOUT_BUDGET_PER_SECOND and
- * _BURST, 4), by one token, so network jitter never pushes a polite client over.
+ * value is above the default request budget (USERSCOUT_BUDGET_PER_SECOND 4,
+ * USERSCOUT_BUDGET_BURST 2), so network jitter never pushes a polite client over.
  */
 export const SITE_LIMIT_RANGE = { min: 5, max: 10 } as const;
 
