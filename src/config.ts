@@ -95,7 +95,7 @@ export const SETTINGS = {
     env: 'USERSCOUT_TIMEOUT_MS',
     default: 10_000,
     kind: int(100, 120_000),
-    doc: 'Whole-check deadline per platform (ms), retries included',
+    doc: 'Whole-check deadline per platform (ms), retries included; a check first waits at most this long for a send slot of its request budget, else it ends as unknown/budget_exhausted unsent',
   },
   connectTimeoutMs: {
     env: 'USERSCOUT_CONNECT_TIMEOUT_MS',
@@ -126,9 +126,11 @@ export const SETTINGS = {
     kind: decimal(0.001, 10_000),
     doc: 'Requests a second, on average, sent to one origin through one egress identity (a platform may set its own in the catalogue)',
   },
+  // Bursts matter little to throughput (the rate does) and a smaller one leaves a site's
+  // limiter room for requests the network delays and then delivers together.
   budgetBurst: {
     env: 'USERSCOUT_BUDGET_BURST',
-    default: 4,
+    default: 2,
     kind: int(1, 10_000),
     doc: 'Requests sent at once to one origin through one egress identity before the rate applies',
   },

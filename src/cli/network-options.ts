@@ -42,7 +42,7 @@ export function addNetworkOptions(command: Command): Command {
   return command
     .option('--timeout <ms>', 'deadline per platform in milliseconds', integerOf('timeoutMs'))
     .option('--concurrency <n>', 'checks in flight at once', integerOf('concurrency'))
-    .option('--per-host <n>', 'checks in flight to one host', integerOf('perHost'))
+    .option('--per-host <n>', 'checks in flight to one host, per egress identity', integerOf('perHost'))
     .option('--proxy <url>', 'http://, https:// or socks5:// proxy')
     .option('--connect-to <rule>', 'HOST1:PORT1:HOST2:PORT2, as curl (repeatable)', collect)
     .option('--ca-file <file>', 'extra CA certificates to trust (PEM)')

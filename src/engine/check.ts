@@ -27,7 +27,7 @@ import { type Attempt, type RetryClock, type RetryPolicy, withRetries } from './
 import { describeTransportError, transportErrorReason } from './transport-error.js';
 
 export interface CheckContext {
-  /** What send() sends through: checkPlatform sets it to the egress identity the limiter chose. */
+  /** What send() sends through: the first egress identity's; checkPlatform swaps in the one the limiter chose. */
   readonly dispatcher: Dispatcher;
   /** One dispatcher per egress identity, in the limiter's order of identities. */
   readonly egress: readonly Dispatcher[];
@@ -81,7 +81,7 @@ export async function checkPlatform(
       if (refused) return unresponsive(platform, profileUrl, refused);
       let ended: BreakerResult = 'other';
       try {
-        const through = { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
+        const through = identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
         // A retry is a request like any other: it waits for its own send slot.
         const slot = (maxWaitMs: number) => ctx.limiter.pace(polite, identity, limit, maxWaitMs, signal);
         const outcome = await send(platform, request, profileUrl, through, slot, signal);

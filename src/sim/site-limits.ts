@@ -10,8 +10,8 @@ import { hashSeed, seededRandom } from './random.js';
 
 /**
  * Range of the seeded limits (requests a second per client address). Its lowest
- * value is above the default request budget (USERSCOUT_BUDGET_PER_SECOND and
- * _BURST, 4), by one token, so network jitter never pushes a polite client over.
+ * value is above the default request budget (USERSCOUT_BUDGET_PER_SECOND 4,
+ * USERSCOUT_BUDGET_BURST 2), so network jitter never pushes a polite client over.
  */
 export const SITE_LIMIT_RANGE = { min: 5, max: 10 } as const;
 
@@ -53,9 +53,51 @@ export interface SiteStats {
   };
 }
 
+/** A token bucket: `tokens` left at time `at` (ms). */
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/**
+ * Takes a token at `at` from a bucket of `burst` tokens refilled at `perSecond`:
+ * undefined when there was one, else the whole seconds until there is (Retry-After).
+ */
+function takeToken(bucket: Bucket, at: number, perSecond: number, burst: number): number | undefined {
+  bucket.tokens = Math.min(burst, bucket.tokens + ((at - bucket.at) / 1000) * perSecond);
+  bucket.at = at;
+  if (bucket.tokens >= 1) {
+    bucket.tokens -= 1;
+    return undefined;
+  }
+  return Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
+}
+
+/**
+ * Replays a request log through a site limit of `perSecond` after a burst of
+ * `burst`, per (site, address): how many requests such a site would have refused,
+ * by "site address". Zero everywhere means the log kept within that limit.
+ */
+export function refusedUnder(
+  log: readonly SiteRequest[],
+  perSecond: number,
+  burst: number,
+): Map<string, number> {
+  const buckets = new Map<string, Bucket>();
+  const refused = new Map<string, number>();
+  for (const r of log) {
+    const key = `${r.site} ${r.address}`;
+    const bucket = buckets.get(key) ?? { tokens: burst, at: r.at };
+    buckets.set(key, bucket);
+    const over = takeToken(bucket, r.at, perSecond, burst) !== undefined;
+    refused.set(key, (refused.get(key) ?? 0) + (over ? 1 : 0));
+  }
+  return refused;
+}
+
 /** The token buckets of every (site, address), the 429s counted, and optionally each request. */
 export class SiteLimits {
-  readonly #buckets = new Map<string, { tokens: number; at: number }>();
+  readonly #buckets = new Map<string, Bucket>();
   readonly #requests = new Map<string, Map<string, number>>();
   readonly #bySite = new Map<string, number>();
   readonly #byAddress = new Map<string, number>();
@@ -81,11 +123,8 @@ export class SiteLimits {
     if (perSecond !== undefined) {
       const key = `${site}|${address}`;
       const bucket = this.#buckets.get(key) ?? { tokens: perSecond, at };
-      bucket.tokens = Math.min(perSecond, bucket.tokens + ((at - bucket.at) / 1000) * perSecond);
-      bucket.at = at;
       this.#buckets.set(key, bucket);
-      if (bucket.tokens >= 1) bucket.tokens -= 1;
-      else retryAfter = Math.max(1, Math.ceil((1 - bucket.tokens) / perSecond));
+      retryAfter = takeToken(bucket, at, perSecond, perSecond);
     }
     if (retryAfter !== undefined) {
       this.#limited++;

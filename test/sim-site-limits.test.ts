@@ -1,0 +1,73 @@
+import { describe, expect, it } from 'vitest';
+import {
+  busiestWindow,
+  refusedUnder,
+  SITE_LIMIT_RANGE,
+  SiteLimits,
+  siteLimit,
+} from '../src/sim/site-limits.js';
+import { catalogueOf, entry } from './support/catalogue.js';
+
+describe('SiteLimits', () => {
+  it('lets N through at once and N a second per address, answers Retry-After beyond, and counts', () => {
+    let now = 0;
+    const sites = new SiteLimits({ log: true, now: () => now });
+    const answers = Array.from({ length: 4 }, () => sites.admit('a.test', '127.0.0.2', 3));
+    expect(answers).toEqual([undefined, undefined, undefined, 1]);
+    // Another address has its own bucket; a site without a limit only counts.
+    expect(sites.admit('a.test', '127.0.0.3', 3)).toBeUndefined();
+    expect(sites.admit('b.test', '127.0.0.2', undefined)).toBeUndefined();
+    now = 340; // one token back (1/3 s)
+    expect(sites.admit('a.test', '127.0.0.2', 3)).toBeUndefined();
+    expect(sites.admit('a.test', '127.0.0.2', 3)).toBe(1);
+    expect(sites.stats()).toEqual({
+      requests: { 'a.test': { '127.0.0.2': 6, '127.0.0.3': 1 }, 'b.test': { '127.0.0.2': 1 } },
+      limited: { total: 2, bySite: { 'a.test': 2 }, byAddress: { '127.0.0.2': 2 } },
+    });
+    expect(sites.log.filter((r) => r.limited)).toHaveLength(2);
+  });
+
+  it('replays a log through a limit, counting what it would refuse', () => {
+    const log = [0, 0, 0, 100, 600, 700].map((at) => ({ at, site: 's', address: 'a', limited: false }));
+    // 2 a second after a burst of 3: the fourth (100 ms) and the sixth (700 ms) come too soon.
+    expect(refusedUnder(log, 2, 3)).toEqual(new Map([['s a', 2]]));
+    expect(refusedUnder(log, 10, 3)).toEqual(new Map([['s a', 0]]));
+  });
+
+  it('finds the busiest second per site and address', () => {
+    const log = [0, 100, 999, 1000, 1500, 2600].map((at) => ({
+      at,
+      site: 's',
+      address: 'a',
+      limited: false,
+    }));
+    expect(busiestWindow([...log, { at: 10, site: 's', address: 'b', limited: false }])).toEqual(
+      new Map([
+        ['s a', 3],
+        ['s b', 1],
+      ]),
+    );
+  });
+});
+
+describe('siteLimit', () => {
+  it('seeds each platform within the range, the same on every run', () => {
+    const platforms = catalogueOf(Array.from({ length: 40 }, (_, i) => entry(`P ${i}`))).platforms;
+    const limits = platforms.map((p) => siteLimit(p, 7));
+    expect(limits).toEqual(platforms.map((p) => siteLimit(p, 7)));
+    for (const n of limits) {
+      expect(n).toBeGreaterThanOrEqual(SITE_LIMIT_RANGE.min);
+      expect(n).toBeLessThanOrEqual(SITE_LIMIT_RANGE.max);
+    }
+    expect(new Set(limits).size).toBeGreaterThan(1);
+  });
+
+  it('honours a platform’s own budget: strict, yet above what it promises', () => {
+    const [slow, fast] = catalogueOf([
+      entry('Slow', { budget: { perSecond: 0.5 } }),
+      entry('Fast', { budget: { perSecond: 20, burst: 30 } }),
+    ]).platforms;
+    expect(siteLimit(slow!, 1)).toBe(2);
+    expect(siteLimit(fast!, 1)).toBe(31);
+  });
+});
