@@ -9,6 +9,7 @@ import {
   type Coverage,
   countStatuses,
   coverageWarning,
+  plural,
   summaryClauses,
   unansweredReasons,
 } from '../engine/coverage.js';
@@ -125,8 +126,6 @@ export function formatTable(report: SearchReport, all: boolean, colour = false):
 export function formatHeading(username: string): string {
   return `== ${username} ==`;
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * One name's summary: hits among the platforms that answered, and what the others

@@ -79,7 +79,8 @@ export function coverageWarning(
   return `Only ${coverage.answered} of ${coverage.checked} ${platforms} answered; ${unanswered} could not be reached or could not tell${why}. A missing hit on those proves nothing.`;
 }
 
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+/** "1 platform", "3 platforms": the count words every summary uses. */
+export const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * The clauses every summary (CLI, page) says of a search, in lower case: hits

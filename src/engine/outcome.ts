@@ -112,6 +112,24 @@ export function answeredOutcome(
   };
 }
 
+/** An outcome without an answer to read: only a rule says why, and what was spent. */
+function withoutAnswer(
+  platform: OutcomeSubject,
+  url: string,
+  status: 'error' | 'unknown' | 'invalid',
+  reason: OutcomeReason,
+  rule: string,
+  spent: Spent,
+): Outcome {
+  return {
+    ...subject(platform, url),
+    status,
+    reason,
+    responseTime: spent.responseTime,
+    evidence: { rule, attempts: spent.attempts },
+  };
+}
+
 /** A check that got no usable answer; `rule` says why. */
 export function errorOutcome(
   platform: OutcomeSubject,
@@ -120,13 +138,7 @@ export function errorOutcome(
   rule: string,
   spent: Spent = NOTHING_SENT,
 ): Outcome {
-  return {
-    ...subject(platform, url),
-    status: 'error',
-    reason,
-    responseTime: spent.responseTime,
-    evidence: { rule, attempts: spent.attempts },
-  };
+  return withoutAnswer(platform, url, 'error', reason, rule, spent);
 }
 
 /** A check not sent because our own side could not tell in time (the request budget); `rule` says why. */
@@ -136,13 +148,7 @@ export function unsentUnknownOutcome(
   reason: UnknownReason,
   rule: string,
 ): Outcome {
-  return {
-    ...subject(platform, url),
-    status: 'unknown',
-    reason,
-    responseTime: NOTHING_SENT.responseTime,
-    evidence: { rule, attempts: NOTHING_SENT.attempts },
-  };
+  return withoutAnswer(platform, url, 'unknown', reason, rule, NOTHING_SENT);
 }
 
 /** A check never sent because the username breaks a rule; `rule` says which. */
@@ -152,13 +158,7 @@ export function invalidOutcome(
   reason: InvalidReason,
   rule: string,
 ): Outcome {
-  return {
-    ...subject(platform, url),
-    status: 'invalid',
-    reason,
-    responseTime: NOTHING_SENT.responseTime,
-    evidence: { rule, attempts: NOTHING_SENT.attempts },
-  };
+  return withoutAnswer(platform, url, 'invalid', reason, rule, NOTHING_SENT);
 }
 
 /** The one order of platform names everywhere results are listed: alphabetical, ignoring case and accents. */

@@ -10,6 +10,7 @@ import {
   type Coverage,
   countStatuses,
   coverageOf,
+  plural,
   type StatusCounts,
   summaryClauses,
 } from '../engine/coverage.js';
@@ -38,8 +39,6 @@ export function statusCountsOf(progress: ProgressCounts, outcomes: Iterable<Outc
     return countStatuses(outcomes);
   return { hit: progress.hits, miss: Math.max(0, answered - progress.hits), unknown, error: errors, invalid };
 }
-
-const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 export function searchSummary(input: {
   readonly progress: ProgressCounts;
