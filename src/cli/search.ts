@@ -13,9 +13,16 @@ import { countStatuses, coverageOf } from '../engine/coverage.js';
 import { createEngine } from '../engine/create-engine.js';
 import { ERROR_REASONS, INVALID_REASONS, type Outcome, UNKNOWN_REASONS } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import { slowestFirst } from '../runner/check-order.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
 import { EXIT_LOW_COVERAGE } from './exit-codes.js';
 import type { Io } from './io.js';
+import {
+  latencyMemoryPath,
+  mergeLatencies,
+  readLatencyMemory,
+  writeLatencyMemory,
+} from './latency-memory.js';
 import { type NetworkCommandOptions, networkOverrides } from './network-options.js';
 import {
   formatCoverageWarning,
@@ -94,6 +101,9 @@ export async function runSearch(
     : undefined;
   // The table's summary belongs to it on stdout; JSON and CSV keep stdout for data.
   const summaryTo = format === 'table' ? io.out : io.err;
+  // Slowest first, as the service orders its checks: the long waits start at once.
+  const memoryPath = latencyMemoryPath(config.latencyMemory);
+  let latencies = readLatencyMemory(memoryPath);
   const engine = createEngine(config, catalogue);
   const reports: SearchReport[] = [];
   let lowCoverage = false;
@@ -117,7 +127,8 @@ export async function runSearch(
       bar?.start(platforms.length, 0, { hits: 0 });
       let hits = 0;
       let rowsShown = 0;
-      for await (const outcome of engine.search(username, platforms, controller.signal)) {
+      const ordered = slowestFirst(platforms, latencies, config.unmeasuredLatencyMs);
+      for await (const outcome of engine.search(username, ordered, controller.signal)) {
         outcomes.push(outcome);
         if (outcome.status === 'hit') hits++;
         if (liveLayout && shownInTable(outcome, all)) {
@@ -131,6 +142,10 @@ export async function runSearch(
         bar?.increment(1, { hits });
       }
       bar?.stop();
+      if (!controller.signal.aborted) {
+        latencies = mergeLatencies(latencies, outcomes);
+        writeLatencyMemory(memoryPath, latencies);
+      }
       const report: SearchReport = {
         id: randomUUID(),
         username,

@@ -4,7 +4,7 @@
  * rows as they are found on a terminal, colour, the JSON shape shared with the API,
  * and the exit code when too few platforms answered.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
@@ -90,7 +90,8 @@ describe('userscout search', () => {
   });
   let deadRules: string[] = [];
   let gateRule = '';
-  const env = { USERSCOUT_RETRIES: '0' };
+  const latencyFile = join(dir, 'latencies.json');
+  const env = { USERSCOUT_RETRIES: '0', USERSCOUT_LATENCY_FILE: latencyFile };
 
   const options = (extra: SearchCommandOptions = {}): SearchCommandOptions => ({
     connectTo: [...deadRules, gateRule, ...sim.connectTo],
@@ -153,6 +154,19 @@ describe('userscout search', () => {
       'out == nobody-here-7 ==',
       'out nobody-here-7: no hits among the 3 platforms that answered; 3 platforms in S s',
     ]);
+  });
+
+  it("remembers each platform's answer time between runs (the next search starts the slowest first)", async () => {
+    writeFileSync(latencyFile, JSON.stringify({ version: 1, latencies: { alpha: 100_000, elsewhere: 7 } }));
+    const code = await runSearch(['alice'], options({ catalogue: reachableFile }), capture().io, env);
+    expect(code).toBe(0);
+    const { latencies } = JSON.parse(readFileSync(latencyFile, 'utf8'));
+    expect(Object.keys(latencies).sort()).toEqual(['alpha', 'bravo', 'charlie', 'elsewhere']);
+    // Averaged with what was remembered: one run moves a figure halfway.
+    expect(latencies.alpha).toBeGreaterThanOrEqual(50_000);
+    expect(latencies.alpha).toBeLessThan(60_000);
+    expect(latencies.elsewhere).toBe(7);
+    expect(latencies.bravo).toBeLessThan(10_000);
   });
 
   it('on a terminal prints each hit as it is found, before the search ends', async () => {
