@@ -13,6 +13,7 @@ import { countStatuses, unansweredReasons } from '../../engine/coverage.js';
 import { originLoads } from '../../engine/politeness-bound.js';
 import { UserscoutError } from '../../errors.js';
 import { estimateSeconds } from '../../runner/estimate.js';
+import { EstimateCalibration } from '../../runner/estimate-calibration.js';
 import { failSearch } from '../../runner/search-job.js';
 import type { SearchRecord } from '../../store/store.js';
 import { AnswerCache } from '../answer-cache.js';
@@ -32,6 +33,8 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
   /** The platforms each accepted start covers, chosen before the limit counts it. */
   const selections = new WeakMap<FastifyRequest, Platform[]>();
   const finished = new AnswerCache(deps.config.finishedAnswerCacheEntries);
+  // Learns from each finished search how far the model's estimates run off on this deployment.
+  const calibration = new EstimateCalibration();
 
   api.post(
     '/api/search',
@@ -81,7 +84,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         deps.runner.queuedAhead(request.caller.tier),
       ]);
       const budget = { perSecond: deps.config.budgetPerSecond, burst: deps.config.budgetBurst };
-      const estimatedSeconds = estimateSeconds({
+      const modelSeconds = estimateSeconds({
         latenciesMs: selected.map((p) => latencies.get(p.id)),
         defaultLatencyMs: deps.config.unmeasuredLatencyMs,
         timeoutMs: deps.config.timeoutMs,
@@ -95,6 +98,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         queuedAhead,
         maxRunning: deps.config.maxRunningSearches,
       });
+      const estimatedSeconds = calibration.apply(modelSeconds);
       const search: SearchRecord = {
         id: randomUUID(),
         username,
@@ -179,6 +183,10 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       }
       const body = searchResponse(view, percent);
       if (search.state !== 'completed' && search.state !== 'error') return body;
+      // Seen finished for the first time here: how long it took against what it was told.
+      const seenBefore = finished.get(`${id} ${all ? 'hits' : 'all'}`) !== undefined;
+      if (search.state === 'completed' && search.finishedAt !== undefined && !seenBefore)
+        calibration.observe(search.estimatedSeconds, search.finishedAt - search.createdAt);
       // Finished: it never changes again, so it is serialized once and served from memory.
       const serialized = reply.serialize(body) as string;
       finished.set(key, serialized);
