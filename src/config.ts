@@ -227,6 +227,18 @@ export const SETTINGS = {
     kind: { type: 'bool' },
     doc: 'Refuse private and loopback destinations (the CLI turns it off)',
   },
+  server: {
+    env: 'USERSCOUT_SERVER',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'CLI only: a userscout service to search through (its URL) instead of checking from this machine',
+  },
+  apiKey: {
+    env: 'USERSCOUT_KEY',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'CLI only: the professional API key sent to USERSCOUT_SERVER (never printed)',
+  },
   latencyMemory: {
     env: 'USERSCOUT_LATENCY_FILE',
     default: '',

@@ -18,6 +18,7 @@ import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import { EXIT_LOW_COVERAGE } from '../../src/cli/exit-codes.js';
 import type { Io } from '../../src/cli/io.js';
 import { runSearch, type SearchCommandOptions } from '../../src/cli/search.js';
+import { UserscoutError } from '../../src/errors.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
@@ -292,6 +293,70 @@ describe('userscout search', () => {
           evidence: { ...r.evidence, bytesRead: 0 },
         });
         expect(every.results.map(comparable)).toEqual(api.results.map(comparable));
+      } finally {
+        await running.service.close();
+      }
+    });
+
+    it('--server runs the search on a service and prints what a local search prints', async () => {
+      const running = await startService(sim, catalogue, { dataDir: tempDir() });
+      try {
+        const local = capture();
+        const localCode = await runSearch(
+          ['alice'],
+          options({ catalogue: reachableFile, format: 'json', all: true }),
+          local.io,
+          env,
+        );
+        const remote = capture();
+        const remoteCode = await runSearch(
+          ['alice'],
+          { server: running.url, format: 'json', all: true, progress: false },
+          remote.io,
+          env,
+        );
+        expect(remoteCode).toBe(localCode);
+        const comparable = (r: { responseTime: number; evidence: object }) => ({
+          ...r,
+          responseTime: 0,
+          evidence: { ...r.evidence, bytesRead: 0 },
+        });
+        const a = JSON.parse(local.out().join('\n'));
+        const b = JSON.parse(remote.out().join('\n'));
+        expect(b.results.map(comparable)).toEqual(a.results.map(comparable));
+        expect(b.progress).toEqual(a.progress);
+        expect(b.coverage).toBe(a.coverage);
+        // A table too: the same rows but for the times.
+        const table = (lines: string[]) =>
+          lines.map((l) =>
+            l
+              .replace(/\d+ ms/, 'T')
+              .replace(/ in \d+\.\d s$/, '')
+              .replace(/ +/g, ' '),
+          );
+        const localTable = capture();
+        await runSearch(['alice'], options({ catalogue: reachableFile, all: true }), localTable.io, env);
+        const remoteTable = capture();
+        await runSearch(['alice'], { server: running.url, all: true, progress: false }, remoteTable.io, env);
+        expect(table(remoteTable.lines)).toEqual(table(localTable.lines));
+      } finally {
+        await running.service.close();
+      }
+    });
+
+    it('--server with a bad key ends at once with a usage error that does not print the key', async () => {
+      const running = await startService(sim, catalogue, { dataDir: tempDir() });
+      try {
+        const error = await runSearch(
+          ['alice'],
+          { server: running.url, key: 'us_secret_value_123', progress: false },
+          capture().io,
+          env,
+        ).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(UserscoutError);
+        expect((error as UserscoutError).status).toBe(401);
+        expect((error as UserscoutError).message).toMatch(/API key/);
+        expect((error as UserscoutError).message).not.toContain('us_secret_value_123');
       } finally {
         await running.service.close();
       }
