@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import { clientErrorHandler } from './client-error.js';
 import type { AppDeps } from './deps.js';
 import { installErrorHandler } from './error-handler.js';
 import { opsRoutes } from './routes/ops.js';
@@ -16,6 +17,7 @@ export async function buildOpsApp(
     logger,
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    clientErrorHandler,
   });
   installErrorHandler(app);
   await app.register(async (scope) => opsRoutes(scope, deps));
