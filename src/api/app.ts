@@ -9,7 +9,7 @@ import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController
 import { installAuth } from './auth.js';
 import { clientErrorHandler } from './client-error.js';
 import type { AppDeps } from './deps.js';
-import { installErrorHandler } from './error-handler.js';
+import { frameworkErrors, installErrorHandler } from './error-handler.js';
 import { DOCS_CONTENT_SECURITY_POLICY, DOCS_HEADERS, OPENAPI_OPTIONS } from './openapi.js';
 import { installRateLimits } from './rate-limits.js';
 import { eventRoutes } from './routes/events.js';
@@ -40,6 +40,7 @@ export async function buildApp(
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // What Node's HTTP parser refuses gets our error body too.
     clientErrorHandler,
+    frameworkErrors,
   });
   // JSON only: Fastify also parses text/plain by default, which would turn a
   // form-encoded or plain body into a 400 instead of the 415 it deserves.

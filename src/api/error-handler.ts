@@ -67,6 +67,23 @@ function allowedValues(errors: NonNullable<FastifyError['validation']>, instance
   return values;
 }
 
+/**
+ * Fastify's `frameworkErrors`: what its router refuses before any hook runs (a path
+ * that is not valid percent-encoding, a path parameter over the length limit) gets
+ * our body, and the headers the onRequest hooks would have set.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_BAD_URL'
+      ? 'The path is not valid percent-encoding'
+      : ERROR_CODES.bad_request.message;
+  void reply
+    .code(400)
+    .header('x-request-id', request.id)
+    .header('x-content-type-options', 'nosniff')
+    .send(errorBody(request, 'bad_request', message));
+}
+
 export function installErrorHandler(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isUserscoutError(error)) {

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { clientErrorHandler } from './client-error.js';
 import type { AppDeps } from './deps.js';
-import { installErrorHandler } from './error-handler.js';
+import { frameworkErrors, installErrorHandler } from './error-handler.js';
 import { opsRoutes } from './routes/ops.js';
 
 export async function buildOpsApp(
@@ -18,6 +18,7 @@ export async function buildOpsApp(
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     clientErrorHandler,
+    frameworkErrors,
   });
   installErrorHandler(app);
   await app.register(async (scope) => opsRoutes(scope, deps));

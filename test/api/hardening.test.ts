@@ -167,6 +167,14 @@ describe("requests Node's HTTP parser refuses get our error shape", () => {
       'bad_request',
       /Transfer-Encoding can't be present with Content-Length/,
     ],
+    // Not the parser but Fastify's router, before any hook: the same shape.
+    [
+      'a path that is not valid percent-encoding',
+      'GET /api/%zz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n',
+      400,
+      'bad_request',
+      /percent-encoding/,
+    ],
   ])('%s', async (_what, request, status, code, message) => {
     const { url } = await serve();
     const answer = parseAnswer(await rawExchange(url, request));
