@@ -135,6 +135,7 @@ export class UserscoutClient {
     if (options.categories) body.categories = options.categories;
     if (options.platforms) body.platforms = options.platforms;
     if (options.includeNsfw !== undefined) body.includeNsfw = options.includeNsfw;
+    if (options.private !== undefined) body.private = options.private;
     return this.#json<SearchStarted>(
       { method: 'POST', path: '/api/search', body, idempotent: false },
       this.#call(options),

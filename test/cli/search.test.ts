@@ -117,6 +117,18 @@ describe('userscout search', () => {
     await sim.stop();
   });
 
+  it('refuses a name that is not well-formed text before any request, as the API does', async () => {
+    const { io } = capture();
+    const before = sim.requestCount;
+    await expect(
+      runSearch(['\ud800abc'], options({ catalogue: reachableFile }), io, env),
+    ).rejects.toMatchObject({
+      code: 'invalid_username',
+      message: expect.stringMatching(/is not valid text: it holds half of a character \(U\+D800/),
+    });
+    expect(sim.requestCount).toBe(before);
+  });
+
   it('prints the table, then the summary after it, and exits 0', async () => {
     const { io, lines } = capture();
     const code = await runSearch(['alice'], options({ catalogue: reachableFile }), io, env);
