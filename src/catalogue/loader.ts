@@ -10,13 +10,17 @@ import { freezeCatalogue } from './freeze.js';
 import {
   type Catalogue,
   type CheckRequestSpec,
+  type ExtractRule,
+  type ExtractRules,
   type Platform,
   platformId,
   type Shield,
   type Signal,
 } from './platform.js';
+import { PROFILE_FIELDS, type ProfileField } from './profile-fields.js';
 import {
   CatalogueFileSchema,
+  type ExtractRuleSpec,
   PlatformSchema,
   type PlatformSpec,
   ShieldSchema,
@@ -175,6 +179,16 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
       if (problem) add(`/detect/${list}/${i}`, problem);
     });
   }
+  for (const [field, value] of Object.entries(spec.extract ?? {})) {
+    const rules: [string, ExtractRuleSpec][] =
+      field === 'ids'
+        ? Object.entries(value as Record<string, ExtractRuleSpec>).map(([n, r]) => [`ids/${n}`, r])
+        : [[field, value as unknown as ExtractRuleSpec]];
+    for (const [where, r] of rules) {
+      const problem = extractRuleProblem(r);
+      if (problem) add(`/extract/${where}`, problem);
+    }
+  }
   let rule: UsernameRule | undefined;
   try {
     rule = compileUsernameRule(spec.username);
@@ -212,6 +226,41 @@ function signalProblem(signal: SignalSpec): string | undefined {
   if ('json' in signal && signal.json.split('.').some((seg) => seg === ''))
     return 'json path has an empty segment';
   if ('header' in signal && !/^[A-Za-z0-9-]+$/.test(signal.header)) return 'is not a valid header name';
+  return undefined;
+}
+
+type ExtractSpec = Partial<Record<ProfileField, ExtractRuleSpec>> & { ids?: Record<string, ExtractRuleSpec> };
+
+function normaliseExtractRule(spec: ExtractRuleSpec): ExtractRule {
+  if ('json' in spec) return { kind: 'json', path: spec.json.split('.') };
+  if ('meta' in spec) return { kind: 'meta', name: spec.meta.toLowerCase() };
+  return { kind: 'regex', re: new RegExp(spec.regex, spec.flags) };
+}
+
+function normaliseExtract(spec: ExtractSpec): ExtractRules {
+  const fields: Partial<Record<ProfileField, ExtractRule>> = {};
+  for (const field of PROFILE_FIELDS) {
+    const rule = spec[field];
+    if (rule) fields[field] = normaliseExtractRule(rule);
+  }
+  const ids: Record<string, ExtractRule> = {};
+  for (const [name, rule] of Object.entries(spec.ids ?? {})) ids[name] = normaliseExtractRule(rule);
+  return { fields, ids };
+}
+
+/** What is wrong with an extract rule beyond its shape, or undefined. */
+function extractRuleProblem(rule: ExtractRuleSpec): string | undefined {
+  if ('json' in rule && rule.json.split('.').some((seg) => seg === ''))
+    return 'json path has an empty segment';
+  if ('regex' in rule) {
+    let re: RegExp;
+    try {
+      re = new RegExp(rule.regex, rule.flags);
+    } catch (error) {
+      return `regex does not compile: ${(error as Error).message}`;
+    }
+    if (!/\(\?<value>/.test(re.source)) return 'regex needs a named group `value` (?<value>…)';
+  }
   return undefined;
 }
 
@@ -258,5 +307,6 @@ function normalisePlatform(spec: PlatformSpec): Platform {
     enabled: spec.enabled ?? true,
     disabledReason: spec.disabledReason,
     budget: spec.budget ? { perSecond: spec.budget.perSecond, burst: spec.budget.burst ?? 1 } : undefined,
+    extract: spec.extract ? normaliseExtract(spec.extract as ExtractSpec) : undefined,
   };
 }

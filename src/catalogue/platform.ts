@@ -3,6 +3,7 @@
  * compiled, frozen. Built only by `loader.ts`.
  */
 import type { Category } from './categories.js';
+import type { ProfileField } from './profile-fields.js';
 import type { UsernameRule } from './username-rule.js';
 
 export type JsonPrimitive = string | number | boolean | null;
@@ -39,6 +40,17 @@ export interface PlatformBudget {
   readonly burst: number;
 }
 
+/** Where one profile field is read from in a hit's answer (`extract` in the catalogue). */
+export type ExtractRule =
+  | { readonly kind: 'json'; readonly path: readonly string[] }
+  | { readonly kind: 'meta'; readonly name: string }
+  | { readonly kind: 'regex'; readonly re: RegExp };
+
+export interface ExtractRules {
+  readonly fields: Readonly<Partial<Record<ProfileField, ExtractRule>>>;
+  readonly ids: Readonly<Record<string, ExtractRule>>;
+}
+
 export interface Platform {
   /** Stable identifier derived from the name (lower-case, dashes). */
   readonly id: string;
@@ -56,6 +68,8 @@ export interface Platform {
   readonly disabledReason: string | undefined;
   /** Its own request-rate budget; undefined: the configured default. */
   readonly budget: PlatformBudget | undefined;
+  /** Its own profile-detail rules for hits; undefined: the generic extractors only. */
+  readonly extract: ExtractRules | undefined;
 }
 
 export type ShieldReason = 'waf' | 'captcha';

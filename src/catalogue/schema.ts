@@ -5,6 +5,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { CATEGORIES } from './categories.js';
+import { PROFILE_FIELDS } from './profile-fields.js';
 
 const strict = { additionalProperties: false } as const;
 
@@ -123,6 +124,48 @@ export const BudgetSchema = Type.Object(
   },
 );
 
+export const ExtractRuleSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        json: Type.String({ minLength: 1, description: 'A dot path into the JSON answer (data.user.name)' }),
+      },
+      strict,
+    ),
+    Type.Object(
+      { meta: Type.String({ minLength: 1, description: 'The content of <meta name|property="…">' }) },
+      strict,
+    ),
+    Type.Object(
+      {
+        regex: Type.String({
+          minLength: 1,
+          description: 'A JavaScript regular expression over the body with a named group `value`',
+        }),
+        flags: Type.Optional(Type.String({ pattern: '^[imsu]*$', description: 'Regex flags: i, m, s, u' })),
+      },
+      strict,
+    ),
+  ],
+  { description: 'Where one profile field is read from: {json}, {meta} or {regex}' },
+);
+
+export const ExtractSchema = Type.Object(
+  {
+    ...Object.fromEntries(PROFILE_FIELDS.map((field) => [field, Type.Optional(ExtractRuleSchema)])),
+    ids: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[a-zA-Z][a-zA-Z0-9_]{0,39}$' }), ExtractRuleSchema, {
+        description: 'Identifiers of the account by name, e.g. {"userId": {"json": "data.id"}}',
+      }),
+    ),
+  },
+  {
+    ...strict,
+    description:
+      'Profile details of a hit, read from the answer the check already read (no extra request); the generic extractors (Open Graph, JSON-LD, rel="me") fill what these rules do not',
+  },
+);
+
 export const PlatformSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 80, description: 'Unique display name' }),
@@ -165,6 +208,7 @@ export const PlatformSchema = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     disabledReason: Type.Optional(Type.String({ description: 'Why the platform is disabled' })),
     budget: Type.Optional(BudgetSchema),
+    extract: Type.Optional(ExtractSchema),
     notes: Type.Optional(Type.String({ description: 'Anything a maintainer should know' })),
   },
   strict,
@@ -205,4 +249,5 @@ export type CheckSpec = Static<typeof CheckSchema>;
 export type UsernameRuleSpec = Static<typeof UsernameRuleSchema>;
 export type PlatformSpec = Static<typeof PlatformSchema>;
 export type BudgetSpec = Static<typeof BudgetSchema>;
+export type ExtractRuleSpec = Static<typeof ExtractRuleSchema>;
 export type ShieldSpec = Static<typeof ShieldSchema>;

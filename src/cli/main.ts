@@ -12,6 +12,7 @@ import { SIM_DEFAULTS } from '../sim/defaults.js';
 import type { SelfCheckCommandOptions } from './catalogue-self-check.js';
 import type { SyncCommandOptions } from './catalogue-sync.js';
 import {
+  OUTPUT_FORMATS,
   PLATFORMS_FORMATS,
   REPORT_FORMATS,
   type ReportFormat,
@@ -84,9 +85,12 @@ export function buildProgram(): Command {
     .option('--platform <name>', 'only this platform (repeatable)', collect)
     .option('--nsfw', 'include NSFW platforms')
     .addOption(
-      new Option('--format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'),
+      new Option('--format <format>', 'output format (html: a self-contained report)')
+        .choices([...OUTPUT_FORMATS])
+        .default('table'),
     )
     .option('--all', 'every outcome, not only hits')
+    .option('-o, --output <file>', 'write the json, csv or html to this file instead of stdout')
     .option(
       '--server <url>',
       'search through this userscout service instead of from this machine (USERSCOUT_SERVER)',

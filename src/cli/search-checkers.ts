@@ -9,6 +9,7 @@ import type { UserscoutClient } from '../client/client.js';
 import { UserscoutClientError } from '../client/client-error.js';
 import type { Config } from '../config.js';
 import { createEngine } from '../engine/create-engine.js';
+import { ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import type { Outcome } from '../engine/outcome.js';
 import { ERROR_CODES, type ErrorCode, UserscoutError } from '../errors.js';
 import { slowestFirst } from '../runner/check-order.js';
@@ -29,6 +30,8 @@ export interface Checker {
   /** Platform names the results may show (column widths are set before the first). */
   readonly names: readonly string[];
   readonly timeoutMs: number;
+  /** Profile URL templates, to find linked accounts; absent when the search runs elsewhere. */
+  readonly profileUrls?: ProfileUrlMatcher;
   run(username: string, signal: AbortSignal): Promise<CheckRun>;
   /** After a search that ran to its end, with everything it found. */
   finished(outcomes: readonly Outcome[]): void;
@@ -43,6 +46,7 @@ export function localChecker(config: Config, catalogue: Catalogue, platforms: re
   return {
     names: platforms.map((p) => p.name),
     timeoutMs: config.timeoutMs,
+    profileUrls: new ProfileUrlMatcher(catalogue.platforms),
     async run(username, signal) {
       const ordered = slowestFirst(platforms, latencies, config.unmeasuredLatencyMs);
       return { total: platforms.length, outcomes: engine.search(username, ordered, signal) };
