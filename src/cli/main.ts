@@ -99,9 +99,13 @@ export function buildProgram(): Command {
     .command('validate')
     .argument('[file]', 'catalogue file (default: the built-in catalogue)')
     .description('Report every problem of a catalogue; exit 1 when there is any')
-    .action(async (file: string | undefined) => {
+    .option(
+      '--reference <dir>',
+      "folder of the public site lists (whatsmyname/, sherlock/, maigret/): also refuse status-alone rules WhatsMyName's records contradict",
+    )
+    .action(async (file: string | undefined, options: { reference?: string }) => {
       const { formatValidateReport, validateFile } = await import('./catalogue-validate.js');
-      const report = validateFile(file);
+      const report = validateFile(file, options.reference);
       io.out(formatValidateReport(report));
       process.exitCode = report.problems.length > 0 ? 1 : 0;
     });

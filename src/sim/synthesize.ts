@@ -5,7 +5,7 @@
  * before it is used, so the simulated web never contradicts the catalogue.
  */
 import RandExp from 'randexp';
-import type { Platform, Shield, Signal } from '../catalogue/platform.js';
+import type { Platform, Shield, Signal, SignalPart } from '../catalogue/platform.js';
 import { classify } from '../engine/classify.js';
 import type { ResponseView } from '../engine/response-view.js';
 
@@ -81,8 +81,14 @@ interface Draft {
   redirect: string | undefined;
 }
 
-function apply(draft: Draft, signal: Signal, mode: 'hold' | 'exists'): void {
+function apply(draft: Draft, signal: Signal | SignalPart, mode: 'hold' | 'exists'): void {
   switch (signal.kind) {
+    case 'all':
+      for (const part of signal.parts) apply(draft, part, mode);
+      return;
+    case 'not':
+      // Nothing to add: the answer lacks what is not put in (the classifier checks it after).
+      return;
     case 'status':
       draft.status ??= signal.codes[0];
       return;
