@@ -142,9 +142,13 @@ function compare(ours: Platform, theirs: Counterpart): Disagreement[] {
   for (const side of ['exists', 'missing'] as const) {
     const a = statuses(side, ours);
     const b = statuses(side, other, side === 'missing' ? (theirs.recordedMissing ?? []) : []);
-    if (statusesDisagree(a, b)) add(`${side} status`, list(a), list(b));
     const ma = markersOf(ours.detect[side]);
     const mb = markersOf(other.detect[side]);
+    // Their missing page, whatever its status, is read as missing here by the same marker alone.
+    const anyStatus =
+      side === 'missing' &&
+      markersOf(ours.detect.missing.filter((s) => s.kind !== 'all')).some((m) => mb.includes(m));
+    if (!anyStatus && statusesDisagree(a, b)) add(`${side} status`, list(a), list(b));
     if (mb.length > 0 && !mb.some((m) => ma.includes(m))) add(`${side} markers`, list(ma), list(mb));
   }
   const pa = ours.username.pattern?.source;
