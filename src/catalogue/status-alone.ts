@@ -16,9 +16,7 @@ const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
 export function statusAloneCodes(platform: Platform): readonly number[] | undefined {
   let codes: number[] | undefined;
   for (const signal of platform.detect.exists) {
-    const parts: readonly BasicSignal[] | undefined =
-      signal.kind === 'all' ? positiveParts(signal) : [signal];
-    if (!parts) return undefined;
+    const parts: readonly BasicSignal[] = signal.kind === 'all' ? positiveParts(signal) : [signal];
     for (const part of parts) {
       if (part.kind !== 'status') return undefined;
       codes = codes ? codes.filter((c) => part.codes.includes(c)) : [...part.codes];
@@ -27,14 +25,12 @@ export function statusAloneCodes(platform: Platform): readonly number[] | undefi
   return codes;
 }
 
-/** The parts of a group that must hold, or undefined when a `not` part also reads the answer. */
-function positiveParts(signal: Extract<Signal, { kind: 'all' }>): readonly BasicSignal[] | undefined {
-  const out: BasicSignal[] = [];
-  for (const part of signal.parts) {
-    if (part.kind === 'not') return undefined;
-    out.push(part);
-  }
-  return out;
+/**
+ * The parts of a group that must hold. A `not` part only says what the page
+ * lacks, which every changed page may lack too: it tells nothing on its own.
+ */
+function positiveParts(signal: Extract<Signal, { kind: 'all' }>): readonly BasicSignal[] {
+  return signal.parts.flatMap((part) => (part.kind === 'not' ? [] : [part]));
 }
 
 /** The statuses a missing signal can hold with; undefined = any status. */

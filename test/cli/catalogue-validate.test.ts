@@ -121,6 +121,12 @@ describe('catalogue validate: rules that cannot tell on their own', () => {
           entry('Status', {
             detect: { exists: [{ status: [200] }], missing: [{ status: [404] }, { text: 'gone' }] },
           }),
+          entry('Lacking', {
+            detect: {
+              exists: [{ all: [{ status: [200] }, { not: { text: 'No such user' } }] }],
+              missing: [{ text: 'No such user' }],
+            },
+          }),
           entry('Grouped', {
             detect: {
               exists: [{ status: [200] }],
@@ -138,6 +144,7 @@ describe('catalogue validate: rules that cannot tell on their own', () => {
     );
     expect(report.problems.map((p) => `${p.platform} ${p.field}`)).toEqual([
       'Soft /detect/exists',
+      'Lacking /detect/exists',
       'Grouped /detect/exists',
       'Followed /detect/exists',
     ]);
