@@ -8,6 +8,7 @@ import { CatalogueError } from '../errors.js';
 import { CATEGORIES, type Category } from './categories.js';
 import { freezeCatalogue } from './freeze.js';
 import {
+  type BasicSignal,
   type Catalogue,
   type CheckRequestSpec,
   type ExtractRule,
@@ -16,9 +17,11 @@ import {
   platformId,
   type Shield,
   type Signal,
+  type SignalPart,
 } from './platform.js';
 import { PROFILE_FIELDS, type ProfileField } from './profile-fields.js';
 import {
+  type BasicSignalSpec,
   CatalogueFileSchema,
   type ExtractRuleSpec,
   PlatformSchema,
@@ -43,7 +46,7 @@ export interface LoadResult {
   readonly problems: readonly CatalogueProblem[];
 }
 
-const SIGNAL_KINDS = ['status', 'text', 'regex', 'redirect', 'json', 'header'] as const;
+const SIGNAL_KINDS = ['status', 'text', 'regex', 'redirect', 'json', 'header', 'all'] as const;
 
 /** Validates a parsed catalogue document (our own format). Throws only when the document itself is unusable. */
 export function loadCatalogue(data: unknown, extraShields: readonly Shield[] = []): LoadResult {
@@ -136,7 +139,7 @@ function schemaProblems(
   const seen = new Set<string>();
   for (const error of Value.Errors(schema, entry)) {
     // A bad signal yields one error per union member; say it once, plainly.
-    const isSignal = /^\/detect\/(exists|missing)\/\d+$/.test(error.path);
+    const isSignal = /^\/detect\/(exists|missing)\/\d+(\/all\/\d+(\/not)?)?$/.test(error.path);
     const message = isSignal
       ? `must be exactly one of ${SIGNAL_KINDS.map((k) => `{${k}}`).join(', ')} with valid values`
       : error.path === '/category'
@@ -216,6 +219,19 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
 }
 
 function signalProblem(signal: SignalSpec): string | undefined {
+  if ('all' in signal) {
+    if (signal.all.every((part) => 'not' in part))
+      return 'a compound signal needs at least one part that is not a {not}';
+    for (const part of signal.all) {
+      const problem = basicSignalProblem('not' in part ? part.not : part);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  return basicSignalProblem(signal);
+}
+
+function basicSignalProblem(signal: BasicSignalSpec): string | undefined {
   if ('regex' in signal) {
     try {
       new RegExp(signal.regex, signal.flags);
@@ -265,6 +281,18 @@ function extractRuleProblem(rule: ExtractRuleSpec): string | undefined {
 }
 
 function normaliseSignal(spec: SignalSpec): Signal {
+  if ('all' in spec)
+    return {
+      kind: 'all',
+      parts: spec.all.map(
+        (part): SignalPart =>
+          'not' in part ? { kind: 'not', signal: normaliseBasic(part.not) } : normaliseBasic(part),
+      ),
+    };
+  return normaliseBasic(spec);
+}
+
+function normaliseBasic(spec: BasicSignalSpec): BasicSignal {
   if ('status' in spec) return { kind: 'status', codes: [...spec.status] };
   if ('text' in spec) return { kind: 'text', text: spec.text };
   if ('regex' in spec) return { kind: 'regex', re: new RegExp(spec.regex, spec.flags) };

@@ -22,3 +22,7 @@ export const SELF_CHECK_FORMATS: readonly SelfCheckFormat[] = ['table', 'json'];
 export type SyncFormat = 'text' | 'json';
 /** `catalogue sync --format`. */
 export const SYNC_FORMATS: readonly SyncFormat[] = ['text', 'json'];
+
+export type AuditFormat = 'table' | 'json';
+/** `catalogue audit --format`. */
+export const AUDIT_FORMATS: readonly AuditFormat[] = ['table', 'json'];
