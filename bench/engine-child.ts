@@ -5,7 +5,7 @@
 import { loadConfig, type SettingName } from '../src/config.js';
 import { createEngine } from '../src/engine/create-engine.js';
 import type { Engine } from '../src/engine/engine.js';
-import type { OutcomeStatus } from '../src/engine/outcome.js';
+import type { Outcome, OutcomeStatus } from '../src/engine/outcome.js';
 import { runChild } from './child.js';
 import { loadPlatformSet, type PlatformSetId } from './platform-set.js';
 import { measure, readUsage, type UsageDelta } from './process-usage.js';
@@ -84,7 +84,15 @@ await runChild<EngineInput, EngineReady>(async (input) => {
 
   return {
     ready: { platforms: set.searched.length, startupMs, timeoutMs: config.timeoutMs },
-    handlers: { searches: (usernames: string[]) => searches(usernames) },
+    handlers: {
+      searches: (usernames: string[]) => searches(usernames),
+      /** Every outcome of a search for `username`, in the order they came (what a store keeps). */
+      outcomes: async (username: string): Promise<Outcome[]> => {
+        const outcomes: Outcome[] = [];
+        for await (const outcome of engine.search(username, set.searched)) outcomes.push(outcome);
+        return outcomes;
+      },
+    },
     stop: () => engine.close(),
   };
 });
