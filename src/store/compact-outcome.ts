@@ -338,3 +338,17 @@ export function vocabularyIdsIn(bytes: Uint8Array): number[] {
   ids.push(r.textId());
   return ids.filter((id): id is number => id !== undefined);
 }
+
+/** A list of non-negative integers as varints (e.g. a search's platforms as vocabulary ids). */
+export function encodeVarints(numbers: readonly number[]): Uint8Array {
+  const w = new Writer();
+  for (const n of numbers) w.varint(n);
+  return w.done();
+}
+
+export function decodeVarints(bytes: Uint8Array): number[] {
+  const r = new Reader(bytes);
+  const numbers: number[] = [];
+  while (!r.ended) numbers.push(r.varint());
+  return numbers;
+}
