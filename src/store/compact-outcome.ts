@@ -22,6 +22,8 @@
  * not letters or digits, so a platform's templates stay few).
  * Format 0 (byte 0 = 0): UTF-8 JSON of the outcome follows, for any outcome
  * format 1 cannot give back exactly (never seen from the engine).
+ * Bytes that start with `{` are an outcome stored as JSON before this format:
+ * decoded as such, so data written by earlier releases still reads.
  */
 import { CATEGORIES, type Category } from '../catalogue/categories.js';
 import {
@@ -46,6 +48,7 @@ export type VocabularyTexts = (id: number) => string;
 
 const FORMAT_JSON = 0;
 const FORMAT_COMPACT = 1;
+const LEGACY_JSON = 0x7b; // '{'
 const USERNAME = '\u0000';
 
 const STATUS_INDEX = new Map(OUTCOME_STATUSES.map((s, i) => [s as string, i]));
@@ -280,6 +283,7 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
 /** The outcome `encodeOutcome` was given. `texts` gives the template of each vocabulary id. */
 export function decodeOutcome(bytes: Uint8Array, username: string, texts: VocabularyTexts): Outcome {
   if (bytes[0] === FORMAT_JSON) return JSON.parse(fromUtf8.decode(bytes.subarray(1))) as Outcome;
+  if (bytes[0] === LEGACY_JSON) return JSON.parse(fromUtf8.decode(bytes)) as Outcome;
   if (bytes[0] !== FORMAT_COMPACT) throw new RangeError(`compact outcome: unknown format ${bytes[0]}`);
   const r = new Reader(bytes);
   r.byte();
