@@ -7,6 +7,7 @@
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
 import { loadConfig } from '../../src/config.js';
 import type { Engine } from '../../src/engine/engine.js';
@@ -51,6 +52,9 @@ interface StoreSize {
   readonly shared: number;
   /** Everything the store grew by, divided by the searches (SQLite: the file). */
   readonly total: number;
+  /** Sweeping them all after the retention period: ms per search, and the longest the event loop waited (ms). */
+  readonly sweepMsPerSearch: number;
+  readonly sweepPauseMs: number;
 }
 
 /** Outcomes of real searches, one list per username. */
@@ -143,12 +147,30 @@ async function measureSqlite(
     `case 9: SQLite bytes per search by table and index: ${pages.map((p) => `${p.name} ${Math.round(p.bytes / usernames.length)}`).join(', ')}`,
   );
   const n = usernames.length;
+  const sweep = await measureSweep(new SqliteStore(path), n);
   return {
+    ...sweep,
     kept: grown((name) => SQLITE_KEPT.test(name)) / n,
     cache: grown((name) => SQLITE_CACHE.test(name)) / n,
     shared: grown((name) => !SQLITE_KEPT.test(name) && !SQLITE_CACHE.test(name)),
     total: (statSync(path).size - statSync(empty).size) / n,
   };
+}
+
+/** Sweeps every search stored (as after the retention period), timing it and the event loop meanwhile. */
+async function measureSweep(store: Store, searches: number) {
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  try {
+    loop.enable();
+    const started = performance.now();
+    const removed = await store.sweepSearches(Date.now() + 1);
+    const ms = performance.now() - started;
+    loop.disable();
+    if (removed !== searches) throw new Error(`the sweep removed ${removed} searches of ${searches}`);
+    return { sweepMsPerSearch: ms / searches, sweepPauseMs: loop.max / 1e6 };
+  } finally {
+    await store.close();
+  }
 }
 
 /** Bytes of every table and index, from SQLite's dbstat table. */
@@ -204,14 +226,16 @@ async function measureRedis(
     const kept = await memoryUsage(client, [...searchKeys]);
     const cache = await memoryUsage(client, [...cacheKeys]);
     const sharedBytes = await memoryUsage(client, shared);
+    const sweep = await measureSweep(store, ids.length);
     return {
+      ...sweep,
       kept: kept / ids.length,
       cache: cache / ids.length,
       shared: sharedBytes,
       total: (kept + cache + sharedBytes) / ids.length,
     };
   } finally {
-    await store.close();
+    await store.close().catch(() => {});
     await deletePrefix(url, prefix);
     client.disconnect();
   }
@@ -243,6 +267,8 @@ const COLUMNS: readonly Column[] = [
   { key: 'keptBefore', title: 'kept at 99a65bb', better: 'none' },
   { key: 'cacheBefore', title: 'cache at 99a65bb', better: 'none' },
   { key: 'totalBefore', title: 'all at 99a65bb', better: 'none' },
+  { key: 'sweepMs', title: 'sweep ms/search', better: 'lower', digits: 1 },
+  { key: 'sweepPauseMs', title: 'sweep longest pause ms', better: 'lower', digits: 1 },
 ];
 
 function sizeRow(s: StoreSize): Row {
@@ -261,6 +287,8 @@ function sizeRow(s: StoreSize): Row {
       keptBefore: before.kept,
       cacheBefore: before.cache,
       totalBefore: before.total,
+      sweepMs: s.sweepMsPerSearch,
+      sweepPauseMs: s.sweepPauseMs,
     },
   };
 }
@@ -288,6 +316,7 @@ export const storeSizeCase: BenchCase = {
         'outcomes of real searches (built-in catalogue, simulated web, zero latency), stored by the search job: outcomes, outcome cache, platform statistics',
         'kept: the search and its outcomes, kept for the retention period (7 days by default); cache: the outcome-cache entries it wrote, kept an hour (misses) to a day (hits); shared: vocabulary and platform statistics, bounded by the catalogue',
         'SQLite: page bytes by table and index (dbstat), all = growth of the file (WAL checkpointed) per search; Redis: MEMORY USAGE (SAMPLES 0) of the keys',
+        "sweep: every search deleted as after the retention period (SQLite: 500 rows a transaction); longest pause: the event loop's longest wait meanwhile",
       ],
       settings: {},
     };

@@ -390,7 +390,8 @@ export class RedisStore implements Store {
         for (const id of ids) {
           const k = this.#searchKeys(id);
           pipeline.exists(k.search);
-          pipeline.del(k.search, k.outcomes, k.seen, k.counts);
+          // UNLINK: Redis frees a search's outcomes in the background, not while other commands wait.
+          pipeline.unlink(k.search, k.outcomes, k.seen, k.counts);
         }
         pipeline.zrem(this.#key('searches'), ...ids);
         pipeline.zrem(this.#key('unfinished'), ...ids);
