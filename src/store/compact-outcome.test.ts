@@ -122,6 +122,9 @@ function outcomeShapes(rand: () => number, username: string): Outcome[] {
     { ...hit, evidence: { ...hit.evidence, httpStatus: -1 } },
     { ...hit, evidence: { ...hit.evidence, bytesRead: 2 ** 53 - 1 } },
     { ...hit, extra: true } as Outcome,
+    { ...hit, reason: undefined },
+    { ...hit, platform: 'broken \uD800 surrogate' },
+    { ...hit, evidence: { ...hit.evidence, rule: 'lone \uDC00' } },
   );
   return shapes;
 }

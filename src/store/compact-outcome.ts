@@ -74,7 +74,7 @@ export function toTemplate(text: string, username: string): string {
 }
 
 function fromTemplate(template: string, username: string): string {
-  return template.includes(USERNAME) ? template.split(USERNAME).join(username) : template;
+  return template.includes(USERNAME) ? template.replaceAll(USERNAME, () => username) : template;
 }
 
 function isWordChar(code: number): boolean {
@@ -220,17 +220,8 @@ export function encodeOutcome(
   username: string,
   ids: VocabularyIds = () => undefined,
 ): Uint8Array {
-  const asked = new Map<number, string>();
-  const compact = encodeCompact(outcome, username, (template) => {
-    const id = ids(template);
-    if (id !== undefined) asked.set(id, template);
-    return id;
-  });
-  if (compact !== undefined) {
-    // Exactness proven, not assumed: any field, key order or value format 1 cannot carry falls back.
-    const back = decodeOutcome(compact, username, (id) => asked.get(id)!);
-    if (JSON.stringify(back) === JSON.stringify(outcome)) return compact;
-  }
+  const compact = encodeCompact(outcome, username, ids);
+  if (compact !== undefined) return compact;
   const json = utf8.encode(JSON.stringify(outcome));
   const bytes = new Uint8Array(json.length + 1);
   bytes[0] = FORMAT_JSON;
@@ -249,9 +240,13 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
     (outcome.reason !== undefined && reason === undefined)
   )
     return undefined;
+  // Exactly what decodeOutcome builds, or format 0: the same keys in the same order, and texts
+  // that survive UTF-8 and templating unchanged (no U+0000, no lone surrogate).
+  if (!sameKeys(outcome, outcomeKeys(outcome)) || !sameKeys(e, evidenceKeys(e))) return undefined;
   const texts = [outcome.platform, outcome.platformId, outcome.url, e.rule];
   if (e.finalUrl !== undefined) texts.push(e.finalUrl);
-  if (texts.some((t) => typeof t !== 'string' || t.includes(USERNAME))) return undefined;
+  if (texts.some((t) => typeof t !== 'string' || t.includes(USERNAME) || LONE_SURROGATE.test(t)))
+    return undefined;
   const numbers = [outcome.responseTime, e.attempts, e.httpStatus, e.bytesRead, e.cachedAt];
   if (numbers.some((n) => n !== undefined && !(Number.isSafeInteger(n) && n >= 0))) return undefined;
 
@@ -278,6 +273,31 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
   if (e.bytesRead !== undefined) w.varint(e.bytesRead);
   if (e.cachedAt !== undefined) w.varint(e.cachedAt);
   return w.done();
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The keys of an outcome as src/engine/outcome.ts builds it (and decodeOutcome gives back), in order. */
+function outcomeKeys(o: Outcome): string[] {
+  return o.reason === undefined
+    ? ['platform', 'platformId', 'category', 'url', 'status', 'responseTime', 'evidence']
+    : ['platform', 'platformId', 'category', 'url', 'status', 'reason', 'responseTime', 'evidence'];
+}
+
+function evidenceKeys(e: Outcome['evidence']): string[] {
+  const keys: string[] = [];
+  if (e.httpStatus !== undefined) keys.push('httpStatus');
+  if (e.finalUrl !== undefined) keys.push('finalUrl');
+  keys.push('rule', 'attempts');
+  if (e.bytesRead !== undefined) keys.push('bytesRead');
+  if (e.cachedAt !== undefined) keys.push('cachedAt');
+  return keys;
+}
+
+function sameKeys(value: object, expected: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const keys = Object.keys(value);
+  return keys.length === expected.length && keys.every((k, i) => k === expected[i]);
 }
 
 /** The outcome `encodeOutcome` was given. `texts` gives the template of each vocabulary id. */
@@ -307,24 +327,26 @@ export function decodeOutcome(bytes: Uint8Array, username: string, texts: Vocabu
   const bytesRead = flags & F_BYTES_READ ? r.varint() : undefined;
   const cachedAt = flags & F_CACHED_AT ? r.varint() : undefined;
   if (!r.ended) throw new RangeError('compact outcome: trailing bytes');
-  // Key order as src/engine/outcome.ts builds outcomes, so JSON answers read byte for byte the same.
-  return {
+  // Key order as src/engine/outcome.ts builds outcomes, so JSON answers read byte for byte the
+  // same; built by assignment, which is several times faster here than spreads.
+  const evidence: { -readonly [K in keyof Outcome['evidence']]: Outcome['evidence'][K] } = {} as never;
+  if (httpStatus !== undefined) evidence.httpStatus = httpStatus;
+  if (finalUrl !== undefined) evidence.finalUrl = finalUrl;
+  evidence.rule = rule;
+  evidence.attempts = attempts;
+  if (bytesRead !== undefined) evidence.bytesRead = bytesRead;
+  if (cachedAt !== undefined) evidence.cachedAt = cachedAt;
+  const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
     platform,
     platformId,
     category,
     url,
     status: OUTCOME_STATUSES[flags & 7]!,
-    ...(reason !== undefined ? { reason } : {}),
-    responseTime,
-    evidence: {
-      ...(httpStatus !== undefined ? { httpStatus } : {}),
-      ...(finalUrl !== undefined ? { finalUrl } : {}),
-      rule,
-      attempts,
-      ...(bytesRead !== undefined ? { bytesRead } : {}),
-      ...(cachedAt !== undefined ? { cachedAt } : {}),
-    },
-  };
+  } as never;
+  if (reason !== undefined) outcome.reason = reason;
+  outcome.responseTime = responseTime;
+  outcome.evidence = evidence;
+  return outcome;
 }
 
 /** The vocabulary ids `bytes` refers to: what a backend with a remote vocabulary fetches before decoding. */
