@@ -6,13 +6,17 @@ import {
   errorOutcome,
   INVALID_REASONS,
   invalidOutcome,
+  OUTCOME_STATUSES,
   type Outcome,
   UNKNOWN_REASONS,
   unsentUnknownOutcome,
 } from '../engine/outcome.js';
 import {
+  CATEGORY_CODES,
   decodeOutcome,
   encodeOutcome,
+  REASON_CODES,
+  STATUS_CODES,
   toTemplate,
   vocabularyIdsIn,
   vocabularyOf,
@@ -130,6 +134,18 @@ function outcomeShapes(rand: () => number, username: string): Outcome[] {
 }
 
 describe('compact outcome', () => {
+  it('has a code for every status, category and reason (append new ones to the codes, never reorder)', () => {
+    expect([...STATUS_CODES].sort()).toEqual([...OUTCOME_STATUSES].sort());
+    expect([...CATEGORY_CODES].sort()).toEqual([...CATEGORIES].sort());
+    expect([...REASON_CODES].sort()).toEqual(
+      [...UNKNOWN_REASONS, ...ERROR_REASONS, ...INVALID_REASONS].sort(),
+    );
+    // Codes stored by the first release of format 1.
+    expect(STATUS_CODES.indexOf('miss')).toBe(1);
+    expect(CATEGORY_CODES.indexOf('nsfw')).toBe(23);
+    expect(REASON_CODES.indexOf('unsafe_username')).toBe(12);
+  });
+
   it('decodes every shape back to exactly the outcome encoded, with a vocabulary and without', () => {
     const rand = random(16);
     const vocab = vocabulary();

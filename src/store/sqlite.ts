@@ -9,13 +9,14 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { OUTCOME_STATUSES, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
+import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import {
   decodeOutcome,
   decodeVarints,
   encodeOutcome,
   encodeVarints,
+  STATUS_CODES,
   vocabularyOf,
 } from './compact-outcome.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
@@ -139,7 +140,7 @@ const SCHEMA_2 = `
     search_key INTEGER NOT NULL, -- searches.key
     platform INTEGER NOT NULL, -- vocabulary id of the platform id
     seq INTEGER NOT NULL,
-    status INTEGER NOT NULL, -- index in OUTCOME_STATUSES
+    status INTEGER NOT NULL, -- index in STATUS_CODES (compact-outcome.ts)
     outcome BLOB NOT NULL, -- compact-outcome.ts
     PRIMARY KEY (search_key, platform)
   ) WITHOUT ROWID;
@@ -200,7 +201,7 @@ function migrateToCompactOutcomes(db: Database): void {
         key,
         vocabulary.intern(parsed.platformId),
         seq,
-        OUTCOME_STATUSES.indexOf(parsed.status),
+        STATUS_INDEX.get(parsed.status) ?? -1,
         vocabulary.encode(parsed, row.username),
       );
       last = seq;
@@ -210,7 +211,7 @@ function migrateToCompactOutcomes(db: Database): void {
   db.exec(SCHEMA_2_AFTER);
 }
 
-const STATUS_INDEX: ReadonlyMap<OutcomeStatus, number> = new Map(OUTCOME_STATUSES.map((s, i) => [s, i]));
+const STATUS_INDEX: ReadonlyMap<OutcomeStatus, number> = new Map(STATUS_CODES.map((s, i) => [s, i]));
 
 /**
  * The `vocabulary` table, cached: an id, once given, never changes, so this
@@ -505,7 +506,7 @@ export class SqliteStore implements Store {
     const byStatus = emptyByStatus();
     let checked = 0;
     for (const row of rows) {
-      byStatus[OUTCOME_STATUSES[row.status]!] = row.n;
+      byStatus[STATUS_CODES[row.status]!] = row.n;
       checked += row.n;
     }
     return { checked, hits: byStatus.hit, byStatus };
