@@ -123,6 +123,41 @@ describe('SqliteStore on a file, reopened', () => {
     await writer.addOutcome('s1', hit);
     expect(await reader.progress('s1')).toMatchObject({ checked: 1, hits: 1 });
   });
+
+  it('forgets the vocabulary ids of a write rolled back, which another handle may give to other texts', async () => {
+    const path = join(dir, 'rollback', 'store.db');
+    const a = open(path);
+    const b = open(path);
+    await a.createSearch({
+      id: 's1',
+      username: 'alice',
+      state: 'running',
+      tier: 'free',
+      client: 'ip:198.51.100.4',
+      platformIds: ['github'],
+      estimatedSeconds: 1,
+      createdAt: T0,
+    });
+    const on = (platformId: string): Outcome => ({
+      ...hit,
+      platform: platformId.toUpperCase(),
+      platformId,
+      url: `https://${platformId}.example/alice`,
+      evidence: { ...hit.evidence, finalUrl: `https://${platformId}.example/alice` },
+    });
+    // The second outcome cannot be stored: the batch, and the texts the first one added, roll back.
+    await expect(
+      a.addOutcomes('s1', [on('fresh'), { ...on('broken'), platformId: null as never }]),
+    ).rejects.toThrow();
+    await b.addOutcomes('s1', [on('other')]);
+    expect(await a.addOutcome('s1', on('fresh'))).toBe(2);
+    const expected = [
+      { seq: 1, outcome: on('other') },
+      { seq: 2, outcome: on('fresh') },
+    ];
+    expect(await a.listOutcomes('s1')).toEqual(expected);
+    expect(await b.listOutcomes('s1')).toEqual(expected);
+  });
 });
 
 describe('SqliteStore on a database of schema 1 (outcomes as JSON)', () => {
