@@ -55,6 +55,8 @@ interface StoreSize {
   /** Sweeping them all after the retention period: ms per search, and the longest the event loop waited (ms). */
   readonly sweepMsPerSearch: number;
   readonly sweepPauseMs: number;
+  /** Share of the outcomes of each status, e.g. 'miss 55%, hit 40%'. */
+  readonly statuses: string;
 }
 
 /** Outcomes of real searches, one list per username. */
@@ -131,7 +133,7 @@ async function measureSqlite(
   ctx: BenchContext,
   usernames: readonly string[],
   outcomes: Outcome[][],
-): Promise<Omit<StoreSize, 'backend' | 'searches' | 'outcomes'>> {
+): Promise<Omit<StoreSize, 'backend' | 'searches' | 'outcomes' | 'statuses'>> {
   const empty = join(ctx.workDir, 'store-size-empty.db');
   await new SqliteStore(empty).close();
   const emptyPages = pagesByName(empty);
@@ -210,7 +212,7 @@ async function measureRedis(
   ctx: BenchContext,
   usernames: readonly string[],
   outcomes: Outcome[][],
-): Promise<Omit<StoreSize, 'backend' | 'searches' | 'outcomes'>> {
+): Promise<Omit<StoreSize, 'backend' | 'searches' | 'outcomes' | 'statuses'>> {
   const url = benchRedisUrl();
   const prefix = `userscout-bench-store-${process.pid}`;
   const client = new Redis(url, { maxRetriesPerRequest: 1 });
@@ -246,7 +248,13 @@ export async function measureStoreSize(ctx: BenchContext): Promise<StoreSize[]> 
   const outcomes = await realOutcomes(ctx, usernames);
   const total = outcomes.reduce((n, list) => n + list.length, 0);
   ctx.log(`case 9: storing ${usernames.length} searches of ${outcomes[0]?.length} platforms`);
-  const counts = { searches: usernames.length, outcomes: total };
+  const byStatus = new Map<string, number>();
+  for (const o of outcomes.flat()) byStatus.set(o.status, (byStatus.get(o.status) ?? 0) + 1);
+  const statuses = [...byStatus]
+    .sort((a, b) => b[1] - a[1])
+    .map(([status, n]) => `${status} ${Math.round((n / total) * 100)}%`)
+    .join(', ');
+  const counts = { searches: usernames.length, outcomes: total, statuses };
   const sizes: StoreSize[] = [
     { backend: 'sqlite', ...counts, ...(await measureSqlite(ctx, usernames, outcomes)) },
   ];
@@ -313,7 +321,7 @@ export const storeSizeCase: BenchCase = {
         },
       ],
       notes: [
-        'outcomes of real searches (built-in catalogue, simulated web, zero latency), stored by the search job: outcomes, outcome cache, platform statistics',
+        `outcomes of real searches (built-in catalogue, simulated web, zero latency; ${sqlite.statuses}), stored by the search job: outcomes, outcome cache, platform statistics`,
         'kept: the search and its outcomes, kept for the retention period (7 days by default); cache: the outcome-cache entries it wrote, kept an hour (misses) to a day (hits); shared: vocabulary and platform statistics, bounded by the catalogue',
         'SQLite: page bytes by table and index (dbstat), all = growth of the file (WAL checkpointed) per search; Redis: MEMORY USAGE (SAMPLES 0) of the keys',
         "sweep: every search deleted as after the retention period (SQLite: 500 rows a transaction); longest pause: the event loop's longest wait meanwhile",
