@@ -118,18 +118,25 @@ export class RedisVocabulary {
 
   /** Decodes outcomes read from Redis, fetching the texts not cached (one round trip). */
   async decode(rows: readonly Uint8Array[], username: string): Promise<Outcome[]> {
-    const missing = [...new Set(rows.flatMap((row) => vocabularyIdsIn(row)))].filter(
-      (id) => !this.#texts.has(id),
-    );
-    if (missing.length > 0) {
-      const texts = await this.redis.hmget(this.vocabKey, ...missing.map(String));
-      for (const [i, id] of missing.entries()) {
-        const text = texts[i];
-        if (text === null || text === undefined)
-          throw new UserscoutError('internal', `The store's vocabulary has no entry ${id}`);
-        this.#remember(text, id);
-      }
-    }
+    await this.#load(rows.flatMap((row) => vocabularyIdsIn(row)));
     return rows.map((row) => decodeOutcome(row, username, (id) => this.#texts.get(id)!));
+  }
+
+  /** The texts of these ids, fetching those not cached (one round trip). */
+  async textsOf(ids: readonly number[]): Promise<string[]> {
+    await this.#load(ids);
+    return ids.map((id) => this.#texts.get(id)!);
+  }
+
+  async #load(ids: readonly number[]): Promise<void> {
+    const missing = [...new Set(ids)].filter((id) => !this.#texts.has(id));
+    if (missing.length === 0) return;
+    const texts = await this.redis.hmget(this.vocabKey, ...missing.map(String));
+    for (const [i, id] of missing.entries()) {
+      const text = texts[i];
+      if (text === null || text === undefined)
+        throw new UserscoutError('internal', `The store's vocabulary has no entry ${id}`);
+      this.#remember(text, id);
+    }
   }
 }

@@ -5,7 +5,7 @@
  * expire after the retention period even if no sweep runs. A Redis outage
  * surfaces as UserscoutError `store_unavailable` (503), never as a hang.
  *
- * Keys, under `PREFIX:`: `search:ID` (hash), `outcomes:ID` (list of compact
+ * Keys, under `PREFIX:`: `search:ID` (hash; its platforms as vocabulary ids), `outcomes:ID` (list of compact
  * outcomes, see compact-outcome.ts; seq = index + 1), `seen:ID` (bitmap by the
  * vocabulary id of each platform id stored), `counts:ID` (status → n), `searches`
  * and `unfinished` (sorted sets by creation time), `cache:PLATFORM:USERNAME`
@@ -56,13 +56,15 @@ const SWEEP_BATCH = 100;
 const UNFINISHED: ReadonlySet<string> = new Set<SearchState>(['queued', 'running']);
 
 const SCRIPTS = {
-  // KEYS: search, searches, unfinished, outcomes, seen, counts. ARGV: id, createdAt, unfinished?, ttl, fields...
+  // KEYS: search, searches, unfinished, outcomes, seen, counts, vocab.
+  // ARGV: id, createdAt, unfinished?, ttl, vocabulary generation, fields...
   usCreateSearch: {
-    numberOfKeys: 6,
+    numberOfKeys: 7,
     lua: `
       if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+      ${checkGeneration(7, 5)}
       redis.call('DEL', KEYS[4], KEYS[5], KEYS[6])
-      redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+      redis.call('HSET', KEYS[1], unpack(ARGV, 6))
       redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
       if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1]) end
       if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
@@ -222,25 +224,58 @@ export class RedisStore implements Store {
   createSearch(search: SearchRecord): Promise<void> {
     return this.#guard(async () => {
       const k = this.#searchKeys(search.id);
-      const created = await this.#redis.usCreateSearch(
-        k.search,
-        this.#key('searches'),
-        this.#key('unfinished'),
-        k.outcomes,
-        k.seen,
-        k.counts,
-        search.id,
-        search.createdAt,
-        UNFINISHED.has(search.state) ? '1' : '0',
-        this.#retentionMs,
-        ...searchFields(search),
-      );
-      if (created === 0) throw duplicateIdError('Search', search.id);
+      // Twice at most, as addOutcomes: the platforms are vocabulary ids.
+      for (let attempt = 1; ; attempt++) {
+        await this.#vocabulary.intern(search.platformIds);
+        const platforms = search.platformIds.map((id) => this.#vocabulary.idOf(id)!.toString(36)).join(',');
+        const created = await this.#redis.usCreateSearch(
+          k.search,
+          this.#key('searches'),
+          this.#key('unfinished'),
+          k.outcomes,
+          k.seen,
+          k.counts,
+          this.#vocabulary.vocabKey,
+          search.id,
+          search.createdAt,
+          UNFINISHED.has(search.state) ? '1' : '0',
+          this.#retentionMs,
+          this.#vocabulary.generation,
+          ...searchFields(search, platforms),
+        );
+        if (created === STALE_VOCABULARY && attempt < 2) {
+          this.#vocabulary.reset();
+          continue;
+        }
+        if (created !== 1) throw duplicateIdError('Search', search.id);
+        return;
+      }
     });
   }
 
   getSearch(id: string): Promise<SearchRecord | undefined> {
-    return this.#guard(async () => toSearch(await this.#redis.hgetall(this.#key('search', id))));
+    return this.#guard(async () => {
+      const results = await this.#redis
+        .multi()
+        .hgetall(this.#key('search', id))
+        .hget(this.#vocabulary.vocabKey, '0')
+        .exec();
+      const [row, generation] = valuesOf(results) as [Record<string, string>, string | null];
+      return this.#toSearch(row, generation);
+    });
+  }
+
+  /** A search record from its hash; its platforms, stored as vocabulary ids, read back as platform ids. */
+  async #toSearch(
+    row: Record<string, string> | undefined,
+    generation: string | null,
+  ): Promise<SearchRecord | undefined> {
+    if (!row || row.id === undefined) return undefined;
+    // A search stored by an earlier release keeps its platform ids as JSON.
+    if (row.platformIds !== undefined) return toSearch(row, JSON.parse(row.platformIds) as string[]);
+    this.#vocabulary.observe(generation);
+    const ids = row.platforms ? row.platforms.split(',').map((id) => Number.parseInt(id, 36)) : [];
+    return toSearch(row, await this.#vocabulary.textsOf(ids));
   }
 
   updateSearch(
@@ -348,7 +383,7 @@ export class RedisStore implements Store {
         Buffer[],
         string | null,
       ];
-      const search = toSearch(row);
+      const search = await this.#toSearch(row, generation);
       if (!search) return undefined;
       return {
         search,
@@ -362,13 +397,17 @@ export class RedisStore implements Store {
     return this.#guard(async () => {
       // Score order, then member order (bytes): created_at, id as in SQLite.
       const ids = await this.#redis.zrange(this.#key('unfinished'), 0, -1);
+      const generation = await this.#redis.hget(this.#vocabulary.vocabKey, '0');
       const records = await this.#hgetallMany(ids.map((id) => this.#key('search', id)));
       const gone = ids.filter((_, i) => records[i] === undefined);
       // Expired by the retention TTL: drop them from the index.
       if (gone.length > 0) await this.#redis.zrem(this.#key('unfinished'), ...gone);
-      return records
-        .map(toSearch)
-        .filter((s): s is SearchRecord => s !== undefined && UNFINISHED.has(s.state));
+      const searches: SearchRecord[] = [];
+      for (const record of records) {
+        const search = await this.#toSearch(record, generation);
+        if (search !== undefined && UNFINISHED.has(search.state)) searches.push(search);
+      }
+      return searches;
     });
   }
 
@@ -569,14 +608,15 @@ export class RedisStore implements Store {
   }
 }
 
-function searchFields(search: SearchRecord): string[] {
+/** The search's hash; `platforms`: its platform ids as vocabulary ids, base 36, comma-separated. */
+function searchFields(search: SearchRecord, platforms: string): string[] {
   const fields: [string, string | number | undefined][] = [
     ['id', search.id],
     ['username', search.username],
     ['state', search.state],
     ['tier', search.tier],
     ['client', search.client],
-    ['platformIds', JSON.stringify(search.platformIds)],
+    ['platforms', platforms],
     ['estimatedSeconds', search.estimatedSeconds],
     ['createdAt', search.createdAt],
     ['startedAt', search.startedAt],
@@ -603,15 +643,14 @@ function valuesOf(results: [Error | null, unknown][] | null): unknown[] {
   return (results ?? []).map(([, value]) => value);
 }
 
-function toSearch(row: Record<string, string> | undefined): SearchRecord | undefined {
-  if (!row || row.id === undefined) return undefined;
+function toSearch(row: Record<string, string>, platformIds: string[]): SearchRecord {
   return {
-    id: row.id,
+    id: row.id!,
     username: row.username!,
     state: row.state as SearchState,
     tier: row.tier as Tier,
     client: row.client!,
-    platformIds: JSON.parse(row.platformIds!) as string[],
+    platformIds,
     estimatedSeconds: Number(row.estimatedSeconds),
     createdAt: Number(row.createdAt),
     // Absent rather than undefined, so a record reads back deep-equal to the one created.

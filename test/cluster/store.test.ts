@@ -152,6 +152,8 @@ describe('RedisStore on Redis', () => {
         { seq: 2, outcome: miss('site', 'carol') },
       ];
       expect(await a.listOutcomes('s3')).toEqual(expected);
+      expect((await a.getSearch('s3'))?.platformIds).toEqual(['github', 'gitlab', 'site']);
+      expect((await b.getSearch('s1'))?.platformIds).toBeUndefined();
       expect(await b.listOutcomes('s3')).toEqual(expected);
       expect(await a.listOutcomes('s2')).toEqual([
         { seq: 1, outcome: miss('site', 'bob') },
@@ -187,6 +189,29 @@ describe('RedisStore on Redis', () => {
         { seq: 2, outcome: miss('gitlab', 'alice') },
       ]);
       expect(await store.getCachedOutcome('alice', 'gitlab', Date.now())).toEqual(miss('gitlab', 'alice'));
+      // A search record of the earlier release: its platform ids as JSON.
+      const createdAt = Date.now();
+      await redis.hset(`${prefix}:search:old`, {
+        id: 'old',
+        username: 'bob',
+        state: 'running',
+        tier: 'free',
+        client: 'ip:203.0.113.7',
+        platformIds: '["github","gitlab"]',
+        estimatedSeconds: '2',
+        createdAt: String(createdAt),
+      });
+      await redis.zadd(`${prefix}:unfinished`, createdAt, 'old');
+      expect(await store.getSearch('old')).toEqual({
+        ...search('old', 'bob'),
+        platformIds: ['github', 'gitlab'],
+        estimatedSeconds: 2,
+        createdAt,
+      });
+      expect((await store.unfinishedSearches()).map((s) => s.platformIds)).toContainEqual([
+        'github',
+        'gitlab',
+      ]);
     } finally {
       await store.close();
       await deleteKeys(redis, `${prefix}:`);
