@@ -23,6 +23,13 @@ export const ERROR_CODES = {
   network_unavailable: { status: 503, message: 'The network could not be reached' },
   store_unavailable: { status: 503, message: 'The data store cannot be reached; try again shortly' },
   duplicate_id: { status: 409, message: 'A record with this id exists already' },
+  api_key_required: {
+    status: 401,
+    message: 'Watchlists need a professional API key: send it as X-API-Key or Authorization: Bearer',
+  },
+  watchlist_not_found: { status: 404, message: 'No watchlist of this API key has this id' },
+  delivery_not_found: { status: 404, message: 'No delivery of this watchlist has this id' },
+  webhook_url_refused: { status: 400, message: 'The webhook URL is not accepted' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

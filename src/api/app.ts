@@ -15,7 +15,9 @@ import { eventRoutes } from './routes/events.js';
 import { opsRoutes } from './routes/ops.js';
 import { platformRoutes } from './routes/platforms.js';
 import { searchRoutes } from './routes/search.js';
+import { watchlistRoutes } from './routes/watchlists.js';
 import { ErrorBody, Platform, Result } from './schemas.js';
+import { WatchlistResponse } from './watchlist-schemas.js';
 import { webPage } from './web-page.js';
 
 function trustProxy(value: string): FastifyServerOptions['trustProxy'] {
@@ -48,6 +50,7 @@ export async function buildApp(
   app.addSchema(ErrorBody);
   app.addSchema(Result);
   app.addSchema(Platform);
+  app.addSchema(WatchlistResponse);
   await app.register(swagger, OPENAPI_OPTIONS);
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -56,13 +59,14 @@ export async function buildApp(
   });
 
   installErrorHandler(app);
-  installAuth(app, deps.store);
+  installAuth(app, deps.store, deps.internalToken);
   await installRateLimits(app, deps.config, deps.rateLimitStore);
 
   await app.register(async (scope) => searchRoutes(scope, deps));
   await app.register(async (scope) => eventRoutes(scope, deps));
   await app.register(async (scope) => platformRoutes(scope, deps));
   await app.register(async (scope) => opsRoutes(scope, deps));
+  await app.register(async (scope) => watchlistRoutes(scope, deps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(webPage({ dir: deps.config.webDir }));
   for (const plugin of deps.plugins ?? []) await app.register(plugin);

@@ -16,6 +16,7 @@ import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { closeRedis, createRedisClient } from '../redis/connection.js';
 import { asStoreError } from '../redis/unavailable.js';
+import { RedisWatchlists } from './redis-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -158,6 +159,7 @@ export class RedisStore implements Store {
   readonly #retentionMs: number;
   readonly #now: () => number;
   #closed = false;
+  readonly watchlists: RedisWatchlists;
 
   constructor(options: RedisStoreOptions) {
     this.#ownsClient = typeof options.redis === 'string';
@@ -172,6 +174,7 @@ export class RedisStore implements Store {
     this.#prefix = `${options.prefix ?? 'userscout'}:`;
     this.#retentionMs = options.retentionMs ?? 0;
     this.#now = options.now;
+    this.watchlists = new RedisWatchlists(client, this.#prefix);
   }
 
   #key(...parts: string[]): string {

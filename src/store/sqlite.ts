@@ -8,6 +8,7 @@ import { dirname } from 'node:path';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
+import { SqliteWatchlists } from './sqlite-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -143,6 +144,7 @@ export class SqliteStore implements Store {
     SearchSnapshot | undefined
   >;
   readonly #addOutcomes: Transaction<[string, readonly Outcome[]], (number | undefined)[]>;
+  readonly watchlists: SqliteWatchlists;
 
   /** `path`: a database file (its folders are created) or ':memory:'. */
   constructor(path: string) {
@@ -155,6 +157,7 @@ export class SqliteStore implements Store {
       this.#db.exec('PRAGMA foreign_keys = ON');
       migrate(this.#db);
       this.#sql = prepareStatements(this.#db);
+      this.watchlists = new SqliteWatchlists(this.#db);
     } catch (error) {
       this.#db.close();
       throw error;
