@@ -3,7 +3,12 @@ import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { compareRun } from './compare-run.js';
 
 function outcome(platformId: string, status: OutcomeStatus): Outcome {
-  const base = { platform: platformId.toUpperCase(), platformId, category: 'social' as const, url: `https://${platformId}.test/u/alice` };
+  const base = {
+    platform: platformId.toUpperCase(),
+    platformId,
+    category: 'social' as const,
+    url: `https://${platformId}.test/u/alice`,
+  };
   const evidence = { rule: 'r', attempts: 1 };
   if (status === 'unknown') return { ...base, status, reason: 'waf', responseTime: 1, evidence };
   if (status === 'error') return { ...base, status, reason: 'timeout', responseTime: 1, evidence };
@@ -32,7 +37,11 @@ describe('compareRun', () => {
       ['a', 'new_hit', 'miss', 'hit'],
       ['b', 'gone', 'hit', 'miss'],
     ]);
-    expect(second.changes[0]).toMatchObject({ username: 'alice', platform: 'A', url: 'https://a.test/u/alice' });
+    expect(second.changes[0]).toMatchObject({
+      username: 'alice',
+      platform: 'A',
+      url: 'https://a.test/u/alice',
+    });
   });
 
   it('never counts a non-answer as gone, and keeps the last answer across it', () => {

@@ -18,7 +18,9 @@ const pending: DeliveryRecord = {
 
 describe('delivery policy', () => {
   it('doubles the wait per failure up to the maximum', () => {
-    expect([1, 2, 3, 4, 5, 6].map((n) => backoffMs(n, policy))).toEqual([1_000, 2_000, 4_000, 8_000, 8_000, 8_000]);
+    expect([1, 2, 3, 4, 5, 6].map((n) => backoffMs(n, policy))).toEqual([
+      1_000, 2_000, 4_000, 8_000, 8_000, 8_000,
+    ]);
   });
 
   it('marks a 2xx delivered, and schedules a failure for later', () => {
