@@ -123,11 +123,14 @@ export const DeliveryParams = Type.Object({
   deliveryId: Type.String({ minLength: 1, maxLength: 100 }),
 });
 
+// Query values are strings (the app does not coerce types): numbers are checked by pattern.
 export const ChangesQuery = Type.Object(
   {
-    after: Type.Optional(Type.Integer({ minimum: 0, description: 'Only changes with a seq above this' })),
+    after: Type.Optional(
+      Type.String({ pattern: '^[0-9]{1,12}$', description: 'Only changes with a seq above this' }),
+    ),
     limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 1000, description: 'At most this many (default 100)' }),
+      Type.String({ pattern: '^[0-9]{1,4}$', description: 'At most this many, 1 to 1000 (default 100)' }),
     ),
   },
   { additionalProperties: false },

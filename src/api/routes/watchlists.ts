@@ -34,7 +34,6 @@ import {
   UpdateWatchlistBody,
   WatchlistList,
   WatchlistParams,
-  WatchlistResponse,
 } from '../watchlist-schemas.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -158,7 +157,7 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         description:
           "Watches names: a search per name now and then every intervalSeconds, each counted against the key's search limit; changes against the previous run are kept and sent to webhookUrl, signed. The answer holds webhookSecret, generated when not given: it is not shown again.",
         body: CreateWatchlistBody,
-        response: { 201: WatchlistResponse, ...refused },
+        response: { 201: Type.Ref('Watchlist'), ...refused },
       },
     },
     async (request, reply) => {
@@ -216,7 +215,7 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         summary: 'Get a watchlist',
         operationId: 'getWatchlist',
         params: WatchlistParams,
-        response: { 200: WatchlistResponse, 404: { $ref: 'Error#' }, ...refused },
+        response: { 200: Type.Ref('Watchlist'), 404: { $ref: 'Error#' }, ...refused },
       },
     },
     async (request) => watchlistView(await own(request, request.params.id)),
@@ -234,7 +233,7 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
           'Fields given replace the current ones; null removes categories, platforms or webhookUrl. rotateSecret: true generates a new secret, answered once. The baseline of a name that stays is kept.',
         params: WatchlistParams,
         body: UpdateWatchlistBody,
-        response: { 200: WatchlistResponse, 404: { $ref: 'Error#' }, ...refused },
+        response: { 200: Type.Ref('Watchlist'), 404: { $ref: 'Error#' }, ...refused },
       },
     },
     async (request) => {
@@ -321,9 +320,10 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
     },
     async (request) => {
       const w = await own(request, request.params.id);
+      const limit = Math.min(1000, Math.max(1, Number(request.query.limit ?? 100)));
       const changes = await store.listWatchChanges(w.id, {
-        afterSeq: request.query.after ?? 0,
-        limit: request.query.limit ?? 100,
+        afterSeq: Number(request.query.after ?? 0),
+        limit,
       });
       return {
         changes: changes.map((c) => ({
