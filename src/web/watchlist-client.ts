@@ -133,5 +133,5 @@ export function lastRunText(w: WatchlistView): string {
   if (!w.lastRun) return 'not run yet';
   const skipped = Object.keys(w.lastRun.skipped).length;
   const changes = w.lastRun.changes ?? 0;
-  return `${changes} ${changes === 1 ? 'change' : 'changes'}${skipped > 0 ? `, ${skipped} skipped` : ''}`;
+  return `run ${w.runs}: ${changes} ${changes === 1 ? 'change' : 'changes'}${skipped > 0 ? `, ${skipped} skipped` : ''}`;
 }

@@ -36,6 +36,11 @@ const el = {
 const keyStore = localKeyStore();
 const client = createWatchlistClient({ apiKey: () => keyStore.get() });
 let selected: string | undefined;
+/** While a run is under way the list is read again this often (ms), so its end shows by itself. */
+const FOLLOW_MS = 2_000;
+let follow: ReturnType<typeof setTimeout> | undefined;
+/** Watchlists asked to run, with the runs they had then: followed until one more has finished. */
+const asked = new Map<string, number>();
 
 function showError(error: unknown): void {
   el.alert.hidden = false;
@@ -75,6 +80,7 @@ function row(w: WatchlistView): HTMLTableRowElement {
       'td',
       {},
       button('Run now', async () => {
+        asked.set(w.id, w.runs);
         await client.run(w.id);
         await refresh();
       }),
@@ -165,6 +171,10 @@ async function refresh(): Promise<void> {
       : `${watchlists.length} watchlist${watchlists.length === 1 ? '' : 's'}.`;
   el.table.hidden = watchlists.length === 0;
   el.table.tBodies[0]!.replaceChildren(...watchlists.map(row));
+  clearTimeout(follow);
+  for (const w of watchlists) if ((asked.get(w.id) ?? Number.POSITIVE_INFINITY) < w.runs) asked.delete(w.id);
+  if (watchlists.some((w) => w.running || w.runs === 0 || asked.has(w.id)))
+    follow = setTimeout(() => refresh().catch(showError), FOLLOW_MS);
 }
 
 el.keyForm.addEventListener('submit', (event) => {

@@ -29,10 +29,10 @@ describe('watchlist client', () => {
     expect(lastRunText(base)).toBe('not run yet');
     const run = { id: 'r', startedAt: '', searches: {}, skipped: {} };
     expect(lastRunText({ ...base, running: run })).toBe('running now');
-    expect(lastRunText({ ...base, lastRun: { ...run, changes: 1 } })).toBe('1 change');
-    expect(lastRunText({ ...base, lastRun: { ...run, changes: 0, skipped: { b: 'rate_limited' } } })).toBe(
-      '0 changes, 1 skipped',
-    );
+    expect(lastRunText({ ...base, runs: 1, lastRun: { ...run, changes: 1 } })).toBe('run 1: 1 change');
+    expect(
+      lastRunText({ ...base, runs: 2, lastRun: { ...run, changes: 0, skipped: { b: 'rate_limited' } } }),
+    ).toBe('run 2: 0 changes, 1 skipped');
   });
 
   it('sends the saved key and turns a refusal into an ApiError with the service message', async () => {
