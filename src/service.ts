@@ -159,6 +159,17 @@ export async function createService(config: Config, options: ServiceOptions = {}
       allowPrivate: config.webhookAllowPrivate,
       maxDeliveries: config.webhookMaxInFlight,
       onError: (err, what) => log?.error({ err }, `${what} failed`),
+      onRunFinished: (watchlist, run) =>
+        log?.info(
+          {
+            watchlistId: watchlist.id,
+            runId: run.id,
+            changes: run.changes,
+            searches: Object.keys(run.searches).length,
+            skipped: Object.keys(run.skipped).length,
+          },
+          'watchlist run finished',
+        ),
     });
 
   const sweep = async () => {

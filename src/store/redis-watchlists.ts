@@ -50,6 +50,14 @@ const SCRIPTS = {
       redis.call('DEL', KEYS[1], KEYS[3], KEYS[4])
       return 1`,
   },
+  // KEYS: wl. ARGV: spec JSON, updatedAt. Only an existing watchlist is updated.
+  usWlUpdateSpec: {
+    numberOfKeys: 1,
+    lua: `
+      if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+      redis.call('HSET', KEYS[1], 'spec', ARGV[1], 'updatedAt', ARGV[2])
+      return 1`,
+  },
   // KEYS: wl, due. ARGV: id, at. Returns 0 not found, 1 queued, 2 running.
   usWlRequestRun: {
     numberOfKeys: 2,
@@ -219,20 +227,10 @@ export class RedisWatchlists implements WatchlistStore {
   }
 
   updateWatchlistSpec(id: string, spec: WatchlistSpec, updatedAt: number): Promise<boolean> {
-    return this.#guard(async () => {
-      const key = this.#key('wl', id);
-      // HSET on a missing hash would create one: only an existing watchlist is updated.
-      const result = await this.#redis
-        .multi()
-        .exists(key)
-        .hset(key, 'spec', JSON.stringify(spec), 'updatedAt', updatedAt)
-        .exec();
-      if (result?.[0]?.[1] === 0) {
-        await this.#redis.del(key);
-        return false;
-      }
-      return true;
-    });
+    return this.#guard(
+      async () =>
+        (await this.#redis.usWlUpdateSpec(this.#key('wl', id), JSON.stringify(spec), updatedAt)) === 1,
+    );
   }
 
   deleteWatchlist(id: string): Promise<boolean> {

@@ -22,7 +22,11 @@ export type NotifyMode = (typeof NOTIFY_MODES)[number];
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-/** What the owner of a watchlist chose; changed by PATCH, never by the scheduler. */
+/**
+ * What the owner of a watchlist chose; changed by PATCH, never by the scheduler.
+ * Not here yet: a `variants` option (lookalike names, issue 18), which waits for
+ * the variant generator of the search side; each variant would be one more name.
+ */
 export interface WatchlistSpec {
   readonly names: readonly string[];
   readonly categories?: readonly Category[] | undefined;

@@ -13,7 +13,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Outcome } from '../engine/outcome.js';
 import type { Store } from '../store/store.js';
-import type { DeliveryRecord, Leased, Watchlist, WatchlistState, WatchRun } from '../store/watchlists.js';
+import type {
+  DeliveryRecord,
+  Leased,
+  RunSummary,
+  Watchlist,
+  WatchlistState,
+  WatchRun,
+} from '../store/watchlists.js';
 import { compareRun } from './compare-run.js';
 import { afterAttempt, type RetryPolicy } from './delivery-policy.js';
 import { sendWebhook } from './send-webhook.js';
@@ -42,6 +49,8 @@ export interface SchedulerOptions {
   readonly maxDeliveries: number;
   readonly resolve?: Resolve;
   readonly onError: (error: unknown, what: string) => void;
+  /** Called once a run has ended and its changes are stored (logs). */
+  readonly onRunFinished?: (watchlist: Watchlist, run: RunSummary) => void;
 }
 
 /** Runs and deliveries claimed per tick at most: every loop over the store is bounded. */
@@ -190,7 +199,9 @@ export class WatchlistScheduler {
       changes: changes.map((c) => ({ ...c, watchlistId: watchlist.id, runId: run.id, at: finishedAt })),
       deliveries,
     });
-    if (finished && deliveries.length > 0) this.#again = true;
+    if (!finished) return;
+    this.#o.onRunFinished?.(watchlist, summary);
+    if (deliveries.length > 0) this.#again = true;
   }
 
   async #deliver({ value: delivery, token }: Leased<DeliveryRecord>): Promise<void> {
