@@ -3,6 +3,8 @@
  * timeout that aborts the request; never throws. The one outbound request of
  * watchlists; the network sits here, the policy in delivery-policy.ts.
  */
+import { Agent, fetch } from 'undici';
+import { guardedLookup } from '../engine/dispatcher.js';
 import type { DeliveryAttempt, DeliveryRecord } from '../store/watchlists.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 import { type Resolve, refusedDestination, resolveAll } from './webhook-url.js';
@@ -15,6 +17,17 @@ export interface SendOptions {
   readonly resolve?: Resolve;
   readonly userAgent?: string;
 }
+
+/**
+ * Connections of webhooks that must not reach private addresses: the address
+ * checked is the one connected to, so a name that resolves differently at
+ * connect time (DNS rebinding) is refused too. Made once, on first use.
+ */
+let guardedAgent: Agent | undefined;
+const publicOnly = () => {
+  guardedAgent ??= new Agent({ connect: { lookup: guardedLookup } });
+  return guardedAgent;
+};
 
 /** Longest receiver's answer kept in the log, characters. */
 const ERROR_TEXT_MAX = 200;
@@ -30,6 +43,7 @@ export async function sendWebhook(delivery: DeliveryRecord, options: SendOptions
       method: 'POST',
       redirect: 'manual',
       signal,
+      ...(options.allowPrivate ? {} : { dispatcher: publicOnly() }),
       headers: {
         'content-type': 'application/json',
         'user-agent': options.userAgent ?? 'userscout-webhook/1',
@@ -54,7 +68,7 @@ export async function sendWebhook(delivery: DeliveryRecord, options: SendOptions
     const durationMs = options.now() - at;
     const message = signal.aborted
       ? `no answer within ${options.timeoutMs} ms`
-      : ((error as { cause?: { code?: string; message?: string } }).cause?.code ??
+      : ((error as { cause?: { message?: string } }).cause?.message ??
         (error instanceof Error ? error.message : String(error)));
     return { at, error: message, durationMs };
   }
