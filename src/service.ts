@@ -158,7 +158,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
       webhookTimeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivate,
       maxDeliveries: config.webhookMaxInFlight,
-      onError: (err, what) => log?.error({ err }, `${what} failed`),
+      // Repeats every tick while the store is out of reach: said once a minute at most.
+      onError: throttled(60_000, (err: unknown, what: string) => log?.error({ err }, `${what} failed`)),
       onRunFinished: (watchlist, run) =>
         log?.info(
           {
