@@ -50,8 +50,8 @@ afterEach(async () => {
   expect(seen).toEqual([]);
 });
 
-async function openPage(): Promise<Page> {
-  context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+async function openPage(viewport = { width: 1200, height: 900 }): Promise<Page> {
+  context = await browser.newContext({ viewport });
   const page = await context.newPage();
   page.on('console', (m) => {
     if (m.type() === 'error' && !/Failed to load resource/.test(m.text())) problems.push(m.text());
@@ -93,5 +93,24 @@ describe.skipIf(noBrowser)('the watchlists page', () => {
 
     await page.getByRole('button', { name: 'Delete' }).click();
     await page.locator('#list-status', { hasText: 'No watchlist yet.' }).waitFor();
+  });
+
+  it('fits a phone screen: wide tables scroll inside their panel', async () => {
+    const { key } = await createKey(running.service.store, 'phone', 'professional');
+    const created = await fetch(`${running.url}/api/watchlists`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': key },
+      body: JSON.stringify({
+        names: ['alice', 'a-rather-long-username-to-watch'],
+        webhookUrl: 'https://203.0.113.10/a/rather/long/path/for/the/webhook',
+      }),
+    });
+    expect(created.status).toBe(201);
+    const page = await openPage({ width: 375, height: 740 });
+    await page.getByRole('textbox', { name: 'API key' }).fill(key);
+    await page.getByRole('button', { name: 'Save key' }).click();
+    await page.locator('#list-status', { hasText: '1 watchlist.' }).waitFor();
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    expect(overflow).toBeLessThanOrEqual(0);
   });
 });
