@@ -57,6 +57,12 @@ export const StartSearchBody = Type.Object(
       }),
     ),
     includeNsfw: Type.Optional(Type.Boolean({ description: 'Include NSFW platforms (default false)' })),
+    private: Type.Optional(
+      Type.Boolean({
+        description:
+          'Professional keys only: the search and its results are readable only with the key that started it (default false: anyone with the queryId can read them). Refused with 403 private_not_allowed without a professional key.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -3,15 +3,18 @@
  * the search schemas: the limits that depend on settings (names per list,
  * shortest interval) are checked by the route with messages that name them.
  */
-import { type TLiteral, type TUnion, Type } from '@sinclair/typebox';
+import { type SchemaOptions, type TLiteral, type TUnion, Type } from '@sinclair/typebox';
 import { CATEGORIES } from '../catalogue/categories.js';
 import { MAX_USERNAME_LENGTH } from '../catalogue/username-rule.js';
 import { OUTCOME_STATUSES } from '../engine/outcome.js';
 import { CHANGE_KINDS, DELIVERY_STATES, NOTIFY_MODES } from '../store/watchlists.js';
 import { WATCH_EVENT_TYPES } from '../watchlists/watch-event.js';
 
-const lit = <const T extends readonly string[]>(values: T) =>
-  Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<{
+const lit = <const T extends readonly string[]>(values: T, options: SchemaOptions = {}) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  ) as unknown as TUnion<{
     -readonly [K in keyof T]: TLiteral<T[K]>;
   }>;
 
@@ -28,10 +31,8 @@ const platforms = Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
   maxItems: 2000,
   description: 'Only these platforms, by name or id (default: all)',
 });
-const intervalSeconds = Type.Integer({
-  minimum: 1,
-  description: 'Seconds between runs; at least USERSCOUT_WATCHLIST_MIN_INTERVAL_MS (1 hour by default)',
-});
+const INTERVAL = 'Seconds between runs; at least USERSCOUT_WATCHLIST_MIN_INTERVAL_MS (1 hour by default)';
+const intervalSeconds = (description = INTERVAL) => Type.Integer({ minimum: 1, description });
 const webhookUrl = Type.String({
   maxLength: 2000,
   description:
@@ -42,7 +43,7 @@ const webhookSecret = Type.String({
   maxLength: 200,
   description: 'HMAC-SHA256 key of the signature; generated when not given',
 });
-const notify = lit(NOTIFY_MODES);
+const notify = (description?: string) => lit(NOTIFY_MODES, description ? { description } : {});
 
 export const CreateWatchlistBody = Type.Object(
   {
@@ -50,16 +51,10 @@ export const CreateWatchlistBody = Type.Object(
     categories: Type.Optional(categories),
     platforms: Type.Optional(platforms),
     includeNsfw: Type.Optional(Type.Boolean()),
-    intervalSeconds: Type.Optional({
-      ...intervalSeconds,
-      description: `${intervalSeconds.description}; default: the minimum`,
-    }),
+    intervalSeconds: Type.Optional(intervalSeconds(`${INTERVAL}; default: the minimum`)),
     webhookUrl: Type.Optional(webhookUrl),
     webhookSecret: Type.Optional(webhookSecret),
-    notify: Type.Optional({
-      ...notify,
-      description: 'changes (default): only runs with changes; every_run: every finished run',
-    }),
+    notify: Type.Optional(notify('changes (default): only runs with changes; every_run: every finished run')),
   },
   { additionalProperties: false },
 );
@@ -70,11 +65,11 @@ export const UpdateWatchlistBody = Type.Object(
     categories: Type.Optional(Type.Union([categories, Type.Null()])),
     platforms: Type.Optional(Type.Union([platforms, Type.Null()])),
     includeNsfw: Type.Optional(Type.Boolean()),
-    intervalSeconds: Type.Optional(intervalSeconds),
+    intervalSeconds: Type.Optional(intervalSeconds()),
     webhookUrl: Type.Optional(Type.Union([webhookUrl, Type.Null()])),
     webhookSecret: Type.Optional(webhookSecret),
     rotateSecret: Type.Optional(Type.Boolean({ description: 'Generate a new secret (answered once)' })),
-    notify: Type.Optional(notify),
+    notify: Type.Optional(notify()),
   },
   { additionalProperties: false },
 );
@@ -104,7 +99,7 @@ export const WatchlistResponse = Type.Object(
         description: 'Only in the answer that created or rotated it: keep it, it is not shown again',
       }),
     ),
-    notify,
+    notify: notify(),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
     nextRunAt: Type.String({ format: 'date-time' }),
@@ -146,10 +141,9 @@ export const ChangesResponse = Type.Object({
       platform: Type.String(),
       platformId: Type.String(),
       url: Type.String(),
-      kind: {
-        ...lit(CHANGE_KINDS),
+      kind: lit(CHANGE_KINDS, {
         description: 'new_hit: miss → hit; gone: hit → miss; changed: no answer → an answer',
-      },
+      }),
       from: lit(OUTCOME_STATUSES),
       to: lit(OUTCOME_STATUSES),
     }),

@@ -87,7 +87,15 @@ export function buildProgram(): Command {
     .addOption(
       new Option('--format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'),
     )
-    .option('--all', 'every outcome, not only hits');
+    .option('--all', 'every outcome, not only hits')
+    .option(
+      '--server <url>',
+      'search through this userscout service instead of from this machine (USERSCOUT_SERVER)',
+    )
+    .option(
+      '--key <key>',
+      "the service's professional API key (USERSCOUT_KEY; the variable keeps it out of your shell history)",
+    );
   addNetworkOptions(search)
     .option('--no-progress', 'no progress bar')
     .action(async (names: string[], options: SearchCommandOptions) => {
@@ -167,6 +175,8 @@ export function buildProgram(): Command {
     .description('List the platforms; --stats adds the live statistics the service keeps per platform')
     .option('--category <category>', 'only this category (repeatable)', collect)
     .option('--catalogue <file>', 'catalogue file instead of the built-in one')
+    .option('--server <url>', "list this userscout service's platforms (USERSCOUT_SERVER)")
+    .option('--key <key>', "the service's professional API key (USERSCOUT_KEY)")
     .option('--stats', 'checks, outcome counts, response times and last check, from the service database')
     .option('--data-dir <dir>', 'folder of the database and health file (USERSCOUT_DATA_DIR, default ./data)')
     .addOption(new Option('--format <format>', 'output format').choices(PLATFORMS_FORMATS).default('table'))
@@ -268,6 +278,7 @@ export function buildProgram(): Command {
   const watch = program
     .command('watch')
     .description('Watchlists of a running service (--server/--key or USERSCOUT_SERVER/USERSCOUT_KEY)');
+  const cliSettings = async () => (await import('../config.js')).loadConfig({}, process.env, 'cli');
   const target = (command: CommandType) =>
     command
       .option('--server <url>', 'the service, e.g. http://127.0.0.1:3000 (default: USERSCOUT_SERVER)')
@@ -284,8 +295,8 @@ export function buildProgram(): Command {
       .option('--platform <name>', 'only this platform (repeatable)', collect)
       .option('--every-run', 'send an event after every run, not only on changes'),
   ).action(async (names: string[], options: { server?: string; key?: string } & WatchAddOptions) => {
-    const { watchAdd, watchTarget } = await import('./watch.js');
-    await watchAdd(watchTarget(options), names, options, io);
+    const { watchAdd, watchConnection } = await import('./watch.js');
+    await watchAdd(watchConnection(options, await cliSettings()), names, options, io);
   });
   target(
     watch
@@ -293,8 +304,8 @@ export function buildProgram(): Command {
       .description("List the key's watchlists")
       .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table')),
   ).action(async (options: { server?: string; key?: string; format: 'table' | 'json' }) => {
-    const { watchList, watchTarget } = await import('./watch.js');
-    await watchList(watchTarget(options), options.format, io);
+    const { watchList, watchConnection } = await import('./watch.js');
+    await watchList(watchConnection(options, await cliSettings()), options.format, io);
   });
   target(
     watch
@@ -308,14 +319,14 @@ export function buildProgram(): Command {
       id: string,
       options: { server?: string; key?: string; after?: string; format: 'table' | 'json' },
     ) => {
-      const { watchChanges, watchTarget } = await import('./watch.js');
-      await watchChanges(watchTarget(options), id, options, io);
+      const { watchChanges, watchConnection } = await import('./watch.js');
+      await watchChanges(watchConnection(options, await cliSettings()), id, options, io);
     },
   );
   target(watch.command('run').argument('<id>', 'watchlist id').description('Run a watchlist now')).action(
     async (id: string, options: { server?: string; key?: string }) => {
-      const { watchRun, watchTarget } = await import('./watch.js');
-      await watchRun(watchTarget(options), id, io);
+      const { watchRun, watchConnection } = await import('./watch.js');
+      await watchRun(watchConnection(options, await cliSettings()), id, io);
     },
   );
   // --- end of watch ---

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { changesTable, intervalSeconds, watchTarget } from './watch.js';
+import { changesTable, intervalSeconds, newWatchlist, watchConnection } from './watch.js';
 
 describe('watch command helpers', () => {
   it('reads intervals as seconds, minutes, hours or days', () => {
@@ -10,19 +10,35 @@ describe('watch command helpers', () => {
     expect(() => intervalSeconds('soon')).toThrow(/--interval must be like/);
   });
 
-  it('takes the server and key from options, then the environment, and names what is missing', () => {
-    expect(watchTarget({}, { USERSCOUT_SERVER: 'http://h:3000/', USERSCOUT_KEY: 'k' })).toEqual({
-      server: 'http://h:3000',
-      key: 'k',
+  it('takes the server and key from options, then the settings, and names what is missing', () => {
+    expect(watchConnection({}, { server: 'http://h:3000/', apiKey: 'k' })).toEqual({
+      baseUrl: 'http://h:3000',
+      apiKey: 'k',
     });
+    expect(watchConnection({ server: 'http://o', key: 'o' }, { server: 'http://h', apiKey: 'k' })).toEqual({
+      baseUrl: 'http://o',
+      apiKey: 'o',
+    });
+    expect(() => watchConnection({}, { server: '', apiKey: 'k' })).toThrow(/--server/);
+    expect(() => watchConnection({ server: 'http://h' }, { server: '', apiKey: '' })).toThrow(/--key/);
+  });
+
+  it('builds the watchlist from the options, leaving out what was not given', () => {
+    expect(newWatchlist(['acme'], {})).toEqual({ names: ['acme'] });
     expect(
-      watchTarget({ server: 'http://o', key: 'o' }, { USERSCOUT_SERVER: 'http://h', USERSCOUT_KEY: 'k' }),
+      newWatchlist(['acme', 'acme_hq'], {
+        interval: '6h',
+        webhook: 'https://hooks.example/x',
+        category: ['social'],
+        everyRun: true,
+      }),
     ).toEqual({
-      server: 'http://o',
-      key: 'o',
+      names: ['acme', 'acme_hq'],
+      intervalSeconds: 21_600,
+      webhookUrl: 'https://hooks.example/x',
+      categories: ['social'],
+      notify: 'every_run',
     });
-    expect(() => watchTarget({}, { USERSCOUT_KEY: 'k' })).toThrow(/--server/);
-    expect(() => watchTarget({ server: 'http://h' }, {})).toThrow(/--key/);
   });
 
   it('prints one line per change', () => {
@@ -31,6 +47,8 @@ describe('watch command helpers', () => {
       changesTable([
         {
           seq: 1,
+          runId: 'r1',
+          platformId: 'bravo',
           at: '2026-01-01T00:00:00.000Z',
           kind: 'new_hit',
           username: 'acme',

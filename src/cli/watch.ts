@@ -1,17 +1,15 @@
 /**
  * `userscout watch add|list|changes|run`: watchlists of a running service,
- * through its REST API (--server and --key, or USERSCOUT_SERVER and
- * USERSCOUT_KEY). The requests are built and the answers formatted by pure
- * functions; `fetch` is passed in.
+ * through the client (src/client) and the service's REST API. The service
+ * and key come from --server and --key, or USERSCOUT_SERVER and USERSCOUT_KEY
+ * (the `server` and `apiKey` settings). Answers are formatted by pure functions.
  */
-import { ERROR_CODES, type ErrorCode, UserscoutError } from '../errors.js';
+import type { NewWatchlist, WatchChange, Watchlist } from '../client/client.js';
+import { UserscoutClient } from '../client/client.js';
+import type { Config } from '../config.js';
+import { UserscoutError } from '../errors.js';
 import type { Io } from './io.js';
-
-export interface WatchTarget {
-  readonly server: string;
-  readonly key: string;
-  readonly fetch?: typeof fetch;
-}
+import { commandErrorOf } from './search-checkers.js';
 
 export interface WatchAddOptions {
   readonly interval?: string;
@@ -35,88 +33,40 @@ export function intervalSeconds(text: string): number {
   return Number(match[1]) * UNITS[(match[2] || 's').toLowerCase()]!;
 }
 
-/** The target from options, then the environment; refused when either is missing. */
-export function watchTarget(
+/** Where to call and with which key: the options, then the settings; refused when either is missing. Pure. */
+export function watchConnection(
   options: { server?: string; key?: string },
-  env: Readonly<Record<string, string | undefined>> = process.env,
-): WatchTarget {
-  const server = (options.server ?? env.USERSCOUT_SERVER ?? '').replace(/\/+$/, '');
-  const key = options.key ?? env.USERSCOUT_KEY ?? '';
-  if (!server)
+  config: Pick<Config, 'server' | 'apiKey'>,
+): { baseUrl: string; apiKey: string } {
+  const baseUrl = (options.server || config.server).replace(/\/+$/, '');
+  const apiKey = options.key || config.apiKey;
+  if (!baseUrl)
     throw new UserscoutError(
       'invalid_argument',
       '--server (or USERSCOUT_SERVER) is required, e.g. http://127.0.0.1:3000',
     );
-  if (!key)
+  if (!apiKey)
     throw new UserscoutError(
       'invalid_argument',
       '--key (or USERSCOUT_KEY) is required: watchlists need an API key',
     );
-  return { server, key };
+  return { baseUrl, apiKey };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the CLI prints what the API answered; the API's schemas define it.
-type Json = any;
-
-async function call(target: WatchTarget, method: string, path: string, body?: unknown): Promise<Json> {
-  const doFetch = target.fetch ?? fetch;
-  let response: Response;
-  try {
-    response = await doFetch(`${target.server}${path}`, {
-      method,
-      headers: {
-        'x-api-key': target.key,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(30_000),
-    });
-  } catch (error) {
-    throw new UserscoutError(
-      'network_unavailable',
-      `${target.server} cannot be reached: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
-  }
-  const text = await response.text();
-  let parsed: Json;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  if (response.ok) return parsed;
-  const code = (
-    parsed?.code in ERROR_CODES ? parsed.code : response.status >= 500 ? 'internal' : 'bad_request'
-  ) as ErrorCode;
-  throw new UserscoutError(code, `${parsed?.error ?? `HTTP ${response.status}`}`);
-}
-
-export async function watchAdd(
-  target: WatchTarget,
-  names: string[],
-  options: WatchAddOptions,
-  io: Io,
-): Promise<void> {
-  const created = await call(target, 'POST', '/api/watchlists', {
+/** The body of POST /api/watchlists from the command's options. Pure. */
+export function newWatchlist(names: string[], options: WatchAddOptions): NewWatchlist {
+  return {
     names,
     ...(options.interval ? { intervalSeconds: intervalSeconds(options.interval) } : {}),
     ...(options.webhook ? { webhookUrl: options.webhook } : {}),
     ...(options.secret ? { webhookSecret: options.secret } : {}),
-    ...(options.category?.length ? { categories: options.category } : {}),
+    ...(options.category?.length ? { categories: options.category as NewWatchlist['categories'] } : {}),
     ...(options.platform?.length ? { platforms: options.platform } : {}),
-    ...(options.everyRun ? { notify: 'every_run' } : {}),
-  });
-  io.out(created.id);
-  io.err(
-    `watchlist ${created.id} created: ${created.names.join(', ')}, every ${created.intervalSeconds} s; its first run starts now`,
-  );
-  io.err(`webhook secret (shown only now): ${created.webhookSecret}`);
+    ...(options.everyRun ? { notify: 'every_run' as const } : {}),
+  };
 }
 
-export function watchlistTable(watchlists: readonly Json[]): string {
+export function watchlistTable(watchlists: readonly Watchlist[]): string {
   if (watchlists.length === 0) return 'no watchlists';
   const rows = watchlists.map((w) =>
     [
@@ -124,37 +74,78 @@ export function watchlistTable(watchlists: readonly Json[]): string {
       w.names.join(','),
       `${w.intervalSeconds}s`,
       w.running ? 'running' : w.nextRunAt,
-      w.lastRun ? `${w.lastRun.changes} changes` : 'not run yet',
+      w.lastRun ? `${w.lastRun.changes ?? 0} changes` : 'not run yet',
       w.webhookUrl ?? '-',
     ].join('\t'),
   );
   return ['id\tnames\tinterval\tnext run\tlast run\twebhook', ...rows].join('\n');
 }
 
-export function changesTable(changes: readonly Json[]): string {
+export function changesTable(changes: readonly WatchChange[]): string {
   if (changes.length === 0) return 'no changes';
   return changes
     .map((c) => [c.seq, c.at, c.kind, c.username, c.platform, `${c.from}->${c.to}`, c.url].join('\t'))
     .join('\n');
 }
 
-export async function watchList(target: WatchTarget, format: 'table' | 'json', io: Io): Promise<void> {
-  const { watchlists } = await call(target, 'GET', '/api/watchlists');
-  io.out(format === 'json' ? JSON.stringify(watchlists, null, 2) : watchlistTable(watchlists));
+/** Runs `work` with a client; a client failure becomes the command line's error (exit code by status). */
+async function withClient(
+  connection: { baseUrl: string; apiKey: string },
+  work: (client: UserscoutClient) => Promise<void>,
+): Promise<void> {
+  try {
+    await work(new UserscoutClient({ ...connection, deadlineMs: 60_000 }));
+  } catch (error) {
+    throw commandErrorOf(error);
+  }
 }
 
-export async function watchChanges(
-  target: WatchTarget,
+export function watchAdd(
+  connection: { baseUrl: string; apiKey: string },
+  names: string[],
+  options: WatchAddOptions,
+  io: Io,
+): Promise<void> {
+  const body = newWatchlist(names, options);
+  return withClient(connection, async (client) => {
+    const created = await client.createWatchlist(body);
+    io.out(created.id);
+    io.err(
+      `watchlist ${created.id} created: ${created.names.join(', ')}, every ${created.intervalSeconds} s; its first run starts now`,
+    );
+    io.err(`webhook secret (shown only now): ${created.webhookSecret ?? ''}`);
+  });
+}
+
+export function watchList(
+  connection: { baseUrl: string; apiKey: string },
+  format: 'table' | 'json',
+  io: Io,
+): Promise<void> {
+  return withClient(connection, async (client) => {
+    const watchlists = await client.watchlists();
+    io.out(format === 'json' ? JSON.stringify(watchlists, null, 2) : watchlistTable(watchlists));
+  });
+}
+
+export function watchChanges(
+  connection: { baseUrl: string; apiKey: string },
   id: string,
   options: { after?: string; format: 'table' | 'json' },
   io: Io,
 ): Promise<void> {
-  const query = options.after ? `?after=${encodeURIComponent(options.after)}` : '';
-  const { changes } = await call(target, 'GET', `/api/watchlists/${encodeURIComponent(id)}/changes${query}`);
-  io.out(options.format === 'json' ? JSON.stringify(changes, null, 2) : changesTable(changes));
+  const after = options.after === undefined ? undefined : Number(options.after);
+  if (after !== undefined && !(Number.isInteger(after) && after >= 0))
+    throw new UserscoutError('invalid_argument', `--after must be a whole number; received ${options.after}`);
+  return withClient(connection, async (client) => {
+    const changes = await client.watchlistChanges(id, after === undefined ? {} : { after });
+    io.out(options.format === 'json' ? JSON.stringify(changes, null, 2) : changesTable(changes));
+  });
 }
 
-export async function watchRun(target: WatchTarget, id: string, io: Io): Promise<void> {
-  const { status } = await call(target, 'POST', `/api/watchlists/${encodeURIComponent(id)}/run`);
-  io.err(status === 'running' ? `watchlist ${id} is running already` : `watchlist ${id} runs now`);
+export function watchRun(connection: { baseUrl: string; apiKey: string }, id: string, io: Io): Promise<void> {
+  return withClient(connection, async (client) => {
+    const status = await client.runWatchlist(id);
+    io.err(status === 'running' ? `watchlist ${id} is running already` : `watchlist ${id} runs now`);
+  });
 }

@@ -75,7 +75,7 @@ afterAll(async () => {
 }, 30_000);
 
 describe('watchlists in cluster mode, 2 processes', () => {
-  it('runs a due watchlist once, with one search per name', async () => {
+  it('runs a due watchlist once, with one search per name', { timeout: 90_000 }, async () => {
     // Due a moment from now, so both schedulers, polling every 20 ms, meet it at once.
     const dueAt = Date.now() + 1_000;
     await store.watchlists.createWatchlist({

@@ -80,7 +80,9 @@ const api = (p: UserscoutProcess, path: string, body?: unknown) =>
   });
 
 describe('watchlists across a SIGKILL', () => {
-  it('delivers an event whose delivery was under way, once as the log tells, and runs what fell due meanwhile', async () => {
+  it('delivers an event whose delivery was under way, once as the log tells, and runs what fell due meanwhile', {
+    timeout: 120_000,
+  }, async () => {
     const first = await start('first');
     receiver.hold = true;
     const hooked = await api(first, '/api/watchlists', {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../src/catalogue/platform.js';
 import type { Io } from '../../src/cli/io.js';
 import { createKey } from '../../src/cli/keys.js';
-import { watchAdd, watchChanges, watchList, watchRun, watchTarget } from '../../src/cli/watch.js';
+import { watchAdd, watchChanges, watchConnection, watchList, watchRun } from '../../src/cli/watch.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { verifySignature } from '../../src/watchlists/signature.js';
@@ -100,7 +100,9 @@ describe('watchlists', () => {
     }
   });
 
-  it('sends new_hit, signed, when a watched name gains an account between two runs, and nothing when nothing changed', async () => {
+  it('sends new_hit, signed, when a watched name gains an account between two runs, and nothing when nothing changed', {
+    timeout: 90_000,
+  }, async () => {
     const created = await api('/api/watchlists', {
       method: 'POST',
       body: { names: ['watchme'], intervalSeconds: 3600, webhookUrl: receiver.url },
@@ -174,7 +176,9 @@ describe('watchlists', () => {
     expect(after).toMatchObject([{ seq: 2, platform: 'Bravo', kind: 'gone', from: 'hit', to: 'miss' }]);
   });
 
-  it('delivers on the third try to a receiver that answers 500 twice, and redelivers on request', async () => {
+  it('delivers on the third try to a receiver that answers 500 twice, and redelivers on request', {
+    timeout: 90_000,
+  }, async () => {
     receiver.received.length = 0;
     receiver.statuses.push(500, 500);
     const created = await api('/api/watchlists', {
@@ -261,7 +265,9 @@ describe('watchlists', () => {
 });
 
 describe('userscout watch', () => {
-  it('adds, lists, runs and shows the changes of a watchlist through the API', async () => {
+  it('adds, lists, runs and shows the changes of a watchlist through the API', {
+    timeout: 90_000,
+  }, async () => {
     const out: string[] = [];
     const err: string[] = [];
     const io: Io = {
@@ -270,7 +276,7 @@ describe('userscout watch', () => {
       err: (t) => err.push(t),
       stderr: process.stderr,
     };
-    const target = watchTarget({}, { USERSCOUT_SERVER: s.url, USERSCOUT_KEY: key });
+    const target = watchConnection({}, { server: s.url, apiKey: key });
     await watchAdd(target, ['clitest'], { interval: '2h', platform: ['Alpha', 'Charlie'] }, io);
     const id = out.pop()!;
     expect(err.join('\n')).toMatch(/webhook secret \(shown only now\): whsec_/);
@@ -285,14 +291,16 @@ describe('userscout watch', () => {
     expect(JSON.parse(out.pop()!)).toMatchObject([
       { seq: 1, kind: 'new_hit', platform: 'Charlie', username: 'clitest' },
     ]);
-    await expect(watchRun({ ...target, key: 'usk_wrong' }, id, io)).rejects.toMatchObject({
+    await expect(watchRun({ ...target, apiKey: 'usk_wrong' }, id, io)).rejects.toMatchObject({
       code: 'unauthorized',
     });
   });
 });
 
 describe('watchlists and the search limit', () => {
-  it("counts each name's search against the key's limit, and skips the names past it", async () => {
+  it("counts each name's search against the key's limit, and skips the names past it", {
+    timeout: 90_000,
+  }, async () => {
     const limited = await startService(sim, catalogue, { ...SETTINGS, proLimit: 1 });
     try {
       const k = (await createKey(limited.service.store, 'small', 'professional')).key;

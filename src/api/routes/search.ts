@@ -13,6 +13,7 @@ import { countStatuses, unansweredReasons } from '../../engine/coverage.js';
 import { originLoads } from '../../engine/politeness-bound.js';
 import { UserscoutError } from '../../errors.js';
 import { estimateSeconds } from '../../runner/estimate.js';
+import { EstimateCalibration } from '../../runner/estimate-calibration.js';
 import { failSearch } from '../../runner/search-job.js';
 import type { SearchRecord } from '../../store/store.js';
 import { AnswerCache } from '../answer-cache.js';
@@ -25,6 +26,7 @@ import {
   StartSearchBody,
   StartSearchResponse,
 } from '../schemas.js';
+import { canRead } from '../search-access.js';
 import { searchCoverage, searchResponse } from '../search-response.js';
 
 export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -32,6 +34,8 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
   /** The platforms each accepted start covers, chosen before the limit counts it. */
   const selections = new WeakMap<FastifyRequest, Platform[]>();
   const finished = new AnswerCache(deps.config.finishedAnswerCacheEntries);
+  // Learns from each finished search how far the model's estimates run off on this deployment.
+  const calibration = new EstimateCalibration();
 
   api.post(
     '/api/search',
@@ -43,6 +47,8 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         const { username, categories, platforms: only, includeNsfw } = request.body;
         const problem = usernameProblem(username);
         if (problem) throw new UserscoutError('invalid_username', `username ${problem}`);
+        if (request.body.private && request.caller.tier !== 'professional')
+          throw new UserscoutError('private_not_allowed');
         const selected = selectPlatforms(deps.catalogue, {
           categories,
           platforms: only,
@@ -64,6 +70,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         response: {
           200: StartSearchResponse,
           401: { $ref: 'Error#' },
+          403: { $ref: 'Error#' },
           413: { $ref: 'Error#' },
           415: { $ref: 'Error#' },
           503: { $ref: 'Error#' },
@@ -74,9 +81,14 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
     async (request) => {
       const selected = selections.get(request)!;
       const { username } = request.body;
-      const latencies = await deps.latencies();
+      // Independent reads (the queue's in cluster mode): one round trip's wait, not three.
+      const [latencies, stats, queuedAhead] = await Promise.all([
+        deps.latencies(),
+        deps.runner.stats(),
+        deps.runner.queuedAhead(request.caller.tier),
+      ]);
       const budget = { perSecond: deps.config.budgetPerSecond, burst: deps.config.budgetBurst };
-      const estimatedSeconds = estimateSeconds({
+      const modelSeconds = estimateSeconds({
         latenciesMs: selected.map((p) => latencies.get(p.id)),
         defaultLatencyMs: deps.config.unmeasuredLatencyMs,
         timeoutMs: deps.config.timeoutMs,
@@ -86,10 +98,11 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
           limit: o.limit,
         })),
         identities: Math.max(1, deps.config.egress.length),
-        running: (await deps.runner.stats()).running,
-        queuedAhead: await deps.runner.queuedAhead(request.caller.tier),
+        running: stats.running,
+        queuedAhead,
         maxRunning: deps.config.maxRunningSearches,
       });
+      const estimatedSeconds = calibration.apply(modelSeconds);
       const search: SearchRecord = {
         id: randomUUID(),
         username,
@@ -99,6 +112,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         platformIds: selected.map((p) => p.id),
         estimatedSeconds,
         createdAt: deps.now(),
+        ...(request.body.private ? { private: true as const } : {}),
       };
       await deps.store.createSearch(search);
       try {
@@ -131,7 +145,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         summary: 'Get a search and its results',
         operationId: 'getSearch',
         description:
-          'Poll until status is completed or error (about once a second). While running, results already hold the hits found so far and progress says how far it got and how many platforms answered. coverage is the share of the platforms checked that answered; a completed search with low coverage carries a warning, since a missing hit proves nothing where no answer came. include=all returns every outcome with its reason.',
+          'Poll until status is completed or error (about once a second). Anyone with the id can read a search, unless it was started with private: true, which only the key that started it can read (404 for anyone else, as for an unknown id). While running, results already hold the hits found so far and progress says how far it got and how many platforms answered. coverage is the share of the platforms checked that answered; a completed search with low coverage carries a warning, since a missing hit proves nothing where no answer came. include=all returns every outcome with its reason.',
         querystring: SearchQuery,
         response: {
           200: SearchResponse,
@@ -144,12 +158,15 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
     async (request, reply) => {
       const { id, include } = request.query;
       const all = include === 'all';
-      const key = `${id} ${all ? 'all' : 'hits'}`;
-      const cached = finished.get(key);
+      // A private search's answer is cached under its owner too, so no other caller meets it.
+      const shared = `${id} ${all ? 'all' : 'hits'}`;
+      const owned = `${shared} ${request.caller.client}`;
+      const cached = finished.get(shared) ?? finished.get(owned);
       if (cached !== undefined) return reply.type('application/json; charset=utf-8').send(cached);
       // One store read per poll: the search, its counts and its outcomes together.
       const snapshot = await deps.store.snapshot(id, all ? {} : { statuses: ['hit'] });
-      if (!snapshot) throw new UserscoutError('search_not_found');
+      if (!snapshot || !canRead(snapshot.search, request.caller))
+        throw new UserscoutError('search_not_found');
       const { search } = snapshot;
       const percent = deps.config.coverageWarningPercent;
       const results = snapshot.outcomes.map((s) => s.outcome);
@@ -174,9 +191,13 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       }
       const body = searchResponse(view, percent);
       if (search.state !== 'completed' && search.state !== 'error') return body;
+      // Seen finished for the first time here: how long it took against what it was told.
+      const seenBefore = finished.get(`${id} ${all ? 'hits' : 'all'}`) !== undefined;
+      if (search.state === 'completed' && search.finishedAt !== undefined && !seenBefore)
+        calibration.observe(search.estimatedSeconds, search.finishedAt - search.createdAt);
       // Finished: it never changes again, so it is serialized once and served from memory.
       const serialized = reply.serialize(body) as string;
-      finished.set(key, serialized);
+      finished.set(search.private ? owned : shared, serialized);
       return reply.type('application/json; charset=utf-8').send(serialized);
     },
   );
