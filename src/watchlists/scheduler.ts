@@ -63,6 +63,8 @@ export class WatchlistScheduler {
   #ticking: Promise<void> | undefined;
   #again = false;
   readonly #deliveries = new Set<Promise<void>>();
+  /** Aborted by `stop`: attempts under way end at once, unlogged, and are made again after the lease. */
+  readonly #stopping = new AbortController();
 
   constructor(options: SchedulerOptions) {
     this.#o = options;
@@ -98,6 +100,7 @@ export class WatchlistScheduler {
   async stop(): Promise<void> {
     this.#running = false;
     clearTimeout(this.#timer);
+    this.#stopping.abort();
     await this.#ticking;
     await Promise.allSettled([...this.#deliveries]);
   }
@@ -213,8 +216,11 @@ export class WatchlistScheduler {
       timeoutMs: this.#o.webhookTimeoutMs,
       allowPrivate: this.#o.allowPrivate,
       now,
+      signal: this.#stopping.signal,
       ...(this.#o.resolve ? { resolve: this.#o.resolve } : {}),
     });
+    // Cut short by our own shutdown: not the receiver's failure, so not logged as one.
+    if (this.#stopping.signal.aborted) return;
     await store.watchlists.saveDelivery(afterAttempt(delivery, attempt, this.#o.retry), token);
   }
 }

@@ -16,6 +16,8 @@ export interface SendOptions {
   readonly now: () => number;
   readonly resolve?: Resolve;
   readonly userAgent?: string;
+  /** Ends the attempt early (the service stopping). */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -37,7 +39,8 @@ export async function sendWebhook(delivery: DeliveryRecord, options: SendOptions
   const refused = await refusedDestination(delivery.url, options.allowPrivate, options.resolve ?? resolveAll);
   if (refused) return { at, error: refused, durationMs: 0 };
   const timestamp = Math.floor(at / 1000);
-  const signal = AbortSignal.timeout(options.timeoutMs);
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   try {
     const response = await fetch(delivery.url, {
       method: 'POST',
@@ -66,10 +69,12 @@ export async function sendWebhook(delivery: DeliveryRecord, options: SendOptions
     };
   } catch (error) {
     const durationMs = options.now() - at;
-    const message = signal.aborted
-      ? `no answer within ${options.timeoutMs} ms`
-      : ((error as { cause?: { message?: string } }).cause?.message ??
-        (error instanceof Error ? error.message : String(error)));
+    const message = options.signal?.aborted
+      ? 'aborted before an answer came'
+      : timeout.aborted
+        ? `no answer within ${options.timeoutMs} ms`
+        : ((error as { cause?: { message?: string } }).cause?.message ??
+          (error instanceof Error ? error.message : String(error)));
     return { at, error: message, durationMs };
   }
 }

@@ -69,6 +69,23 @@ describe('sendWebhook', () => {
     }
   });
 
+  it('ends at once when its signal aborts (the service stopping)', async () => {
+    receiver.hold = true;
+    const controller = new AbortController();
+    try {
+      const pending = sendWebhook(delivery(receiver.url), {
+        ...options,
+        timeoutMs: 10_000,
+        signal: controller.signal,
+      });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      controller.abort();
+      expect(await pending).toMatchObject({ error: 'aborted before an answer came' });
+    } finally {
+      receiver.release();
+    }
+  });
+
   it('refuses a private destination, checked before sending and again when connecting', async () => {
     receiver.received.length = 0;
     const literal = await sendWebhook(delivery(receiver.url), { ...options, allowPrivate: false });
