@@ -2,16 +2,18 @@
  * How a watchlist's run starts its searches: as ordinary POST /api/search
  * requests made by the service to itself (inject) on behalf of the owner's
  * key, so each is checked, counted against the key's search limit, queued and
- * estimated exactly as one a client starts.
+ * estimated exactly as one a client starts. They are private to the key (only
+ * it can read them) where its tier allows private searches.
  */
 import type { FastifyInstance } from 'fastify';
+import type { Watchlist } from '../store/watchlists.js';
 import type { StartSearch } from '../watchlists/scheduler.js';
 import { INTERNAL_TOKEN_HEADER, ON_BEHALF_HEADER } from './auth.js';
 
 export function injectedSearchStarter(app: FastifyInstance, internalToken: string): StartSearch {
-  return async (watchlist, username) => {
+  const start = async (watchlist: Watchlist, username: string, asPrivate: boolean) => {
     const { spec } = watchlist;
-    const response = await app.inject({
+    return app.inject({
       method: 'POST',
       url: '/api/search',
       headers: {
@@ -24,8 +26,15 @@ export function injectedSearchStarter(app: FastifyInstance, internalToken: strin
         ...(spec.categories ? { categories: spec.categories } : {}),
         ...(spec.platforms ? { platforms: spec.platforms } : {}),
         ...(spec.includeNsfw !== undefined ? { includeNsfw: spec.includeNsfw } : {}),
+        ...(asPrivate ? { private: true } : {}),
       }),
     });
+  };
+  return async (watchlist, username) => {
+    let response = await start(watchlist, username, true);
+    // A key whose tier cannot start private searches still watches, with ordinary ones.
+    if (response.statusCode === 403 && response.json<{ code?: string }>().code === 'private_not_allowed')
+      response = await start(watchlist, username, false);
     let body: { queryId?: string; code?: string; error?: string } = {};
     try {
       body = response.json();

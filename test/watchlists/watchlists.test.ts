@@ -127,6 +127,9 @@ describe('watchlists', () => {
       ['Charlie', 'miss'],
     ]);
     expect((await api(`/api/watchlists/${id}/deliveries`)).body.deliveries).toEqual([]);
+    // Private to the key: another key cannot read it.
+    const other = await api(`/api/search?id=${first.lastRun.searches.watchme}`, { key: otherKey });
+    expect(other.status).toBe(404);
 
     accounts.add('Bravo/watchme');
     expect((await api(`/api/watchlists/${id}/run`, { method: 'POST' })).status).toBe(202);
