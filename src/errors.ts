@@ -29,6 +29,13 @@ export const ERROR_CODES = {
     status: 403,
     message: 'Only a professional API key can start a private search; send one, or leave private out',
   },
+  api_key_required: {
+    status: 401,
+    message: 'Watchlists need a professional API key: send it as X-API-Key or Authorization: Bearer',
+  },
+  watchlist_not_found: { status: 404, message: 'No watchlist of this API key has this id' },
+  delivery_not_found: { status: 404, message: 'No delivery of this watchlist has this id' },
+  webhook_url_refused: { status: 400, message: 'The webhook URL is not accepted' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
