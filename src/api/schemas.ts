@@ -89,12 +89,24 @@ export const Result = Type.Object(
       cachedAt: Type.Optional(
         Type.Integer({ description: 'Reused from the cache: when it was decided (ms epoch)' }),
       ),
+      snippet: Type.Optional(
+        Type.String({
+          description:
+            'The text or regex marker that decided, in [brackets], with about 60 characters of the page on each side',
+        }),
+      ),
+      control: Type.Optional(
+        Type.String({
+          description:
+            'The control check a hit was compared with (a name that cannot exist on the platform): its name, what it read and when; a hit that reads like it is unknown/rule_drift',
+        }),
+      ),
     }),
   },
   {
     $id: 'Result',
     description:
-      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response; or not asked: budget_exhausted, our request budget for the origin had no slot in time), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
+      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response, rule_drift (the platform rule also reads a name that cannot exist as a hit); or not asked: budget_exhausted, our request budget for the origin had no slot in time), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
   },
 );
 

@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
@@ -93,6 +94,18 @@ const MIGRATIONS: readonly string[] = [
     answered_ms REAL NOT NULL, -- sum of their response times
     recent_ms REAL NOT NULL,
     last_checked_at INTEGER NOT NULL
+  );
+  `,
+  `
+  CREATE TABLE platform_controls (
+    platform_id TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    record TEXT NOT NULL, -- JSON ControlRecord
+    PRIMARY KEY (platform_id, identity)
+  );
+  CREATE TABLE leases (
+    name TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL
   );
   `,
 ];
@@ -371,6 +384,26 @@ export class SqliteStore implements Store {
     }));
   }
 
+  async getControl(platformId: string, identity: string): Promise<ControlRecord | undefined> {
+    const row = this.#sql.getControl.get(platformId, identity) as { record: string } | undefined;
+    return row ? (JSON.parse(row.record) as ControlRecord) : undefined;
+  }
+
+  async putControl(record: ControlRecord): Promise<void> {
+    this.#sql.putControl.run(record.platformId, record.identity, JSON.stringify(record));
+  }
+
+  async listControls(): Promise<ControlRecord[]> {
+    return (this.#sql.listControls.all() as { record: string }[]).map(
+      (row) => JSON.parse(row.record) as ControlRecord,
+    );
+  }
+
+  async claimLease(name: string, ttlMs: number, now: number): Promise<boolean> {
+    this.#sql.sweepLeases.run(now);
+    return this.#sql.claimLease.get({ name, expiresAt: now + ttlMs, now }) !== undefined;
+  }
+
   async ping(): Promise<boolean> {
     try {
       return this.#sql.ping.get() !== undefined;
@@ -489,6 +522,17 @@ function prepareStatements(db: Database) {
         END,
         last_checked_at = MAX(last_checked_at, excluded.last_checked_at)`),
     platformStats: db.prepare('SELECT * FROM platform_stats ORDER BY platform_id'),
+    getControl: db.prepare('SELECT record FROM platform_controls WHERE platform_id = ? AND identity = ?'),
+    putControl: db.prepare(`
+      INSERT INTO platform_controls (platform_id, identity, record) VALUES (?, ?, ?)
+      ON CONFLICT (platform_id, identity) DO UPDATE SET record = excluded.record`),
+    listControls: db.prepare('SELECT record FROM platform_controls ORDER BY platform_id, identity'),
+    sweepLeases: db.prepare('DELETE FROM leases WHERE expires_at <= ?'),
+    // One statement, so two connections (the search thread's, the API's) never both take a lease.
+    claimLease: db.prepare(`
+      INSERT INTO leases (name, expires_at) VALUES (@name, @expiresAt)
+      ON CONFLICT (name) DO UPDATE SET expires_at = excluded.expires_at WHERE leases.expires_at <= @now
+      RETURNING name`),
   };
 }
 

@@ -7,6 +7,8 @@
  * the error for an id taken already) is here, once; so is `recentLatencies`,
  * the latency per platform that estimates and the order of checks read.
  */
+import type { ControlRecord } from '../engine/control.js';
+import type { ControlLedger } from '../engine/control-ledger.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 
@@ -73,7 +75,13 @@ export interface PlatformStats {
   readonly lastCheckedAt: number;
 }
 
-export interface Store {
+/**
+ * Control checks (issue 17; engine/control.ts): `getControl`, `putControl` and
+ * `claimLease` come from the engine's `ControlLedger`; `listControls` is what
+ * the platform list shows. A lease is taken only when free or expired, and is
+ * never released early.
+ */
+export interface Store extends ControlLedger {
   /** Throws UserscoutError 'duplicate_id' when a search has this id already. */
   createSearch(search: SearchRecord): Promise<void>;
   getSearch(id: string): Promise<SearchRecord | undefined>;
@@ -128,6 +136,9 @@ export interface Store {
   /** Adds one check to the platform's statistics. */
   recordCheck(platformId: string, status: OutcomeStatus, responseTimeMs: number, at: number): Promise<void>;
   platformStats(): Promise<PlatformStats[]>;
+
+  /** Every platform's latest control record per egress identity, by platform id then identity. */
+  listControls(): Promise<ControlRecord[]>;
 
   /** Whether the backend answers (for /readyz). */
   ping(): Promise<boolean>;
