@@ -85,8 +85,11 @@ export async function createService(config: Config, options: ServiceOptions = {}
     : createEngine(
         config,
         catalogue,
-        backend ? { rateBudget: backend.rateBudget, sharedChecks: backend.sharedChecks } : {},
+        backend
+          ? { rateBudget: backend.rateBudget, sharedChecks: backend.sharedChecks, controls: store }
+          : { controls: store },
       );
+  metrics.watchControls(() => store.listControls());
   // Searches run here (in-thread runner, or a cluster worker) when there is no search thread.
   const jobDeps =
     engine &&

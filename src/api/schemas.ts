@@ -2,6 +2,7 @@
  * Request and response schemas of the REST API (TypeBox). Fastify validates
  * with them and @fastify/swagger turns them into the OpenAPI document.
  */
+
 import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import { CATEGORIES } from '../catalogue/categories.js';
 import { MAX_USERNAME_LENGTH } from '../catalogue/username-rule.js';
@@ -12,6 +13,7 @@ import {
   type Outcome,
   UNKNOWN_REASONS,
 } from '../engine/outcome.js';
+import { HEALTH_STATES } from './platform-health.js';
 
 /** One of the given strings, typed as their union (so `Static<>` of a schema is the engine's type). */
 const lit = <const T extends readonly string[]>(values: T) =>
@@ -180,6 +182,19 @@ export const Platform = Type.Object(
     tags: Type.Array(Type.String()),
     disabledReason: Type.Optional(Type.String()),
     lastValidatedAt: Type.Optional(Type.String({ format: 'date-time' })),
+    health: Type.Optional(
+      Type.Object(
+        {
+          state: lit(HEALTH_STATES),
+          lastCheckedAt: Type.Optional(Type.String({ format: 'date-time' })),
+          reason: Type.Optional(Type.String()),
+        },
+        {
+          description:
+            'rule_drift: a control check (a name that cannot exist) read as a hit, so hits here are unknown/rule_drift until a control reads miss; broken or blocked: the last self-check of its known accounts; healthy; unchecked: never measured. reason says why, with the control or the probes',
+        },
+      ),
+    ),
   },
   { $id: 'Platform' },
 );

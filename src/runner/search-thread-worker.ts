@@ -22,7 +22,8 @@ const catalogue = freezeCatalogue((workerData as SearchThreadData).catalogue);
 const send = (message: FromThread) => port.postMessage(message);
 
 const store = createStore({ kind: 'sqlite', path: databasePath });
-const engine = createEngine(config, catalogue);
+// Control records in the database: shared with the API (the platform list) and kept across restarts.
+const engine = createEngine(config, catalogue, { controls: store });
 const events: EventHub = {
   publish: (id, event) => send({ type: 'event', id, event }),
   subscribe: () => () => {},
