@@ -14,8 +14,8 @@
  */
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
-import type { Engine } from '../engine/engine.js';
 import { type ControlRecord, judgeHit } from '../engine/control.js';
+import type { Engine } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
 import { isUserscoutError } from '../errors.js';
 import { recentLatencies, type SearchRecord, type Store } from '../store/store.js';
