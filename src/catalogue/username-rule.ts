@@ -71,9 +71,18 @@ export function platformUsername(platform: { readonly username: UsernameRule }, 
   return platform.username.lowercase ? username.toLowerCase() : username;
 }
 
+/**
+ * What a platform without a pattern of its own allows (an imported entry with
+ * no `regexCheck`): printable ASCII. A name in another script is `invalid` there,
+ * never sent: such a site may answer any odd name with a page that reads as a hit.
+ */
+const ASCII_ONLY = /^[\x21-\x7e]*$/;
+
 /** Why a name breaks a platform's rule, or undefined when it fits. */
 export function ruleViolation(rule: UsernameRule, username: string): string | undefined {
   const name = rule.lowercase ? username.toLowerCase() : username;
+  if (!rule.pattern && !ASCII_ONLY.test(name))
+    return 'has characters outside ASCII, which a platform without a username pattern is taken not to allow';
   const length = [...name].length;
   if (length < rule.minLength) return `shorter than ${rule.minLength} characters`;
   if (length > rule.maxLength) return `longer than ${rule.maxLength} characters`;
