@@ -786,6 +786,27 @@ export function describeStoreContract(
       });
     });
 
+    describe('platform health from the scheduled self-check', () => {
+      it('keeps the latest verdict of each platform', async () => {
+        expect(await store.listPlatformHealth()).toEqual({});
+        await store.putPlatformHealth('github', { verdict: 'healthy', validatedAt: T0 });
+        await store.putPlatformHealth('bravo', {
+          verdict: 'broken',
+          reason: 'unclaimed "x": expected miss, got hit',
+          validatedAt: T0,
+        });
+        await store.putPlatformHealth('github', {
+          verdict: 'blocked',
+          reason: 'waf',
+          validatedAt: T0 + MINUTE,
+        });
+        expect(await store.listPlatformHealth()).toEqual({
+          bravo: { verdict: 'broken', reason: 'unclaimed "x": expected miss, got hit', validatedAt: T0 },
+          github: { verdict: 'blocked', reason: 'waf', validatedAt: T0 + MINUTE },
+        });
+      });
+    });
+
     describe('lifecycle', () => {
       it('answers a ping', async () => {
         expect(await store.ping()).toBe(true);

@@ -12,6 +12,7 @@
  * (hash) and `stats` (set of platform ids).
  */
 import type { Redis } from 'ioredis';
+import type { PlatformHealthEntry } from '../catalogue/health.js';
 import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
@@ -471,6 +472,23 @@ export class RedisStore implements Store {
       return Object.keys(all)
         .sort(compare)
         .map((field) => JSON.parse(all[field]!) as ControlRecord);
+    });
+  }
+
+  putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void> {
+    return this.#guard(async () => {
+      await this.#redis.hset(this.#key('health'), platformId, JSON.stringify(entry));
+    });
+  }
+
+  listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>> {
+    return this.#guard(async () => {
+      const all = await this.#redis.hgetall(this.#key('health'));
+      return Object.fromEntries(
+        Object.keys(all)
+          .sort(compare)
+          .map((id) => [id, JSON.parse(all[id]!) as PlatformHealthEntry]),
+      );
     });
   }
 

@@ -5,6 +5,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { PlatformHealthEntry } from '../catalogue/health.js';
 import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
@@ -106,6 +107,10 @@ const MIGRATIONS: readonly string[] = [
   CREATE TABLE leases (
     name TEXT PRIMARY KEY,
     expires_at INTEGER NOT NULL
+  );
+  CREATE TABLE platform_health (
+    platform_id TEXT PRIMARY KEY,
+    entry TEXT NOT NULL -- JSON PlatformHealthEntry
   );
   `,
 ];
@@ -399,6 +404,15 @@ export class SqliteStore implements Store {
     );
   }
 
+  async putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void> {
+    this.#sql.putHealth.run(platformId, JSON.stringify(entry));
+  }
+
+  async listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>> {
+    const rows = this.#sql.listHealth.all() as { platform_id: string; entry: string }[];
+    return Object.fromEntries(rows.map((r) => [r.platform_id, JSON.parse(r.entry) as PlatformHealthEntry]));
+  }
+
   async claimLease(name: string, ttlMs: number, now: number): Promise<boolean> {
     this.#sql.sweepLeases.run(now);
     return this.#sql.claimLease.get({ name, expiresAt: now + ttlMs, now }) !== undefined;
@@ -527,6 +541,10 @@ function prepareStatements(db: Database) {
       INSERT INTO platform_controls (platform_id, identity, record) VALUES (?, ?, ?)
       ON CONFLICT (platform_id, identity) DO UPDATE SET record = excluded.record`),
     listControls: db.prepare('SELECT record FROM platform_controls ORDER BY platform_id, identity'),
+    putHealth: db.prepare(`
+      INSERT INTO platform_health (platform_id, entry) VALUES (?, ?)
+      ON CONFLICT (platform_id) DO UPDATE SET entry = excluded.entry`),
+    listHealth: db.prepare('SELECT platform_id, entry FROM platform_health ORDER BY platform_id'),
     sweepLeases: db.prepare('DELETE FROM leases WHERE expires_at <= ?'),
     // One statement, so two connections (the search thread's, the API's) never both take a lease.
     claimLease: db.prepare(`

@@ -4,6 +4,7 @@
  * nothing in src/ reaches it. Values are copied in and out, so callers never
  * share objects with the store.
  */
+import type { PlatformHealthEntry } from '../../src/catalogue/health.js';
 import type { ControlRecord } from '../../src/engine/control.js';
 import type { Outcome, OutcomeStatus } from '../../src/engine/outcome.js';
 import { UserscoutError } from '../../src/errors.js';
@@ -60,6 +61,16 @@ export class MemoryStore implements Store {
     return [...this.#controls.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([, record]) => structuredClone(record));
+  }
+
+  readonly #health = new Map<string, PlatformHealthEntry>();
+
+  async putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void> {
+    this.#health.set(platformId, structuredClone(entry));
+  }
+
+  async listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>> {
+    return Object.fromEntries([...this.#health.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
   async claimLease(name: string, ttlMs: number, now: number): Promise<boolean> {

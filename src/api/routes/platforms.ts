@@ -11,25 +11,27 @@ import { CategoriesResponse, errorResponses, PlatformsQuery, PlatformsResponse }
 
 export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  const all = deps.catalogue.platforms.map((p) => {
-    const health = deps.health.get(p.id);
-    const broken = health?.verdict === 'broken';
-    return {
-      name: p.name,
-      id: p.id,
-      category: p.category,
-      url: p.home,
-      enabled: p.enabled && !broken,
-      nsfw: p.nsfw,
-      tags: [...p.tags],
-      ...(p.disabledReason
-        ? { disabledReason: p.disabledReason }
-        : broken && health?.reason
-          ? { disabledReason: health.reason }
-          : {}),
-      ...(health ? { lastValidatedAt: new Date(health.validatedAt).toISOString() } : {}),
-    };
-  });
+  // Read at each request: health changes while the service runs (live-health.ts).
+  const listing = () =>
+    deps.catalogue.platforms.map((p) => {
+      const health = deps.health.get(p.id);
+      const broken = health?.verdict === 'broken';
+      return {
+        name: p.name,
+        id: p.id,
+        category: p.category,
+        url: p.home,
+        enabled: p.enabled && !broken,
+        nsfw: p.nsfw,
+        tags: [...p.tags],
+        ...(p.disabledReason
+          ? { disabledReason: p.disabledReason }
+          : broken && health?.reason
+            ? { disabledReason: health.reason }
+            : {}),
+        ...(health ? { lastValidatedAt: new Date(health.validatedAt).toISOString() } : {}),
+      };
+    });
 
   api.get(
     '/api/platforms',
@@ -46,6 +48,7 @@ export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promi
     },
     async (request) => {
       const { category } = request.query;
+      const all = listing();
       const listed = category === undefined ? all : all.filter((p) => p.category === category);
       const controls = controlsByPlatform(await deps.store.listControls());
       const platforms = listed.map((p) => ({
@@ -69,6 +72,7 @@ export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promi
       },
     },
     async () => {
+      const all = listing();
       const categories = CATEGORIES.map((name) => ({
         name,
         description: CATEGORY_DESCRIPTIONS[name],
