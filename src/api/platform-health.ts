@@ -5,9 +5,7 @@
  */
 import type { PlatformHealthEntry } from '../catalogue/health.js';
 import { type ControlRecord, describeControl } from '../engine/control.js';
-
-export const HEALTH_STATES = ['healthy', 'rule_drift', 'broken', 'blocked', 'unchecked'] as const;
-export type HealthState = (typeof HEALTH_STATES)[number];
+import type { HealthState } from './health-states.js';
 
 export interface PlatformHealthView {
   /** `rule_drift` (a control read hit: hits are unknown), then `broken`, `blocked`, `healthy`; `unchecked` when nothing was measured. */

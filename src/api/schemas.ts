@@ -13,7 +13,7 @@ import {
   type Outcome,
   UNKNOWN_REASONS,
 } from '../engine/outcome.js';
-import { HEALTH_STATES } from './platform-health.js';
+import { HEALTH_STATES } from './health-states.js';
 
 /** One of the given strings, typed as their union (so `Static<>` of a schema is the engine's type). */
 const lit = <const T extends readonly string[]>(values: T) =>
