@@ -275,7 +275,8 @@ describe('userscout search', () => {
         const comparable = (r: { responseTime: number; evidence: object }) => ({
           ...r,
           responseTime: 0,
-          evidence: { ...r.evidence, bytesRead: 0 },
+          // Each side checked its own control (a random name, at its own time).
+          evidence: { ...r.evidence, bytesRead: 0, control: 'control' in r.evidence },
         });
         expect(every.results.map(comparable)).toEqual(api.results.map(comparable));
       } finally {
