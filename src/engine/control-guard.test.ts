@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueOf, entry } from '../../test/support/catalogue.js';
-import { ControlGuard, type SentCheck } from './control-guard.js';
+import { ControlGuard, type SentCheck, UNANSWERED_CONTROL_MS } from './control-guard.js';
 import { type ControlLedger, MemoryControlLedger } from './control-ledger.js';
 import type { Outcome } from './outcome.js';
 
@@ -90,6 +90,27 @@ describe('ControlGuard', () => {
       'unknown',
       'rule_drift',
     ]);
+  });
+
+  it('tries a control that got no answer again after a minute, not a window', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const guard = guardOn(new MemoryControlLedger(), clock);
+    let calls = 0;
+    const timingOut = async (name: string): Promise<SentCheck> => {
+      calls++;
+      const { outcome } = sent('error', name);
+      return { outcome: { ...outcome, reason: 'timeout', evidence: { rule: 'timeout', attempts: 1 } } };
+    };
+    const hit = await guard.vet(platform!, 'default', sent('hit', 'sam'), timingOut);
+    // Nothing learned: the hit stands, naming the control that could not tell.
+    expect(hit.status).toBe('hit');
+    expect(hit.evidence.control).toMatch(/read error\/timeout/);
+    clock.now += UNANSWERED_CONTROL_MS - 1;
+    await guard.vet(platform!, 'default', sent('hit', 'sam'), timingOut);
+    expect(calls).toBe(1);
+    clock.now += 1;
+    await guard.vet(platform!, 'default', sent('hit', 'sam'), timingOut);
+    expect(calls).toBe(2);
   });
 
   it('lets the hit stand when the ledger cannot be reached', async () => {

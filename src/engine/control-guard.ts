@@ -21,7 +21,7 @@ export interface ControlGuardOptions {
   readonly ledger: ControlLedger;
   /** How long a control stands before the next hit on its platform checks another (ms). */
   readonly windowMs: number;
-  /** Longest wait for a control another process is checking (ms); also how long its lease is held at least. */
+  /** Longest wait for a control another process is checking (ms); also how long its lease is held. */
   readonly waitMs: number;
   /** Wall clock (ms epoch): records are compared across processes. */
   readonly clock: () => number;
@@ -30,6 +30,14 @@ export interface ControlGuardOptions {
   readonly pollMs?: number;
   /** Called with every control record this process writes (metrics, logs). */
   readonly onControl?: (record: ControlRecord) => void;
+}
+
+/** A control that got no answer (not sent, or no reply) is tried again sooner than the window. */
+export const UNANSWERED_CONTROL_MS = 60_000;
+
+/** How long a control record stands: the window, or less when the control got no answer. */
+function freshFor(record: ControlRecord, windowMs: number): number {
+  return record.answer === undefined ? Math.min(windowMs, UNANSWERED_CONTROL_MS) : windowMs;
 }
 
 export class ControlGuard {
@@ -77,12 +85,11 @@ export class ControlGuard {
   ): Promise<ControlRecord | undefined> {
     const { ledger, windowMs, waitMs, clock } = this.#options;
     const last = await ledger.getControl(platform.id, identity);
-    if (last && clock() - last.checkedAt < windowMs) return last;
-    // The window is counted from the previous control, so one is sent at most once per window.
-    const window = Math.floor(clock() / windowMs);
+    if (last && clock() - last.checkedAt < freshFor(last, windowMs)) return last;
+    // One lease per record it follows: one process sends the next control, the others wait for it.
     const claimed = await ledger.claimLease(
-      `control:${platform.id}:${identity}:${window}`,
-      Math.max(windowMs, waitMs),
+      `control:${platform.id}:${identity}:${last?.checkedAt ?? 0}`,
+      waitMs,
       clock(),
     );
     if (!claimed) return this.#awaitOther(platform, identity, last);
