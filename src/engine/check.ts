@@ -90,10 +90,7 @@ export async function checkPlatform(
         const through = identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
         // A retry is a request like any other: it waits for its own send slot.
         const slot = (maxWaitMs: number) => ctx.limiter.pace(polite, identity, limit, maxWaitMs, signal);
-        const sent = await send(platform, request, profileUrl, through, slot, signal);
-        ended = breakerResult(sent.outcome);
-        if (sent.outcome.status !== 'hit' || !ctx.controls) return sent.outcome;
-        // The control goes through the same identity, in a send slot of the same budget.
+        // A control goes through the same identity, in a send slot of the same budget.
         const sendControl = async (name: string): Promise<SentCheck> => {
           const built = buildRequest(platform, name, ctx.baseHeaders);
           if (!built.ok)
@@ -102,7 +99,15 @@ export async function checkPlatform(
             return { outcome: budgetExhausted(platform, built.profileUrl, limit, ctx.timeoutMs) };
           return send(platform, built.request, built.profileUrl, through, slot, signal);
         };
-        return ctx.controls.vet(platform, ctx.identities?.[identity] ?? DEFAULT_IDENTITY, sent, sendControl);
+        const identityName = ctx.identities?.[identity] ?? DEFAULT_IDENTITY;
+        // Eager (the service): sent alongside the check when due, so a hit does not wait for it after its answer.
+        const early = ctx.controls?.eager
+          ? ctx.controls.current(platform, identityName, sendControl)
+          : undefined;
+        const sent = await send(platform, request, profileUrl, through, slot, signal);
+        ended = breakerResult(sent.outcome);
+        if (sent.outcome.status !== 'hit' || !ctx.controls) return sent.outcome;
+        return ctx.controls.vet(platform, identityName, sent, sendControl, early);
       } finally {
         ctx.breaker?.record(origin, ended);
       }

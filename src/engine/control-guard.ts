@@ -30,7 +30,17 @@ export interface ControlGuardOptions {
   readonly pollMs?: number;
   /** Called with every control record this process writes (metrics, logs). */
   readonly onControl?: (record: ControlRecord) => void;
+  /**
+   * Send a due control alongside any check of its platform, not only once a hit needs it:
+   * a hit then waits for no control after its own answer, at the cost of one request per
+   * platform and identity per window whether or not it had a hit (the service). Lazy (a
+   * one-off command) sends one only for platforms that had a hit. @default false
+   */
+  readonly eager?: boolean;
 }
+
+/** How long this process trusts a control record it read before reading the ledger again (ms). */
+const MEMO_MS = 5_000;
 
 /** A control that got no answer (not sent, or no reply) is tried again sooner than the window. */
 export const UNANSWERED_CONTROL_MS = 60_000;
@@ -44,9 +54,15 @@ export class ControlGuard {
   readonly #options: ControlGuardOptions;
   /** Controls this process is checking or waiting for, by platform and identity. */
   readonly #pending = new Map<string, Promise<ControlRecord | undefined>>();
+  /** Records read lately, until when they are trusted without reading the ledger again. */
+  readonly #memo = new Map<string, { readonly record: ControlRecord; readonly until: number }>();
 
   constructor(options: ControlGuardOptions) {
     this.#options = options;
+  }
+
+  get eager(): boolean {
+    return this.#options.eager ?? false;
   }
 
   /** The hit as it stands after its platform's control (see `judgeHit`); other outcomes unchanged. */
@@ -55,9 +71,11 @@ export class ControlGuard {
     identity: string,
     hit: SentCheck,
     sendControl: (username: string) => Promise<SentCheck>,
+    /** The control already asked for alongside the check (eager), if it was. */
+    early?: Promise<ControlRecord | undefined>,
   ): Promise<Outcome> {
     if (hit.outcome.status !== 'hit') return hit.outcome;
-    const record = await this.current(platform, identity, sendControl);
+    const record = await (early ?? this.current(platform, identity, sendControl));
     return judgeHit(hit.outcome, hit.answer, record);
   }
 
@@ -68,9 +86,20 @@ export class ControlGuard {
     sendControl: (username: string) => Promise<SentCheck>,
   ): Promise<ControlRecord | undefined> {
     const key = `${platform.id}\u0000${identity}`;
+    const { clock, windowMs } = this.#options;
+    const memo = this.#memo.get(key);
+    if (memo && clock() < memo.until) return Promise.resolve(memo.record);
     let pending = this.#pending.get(key);
     if (!pending) {
       pending = this.#refresh(platform, identity, sendControl)
+        .then((record) => {
+          if (record)
+            this.#memo.set(key, {
+              record,
+              until: Math.min(record.checkedAt + freshFor(record, windowMs), clock() + MEMO_MS),
+            });
+          return record;
+        })
         .catch(() => undefined)
         .finally(() => this.#pending.delete(key));
       this.#pending.set(key, pending);

@@ -124,6 +124,8 @@ export function createEngine(
         ? {
             controls: new ControlGuard({
               ledger: options.controls ?? new MemoryControlLedger(),
+              // Shared records (the service): sent alongside the first check of each window.
+              eager: options.controls !== undefined,
               windowMs: config.controlWindowMs,
               waitMs: 2 * config.timeoutMs,
               clock: Date.now,
