@@ -1,10 +1,10 @@
 /**
- * Runs control checks (control.ts) when a hit needs one and keeps their
- * records in a ledger shared by every process: a platform's control is sent at
- * most once per window and egress identity, however many searches, threads and
- * workers find hits there at once. The first to claim the window's lease sends
- * it; the others wait (bounded) for its record. The ledger failing never fails
- * a check: the hit then stands, without a control.
+ * Runs control checks (control.ts) and keeps their records in a ledger shared
+ * by every process: a platform's control is sent at most once per window and
+ * egress identity, however many searches, threads and workers check there at
+ * once. The first to claim the lease on the next control sends it; the others
+ * wait (bounded) for its record. The ledger failing never fails a check: the
+ * hit then stands, without a control.
  */
 import type { Platform } from '../catalogue/platform.js';
 import { type AnswerPrint, type ControlRecord, controlName, controlRecord, judgeHit } from './control.js';
