@@ -59,7 +59,8 @@ describe('the scheduled self-check in the service', () => {
     expect(bravo.health.state).toBe('rule_drift');
     expect(bravo.health.reason).toMatch(/^control "[^"]+" read hit/);
     // The others answered as their entries say.
-    while (listed.get('Charlie')?.health.state !== 'healthy' && Date.now() < deadline) {
+    const healthy = (name: string) => listed.get(name)?.health.state === 'healthy';
+    while (!(healthy('Alpha') && healthy('Charlie')) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, 250));
       listed = await platforms();
     }
