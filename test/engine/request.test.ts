@@ -25,12 +25,17 @@ const HOSTILE = [
 ];
 
 const catalogue = catalogueOf([
-  entry('Path', { profile: 'https://path.test/u/{username}' }),
+  // Any script and URL punctuation: without a pattern of its own a platform takes ASCII only.
+  entry('Path', {
+    profile: 'https://path.test/u/{username}',
+    username: { pattern: '^[\\p{L}\\p{N}._!()*-]+$' },
+  }),
   entry('Query', { profile: 'https://query.test/profile?name={username}&tab=1' }),
   entry('Host', { profile: 'https://{username}.host.test/' }),
   entry('Post', {
     profile: 'https://post.test/{username}',
     check: { url: 'https://post.test/api', method: 'POST', body: '{"user":"{username}"}' },
+    username: { pattern: '^[\\p{L}\\p{N}-]+$' },
   }),
   entry('Form', {
     profile: 'https://form.test/{username}',
