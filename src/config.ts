@@ -434,6 +434,19 @@ export const SETTINGS = {
     doc: 'Accept webhook URLs to private and loopback addresses',
   },
   // --- end of watchlists and webhooks ---
+  // Trust at run time (issue 17): control checks and the scheduled self-check.
+  controlWindowMs: {
+    env: 'USERSCOUT_CONTROL_WINDOW_MS',
+    default: 30 * MINUTE,
+    kind: int(0, 86_400_000),
+    doc: "How long a platform's control check (a name that cannot exist, checked when a hit needs it) stands, per egress identity, before another is sent (ms); a control that reads hit turns that platform's hits into unknown/rule_drift (0: no control checks)",
+  },
+  selfCheckIntervalMs: {
+    env: 'USERSCOUT_SELF_CHECK_INTERVAL_MS',
+    default: 24 * 60 * MINUTE,
+    kind: int(0, 30 * 86_400_000),
+    doc: "How often the service re-checks every platform's known accounts, spread over the interval, once across a cluster; a platform found broken leaves default searches (0: never)",
+  },
 } as const satisfies Record<string, SettingSpec<unknown>>;
 
 /**

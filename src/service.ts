@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp } from './api/app.js';
 import type { AppDeps } from './api/deps.js';
+import { LiveHealth } from './api/live-health.js';
 import { Metrics } from './api/metrics.js';
 import { buildOpsApp } from './api/ops-app.js';
 import { injectedSearchStarter } from './api/watchlist-searches.js';
@@ -24,6 +25,7 @@ import { InProcessRunner } from './runner/in-process.js';
 import type { Runner } from './runner/runner.js';
 import { failSearch, runSearchJob, searchJobDeps } from './runner/search-job.js';
 import { SearchThread } from './runner/search-thread.js';
+import { scheduleSelfCheck } from './runner/self-check-schedule.js';
 import { createStore } from './store/create-store.js';
 import { recentLatencies, type Store } from './store/store.js';
 import { WatchlistScheduler } from './watchlists/scheduler.js';
@@ -52,7 +54,7 @@ export const HEALTH_FILE = 'health.json';
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const now = Date.now;
   const catalogue = options.catalogue ?? loadCatalogueFrom(config.catalogue || undefined).catalogue;
-  const health = PlatformHealth.read(join(config.dataDir, HEALTH_FILE));
+  const fileHealth = PlatformHealth.read(join(config.dataDir, HEALTH_FILE));
   if (!config.redisUrl && config.role !== 'all') {
     throw new ConfigError('role (USERSCOUT_ROLE)', config.role, "'all' unless REDIS_URL is set");
   }
@@ -88,8 +90,23 @@ export async function createService(config: Config, options: ServiceOptions = {}
     : createEngine(
         config,
         catalogue,
-        backend ? { rateBudget: backend.rateBudget, sharedChecks: backend.sharedChecks } : {},
+        backend
+          ? { rateBudget: backend.rateBudget, sharedChecks: backend.sharedChecks, controls: store }
+          : { controls: store },
       );
+  metrics.watchControls(() => store.listControls());
+  const health = new LiveHealth(fileHealth, () => store.listPlatformHealth());
+  // The scheduled self-check runs where the engine is: here, or on the search thread.
+  const selfCheck =
+    engine && config.role !== 'api'
+      ? scheduleSelfCheck(config, {
+          platforms: catalogue.platforms,
+          engine,
+          store,
+          onError: (err, platform) =>
+            log?.warn({ err, platform: platform.id }, 'scheduled self-check failed'),
+        })
+      : undefined;
   // Searches run here (in-thread runner, or a cluster worker) when there is no search thread.
   const jobDeps =
     engine &&
@@ -203,6 +220,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
         3_600_000,
       );
       sweeper.unref();
+      await health.refresh();
+      health.start();
       const url = await app.listen({ host: config.host, port: config.port });
       scheduler?.start();
       return url;
@@ -211,6 +230,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
       shuttingDown = true;
       if (sweeper) clearInterval(sweeper);
       await scheduler?.stop();
+      health.stop();
+      await selfCheck?.stop();
       await app.close();
       await runner.stop();
       await thread?.close();

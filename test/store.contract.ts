@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ControlRecord } from '../src/engine/control.js';
 import type { Outcome, OutcomeStatus } from '../src/engine/outcome.js';
 import type { ApiKeyRecord, PlatformStats, SearchRecord, Store } from '../src/store/store.js';
 
@@ -790,6 +791,85 @@ export function describeStoreContract(
         ]);
         expect(stats[0]!.meanMs).toBeCloseTo(170, 9);
         expect(stats[1]!.recentMs).toBeCloseTo(80, 9);
+      });
+    });
+
+    describe('control checks', () => {
+      const control = (
+        platformId: string,
+        identity: string,
+        checkedAt: number,
+        drift = false,
+      ): ControlRecord => ({
+        platformId,
+        identity,
+        username: 'qzx81kf0ab3c9d2e',
+        status: drift ? 'hit' : 'miss',
+        rule: drift ? 'exists: status 200' : 'missing: status 404',
+        answer: {
+          httpStatus: drift ? 200 : 404,
+          finalUrl: `https://${platformId}.example/q`,
+          bodyLength: 812,
+          title: 'Not found',
+        },
+        drift,
+        checkedAt,
+      });
+
+      it('has no control before one is put', async () => {
+        expect(await store.getControl('github', 'default')).toBeUndefined();
+        expect(await store.listControls()).toEqual([]);
+      });
+
+      it('keeps the latest control per platform and identity, as put', async () => {
+        await store.putControl(control('github', 'default', T0));
+        await store.putControl(control('github', 'addr:10.0.0.2', T0 + 1, true));
+        await store.putControl(control('gitlab', 'default', T0 + 2));
+        await store.putControl(control('github', 'default', T0 + MINUTE, true));
+        expect(await store.getControl('github', 'default')).toEqual(
+          control('github', 'default', T0 + MINUTE, true),
+        );
+        expect(await store.getControl('github', 'addr:10.0.0.2')).toEqual(
+          control('github', 'addr:10.0.0.2', T0 + 1, true),
+        );
+        expect(await store.getControl('gitlab', 'addr:10.0.0.2')).toBeUndefined();
+        const listed = await store.listControls();
+        expect(listed.map((r) => [r.platformId, r.identity, r.checkedAt])).toEqual([
+          ['github', 'addr:10.0.0.2', T0 + 1],
+          ['github', 'default', T0 + MINUTE],
+          ['gitlab', 'default', T0 + 2],
+        ]);
+      });
+
+      it('gives a lease to one claimant until it expires', async () => {
+        const now = Date.now();
+        expect(await store.claimLease('control:github:default:1', 150, now)).toBe(true);
+        expect(await store.claimLease('control:github:default:1', 150, now + 1)).toBe(false);
+        expect(await store.claimLease('control:gitlab:default:1', 150, now + 1)).toBe(true);
+        // Past its term (Redis times it with its own clock, so wait for real).
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        expect(await store.claimLease('control:github:default:1', 150, Date.now())).toBe(true);
+      });
+    });
+
+    describe('platform health from the scheduled self-check', () => {
+      it('keeps the latest verdict of each platform', async () => {
+        expect(await store.listPlatformHealth()).toEqual({});
+        await store.putPlatformHealth('github', { verdict: 'healthy', validatedAt: T0 });
+        await store.putPlatformHealth('bravo', {
+          verdict: 'broken',
+          reason: 'unclaimed "x": expected miss, got hit',
+          validatedAt: T0,
+        });
+        await store.putPlatformHealth('github', {
+          verdict: 'blocked',
+          reason: 'waf',
+          validatedAt: T0 + MINUTE,
+        });
+        expect(await store.listPlatformHealth()).toEqual({
+          bravo: { verdict: 'broken', reason: 'unclaimed "x": expected miss, got hit', validatedAt: T0 },
+          github: { verdict: 'blocked', reason: 'waf', validatedAt: T0 + MINUTE },
+        });
       });
     });
 

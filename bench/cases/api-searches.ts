@@ -44,6 +44,9 @@ export interface ApiLevel {
   readonly vsBound: number;
   /** 429 answers the simulated sites sent meanwhile (their per-address limits). */
   readonly rateLimited: number;
+  /** Control checks sent during the level (issue 17), and per search: the requests they add. */
+  readonly controls: number;
+  readonly controlsPerSearch: number;
   /** The service's estimate ÷ the actual completion time, median over the finished searches (issue 14). */
   readonly estimateRatio: number | null;
 }
@@ -170,6 +173,7 @@ export async function measureApiLevel(
         ),
     );
     const rateLimited = (await sim.child.request<number>('rateLimited')) - limitedBefore;
+    const controls = await controlsSent(server.url);
     const stoppedAt = Date.now();
     const created = results.map((r) => Date.parse(r.state.createdAt));
     // A search still running at the deadline counts as ending then: its time is a lower bound.
@@ -211,6 +215,8 @@ export async function measureApiLevel(
       boundBy: `${origin} (${requests} requests)`,
       vsBound: makespanMs / boundMs,
       rateLimited,
+      controls,
+      controlsPerSearch: controls / searches,
       estimateRatio:
         completed === 0
           ? null
@@ -223,6 +229,15 @@ export async function measureApiLevel(
     await pool.close();
     await server.stop();
   }
+}
+
+/**
+ * Control checks the service has sent: one drift gauge series per platform and
+ * identity that had one (the store's records, whichever process sent it).
+ */
+async function controlsSent(serverUrl: string): Promise<number> {
+  const text = await fetch(`${serverUrl}/metrics`).then((r) => r.text());
+  return text.split('\n').filter((line) => line.startsWith('userscout_platform_rule_drift{')).length;
 }
 
 function levelRow(level: ApiLevel): Row {
@@ -240,6 +255,7 @@ function levelRow(level: ApiLevel): Row {
       boundMs: Math.round(level.boundMs),
       vsBound: level.vsBound,
       rateLimited: level.rateLimited,
+      controlsPerSearch: level.controlsPerSearch,
       estimateRatio: level.estimateRatio,
       freeP50: level.free.length ? Math.round(percentile(level.free, 0.5)!) : null,
       proP50: level.professional.length ? Math.round(percentile(level.professional, 0.5)!) : null,
@@ -294,6 +310,7 @@ export const apiSearchesCase: BenchCase = {
         { key: 'boundMs', title: 'politeness bound ms', better: 'none' },
         { key: 'vsBound', title: 'x bound', better: 'lower', digits: 2 },
         { key: 'rateLimited', title: '429s', better: 'lower' },
+        { key: 'controlsPerSearch', title: 'control requests/search', better: 'lower', digits: 2 },
         { key: 'estimateRatio', title: 'estimate ÷ actual', better: 'none', digits: 2 },
         { key: 'freeP50', title: 'free p50', better: 'lower' },
         { key: 'proP50', title: 'pro p50', better: 'lower' },
@@ -330,6 +347,7 @@ export const apiSearchesCase: BenchCase = {
         ),
         `politeness bound = for each origin, searches x its platforms ÷ (its budget x ${identitiesOf(ctx.serverOverrides)} identit${identitiesOf(ctx.serverOverrides) === 1 ? 'y' : 'ies'}) + its slowest latency (the timeout when one never answers), the largest over the origins; every searched platform counted (a username rule may spare a few); 429s = the simulated sites' answers over their seeded per-address limits`,
         `the bound is set by ${measured.map((l) => `${l.searches} at once: ${l.boundBy}`).join('; ')}`,
+        `control requests/search = control checks (a name that cannot exist, sent alongside a platform's first check, then at most once per ${SETTINGS.controlWindowMs.default / 60_000} min per platform and identity) ÷ searches; the server is fresh per row, so each platform checked costs one: ${measured.map((l) => `${l.searches} at once: ${l.controls}`).join('; ')}`,
         'estimate ÷ actual = the estimatedTime POST /api/search answered ÷ the search’s completion time, median over the finished searches (1 is exact; under 1 the estimate was short)',
         `completion = completedAt - createdAt as the server reports them; each client polls once a second; ${top.platforms} platforms per search, each search a different username`,
         'a warm service: each row has a fresh server process, which first runs one search to the end (another name, not measured), so its store knows the answer times and its estimate has seen one finished search; CPU and peak RSS are the server process only, over the measured searches; clients run in the benchmark process',

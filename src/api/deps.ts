@@ -5,18 +5,19 @@
  */
 import type { RateLimitPluginOptions } from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import type { PlatformHealth } from '../catalogue/health.js';
 import type { Catalogue } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
 import type { EventHub } from '../runner/events.js';
 import type { Runner } from '../runner/runner.js';
 import type { Store } from '../store/store.js';
+import type { HealthSource } from './live-health.js';
 import type { Metrics } from './metrics.js';
 
 export interface AppDeps {
   readonly config: Config;
   readonly catalogue: Catalogue;
-  readonly health: PlatformHealth;
+  /** Platform health: the health file, and the scheduled self-check's verdicts while the service runs. */
+  readonly health: HealthSource;
   readonly store: Store;
   readonly runner: Runner;
   readonly events: EventHub;

@@ -2,6 +2,7 @@
  * Request and response schemas of the REST API (TypeBox). Fastify validates
  * with them and @fastify/swagger turns them into the OpenAPI document.
  */
+
 import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import { CATEGORIES } from '../catalogue/categories.js';
 import { MAX_USERNAME_LENGTH } from '../catalogue/username-rule.js';
@@ -12,6 +13,7 @@ import {
   type Outcome,
   UNKNOWN_REASONS,
 } from '../engine/outcome.js';
+import { HEALTH_STATES } from './health-states.js';
 
 /** One of the given strings, typed as their union (so `Static<>` of a schema is the engine's type). */
 const lit = <const T extends readonly string[]>(values: T) =>
@@ -95,6 +97,18 @@ export const Result = Type.Object(
       cachedAt: Type.Optional(
         Type.Integer({ description: 'Reused from the cache: when it was decided (ms epoch)' }),
       ),
+      snippet: Type.Optional(
+        Type.String({
+          description:
+            'The text or regex marker that decided, in [brackets], with about 60 characters of the page on each side',
+        }),
+      ),
+      control: Type.Optional(
+        Type.String({
+          description:
+            'The control check a hit was compared with (a name that cannot exist on the platform): its name, what it read and when; a hit that reads like it is unknown/rule_drift',
+        }),
+      ),
     }),
     profile: Type.Optional(
       Type.Object(
@@ -127,7 +141,7 @@ export const Result = Type.Object(
   {
     $id: 'Result',
     description:
-      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response; or not asked: budget_exhausted, our request budget for the origin had no slot in time), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
+      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response, rule_drift (the platform rule also reads a name that cannot exist as a hit); or not asked: budget_exhausted, our request budget for the origin had no slot in time), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
   },
 );
 
@@ -215,6 +229,19 @@ export const Platform = Type.Object(
     tags: Type.Array(Type.String()),
     disabledReason: Type.Optional(Type.String()),
     lastValidatedAt: Type.Optional(Type.String({ format: 'date-time' })),
+    health: Type.Optional(
+      Type.Object(
+        {
+          state: lit(HEALTH_STATES),
+          lastCheckedAt: Type.Optional(Type.String({ format: 'date-time' })),
+          reason: Type.Optional(Type.String()),
+        },
+        {
+          description:
+            'rule_drift: a control check (a name that cannot exist) read as a hit, so hits here are unknown/rule_drift until a control reads miss; broken or blocked: the last self-check of its known accounts; healthy; unchecked: never measured. reason says why, with the control or the probes',
+        },
+      ),
+    ),
   },
   { $id: 'Platform' },
 );

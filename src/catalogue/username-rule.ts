@@ -108,6 +108,13 @@ export function platformUsername(platform: { readonly username: UsernameRule }, 
 }
 
 /**
+ * What a platform without a pattern of its own allows (an imported entry with
+ * no `regexCheck`): printable ASCII. A name in another script is `invalid` there,
+ * never sent: such a site may answer any odd name with a page that reads as a hit.
+ */
+const ASCII_ONLY = /^[\x21-\x7e]*$/;
+
+/**
  * Why a name, as it was given, breaks a platform's rule, or undefined when it fits.
  * On a lowercasing platform the rule is checked on the name before folding first:
  * lowercasing must never turn a character outside the allowed set into one inside it.
@@ -120,6 +127,8 @@ export function ruleViolation(rule: UsernameRule, username: string): string | un
     }
   }
   const name = rule.lowercase ? username.toLowerCase() : username;
+  if (!rule.pattern && !ASCII_ONLY.test(name))
+    return 'has characters outside ASCII, which a platform without a username pattern is taken not to allow';
   const length = [...name].length;
   if (length < rule.minLength) return `shorter than ${rule.minLength} characters`;
   if (length > rule.maxLength) return `longer than ${rule.maxLength} characters`;

@@ -171,13 +171,11 @@ export async function runSearch(
   if (format === 'csv') emit(io, options.output, formatCsv(reports, options.all ?? false));
   if (format === 'html') {
     const pages = formatHtml(reports, config.coverageWarningPercent, checker.profileUrls, Date.now());
-    pages.forEach((page, i) =>
-      emit(
-        io,
-        options.output && pages.length > 1 ? perName(options.output, names[i]!) : options.output,
-        page,
-      ),
-    );
+    for (const [i, page] of pages.entries()) {
+      const file =
+        options.output && pages.length > 1 ? perName(options.output, reports[i]!.username) : options.output;
+      emit(io, file, page);
+    }
   }
   return lowCoverage ? EXIT_LOW_COVERAGE : 0;
 }

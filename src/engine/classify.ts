@@ -12,6 +12,7 @@ import {
   type Signal,
   type SignalPart,
 } from '../catalogue/platform.js';
+import { signalSnippet } from './evidence-snippet.js';
 import type { OutcomeStatus, UnknownReason } from './outcome.js';
 import type { ResponseView } from './response-view.js';
 import { detectShield, type Tri } from './shields.js';
@@ -21,6 +22,8 @@ export interface Verdict {
   readonly reason?: UnknownReason;
   /** Which rule decided, for the evidence. */
   readonly rule: string;
+  /** The marker of the text or regex signal that decided, with its context (evidence-snippet.ts). */
+  readonly snippet?: string;
 }
 
 /** A verdict, or 'pending' when the body read so far does not decide yet. */
@@ -58,7 +61,8 @@ function classifyView(platform: Platform, view: ResponseView, shields: readonly 
   let missingPending = false;
   for (const signal of platform.detect.missing) {
     const held = evaluateSignal(signal, view);
-    if (held === true) return { status: 'miss', rule: `missing: ${describeSignal(signal)}` };
+    if (held === true)
+      return withSnippet({ status: 'miss', rule: `missing: ${describeSignal(signal)}` }, [signal], view);
     if (held === 'pending') missingPending = true;
   }
   let existsPending = false;
@@ -68,7 +72,20 @@ function classifyView(platform: Platform, view: ResponseView, shields: readonly 
     if (held === 'pending') existsPending = true;
   }
   if (missingPending || existsPending) return 'pending';
-  return { status: 'hit', rule: `exists: ${platform.detect.exists.map(describeSignal).join(' & ')}` };
+  return withSnippet(
+    { status: 'hit', rule: `exists: ${platform.detect.exists.map(describeSignal).join(' & ')}` },
+    platform.detect.exists,
+    view,
+  );
+}
+
+/** The verdict with the snippet of the first text or regex signal among those that decided it. */
+function withSnippet(verdict: Verdict, signals: readonly Signal[], view: ResponseView): Verdict {
+  for (const signal of signals) {
+    const snippet = signalSnippet(signal, view.body);
+    if (snippet !== undefined) return { ...verdict, snippet };
+  }
+  return verdict;
 }
 
 function unexpected(view: ResponseView, missingPending: boolean): Classification {

@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
 import { type CheckContext, checkPlatform } from './check.js';
+import type { ControlGuard } from './control-guard.js';
 import { CheckLimiter } from './limiter.js';
 import { OriginBreaker } from './origin-breaker.js';
 import { errorOutcome, type Outcome } from './outcome.js';
@@ -79,6 +80,8 @@ export class Engine {
       /** Where send slots are reserved. @default a LocalRateBudget */
       rateBudget?: RateBudget;
       sharedChecks?: SharedChecks;
+      /** Control checks of hits (control-guard.ts); absent: hits stand as read. */
+      controls?: ControlGuard;
     },
   ) {
     this.catalogue = catalogue;
@@ -92,6 +95,8 @@ export class Engine {
     this.#ctx = {
       dispatcher: egress[0]!.dispatcher,
       egress: egress.map((route) => route.dispatcher),
+      identities: egress.map((route) => route.name),
+      controls: deps.controls,
       budget: options.budget,
       limiter: new CheckLimiter({
         global: options.concurrency,

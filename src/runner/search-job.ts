@@ -14,6 +14,7 @@
  */
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
+import { type ControlRecord, judgeHit } from '../engine/control.js';
 import type { Engine } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
 import { isUserscoutError } from '../errors.js';
@@ -160,6 +161,12 @@ export async function runSearchJob(
 
   try {
     const pending: Platform[] = [];
+    // A cached hit found before its platform's rule drifted is not passed on as a hit.
+    let controls: Promise<ReadonlyMap<string, ControlRecord>> | undefined;
+    const drifted = async (hit: Outcome): Promise<Outcome> => {
+      controls ??= store.listControls().then(driftedControls);
+      return judgeHit(hit, undefined, (await controls).get(hit.platformId));
+    };
     for (const id of search.platformIds) {
       if (done.has(id)) continue;
       const platform = deps.platformsById.get(id);
@@ -167,7 +174,7 @@ export async function runSearchJob(
       // checked, and an outcome could not truly name its category or address, so it has none.
       if (!platform) continue;
       const cached = await store.getCachedOutcome(search.username, id, deps.now());
-      if (cached) record(cached);
+      if (cached) record(cached.status === 'hit' ? await drifted(cached) : cached);
       else pending.push(platform);
     }
     // Slowest first: the long waits overlap the short checks instead of coming last.
@@ -201,6 +208,11 @@ export async function runSearchJob(
     if (isUserscoutError(error) && error.code === 'store_unavailable') throw error;
     await failSearch(search.id, error instanceof Error ? error.message : String(error), deps);
   }
+}
+
+/** The drifted control of each platform (any egress identity), by platform id. */
+function driftedControls(records: readonly ControlRecord[]): ReadonlyMap<string, ControlRecord> {
+  return new Map(records.filter((r) => r.drift).map((r) => [r.platformId, r]));
 }
 
 /**

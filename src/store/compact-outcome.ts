@@ -74,6 +74,7 @@ export const REASON_CODES: readonly OutcomeReason[] = [
   'internal',
   'username_rule',
   'unsafe_username',
+  'rule_drift',
 ];
 
 /** What a backend keeps once and refers to by number: the id of a text, or undefined to write it out. */

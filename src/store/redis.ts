@@ -14,6 +14,8 @@
  * (set of platform ids), and `vocab`, `vocab-ids` (redis-vocabulary.ts).
  */
 import type { Redis } from 'ioredis';
+import type { PlatformHealthEntry } from '../catalogue/health.js';
+import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { closeRedis, createRedisClient } from '../redis/connection.js';
@@ -582,6 +584,58 @@ export class RedisStore implements Store {
     return listed;
   }
 
+  getControl(platformId: string, identity: string): Promise<ControlRecord | undefined> {
+    return this.#guard(async () => {
+      const json = await this.#redis.hget(this.#key('controls'), controlField(platformId, identity));
+      return json === null ? undefined : (JSON.parse(json) as ControlRecord);
+    });
+  }
+
+  putControl(record: ControlRecord): Promise<void> {
+    return this.#guard(async () => {
+      await this.#redis.hset(
+        this.#key('controls'),
+        controlField(record.platformId, record.identity),
+        JSON.stringify(record),
+      );
+    });
+  }
+
+  listControls(): Promise<ControlRecord[]> {
+    return this.#guard(async () => {
+      const all = await this.#redis.hgetall(this.#key('controls'));
+      return Object.keys(all)
+        .sort(compare)
+        .map((field) => JSON.parse(all[field]!) as ControlRecord);
+    });
+  }
+
+  putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void> {
+    return this.#guard(async () => {
+      await this.#redis.hset(this.#key('health'), platformId, JSON.stringify(entry));
+    });
+  }
+
+  listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>> {
+    return this.#guard(async () => {
+      const all = await this.#redis.hgetall(this.#key('health'));
+      return Object.fromEntries(
+        Object.keys(all)
+          .sort(compare)
+          .map((id) => [id, JSON.parse(all[id]!) as PlatformHealthEntry]),
+      );
+    });
+  }
+
+  /** SET NX PX: Redis's own clock times the lease, so `now` is not needed here. */
+  claimLease(name: string, ttlMs: number, _now: number): Promise<boolean> {
+    return this.#guard(
+      async () =>
+        (await this.#redis.set(this.#key('lease', name), '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX')) ===
+        'OK',
+    );
+  }
+
   /** HGETALL of many keys in one round trip; undefined for a key that does not exist. */
   async #hgetallMany(keys: readonly string[]): Promise<(Record<string, string> | undefined)[]> {
     if (keys.length === 0) return [];
@@ -694,6 +748,11 @@ function toApiKey(row: Record<string, string> | undefined): ApiKeyRecord | undef
 }
 
 /** Code-unit order, like SQLite's BINARY collation, so every store lists in the same order. */
+/** A control's field in the controls hash: platform ids never hold a NUL. */
+function controlField(platformId: string, identity: string): string {
+  return `${platformId}\u0000${identity}`;
+}
+
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

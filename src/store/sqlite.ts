@@ -9,6 +9,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { PlatformHealthEntry } from '../catalogue/health.js';
+import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeVarints, encodeVarints, STATUS_CODES } from './compact-outcome.js';
@@ -109,6 +111,23 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   migrateToCompactOutcomes,
   // 3: a search readable only with the key that started it (issue 15).
   `ALTER TABLE searches ADD COLUMN private INTEGER NOT NULL DEFAULT 0;`,
+  // 4: control checks, leases and the scheduled self-check's verdicts (issue 17).
+  `
+  CREATE TABLE platform_controls (
+    platform_id TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    record TEXT NOT NULL, -- JSON ControlRecord
+    PRIMARY KEY (platform_id, identity)
+  );
+  CREATE TABLE leases (
+    name TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE TABLE platform_health (
+    platform_id TEXT PRIMARY KEY,
+    entry TEXT NOT NULL -- JSON PlatformHealthEntry
+  );
+  `,
 ];
 
 const SCHEMA_2 = `
@@ -553,6 +572,35 @@ export class SqliteStore implements Store {
     }));
   }
 
+  async getControl(platformId: string, identity: string): Promise<ControlRecord | undefined> {
+    const row = this.#sql.getControl.get(platformId, identity) as { record: string } | undefined;
+    return row ? (JSON.parse(row.record) as ControlRecord) : undefined;
+  }
+
+  async putControl(record: ControlRecord): Promise<void> {
+    this.#sql.putControl.run(record.platformId, record.identity, JSON.stringify(record));
+  }
+
+  async listControls(): Promise<ControlRecord[]> {
+    return (this.#sql.listControls.all() as { record: string }[]).map(
+      (row) => JSON.parse(row.record) as ControlRecord,
+    );
+  }
+
+  async putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void> {
+    this.#sql.putHealth.run(platformId, JSON.stringify(entry));
+  }
+
+  async listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>> {
+    const rows = this.#sql.listHealth.all() as { platform_id: string; entry: string }[];
+    return Object.fromEntries(rows.map((r) => [r.platform_id, JSON.parse(r.entry) as PlatformHealthEntry]));
+  }
+
+  async claimLease(name: string, ttlMs: number, now: number): Promise<boolean> {
+    this.#sql.sweepLeases.run(now);
+    return this.#sql.claimLease.get({ name, expiresAt: now + ttlMs, now }) !== undefined;
+  }
+
   async ping(): Promise<boolean> {
     try {
       return this.#sql.ping.get() !== undefined;
@@ -682,6 +730,21 @@ function prepareStatements(db: Database) {
         END,
         last_checked_at = MAX(last_checked_at, excluded.last_checked_at)`),
     platformStats: db.prepare('SELECT * FROM platform_stats ORDER BY platform_id'),
+    getControl: db.prepare('SELECT record FROM platform_controls WHERE platform_id = ? AND identity = ?'),
+    putControl: db.prepare(`
+      INSERT INTO platform_controls (platform_id, identity, record) VALUES (?, ?, ?)
+      ON CONFLICT (platform_id, identity) DO UPDATE SET record = excluded.record`),
+    listControls: db.prepare('SELECT record FROM platform_controls ORDER BY platform_id, identity'),
+    putHealth: db.prepare(`
+      INSERT INTO platform_health (platform_id, entry) VALUES (?, ?)
+      ON CONFLICT (platform_id) DO UPDATE SET entry = excluded.entry`),
+    listHealth: db.prepare('SELECT platform_id, entry FROM platform_health ORDER BY platform_id'),
+    sweepLeases: db.prepare('DELETE FROM leases WHERE expires_at <= ?'),
+    // One statement, so two connections (the search thread's, the API's) never both take a lease.
+    claimLease: db.prepare(`
+      INSERT INTO leases (name, expires_at) VALUES (@name, @expiresAt)
+      ON CONFLICT (name) DO UPDATE SET expires_at = excluded.expires_at WHERE leases.expires_at <= @now
+      RETURNING name`),
   };
 }
 

@@ -7,6 +7,9 @@
  * the error for an id taken already) is here, once; so is `recentLatencies`,
  * the latency per platform that estimates and the order of checks read.
  */
+import type { PlatformHealthEntry } from '../catalogue/health.js';
+import type { ControlRecord } from '../engine/control.js';
+import type { ControlLedger } from '../engine/control-ledger.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import type { WatchlistStore } from './watchlists.js';
@@ -79,7 +82,14 @@ export interface PlatformStats {
   readonly lastCheckedAt: number;
 }
 
-export interface Store {
+/**
+ * Control checks (issue 17; engine/control.ts): `getControl`, `putControl` and
+ * `claimLease` come from the engine's `ControlLedger`; `listControls` is what
+ * the platform list shows. A lease is taken only when free or expired, and is
+ * never released early. `putPlatformHealth`/`listPlatformHealth` keep the
+ * scheduled self-check's verdicts (runner/self-check-schedule.ts).
+ */
+export interface Store extends ControlLedger {
   /** Throws UserscoutError 'duplicate_id' when a search has this id already. */
   createSearch(search: SearchRecord): Promise<void>;
   getSearch(id: string): Promise<SearchRecord | undefined>;
@@ -137,6 +147,12 @@ export interface Store {
 
   /** Watchlists, their changes and webhook deliveries (src/store/watchlists.ts). */
   readonly watchlists: WatchlistStore;
+  /** Every platform's latest control record per egress identity, by platform id then identity. */
+  listControls(): Promise<ControlRecord[]>;
+  /** Stores a platform's verdict from the scheduled self-check, replacing its last one. */
+  putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void>;
+  /** The scheduled self-check's latest verdict of each platform checked, by platform id. */
+  listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>>;
 
   /** Whether the backend answers (for /readyz). */
   ping(): Promise<boolean>;

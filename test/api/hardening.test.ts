@@ -25,10 +25,11 @@ import {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KELVIN = '\u212Aelvin'; // KELVIN SIGN: toLowerCase() makes it the letter k
 
-// Plain sends the name as given; Lower and Loose lowercase it (Lower with a pattern,
-// Loose without); "kelvin" has an account everywhere, so a folded Kelvin would be a hit.
+// Plain sends the name as given (its rule admits any printable name, so not only ASCII);
+// Lower and Loose lowercase it (Lower with a pattern, Loose without); "kelvin" has an
+// account everywhere, so a folded Kelvin would be a hit.
 const catalogue = catalogueOf([
-  entry('Plain', { category: 'social' }),
+  entry('Plain', { category: 'social', username: { pattern: '^\\S+$' } }),
   entry('Lower', {
     category: 'coding',
     username: { pattern: '^[a-z0-9]+$', lowercase: true },

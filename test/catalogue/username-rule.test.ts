@@ -65,7 +65,10 @@ describe('ruleViolation: judged on the name as given, before lowercasing', () =>
   it('lets capitals fold into their own small letters', () => {
     expect(ruleViolation(lower, 'Kelvin')).toBeUndefined();
     expect(platformUsername({ username: lower }, 'Kelvin')).toBe('kelvin');
-    expect(ruleViolation(loose, 'ΑΣΣ')).toBeUndefined();
+    const greek = compileUsernameRule({ pattern: '^[α-ω]+$', lowercase: true });
+    expect(ruleViolation(greek, 'ΑΣΣ')).toBeUndefined();
+    // Without a pattern of its own a platform is taken to allow ASCII only (issue 17).
+    expect(ruleViolation(loose, 'ΑΣΣ')).toMatch(/outside ASCII/);
   });
 
   it('unsafeFold names the first character that does not fold into its own small letter', () => {

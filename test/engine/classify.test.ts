@@ -154,10 +154,17 @@ describe('classify: every rule kind', () => {
     expect(classify(cat.platforms[0]!, view({ body: 'Page not found' }), cat.shields)).toEqual({
       status: 'miss',
       rule: 'missing: text "Page not found"',
+      snippet: '[Page not found]',
     });
     expect(classify(cat.platforms[0]!, view({ body: 'data-profile' }), cat.shields)).toEqual({
       status: 'hit',
       rule: 'exists: status 200 & text "data-profile"',
+      snippet: '[data-profile]',
+    });
+    const long = `<html>${'a'.repeat(100)} <div class="x" data-profile="1">${'b'.repeat(100)}</html>`;
+    expect(classify(cat.platforms[0]!, view({ body: long }), cat.shields)).toMatchObject({
+      status: 'hit',
+      snippet: `…${'a'.repeat(44)} <div class="x" [data-profile]="1">${'b'.repeat(55)}…`,
     });
   });
 });

@@ -4,6 +4,8 @@
  * nothing in src/ reaches it. Values are copied in and out, so callers never
  * share objects with the store.
  */
+import type { PlatformHealthEntry } from '../../src/catalogue/health.js';
+import type { ControlRecord } from '../../src/engine/control.js';
 import type { Outcome, OutcomeStatus } from '../../src/engine/outcome.js';
 import { UserscoutError } from '../../src/errors.js';
 import { openDatabase } from '../../src/store/sqlite-driver.js';
@@ -46,7 +48,41 @@ export class MemoryStore implements Store {
   readonly #cache = new Map<string, Map<string, { outcome: Outcome; expiresAt: number }>>();
   readonly #apiKeys = new Map<string, ApiKeyRecord>();
   readonly #stats = new Map<string, StatsEntry>();
+  readonly #controls = new Map<string, ControlRecord>();
+  readonly #leases = new Map<string, number>();
   #closed = false;
+
+  async getControl(platformId: string, identity: string): Promise<ControlRecord | undefined> {
+    const record = this.#controls.get(`${platformId}\u0000${identity}`);
+    return record && structuredClone(record);
+  }
+
+  async putControl(record: ControlRecord): Promise<void> {
+    this.#controls.set(`${record.platformId}\u0000${record.identity}`, structuredClone(record));
+  }
+
+  async listControls(): Promise<ControlRecord[]> {
+    return [...this.#controls.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, record]) => structuredClone(record));
+  }
+
+  readonly #health = new Map<string, PlatformHealthEntry>();
+
+  async putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void> {
+    this.#health.set(platformId, structuredClone(entry));
+  }
+
+  async listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>> {
+    return Object.fromEntries([...this.#health.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  async claimLease(name: string, ttlMs: number, now: number): Promise<boolean> {
+    const until = this.#leases.get(name);
+    if (until !== undefined && until > now) return false;
+    this.#leases.set(name, now + ttlMs);
+    return true;
+  }
 
   async createSearch(search: SearchRecord): Promise<void> {
     if (this.#searches.has(search.id)) throw duplicateIdError('Search', search.id);
