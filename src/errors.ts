@@ -23,6 +23,7 @@ export const ERROR_CODES = {
   network_unavailable: { status: 503, message: 'The network could not be reached' },
   store_unavailable: { status: 503, message: 'The data store cannot be reached; try again shortly' },
   duplicate_id: { status: 409, message: 'A record with this id exists already' },
+  too_many_streams: { status: 429, message: 'Too many open event streams; close one first' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
