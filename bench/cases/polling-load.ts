@@ -21,6 +21,7 @@ import { measurePressure, PRESSURE_FULL, PRESSURE_OVERRIDES, PRESSURE_QUICK } fr
  */
 export const POLLING_OVERRIDES: ServerOverrides = {
   readLimit: 10_000_000,
+  streamLimit: 10_000,
   freeLimit: 1_000_000,
   maxQueuedSearches: 100_000,
 };
@@ -204,7 +205,7 @@ const pollingOnly: BenchCase = {
         ],
         settings: {
           ...POLLING_OVERRIDES,
-          why: 'every client is 127.0.0.1: the per-client read limit (default 1200/min) would refuse 1000 clients; the queue must hold 1000 searches',
+          why: 'every client is 127.0.0.1: the per-client read limit (default 1200/min) would refuse 1000 clients, and the per-client stream cap (default 20) the SSE listeners; the queue must hold 1000 searches',
         },
       };
     } finally {
@@ -271,8 +272,8 @@ export const pollingLoadCase: BenchCase = {
       ],
       notes: [
         ...base.notes,
-        `event streams: ${p.streamsOpen} of ${plan.streams} opened (keyed, over 3 s) on one running search and received ${p.streamEvents} events while /healthz was asked every 50 ms for ${plan.seconds} s`,
-        `flood: ${plan.flood} unkeyed connections back to back, ${p.floodRps.toFixed(0)} requests/s, ${p.floodRefused} answered 429 and ${p.floodOther} otherwise (the first are served until the free read limit is used up); ${plan.keyed} keyed clients polled once a second meanwhile. All clients share the benchmark process, so its own load is in these figures`,
+        `event streams: ${p.streamsOpen} of ${plan.streams} opened (keyed, over 3 s) on one running search and received ${p.streamEvents} events while /healthz was asked every 50 ms for ${plan.seconds} s; server event-loop delay meanwhile p99 ${p.streamsLoop.p99.toFixed(1)} ms, max ${p.streamsLoop.max.toFixed(0)} ms; the benchmark process's own p99 lag ${p.clientLagP99.toFixed(1)} ms`,
+        `flood: ${plan.flood} unkeyed connections back to back, ${p.floodRps.toFixed(0)} requests/s, ${p.floodRefused} answered 429 and ${p.floodOther} otherwise (the first are served until the free read limit is used up); ${plan.keyed} keyed clients polled once a second meanwhile (server event-loop delay p99 ${p.floodLoop.p99.toFixed(1)} ms). All clients share the benchmark process, so its own load is in these figures`,
       ],
       settings: {
         ...base.settings,

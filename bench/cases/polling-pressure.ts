@@ -5,11 +5,13 @@
  * limit (so the flood is refused), with the stream caps raised (every stream
  * comes from 127.0.0.1).
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { BenchContext } from '../context.js';
 import { startSearch } from '../http-client.js';
 import type { ServerLauncher } from '../server.js';
+import type { LoopDelay } from '../server-child.js';
 import { distribution } from '../stats.js';
 
 export interface PressurePlan {
@@ -37,6 +39,11 @@ export interface PressureResult {
   readonly streamsOpen: number;
   readonly streamEvents: number;
   readonly healthzErrors: number;
+  /** The server's event-loop delay while the streams were open. */
+  readonly streamsLoop: LoopDelay;
+  /** The benchmark process's own event-loop lag then (its clients read every stream). */
+  readonly clientLagP99: number;
+  readonly floodLoop: LoopDelay;
   readonly keyed: ReturnType<typeof distribution>;
   readonly keyedErrors: number;
   readonly floodRps: number;
@@ -105,14 +112,13 @@ export async function measurePressure(
     });
     await sleep(3_500);
     const healthz: number[] = [];
-    const healthzErrors = await probe(
-      control,
-      '/healthz',
-      {},
-      50,
-      performance.now() + plan.seconds * 1000,
-      healthz,
-    );
+    const lag = monitorEventLoopDelay({ resolution: 10 });
+    lag.enable();
+    await server.loopDelay(true);
+    const healthzEnd = performance.now() + plan.seconds * 1000;
+    const healthzErrors = await probe(control, '/healthz', {}, 50, healthzEnd, healthz);
+    const streamsLoop = await server.loopDelay(false);
+    lag.disable();
     stopStreams.abort();
     await Promise.all(streams);
 
@@ -136,6 +142,7 @@ export async function measurePressure(
     });
     await sleep(2_000); // the free limit is used up and the flood is refused from here on
     const keyed: number[] = [];
+    await server.loopDelay(true);
     const keyedEnd = performance.now() + plan.seconds * 1000;
     const keyedErrors = (
       await Promise.all(
@@ -145,6 +152,7 @@ export async function measurePressure(
         }),
       )
     ).reduce((a, b) => a + b, 0);
+    const floodLoop = await server.loopDelay(false);
     await Promise.all(flood);
     const floodSeconds = (performance.now() - floodStart) / 1000;
     return {
@@ -152,6 +160,9 @@ export async function measurePressure(
       streamsOpen,
       streamEvents,
       healthzErrors,
+      streamsLoop,
+      clientLagP99: lag.percentile(99) / 1e6,
+      floodLoop,
       keyed: distribution(keyed),
       keyedErrors,
       floodRps: (refused + other) / floodSeconds,

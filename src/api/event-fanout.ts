@@ -135,6 +135,11 @@ export class EventFanout {
     for (const sink of followed.sinks) sink(batch);
   }
 
+  /** Whether any stream follows this search. */
+  following(searchId: string): boolean {
+    return this.#followed.has(searchId);
+  }
+
   /** Resolves once the hub's subscription to this search is in effect. */
   async subscribed(searchId: string): Promise<void> {
     await this.#hub.subscribed?.(searchId);

@@ -5,7 +5,8 @@
  * closes the stream while the search goes on (shutdown): the client
  * reconnects, and a client that reconnects with Last-Event-ID gets only what
  * it missed. Each live event is encoded once for all its streams
- * (event-fanout.ts); open streams are capped per client and per search
+ * (event-fanout.ts), each stored result once for all the streams that open
+ * (event-backlog.ts); open streams are capped per client and per search
  * (stream-limits.ts).
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -13,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { UserscoutError } from '../../errors.js';
 import { progressSnapshot, type SearchEvent } from '../../runner/events.js';
 import type { AppDeps } from '../deps.js';
+import { EventBacklog } from '../event-backlog.js';
 import {
   type EncodedEvent,
   type EventBatch,
@@ -31,6 +33,7 @@ const HEARTBEAT = Buffer.from(': keep-alive\n\n', 'utf8');
 export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const fanout = new EventFanout(deps.events, deps.config.streamFlushMs);
   const limits = new StreamLimits(deps.config);
+  const backlog = new EventBacklog(deps.store);
   // Open streams end when the server closes, so shutdown does not wait on them; each
   // gets a last `reconnect` event, since its search resumes after a restart.
   const open = new Set<(reconnect: boolean) => void>();
@@ -118,6 +121,7 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         open.delete(finish);
         clearInterval(heartbeat);
         unsubscribe();
+        if (!fanout.following(id)) backlog.forget(id);
         release();
         if (reconnect) res.write(RECONNECT_FRAME);
         res.end();
@@ -128,13 +132,14 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       try {
         // Subscribed first, then the backlog: nothing falls between the two.
         await fanout.subscribed(id);
-        const backlog: string[] = [];
-        for (const stored of await deps.store.listOutcomes(id, { afterSeq: lastSent })) {
-          lastSent = stored.seq;
-          backlog.push(sseFrame('result', stored.outcome, stored.seq));
+        const missed = await backlog.after(id, lastSent);
+        if (closed) {
+          // Closed while reading: the entry it made may have no stream left to drop it.
+          if (!fanout.following(id)) backlog.forget(id);
+          return;
         }
-        if (closed) return;
-        if (backlog.length > 0) res.write(backlog.join(''));
+        lastSent = missed.lastSeq;
+        if (missed.text) res.write(missed.text);
         const [progress, latest] = await Promise.all([deps.store.progress(id), deps.store.getSearch(id)]);
         if (closed) return;
         const snapshot = progressSnapshot(search.platformIds.length, progress);
