@@ -330,6 +330,32 @@ export const SETTINGS = {
     kind: int(1, 10_000_000),
     doc: 'Other requests per minute per professional key: following 100 running searches at one poll a second',
   },
+  // Event streams: each open one holds a socket and is written every event; the caps keep
+  // one client (or one shared search link) from tying up the process.
+  streamLimit: {
+    env: 'USERSCOUT_STREAM_LIMIT',
+    default: 20,
+    kind: int(1, 1_000_000),
+    doc: 'Event streams (GET /api/search/{id}/events) open at once per free-tier client address, per API process',
+  },
+  proStreamLimit: {
+    env: 'USERSCOUT_PRO_STREAM_LIMIT',
+    default: 200,
+    kind: int(1, 1_000_000),
+    doc: 'Event streams open at once per professional key, per API process',
+  },
+  searchStreamLimit: {
+    env: 'USERSCOUT_SEARCH_STREAM_LIMIT',
+    default: 100,
+    kind: int(1, 1_000_000),
+    doc: 'Event streams open at once on one search, over all clients, per API process',
+  },
+  streamFlushMs: {
+    env: 'USERSCOUT_STREAM_FLUSH_MS',
+    default: 50,
+    kind: int(0, 5_000),
+    doc: 'Live events of a search arriving within this long (ms) go to its event streams in one write each',
+  },
   trustProxy: {
     env: 'USERSCOUT_TRUST_PROXY',
     default: '',

@@ -36,6 +36,7 @@ export const ERROR_CODES = {
   watchlist_not_found: { status: 404, message: 'No watchlist of this API key has this id' },
   delivery_not_found: { status: 404, message: 'No delivery of this watchlist has this id' },
   webhook_url_refused: { status: 400, message: 'The webhook URL is not accepted' },
+  too_many_streams: { status: 429, message: 'Too many open event streams; close one first' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

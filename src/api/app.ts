@@ -5,13 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { installAuth } from './auth.js';
 import { clientErrorHandler } from './client-error.js';
 import type { AppDeps } from './deps.js';
 import { frameworkErrors, installErrorHandler } from './error-handler.js';
 import { DOCS_CONTENT_SECURITY_POLICY, DOCS_HEADERS, OPENAPI_OPTIONS } from './openapi.js';
 import { installRateLimits } from './rate-limits.js';
+import { RequestLog } from './request-log.js';
 import { eventRoutes } from './routes/events.js';
 import { opsRoutes } from './routes/ops.js';
 import { platformRoutes } from './routes/platforms.js';
@@ -38,7 +39,7 @@ export async function buildApp(
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: trustProxy(deps.config.trustProxy),
     genReqId: () => randomUUID(),
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController: new RequestLog(),
     // No type coercion: `{"username": 42}` is a bad request, not the name "42".
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
     // What Node's HTTP parser refuses gets our error body too.
@@ -66,7 +67,7 @@ export async function buildApp(
     validatorUrl: false,
   });
 
-  installErrorHandler(app);
+  installErrorHandler(app, deps.metrics);
   installAuth(app, deps.store, deps.internalToken);
   await installRateLimits(app, deps.config, deps.rateLimitStore);
 

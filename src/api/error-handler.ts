@@ -4,6 +4,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, type ErrorCode, isUserscoutError } from '../errors.js';
+import type { Metrics } from './metrics.js';
 
 export interface ErrorBodyShape {
   error: string;
@@ -84,9 +85,11 @@ export function frameworkErrors(error: FastifyError, request: FastifyRequest, re
     .send(errorBody(request, 'bad_request', message));
 }
 
-export function installErrorHandler(app: FastifyInstance): void {
+/** `metrics`: where refused requests (429) are counted; they are not logged at info. */
+export function installErrorHandler(app: FastifyInstance, metrics?: Pick<Metrics, 'refused'>): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isUserscoutError(error)) {
+      if (error.status === 429) metrics?.refused.inc({ code: error.code });
       const retryAfter = typeof error.details?.retryAfter === 'number' ? error.details.retryAfter : undefined;
       if (retryAfter !== undefined && !reply.getHeader('retry-after'))
         reply.header('retry-after', String(retryAfter));

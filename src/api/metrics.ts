@@ -31,6 +31,13 @@ export class Metrics {
     help: 'Searches waiting',
     registers: [this.registry],
   });
+  /** 429s answered, by error code: counted here instead of logged, since a flood of them is cheap only unlogged. */
+  readonly refused = new Counter({
+    name: 'userscout_refused_requests_total',
+    help: 'Requests refused with 429 (rate_limited, too_many_streams), by error code',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
   readonly running = new Gauge({
     name: 'userscout_running_searches',
     help: 'Searches running',

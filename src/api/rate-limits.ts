@@ -29,8 +29,9 @@ export async function installRateLimits(
 ): Promise<void> {
   await app.register(rateLimit, {
     global: true,
-    // After authentication and validation: a refused key or a malformed body does not use up the limit.
-    hook: 'preHandler',
+    // Right after authentication (a refused key does not use up the limit), before body
+    // parsing and validation: a refused request is the cheapest answer the server gives.
+    hook: 'onRequest',
     enableDraftSpec: true,
     // Per tier: a professional key follows many searches at once (50 polled once a second is 3,000 a minute).
     max: async (request: FastifyRequest) =>
@@ -62,6 +63,8 @@ export function searchRateLimit(config: RateLimitConfig) {
     keyGenerator: (request: FastifyRequest) => `search:${request.caller?.client ?? request.ip}`,
     // A search that cannot be counted is not started: 503 store_unavailable.
     skipOnError: false,
+    // After validation: a malformed search does not use up the (small) search limit.
+    hook: 'preHandler' as const,
     errorResponseBuilder: (request: FastifyRequest, context: { max: number; ttl: number; after: string }) => {
       const tier = pro(request) ? 'professional' : 'free';
       const window = humanWindow(pro(request) ? config.proWindowMs : config.freeWindowMs);
