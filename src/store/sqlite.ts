@@ -15,6 +15,7 @@ import {
   emptyByStatus,
   type PlatformStats,
   RECENT_MS_ALPHA,
+  type SearchCursor,
   type SearchProgress,
   type SearchRecord,
   type SearchSnapshot,
@@ -95,6 +96,8 @@ const MIGRATIONS: readonly string[] = [
     last_checked_at INTEGER NOT NULL
   );
   `,
+  // A client's own searches, newest first (GET /api/searches).
+  `CREATE INDEX searches_by_client ON searches (client, created_at DESC, id DESC);`,
 ];
 
 interface SearchRow {
@@ -271,6 +274,23 @@ export class SqliteStore implements Store {
     return { checked, hits: byStatus.hit, byStatus };
   }
 
+  async listSearchesByClient(
+    client: string,
+    options: { readonly limit: number; readonly before?: SearchCursor | undefined },
+  ): Promise<SearchRecord[]> {
+    const rows = (
+      options.before
+        ? this.#sql.searchesByClientBefore.all({
+            client,
+            createdAt: options.before.createdAt,
+            id: options.before.id,
+            limit: options.limit,
+          })
+        : this.#sql.searchesByClient.all({ client, limit: options.limit })
+    ) as SearchRow[];
+    return rows.map(toSearch);
+  }
+
   async unfinishedSearches(): Promise<SearchRecord[]> {
     return (this.#sql.unfinishedSearches.all() as SearchRow[]).map(toSearch);
   }
@@ -433,6 +453,11 @@ function prepareStatements(db: Database) {
         finished_at = COALESCE(@finishedAt, finished_at),
         error = COALESCE(@error, error)
       WHERE id = @id`),
+    searchesByClient: db.prepare(`
+      SELECT * FROM searches WHERE client = @client ORDER BY created_at DESC, id DESC LIMIT @limit`),
+    searchesByClientBefore: db.prepare(`
+      SELECT * FROM searches WHERE client = @client AND (created_at, id) < (@createdAt, @id)
+      ORDER BY created_at DESC, id DESC LIMIT @limit`),
     unfinishedSearches: db.prepare(`
       SELECT * FROM searches WHERE state IN ('queued', 'running') ORDER BY created_at, id`),
     sweepSearches: db.prepare(`
