@@ -127,7 +127,8 @@ export function lookalikeNames(name: string, max: number): Variant[] {
   const seen = new Set([name.toLowerCase()]);
   const queues = VARIANT_KINDS.map((kind) => ({ kind, names: GENERATORS[kind](name) }));
   const out: Variant[] = [];
-  for (let round = 0; out.length < max; round++) {
+  // Bounded: every round takes at least one name from each kind that has any left.
+  while (out.length < max) {
     let left = false;
     for (const { kind, names } of queues) {
       if (out.length >= max) break;
