@@ -9,6 +9,7 @@ import { buildApp } from './api/app.js';
 import type { AppDeps } from './api/deps.js';
 import { Metrics } from './api/metrics.js';
 import { buildOpsApp } from './api/ops-app.js';
+import { LocalSearchQuota } from './api/search-quota.js';
 import { PlatformHealth } from './catalogue/health.js';
 import type { Catalogue } from './catalogue/platform.js';
 import { loadCatalogueFrom } from './catalogue/source.js';
@@ -124,6 +125,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     metrics,
     now,
     latencies: () => recentLatencies(store),
+    searchQuota: backend?.searchQuota ?? new LocalSearchQuota(now),
     shuttingDown: () => shuttingDown,
     plugins: options.plugins ?? [],
     ...(backend ? { rateLimitStore: backend.rateLimitStore } : {}),

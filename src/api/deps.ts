@@ -12,6 +12,7 @@ import type { EventHub } from '../runner/events.js';
 import type { Runner } from '../runner/runner.js';
 import type { Store } from '../store/store.js';
 import type { Metrics } from './metrics.js';
+import type { SearchQuota } from './search-quota.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -25,6 +26,8 @@ export interface AppDeps {
   /** Recent response time per platform id (ms), for estimates. */
   readonly latencies: () => Promise<ReadonlyMap<string, number>>;
   readonly shuttingDown: () => boolean;
+  /** The search limit's counters: in memory, or shared (Redis) in cluster mode. */
+  readonly searchQuota: SearchQuota;
   /** Shared rate-limit counters (Redis) in cluster mode. */
   readonly rateLimitStore?: RateLimitPluginOptions['store'];
   /** Extra routes (the web page). */
