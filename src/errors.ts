@@ -23,6 +23,9 @@ export const ERROR_CODES = {
   network_unavailable: { status: 503, message: 'The network could not be reached' },
   store_unavailable: { status: 503, message: 'The data store cannot be reached; try again shortly' },
   duplicate_id: { status: 409, message: 'A record with this id exists already' },
+  key_required: { status: 401, message: 'This needs an API key (X-API-Key or Authorization: Bearer)' },
+  not_owner: { status: 403, message: 'This search belongs to another API key' },
+  search_finished: { status: 409, message: 'The search has ended already' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -15,7 +15,9 @@ import { eventRoutes } from './routes/events.js';
 import { opsRoutes } from './routes/ops.js';
 import { platformRoutes } from './routes/platforms.js';
 import { searchRoutes } from './routes/search.js';
-import { ErrorBody, Platform, Result } from './schemas.js';
+import { searchesRoutes } from './routes/searches.js';
+import { usageRoutes } from './routes/usage.js';
+import { ErrorBody, Platform, Result, SearchSummary } from './schemas.js';
 import { webPage } from './web-page.js';
 
 function trustProxy(value: string): FastifyServerOptions['trustProxy'] {
@@ -48,6 +50,7 @@ export async function buildApp(
   app.addSchema(ErrorBody);
   app.addSchema(Result);
   app.addSchema(Platform);
+  app.addSchema(SearchSummary);
   await app.register(swagger, OPENAPI_OPTIONS);
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -60,6 +63,8 @@ export async function buildApp(
   await installRateLimits(app, deps.config, deps.rateLimitStore);
 
   await app.register(async (scope) => searchRoutes(scope, deps));
+  await app.register(async (scope) => searchesRoutes(scope, deps));
+  await app.register(async (scope) => usageRoutes(scope, deps));
   await app.register(async (scope) => eventRoutes(scope, deps));
   await app.register(async (scope) => platformRoutes(scope, deps));
   await app.register(async (scope) => opsRoutes(scope, deps));

@@ -16,6 +16,9 @@ export type RateLimitConfig = Pick<
   'freeLimit' | 'freeWindowMs' | 'proLimit' | 'proWindowMs' | 'readLimit' | 'proReadLimit'
 >;
 
+/** The request limit's window (ms): other requests are counted per minute. */
+export const REQUEST_WINDOW_MS = 60_000;
+
 /** A window in words: 'hour', '15 minutes'. */
 export function humanWindow(ms: number): string {
   const minutes = Math.round(ms / 60_000);
@@ -37,7 +40,7 @@ export async function installRateLimits(
     // Per tier: a professional key follows many searches at once (50 polled once a second is 3,000 a minute).
     max: async (request: FastifyRequest) =>
       request.caller?.tier === 'professional' ? config.proReadLimit : config.readLimit,
-    timeWindow: 60_000,
+    timeWindow: REQUEST_WINDOW_MS,
     keyGenerator: (request: FastifyRequest) => `read:${request.caller?.client ?? request.ip}`,
     // Shared counters can be out of reach (Redis down): other requests then go uncounted and
     // meet the same outage in their handler; starting a search is refused (skipOnError below).

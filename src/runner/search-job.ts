@@ -136,6 +136,8 @@ export async function runSearchJob(
   signal: AbortSignal,
 ): Promise<void> {
   const { store, events, engine } = deps;
+  // Ended meanwhile (cancelled while it waited): it stays as it was ended.
+  if (await hasEnded(store, search.id)) return;
   const done = new Set((await store.listOutcomes(search.id)).map((s) => s.outcome.platformId));
   const initial = await store.progress(search.id);
   let checked = initial.checked;
@@ -189,6 +191,8 @@ export async function runSearchJob(
     }
     await outcomes.drain();
     signal.throwIfAborted();
+    // Cancelled while its last checks ran: it stays cancelled.
+    if (await hasEnded(store, search.id)) return;
     await store.updateSearch(search.id, { state: 'completed', finishedAt: deps.now() });
     events.publish(search.id, { type: 'done', state: 'completed', progress: snapshot() });
   } catch (error) {
@@ -202,6 +206,15 @@ export async function runSearchJob(
     await failSearch(search.id, error instanceof Error ? error.message : String(error), deps);
   }
 }
+
+/** Whether the search is completed, failed or cancelled (or gone). */
+async function hasEnded(store: Store, id: string): Promise<boolean> {
+  const current = await store.getSearch(id);
+  return !current || current.state === 'completed' || current.state === 'error';
+}
+
+/** The error text of a search cancelled by its owner (DELETE /api/search/{id}). */
+export const CANCELLED = 'cancelled';
 
 /**
  * Ends a search as an error: stored, then said once to its listeners with the
