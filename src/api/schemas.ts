@@ -140,8 +140,12 @@ export const SearchSummary = Type.Object(
 
 export const SearchListQuery = Type.Object(
   {
+    // A string: query values are not coerced (see app.ts).
     limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, description: 'Searches per page (default 20, at most 100)' }),
+      Type.String({
+        pattern: '^([1-9]|[1-9][0-9]|100)$',
+        description: 'Searches per page, 1 to 100 (default 20)',
+      }),
     ),
     cursor: Type.Optional(
       Type.String({

@@ -8,8 +8,7 @@
  *
  * The counter lives in memory (one process) or in Redis (cluster mode:
  * src/api/search-quota-redis.ts); both keep the same contract
- * (src/api/search-quota.test.ts runs it against the local one,
- * test/cluster/search-quota.test.ts against Redis).
+ * (test/search-quota.test.ts runs one suite against each).
  */
 import type { FastifyReply } from 'fastify';
 import type { Config } from '../config.js';

@@ -106,7 +106,7 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
           'key_required',
           'Listing searches needs an API key: searches are listed per key',
         );
-      const limit = request.query.limit ?? DEFAULT_PAGE_SIZE;
+      const limit = request.query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(request.query.limit);
       const before = request.query.cursor === undefined ? undefined : decodeCursor(request.query.cursor);
       // One more than the page: whether another page follows, without an empty last page.
       const listed = await deps.store.listSearchesByClient(client, { limit: limit + 1, before });
