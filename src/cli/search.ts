@@ -2,10 +2,12 @@
  * `userscout search NAME [NAME...]`: runs the engine in this process, shows a
  * progress bar on stderr when it is a terminal, prints results to stdout (as
  * they are found when stdout is a terminal) and each name's summary after its
- * results. Exits 3 when too few platforms answered to trust a missing hit.
+ * results; with `--variants`, each name's lookalike names are checked after it,
+ * as names of their own. Exits 3 when too few platforms answered to trust a missing hit.
  */
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
+import { lookalikeNames, platformsForVariant } from '../catalogue/lookalike-names.js';
 import { selectPlatforms } from '../catalogue/select.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
 import { loadConfig } from '../config.js';
@@ -43,6 +45,7 @@ export interface SearchCommandOptions extends NetworkCommandOptions {
   format?: string;
   all?: boolean;
   progress?: boolean;
+  variants?: boolean;
 }
 
 /** Every status a table row may show, for widths known before any result. */
@@ -81,6 +84,18 @@ export async function runSearch(
     includeNsfw: options.nsfw ?? config.includeNsfw,
   });
   if (platforms.length === 0) throw new UserscoutError('invalid_argument', 'no platform matches the filters');
+  // Each name, then (with --variants) its lookalike names, each on the platforms whose rule accepts it.
+  const targets = names.flatMap((username) => [
+    { username, platforms },
+    ...(options.variants
+      ? lookalikeNames(username, config.maxVariantsPerRequest)
+          .map((variant) => ({
+            username: variant.username,
+            platforms: platformsForVariant(variant, platforms),
+          }))
+          .filter((t) => t.platforms.length > 0)
+      : []),
+  ]);
 
   // A table on a terminal shows rows as they are found, in columns sized before the first.
   const live = format === 'table' && io.outIsTerminal === true;
@@ -101,8 +116,8 @@ export async function runSearch(
   const onSigint = () => controller.abort(new UserscoutError('invalid_argument', 'interrupted'));
   process.once('SIGINT', onSigint);
   try {
-    for (const username of names) {
-      if (format === 'table' && names.length > 1) io.out(formatHeading(username));
+    for (const { username, platforms } of targets) {
+      if (format === 'table' && targets.length > 1) io.out(formatHeading(username));
       const startedAt = Date.now();
       const outcomes: Outcome[] = [];
       const showBar = options.progress !== false && io.stderr.isTTY === true;
