@@ -22,7 +22,7 @@ export default defineConfig({
     assetsInlineLimit: 0,
     sourcemap: true,
     rollupOptions: {
-      input: { main: web('index.html'), platforms: web('platforms.html') },
+      input: { main: web('index.html'), platforms: web('platforms.html'), batch: web('batch.html') },
     },
   },
 });
