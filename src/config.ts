@@ -227,6 +227,24 @@ export const SETTINGS = {
     kind: { type: 'bool' },
     doc: 'Refuse private and loopback destinations (the CLI turns it off)',
   },
+  server: {
+    env: 'USERSCOUT_SERVER',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'CLI only: a userscout service to search through (its URL) instead of checking from this machine',
+  },
+  apiKey: {
+    env: 'USERSCOUT_KEY',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'CLI only: the professional API key sent to USERSCOUT_SERVER (never printed)',
+  },
+  latencyMemory: {
+    env: 'USERSCOUT_LATENCY_FILE',
+    default: '',
+    kind: { type: 'string' },
+    doc: "File where the CLI remembers each platform's answer time between runs, to start the slowest checks first (empty: the user's cache folder, `$XDG_CACHE_HOME/userscout/latencies.json`; `off`: none)",
+  },
   includeNsfw: {
     env: 'USERSCOUT_INCLUDE_NSFW',
     default: false,

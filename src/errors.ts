@@ -23,6 +23,12 @@ export const ERROR_CODES = {
   network_unavailable: { status: 503, message: 'The network could not be reached' },
   store_unavailable: { status: 503, message: 'The data store cannot be reached; try again shortly' },
   duplicate_id: { status: 409, message: 'A record with this id exists already' },
+  headers_too_large: { status: 431, message: 'The request line or headers are too large' },
+  request_timeout: { status: 408, message: 'The request did not arrive in time' },
+  private_not_allowed: {
+    status: 403,
+    message: 'Only a professional API key can start a private search; send one, or leave private out',
+  },
   key_required: { status: 401, message: 'This needs an API key (X-API-Key or Authorization: Bearer)' },
   not_owner: { status: 403, message: 'This search belongs to another API key' },
   search_finished: { status: 409, message: 'The search has ended already' },

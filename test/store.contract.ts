@@ -136,6 +136,17 @@ export function describeStoreContract(
         expect(await store.getSearch('s1')).toEqual(created);
       });
 
+      it('reads back a private search as private, and a search not made private without the field', async () => {
+        const secret = search('s1', { tier: 'professional', client: 'key:k1', private: true });
+        await store.createSearch(secret);
+        await store.createSearch(search('s2'));
+        expect(await store.getSearch('s1')).toEqual(secret);
+        expect(await store.getSearch('s2')).not.toHaveProperty('private');
+        expect((await store.snapshot('s1'))?.search.private).toBe(true);
+        await store.updateSearch('s1', { state: 'running', startedAt: T0 });
+        expect((await store.unfinishedSearches()).find((s) => s.id === 's1')?.private).toBe(true);
+      });
+
       it('reads back every optional field', async () => {
         const failed = search('s1', {
           state: 'error',

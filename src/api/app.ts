@@ -7,9 +7,10 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import { installAuth } from './auth.js';
+import { clientErrorHandler } from './client-error.js';
 import type { AppDeps } from './deps.js';
-import { installErrorHandler } from './error-handler.js';
-import { DOCS_CONTENT_SECURITY_POLICY, OPENAPI_OPTIONS } from './openapi.js';
+import { frameworkErrors, installErrorHandler } from './error-handler.js';
+import { DOCS_CONTENT_SECURITY_POLICY, DOCS_HEADERS, OPENAPI_OPTIONS } from './openapi.js';
 import { installRateLimits } from './rate-limits.js';
 import { eventRoutes } from './routes/events.js';
 import { opsRoutes } from './routes/ops.js';
@@ -39,12 +40,18 @@ export async function buildApp(
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
     // No type coercion: `{"username": 42}` is a bad request, not the name "42".
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // What Node's HTTP parser refuses gets our error body too.
+    clientErrorHandler,
+    frameworkErrors,
   });
   // JSON only: Fastify also parses text/plain by default, which would turn a
   // form-encoded or plain body into a 400 instead of the 415 it deserves.
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No answer is ever to be read as another type than it says (JSON as HTML, say).
+    reply.header('x-content-type-options', 'nosniff');
+    if (request.url === '/docs' || request.url.startsWith('/docs/')) reply.headers(DOCS_HEADERS);
   });
 
   app.addSchema(ErrorBody);

@@ -4,8 +4,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import { clientErrorHandler } from './client-error.js';
 import type { AppDeps } from './deps.js';
-import { installErrorHandler } from './error-handler.js';
+import { frameworkErrors, installErrorHandler } from './error-handler.js';
 import { opsRoutes } from './routes/ops.js';
 
 export async function buildOpsApp(
@@ -16,6 +17,8 @@ export async function buildOpsApp(
     logger,
     genReqId: () => randomUUID(),
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    clientErrorHandler,
+    frameworkErrors,
   });
   installErrorHandler(app);
   await app.register(async (scope) => opsRoutes(scope, deps));

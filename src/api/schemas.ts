@@ -66,6 +66,12 @@ export const StartSearchBody = Type.Object(
           'Also search lookalike names (separators, 0/o 1/l/i rn/m swaps, doubled or dropped letters, prefixes and suffixes, homoglyphs), up to the setting maxVariantsPerRequest (default 10). Each is a search of its own, on the selected platforms whose username rule accepts it, and counts as one against the search limit (default false)',
       }),
     ),
+    private: Type.Optional(
+      Type.Boolean({
+        description:
+          'Professional keys only: the search and its results are readable only with the key that started it (default false: anyone with the queryId can read them). Refused with 403 private_not_allowed without a professional key.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -109,6 +115,7 @@ export const StartBatchBody = Type.Object(
     categories: StartSearchBody.properties.categories,
     platforms: StartSearchBody.properties.platforms,
     includeNsfw: StartSearchBody.properties.includeNsfw,
+    private: StartSearchBody.properties.private,
   },
   { additionalProperties: false },
 );

@@ -16,8 +16,10 @@ import { usernameProblem } from '../catalogue/username-rule.js';
 import { originLoads } from '../engine/politeness-bound.js';
 import { UserscoutError } from '../errors.js';
 import { estimateSeconds } from '../runner/estimate.js';
+import { EstimateCalibration } from '../runner/estimate-calibration.js';
 import { failSearch } from '../runner/search-job.js';
 import type { SearchRecord } from '../store/store.js';
+import type { Caller } from './auth.js';
 import type { AppDeps } from './deps.js';
 import { quotaKey, searchLimitError, searchLimitOf, setSearchLimitHeaders } from './search-quota.js';
 
@@ -31,6 +33,11 @@ export interface PlatformChoice {
 export interface PlannedSearch {
   readonly username: string;
   readonly platforms: readonly Platform[];
+}
+
+export interface StartOptions {
+  /** Readable only with the key that started them (checked by `checkPrivate` first). */
+  readonly private?: boolean | undefined;
 }
 
 export interface StartedSearch {
@@ -100,6 +107,7 @@ export async function startSearches(
   request: FastifyRequest,
   reply: FastifyReply,
   plans: readonly PlannedSearch[],
+  options: StartOptions = {},
 ): Promise<StartedSearch[]> {
   const { tier, client } = request.caller;
   await deps.runner.admit(tier);
@@ -113,7 +121,7 @@ export async function startSearches(
   setSearchLimitHeaders(reply, limit, window);
   const started: StartedSearch[] = [];
   try {
-    for (const plan of plans) started.push(await startOne(deps, request, plan));
+    for (const plan of plans) started.push(await startOne(deps, request, plan, options));
   } catch (error) {
     await deps.searchQuota.release(key, plans.length - started.length).catch(() => {});
     throw error;
@@ -121,21 +129,48 @@ export async function startSearches(
   return started;
 }
 
-async function startOne(deps: AppDeps, request: FastifyRequest, plan: PlannedSearch): Promise<StartedSearch> {
+/** The calibration of estimates of one app (shared by every route that starts or reports searches). */
+const calibrations = new WeakMap<AppDeps, EstimateCalibration>();
+export function calibrationOf(deps: AppDeps): EstimateCalibration {
+  let calibration = calibrations.get(deps);
+  if (!calibration) {
+    calibration = new EstimateCalibration();
+    calibrations.set(deps, calibration);
+  }
+  return calibration;
+}
+
+/** Throws 403 private_not_allowed when a private search is asked for without a professional key. */
+export function checkPrivate(asked: boolean | undefined, caller: Caller): void {
+  if (asked && caller.tier !== 'professional') throw new UserscoutError('private_not_allowed');
+}
+
+async function startOne(
+  deps: AppDeps,
+  request: FastifyRequest,
+  plan: PlannedSearch,
+  options: StartOptions,
+): Promise<StartedSearch> {
   const selected = plan.platforms;
-  const latencies = await deps.latencies();
+  // Independent reads (the queue's in cluster mode): one round trip's wait, not three.
+  const [latencies, stats, queuedAhead] = await Promise.all([
+    deps.latencies(),
+    deps.runner.stats(),
+    deps.runner.queuedAhead(request.caller.tier),
+  ]);
   const budget = { perSecond: deps.config.budgetPerSecond, burst: deps.config.budgetBurst };
-  const estimatedSeconds = estimateSeconds({
+  const modelSeconds = estimateSeconds({
     latenciesMs: selected.map((p) => latencies.get(p.id)),
     defaultLatencyMs: deps.config.unmeasuredLatencyMs,
     timeoutMs: deps.config.timeoutMs,
     concurrency: deps.config.concurrency,
     origins: originLoads(selected, budget).map((o) => ({ platforms: o.platforms.length, limit: o.limit })),
     identities: Math.max(1, deps.config.egress.length),
-    running: (await deps.runner.stats()).running,
-    queuedAhead: await deps.runner.queuedAhead(request.caller.tier),
+    running: stats.running,
+    queuedAhead,
     maxRunning: deps.config.maxRunningSearches,
   });
+  const estimatedSeconds = calibrationOf(deps).apply(modelSeconds);
   const search: SearchRecord = {
     id: randomUUID(),
     username: plan.username,
@@ -145,6 +180,7 @@ async function startOne(deps: AppDeps, request: FastifyRequest, plan: PlannedSea
     platformIds: selected.map((p) => p.id),
     estimatedSeconds,
     createdAt: deps.now(),
+    ...(options.private ? { private: true as const } : {}),
   };
   await deps.store.createSearch(search);
   try {

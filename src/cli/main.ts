@@ -89,6 +89,14 @@ export function buildProgram(): Command {
     )
     .option('--all', 'every outcome, not only hits')
     .option(
+      '--server <url>',
+      'search through this userscout service instead of from this machine (USERSCOUT_SERVER)',
+    )
+    .option(
+      '--key <key>',
+      "the service's professional API key (USERSCOUT_KEY; the variable keeps it out of your shell history)",
+    )
+    .option(
       '--variants',
       'also check lookalike names of each (see userscout variants; USERSCOUT_MAX_VARIANTS a name)',
     );
@@ -182,6 +190,8 @@ export function buildProgram(): Command {
     .description('List the platforms; --stats adds the live statistics the service keeps per platform')
     .option('--category <category>', 'only this category (repeatable)', collect)
     .option('--catalogue <file>', 'catalogue file instead of the built-in one')
+    .option('--server <url>', "list this userscout service's platforms (USERSCOUT_SERVER)")
+    .option('--key <key>', "the service's professional API key (USERSCOUT_KEY)")
     .option('--stats', 'checks, outcome counts, response times and last check, from the service database')
     .option('--data-dir <dir>', 'folder of the database and health file (USERSCOUT_DATA_DIR, default ./data)')
     .addOption(new Option('--format <format>', 'output format').choices(PLATFORMS_FORMATS).default('table'))

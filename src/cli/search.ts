@@ -7,12 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
-import { lookalikeNames, platformsForVariant } from '../catalogue/lookalike-names.js';
+import { lookalikeNames, type Variant } from '../catalogue/lookalike-names.js';
 import { selectPlatforms } from '../catalogue/select.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
-import { loadConfig } from '../config.js';
+import { UserscoutClient } from '../client/client.js';
+import { type Config, loadConfig } from '../config.js';
 import { countStatuses, coverageOf } from '../engine/coverage.js';
-import { createEngine } from '../engine/create-engine.js';
 import { ERROR_REASONS, INVALID_REASONS, type Outcome, UNKNOWN_REASONS } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
@@ -34,10 +34,15 @@ import {
   type SearchReport,
   shownInTable,
 } from './output.js';
+import { type Checker, localChecker, remoteChecker } from './search-checkers.js';
 
 export type { Io } from './io.js';
 
 export interface SearchCommandOptions extends NetworkCommandOptions {
+  /** A userscout service to search through instead of this machine's engine (USERSCOUT_SERVER). */
+  server?: string;
+  /** Its professional API key (USERSCOUT_KEY); never printed. */
+  key?: string;
   catalogue?: string;
   category?: string[];
   platform?: string[];
@@ -45,6 +50,7 @@ export interface SearchCommandOptions extends NetworkCommandOptions {
   format?: string;
   all?: boolean;
   progress?: boolean;
+  /** Also check each name's lookalike names (`USERSCOUT_MAX_VARIANTS` a name). */
   variants?: boolean;
 }
 
@@ -77,46 +83,45 @@ export async function runSearch(
   const all = options.all ?? false;
   const categories = parseCategories(options.category);
   const config = loadConfig(networkOverrides(options), env, 'cli');
-  const catalogue = loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
-  const platforms = selectPlatforms(catalogue, {
-    categories,
-    platforms: options.platform,
-    includeNsfw: options.nsfw ?? config.includeNsfw,
-  });
-  if (platforms.length === 0) throw new UserscoutError('invalid_argument', 'no platform matches the filters');
-  // Each name, then (with --variants) its lookalike names, each on the platforms whose rule accepts it.
+  const server = options.server ?? config.server;
+  const checker = server
+    ? await remoteChecker(
+        new UserscoutClient({
+          baseUrl: server,
+          ...(options.key || config.apiKey ? { apiKey: options.key || config.apiKey } : {}),
+        }),
+        { categories, platforms: options.platform, includeNsfw: options.nsfw },
+      )
+    : localCheckerFor(options, config, categories, io);
+
+  // Each name, then (with --variants) its lookalike names.
   const targets = names.flatMap((username) => [
-    { username, platforms },
+    { username, variant: undefined as Variant | undefined },
     ...(options.variants
-      ? lookalikeNames(username, config.maxVariantsPerRequest)
-          .map((variant) => ({
-            username: variant.username,
-            platforms: platformsForVariant(variant, platforms),
-          }))
-          .filter((t) => t.platforms.length > 0)
+      ? lookalikeNames(username, config.maxVariantsPerRequest).map((v) => ({
+          username: v.username,
+          variant: v,
+        }))
       : []),
   ]);
 
   // A table on a terminal shows rows as they are found, in columns sized before the first.
   const live = format === 'table' && io.outIsTerminal === true;
   const liveLayout = live
-    ? layoutAhead(
-        platforms.map((p) => p.name),
-        all ? ROW_STATUSES : ['hit'],
-        config.timeoutMs,
-        io.colour ?? false,
-      )
+    ? layoutAhead(checker.names, all ? ROW_STATUSES : ['hit'], checker.timeoutMs, io.colour ?? false)
     : undefined;
   // The table's summary belongs to it on stdout; JSON and CSV keep stdout for data.
   const summaryTo = format === 'table' ? io.out : io.err;
-  const engine = createEngine(config, catalogue);
   const reports: SearchReport[] = [];
   let lowCoverage = false;
   const controller = new AbortController();
   const onSigint = () => controller.abort(new UserscoutError('invalid_argument', 'interrupted'));
   process.once('SIGINT', onSigint);
   try {
-    for (const { username, platforms } of targets) {
+    for (const { username, variant } of targets) {
+      const run = await checker.run(username, controller.signal, variant);
+      // A lookalike name no platform here accepts is not checked, nor shown.
+      if (variant && run.total === 0) continue;
       if (format === 'table' && targets.length > 1) io.out(formatHeading(username));
       const startedAt = Date.now();
       const outcomes: Outcome[] = [];
@@ -129,10 +134,10 @@ export async function runSearch(
             clearOnComplete: true,
           })
         : undefined;
-      bar?.start(platforms.length, 0, { hits: 0 });
+      bar?.start(run.total, 0, { hits: 0 });
       let hits = 0;
       let rowsShown = 0;
-      for await (const outcome of engine.search(username, platforms, controller.signal)) {
+      for await (const outcome of run.outcomes) {
         outcomes.push(outcome);
         if (outcome.status === 'hit') hits++;
         if (liveLayout && shownInTable(outcome, all)) {
@@ -146,11 +151,12 @@ export async function runSearch(
         bar?.increment(1, { hits });
       }
       bar?.stop();
+      if (!controller.signal.aborted) checker.finished(outcomes);
       const report: SearchReport = {
         id: randomUUID(),
         username,
         status: 'completed',
-        totalPlatforms: platforms.length,
+        totalPlatforms: run.total,
         results: outcomes,
         startedAt,
         finishedAt: Date.now(),
@@ -170,9 +176,26 @@ export async function runSearch(
     }
   } finally {
     process.off('SIGINT', onSigint);
-    await engine.close();
+    await checker.close();
   }
   if (format === 'json') io.out(formatJson(reports, all, config.coverageWarningPercent));
   if (format === 'csv') io.write(formatCsv(reports, options.all ?? false));
   return lowCoverage ? EXIT_LOW_COVERAGE : 0;
+}
+
+/** This machine's engine over the platforms the filters choose. */
+function localCheckerFor(
+  options: SearchCommandOptions,
+  config: Config,
+  categories: ReturnType<typeof parseCategories>,
+  io: Io,
+): Checker {
+  const catalogue = loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
+  const platforms = selectPlatforms(catalogue, {
+    categories,
+    platforms: options.platform,
+    includeNsfw: options.nsfw ?? config.includeNsfw,
+  });
+  if (platforms.length === 0) throw new UserscoutError('invalid_argument', 'no platform matches the filters');
+  return localChecker(config, catalogue, platforms);
 }

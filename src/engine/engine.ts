@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
-import { platformUsername } from '../catalogue/username-rule.js';
+import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
 import { type CheckContext, checkPlatform } from './check.js';
 import { CheckLimiter } from './limiter.js';
 import { OriginBreaker } from './origin-breaker.js';
@@ -123,7 +123,9 @@ export class Engine {
     if (!shared) {
       const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
       const run = () => checkPlatform(platform, username, this.#ctx, closing, priority);
-      const across = this.#sharedChecks;
+      // A name no platform can be sent is decided without a request: nothing to share with
+      // other processes (and its key could not be written: a lone surrogate has no URI encoding).
+      const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
       shared = (
         across
           ? across.run(`${platform.id}:${encodeURIComponent(platformUsername(platform, username))}`, run)

@@ -86,9 +86,7 @@ export class BullMqRunner implements Runner {
   }
 
   async admit(): Promise<void> {
-    const queue = this.#requireQueue();
-    const waiting = await this.#bounded(queue.getJobCounts('waiting', 'prioritized', 'delayed'));
-    const queued = (waiting.waiting ?? 0) + (waiting.prioritized ?? 0) + (waiting.delayed ?? 0);
+    const { queued } = await this.stats();
     if (queued >= this.#options.maxQueued) throw queueFullError(this.#options.retryAfterSeconds);
   }
 

@@ -96,6 +96,8 @@ const MIGRATIONS: readonly string[] = [
     last_checked_at INTEGER NOT NULL
   );
   `,
+  // A search readable only with the key that started it.
+  `ALTER TABLE searches ADD COLUMN private INTEGER NOT NULL DEFAULT 0;`,
   // A client's own searches, newest first (GET /api/searches).
   `CREATE INDEX searches_by_client ON searches (client, created_at DESC, id DESC);`,
 ];
@@ -106,6 +108,7 @@ interface SearchRow {
   state: SearchState;
   tier: Tier;
   client: string;
+  private: number;
   platform_ids: string;
   estimated_seconds: number;
   created_at: number;
@@ -197,6 +200,7 @@ export class SqliteStore implements Store {
         state: search.state,
         tier: search.tier,
         client: search.client,
+        private: search.private ? 1 : 0,
         platformIds: JSON.stringify(search.platformIds),
         estimatedSeconds: search.estimatedSeconds,
         createdAt: search.createdAt,
@@ -439,10 +443,10 @@ function prepareStatements(db: Database) {
   return {
     ping: db.prepare('SELECT 1'),
     insertSearch: db.prepare(`
-      INSERT INTO searches (id, username, state, tier, client, platform_ids, estimated_seconds, created_at,
-        started_at, finished_at, error)
-      VALUES (@id, @username, @state, @tier, @client, @platformIds, @estimatedSeconds, @createdAt,
-        @startedAt, @finishedAt, @error)`),
+      INSERT INTO searches (id, username, state, tier, client, private, platform_ids, estimated_seconds,
+        created_at, started_at, finished_at, error)
+      VALUES (@id, @username, @state, @tier, @client, @private, @platformIds, @estimatedSeconds,
+        @createdAt, @startedAt, @finishedAt, @error)`),
     getSearch: db.prepare('SELECT * FROM searches WHERE id = ?'),
     searchExists: db.prepare('SELECT 1 FROM searches WHERE id = ?'),
     // A field left out of the patch is bound as NULL and keeps its value.
@@ -524,6 +528,7 @@ function toSearch(row: SearchRow): SearchRecord {
     state: row.state,
     tier: row.tier,
     client: row.client,
+    ...(row.private ? { private: true as const } : {}),
     platformIds: JSON.parse(row.platform_ids) as string[],
     estimatedSeconds: row.estimated_seconds,
     createdAt: row.created_at,

@@ -24,6 +24,11 @@ export interface SearchRecord {
   readonly tier: Tier;
   /** Who asked: `ip:ADDRESS` or `key:KEYID`. */
   readonly client: string;
+  /**
+   * Readable only by `client` (a professional key); otherwise by anyone with the id.
+   * Absent when not private, so a record reads back deep-equal to the one created.
+   */
+  readonly private?: true | undefined;
   /** Ids of the platforms the search covers, fixed when it is created. */
   readonly platformIds: readonly string[];
   /** Seconds the search was expected to take when it was created. */

@@ -100,6 +100,43 @@ describe('buildRequest: placement of the username', () => {
   });
 });
 
+describe('buildRequest: folding never turns a name into another one', () => {
+  const KELVIN = '\u212Aelvin'; // KELVIN SIGN, which toLowerCase() turns into the letter k
+
+  it('refuses a name whose lowercasing changes a letter into another, on a lowercasing platform', () => {
+    const built = buildRequest(p('Lower'), KELVIN, HEADERS);
+    expect(built).toMatchObject({ ok: false, reason: 'username_rule' });
+    if (!built.ok) {
+      expect(built.message).toContain('U+212A');
+      expect(built.profileUrl).not.toContain('/kelvin');
+    }
+    expect(buildRequest(p('Lower'), '\u0130stanbul', HEADERS)).toMatchObject({ ok: false });
+    expect(buildRequest(p('Lower'), 'KELVIN', HEADERS)).toMatchObject({
+      ok: true,
+      request: { url: 'https://lower.test/kelvin' },
+    });
+  });
+
+  it('puts into a host name only what is a DNS label before lowercasing', () => {
+    expect(buildRequest(p('Host'), KELVIN, HEADERS)).toMatchObject({ ok: false, reason: 'unsafe_username' });
+    expect(buildRequest(p('Host'), 'bo\u017Fs', HEADERS)).toMatchObject({ ok: false }); // LONG S, upper S
+    expect(fillUrlTemplate('https://{username}.a.test/', KELVIN)).toBeUndefined();
+  });
+
+  it('sends the name as given where the platform does not lowercase', () => {
+    const built = buildRequest(p('Path'), KELVIN, HEADERS);
+    expect(built).toMatchObject({ ok: true, request: { url: 'https://path.test/u/%E2%84%AAelvin' } });
+  });
+
+  it('refuses a lone surrogate on every platform instead of throwing', () => {
+    for (const name of ['Path', 'Query', 'Host', 'Api', 'Post', 'Form', 'Lower'])
+      expect(buildRequest(p(name), '\ud800abc', HEADERS)).toMatchObject({
+        ok: false,
+        reason: 'unsafe_username',
+      });
+  });
+});
+
 describe('buildRequest: a hostile name never changes scheme, host or port', () => {
   for (const name of ['Path', 'Query', 'Host', 'Api', 'Post']) {
     it.each(HOSTILE.map((h) => [h]))(`${name} with %j`, (hostile) => {

@@ -11,6 +11,7 @@ import { UserscoutError } from '../../errors.js';
 import { progressSnapshot, type SearchEvent } from '../../runner/events.js';
 import type { AppDeps } from '../deps.js';
 import { EventsParams, EventsQuery } from '../schemas.js';
+import { canRead } from '../search-access.js';
 
 const HEARTBEAT_MS = 15_000;
 
@@ -47,7 +48,7 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
     async (request, reply) => {
       const { id } = request.params;
       const search = await deps.store.getSearch(id);
-      if (!search) throw new UserscoutError('search_not_found');
+      if (!search || !canRead(search, request.caller)) throw new UserscoutError('search_not_found');
       const header = Number(request.headers['last-event-id']);
       let lastSent = Number.isInteger(header) && header > 0 ? header : Number(request.query.lastEventId ?? 0);
 

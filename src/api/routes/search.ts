@@ -17,12 +17,22 @@ import {
   StartSearchBody,
   StartSearchResponse,
 } from '../schemas.js';
+import { canRead } from '../search-access.js';
 import { searchCoverage, searchResponse } from '../search-response.js';
-import { checkUsername, choosePlatforms, planVariants, startSearches } from '../start-searches.js';
+import {
+  calibrationOf,
+  checkPrivate,
+  checkUsername,
+  choosePlatforms,
+  planVariants,
+  startSearches,
+} from '../start-searches.js';
 
 export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const finished = new AnswerCache(deps.config.finishedAnswerCacheEntries);
+  // Learns from each finished search how far the model's estimates run off on this deployment.
+  const calibration = calibrationOf(deps);
 
   api.post(
     '/api/search',
@@ -39,6 +49,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         response: {
           200: StartSearchResponse,
           401: { $ref: 'Error#' },
+          403: { $ref: 'Error#' },
           413: { $ref: 'Error#' },
           415: { $ref: 'Error#' },
           503: { $ref: 'Error#' },
@@ -49,12 +60,16 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
     async (request, reply) => {
       const { username, categories, platforms, includeNsfw, variants } = request.body;
       checkUsername(username);
+      checkPrivate(request.body.private, request.caller);
       const selected = choosePlatforms(deps, { categories, platforms, includeNsfw });
       const lookalikes = variants ? planVariants(deps, username, selected) : undefined;
-      const [main, ...others] = await startSearches(deps, request, reply, [
-        { username, platforms: selected },
-        ...(lookalikes?.searched ?? []),
-      ]);
+      const [main, ...others] = await startSearches(
+        deps,
+        request,
+        reply,
+        [{ username, platforms: selected }, ...(lookalikes?.searched ?? [])],
+        { private: request.body.private === true },
+      );
       if (!lookalikes) return main!;
       return {
         ...main!,
@@ -74,7 +89,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         summary: 'Get a search and its results',
         operationId: 'getSearch',
         description:
-          'Poll until status is completed or error (about once a second). While running, results already hold the hits found so far and progress says how far it got and how many platforms answered. coverage is the share of the platforms checked that answered; a completed search with low coverage carries a warning, since a missing hit proves nothing where no answer came. include=all returns every outcome with its reason.',
+          'Poll until status is completed or error (about once a second). Anyone with the id can read a search, unless it was started with private: true, which only the key that started it can read (404 for anyone else, as for an unknown id). While running, results already hold the hits found so far and progress says how far it got and how many platforms answered. coverage is the share of the platforms checked that answered; a completed search with low coverage carries a warning, since a missing hit proves nothing where no answer came. include=all returns every outcome with its reason.',
         querystring: SearchQuery,
         response: {
           200: SearchResponse,
@@ -87,12 +102,15 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
     async (request, reply) => {
       const { id, include } = request.query;
       const all = include === 'all';
-      const key = `${id} ${all ? 'all' : 'hits'}`;
-      const cached = finished.get(key);
+      // A private search's answer is cached under its owner too, so no other caller meets it.
+      const shared = `${id} ${all ? 'all' : 'hits'}`;
+      const owned = `${shared} ${request.caller.client}`;
+      const cached = finished.get(shared) ?? finished.get(owned);
       if (cached !== undefined) return reply.type('application/json; charset=utf-8').send(cached);
       // One store read per poll: the search, its counts and its outcomes together.
       const snapshot = await deps.store.snapshot(id, all ? {} : { statuses: ['hit'] });
-      if (!snapshot) throw new UserscoutError('search_not_found');
+      if (!snapshot || !canRead(snapshot.search, request.caller))
+        throw new UserscoutError('search_not_found');
       const { search } = snapshot;
       const percent = deps.config.coverageWarningPercent;
       const results = snapshot.outcomes.map((s) => s.outcome);
@@ -117,9 +135,13 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       }
       const body = searchResponse(view, percent);
       if (search.state !== 'completed' && search.state !== 'error') return body;
+      // Seen finished for the first time here: how long it took against what it was told.
+      const seenBefore = finished.get(`${id} ${all ? 'hits' : 'all'}`) !== undefined;
+      if (search.state === 'completed' && search.finishedAt !== undefined && !seenBefore)
+        calibration.observe(search.estimatedSeconds, search.finishedAt - search.createdAt);
       // Finished: it never changes again, so it is serialized once and served from memory.
       const serialized = reply.serialize(body) as string;
-      finished.set(key, serialized);
+      finished.set(search.private ? owned : shared, serialized);
       return reply.type('application/json; charset=utf-8').send(serialized);
     },
   );

@@ -25,9 +25,10 @@ import {
   StartBatchBody,
   StartBatchResponse,
 } from '../schemas.js';
+import { canRead } from '../search-access.js';
 import { decodeCursor, encodeCursor } from '../search-cursor.js';
 import { searchSummary } from '../search-response.js';
-import { checkUsername, choosePlatforms, startSearches } from '../start-searches.js';
+import { checkPrivate, checkUsername, choosePlatforms, startSearches } from '../start-searches.js';
 
 /** Searches per page of GET /api/searches when the client does not say. */
 export const DEFAULT_PAGE_SIZE = 20;
@@ -55,6 +56,7 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
         response: {
           200: StartBatchResponse,
           401: { $ref: 'Error#' },
+          403: { $ref: 'Error#' },
           413: { $ref: 'Error#' },
           415: { $ref: 'Error#' },
           503: { $ref: 'Error#' },
@@ -64,6 +66,7 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
     },
     async (request, reply) => {
       const { usernames, categories, platforms, includeNsfw } = request.body;
+      checkPrivate(request.body.private, request.caller);
       if (usernames.length > deps.config.maxBatchNames)
         throw new UserscoutError(
           'bad_request',
@@ -77,6 +80,7 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
         request,
         reply,
         usernames.map((username) => ({ username, platforms: selected })),
+        { private: request.body.private === true },
       );
       return { searches: started.map((s, i) => ({ username: usernames[i]!, ...s })) };
     },
@@ -127,7 +131,7 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
         summary: 'Cancel a search',
         operationId: 'cancelSearch',
         description:
-          'Stops a queued or running search: it ends with status error and error "cancelled", and keeps the results found so far (GET /api/search?id= shows them). A search started with an API key can be cancelled only with that key (else 403 not_owner); one started without a key by anyone who has its id. A search that has ended already is 409 search_finished. Does not give back the search it counted.',
+          'Stops a queued or running search: it ends with status error and error "cancelled", and keeps the results found so far (GET /api/search?id= shows them). A search started with an API key can be cancelled only with that key (else 403 not_owner; 404 for a private one, as for reading it); one started without a key by anyone who has its id. A search that has ended already is 409 search_finished. Does not give back the search it counted.',
         params: EventsParams,
         response: {
           200: { $ref: 'SearchSummary#' },
@@ -143,7 +147,8 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
     async (request) => {
       const { id } = request.params;
       const search = await deps.store.getSearch(id);
-      if (!search) throw new UserscoutError('search_not_found');
+      // A private search of another key is not revealed, as for reading it.
+      if (!search || !canRead(search, request.caller)) throw new UserscoutError('search_not_found');
       if (!mayCancel(search, request.caller)) throw new UserscoutError('not_owner');
       const ended = () =>
         new UserscoutError(

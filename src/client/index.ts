@@ -1,0 +1,15 @@
+/** `userscout/client`: a typed client for a userscout service. */
+export {
+  type CallOptions,
+  type ClientOptions,
+  type FollowEvent,
+  type FollowOptions,
+  type PlatformList,
+  type Search,
+  type SearchCallOptions,
+  type SearchOptions,
+  type SearchResult,
+  type SearchStarted,
+  UserscoutClient,
+} from './client.js';
+export { CLIENT_ERROR_CODES, type ClientErrorCode, UserscoutClientError } from './client-error.js';
