@@ -298,6 +298,29 @@ describe.each([
     expect(after.body).toMatchObject({ status: 'error', error: 'cancelled', results: [] });
   });
 
+  it("hides another key's private search (404), and refuses a private batch without a professional key", async () => {
+    latency.set('Delta', 3_000);
+    const s = await serve({ searchThread });
+    const { key } = await createKey(s.service.store, 'owner', 'professional');
+    const { key: other } = await createKey(s.service.store, 'other', 'professional');
+    const batch = await postBatch(
+      s.url,
+      { usernames: ['sam'], platforms: ['Delta'], private: true },
+      { 'x-api-key': key },
+    );
+    expect(batch.status).toBe(200);
+    const id = batch.body.searches[0].queryId;
+    expect((await cancel(s.url, id, { 'x-api-key': other })).body.code).toBe('search_not_found');
+    expect((await cancel(s.url, id)).status).toBe(404);
+    expect((await cancel(s.url, id, { 'x-api-key': key })).body).toMatchObject({
+      status: 'error',
+      error: 'cancelled',
+    });
+    const free = await postBatch(s.url, { usernames: ['sam'], private: true });
+    expect(free.status).toBe(403);
+    expect(free.body.code).toBe('private_not_allowed');
+  });
+
   it('answers 404 for an unknown id and 400 for a malformed one', async () => {
     const s = await serve({ searchThread });
     expect((await cancel(s.url, '00000000-0000-4000-8000-000000000000')).body.code).toBe('search_not_found');
