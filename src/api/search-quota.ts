@@ -46,6 +46,12 @@ export function searchLimitOf(tier: Tier, config: SearchLimitConfig): { limit: n
 /** The counter's key of a client (`ip:…` or `key:…`). */
 export const quotaKey = (client: string): string => `search:${client}`;
 
+/** A wait in words: '45 seconds', '14 minutes'. */
+function inWords(seconds: number): string {
+  if (seconds < 120) return `${seconds} second${seconds === 1 ? '' : 's'}`;
+  return `${Math.round(seconds / 60)} minutes`;
+}
+
 /** The 429 for `requested` searches that do not fit: how many are left, and when the window ends. */
 export function searchLimitError(
   tier: Tier,
@@ -59,7 +65,7 @@ export function searchLimitError(
   const asked = requested === 1 ? '' : ` This request needs ${requested}; ${remaining} left, none started.`;
   return new UserscoutError(
     'rate_limited',
-    `Search limit reached: ${limit} searches per ${humanWindow(windowMs)} on the ${tier} tier.${asked} Retry in ${retryAfter} seconds${tier === 'free' ? ', or use a professional API key' : ''}.`,
+    `Search limit reached: ${limit} searches per ${humanWindow(windowMs)} on the ${tier} tier.${asked} Retry in ${inWords(retryAfter)}${tier === 'free' ? ', or use a professional API key' : ''}.`,
     { details: { retryAfter, limit, tier, remaining, requested } },
   );
 }
