@@ -15,6 +15,7 @@ import { installRateLimits } from './rate-limits.js';
 import { eventRoutes } from './routes/events.js';
 import { opsRoutes } from './routes/ops.js';
 import { platformRoutes } from './routes/platforms.js';
+import { reportRoutes } from './routes/report.js';
 import { searchRoutes } from './routes/search.js';
 import { searchesRoutes } from './routes/searches.js';
 import { usageRoutes } from './routes/usage.js';
@@ -73,6 +74,7 @@ export async function buildApp(
   await app.register(async (scope) => searchesRoutes(scope, deps));
   await app.register(async (scope) => usageRoutes(scope, deps));
   await app.register(async (scope) => eventRoutes(scope, deps));
+  await app.register(async (scope) => reportRoutes(scope, deps));
   await app.register(async (scope) => platformRoutes(scope, deps));
   await app.register(async (scope) => opsRoutes(scope, deps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());

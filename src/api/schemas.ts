@@ -209,6 +209,33 @@ export const Result = Type.Object(
         Type.Integer({ description: 'Reused from the cache: when it was decided (ms epoch)' }),
       ),
     }),
+    profile: Type.Optional(
+      Type.Object(
+        {
+          fullName: Type.Optional(Type.String()),
+          bio: Type.Optional(Type.String()),
+          location: Type.Optional(Type.String()),
+          createdAt: Type.Optional(Type.String({ description: 'As the page gives it' })),
+          avatarUrl: Type.Optional(Type.String({ description: 'http(s) only' })),
+          website: Type.Optional(Type.String({ description: 'http(s) only' })),
+          followers: Type.Optional(Type.Integer({ minimum: 0 })),
+          following: Type.Optional(Type.Integer({ minimum: 0 })),
+          links: Type.Optional(
+            Type.Array(Type.String(), { description: 'Pages the profile points to (http(s) only)' }),
+          ),
+          ids: Type.Optional(Type.Record(Type.String(), Type.String())),
+        },
+        {
+          description:
+            "A hit's profile details, read from the answer its check already read: plain text (no markup), capped in length; URLs only http(s)",
+        },
+      ),
+    ),
+    linkedFrom: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Platform ids of hits whose profiles link to this account of the searched name',
+      }),
+    ),
   },
   {
     $id: 'Result',
@@ -253,6 +280,20 @@ export const SearchResponse = Type.Object(
     createdAt: Type.String({ format: 'date-time' }),
     completedAt: Type.Optional(Type.String({ format: 'date-time' })),
     error: Type.Optional(Type.String({ description: 'Present when status is error' })),
+    links: Type.Optional(
+      Type.Array(
+        Type.Object({
+          from: Type.String({ description: 'Platform id of the hit whose profile holds the link' }),
+          to: Type.String({ description: 'Platform id the link points to' }),
+          username: Type.String({ description: 'The name in the link (may differ from the one searched)' }),
+          url: Type.String(),
+        }),
+        {
+          description:
+            'Which accounts point to which: links in the hits’ profiles to other platforms’ profiles',
+        },
+      ),
+    ),
   },
   { $id: 'Search' },
 );

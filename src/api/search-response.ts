@@ -6,11 +6,14 @@
 import type { Static } from '@sinclair/typebox';
 import {
   type Coverage,
+  countStatuses,
   coverageOf,
   coverageWarning,
   roundedShare,
   type StatusCounts,
+  unansweredReasons,
 } from '../engine/coverage.js';
+import { type AccountLink, withLinkedFrom } from '../engine/linked-accounts.js';
 import { byPlatformName, type Outcome, type OutcomeReason } from '../engine/outcome.js';
 import { progressSnapshot } from '../runner/events.js';
 import type { SearchRecord } from '../store/store.js';
@@ -53,6 +56,24 @@ export interface SearchView {
    * (`unansweredReasons`): read only when `needsReasons` says the warning shows.
    */
   readonly unansweredReasons?: readonly (readonly [OutcomeReason, number])[];
+  /** Links between accounts found in the hits' profiles (engine/linked-accounts.ts). */
+  readonly links?: readonly AccountLink[];
+}
+
+/** The view of a search with every outcome: its counts come from them, so they agree with the list. */
+export function everyOutcomeView(
+  search: SearchView['search'] & { readonly platformIds: readonly string[] },
+  results: readonly Outcome[],
+  links: readonly AccountLink[],
+): SearchView {
+  return {
+    search,
+    total: search.platformIds.length,
+    progress: { checked: results.length, byStatus: countStatuses(results) },
+    results,
+    links,
+    unansweredReasons: unansweredReasons(results),
+  };
 }
 
 /** The search's coverage and whether its answer carries a warning (completed and low). */
@@ -72,7 +93,8 @@ export function searchResponse(view: SearchView, warningPercent: number): Search
     queryId: search.id,
     status: apiStatus(search.state),
     username: search.username,
-    results: [...view.results].sort(byPlatformName),
+    results: withLinkedFrom(view.results, view.links ?? [], search.username).sort(byPlatformName),
+    ...(view.links?.length ? { links: [...view.links] } : {}),
     progress: { ...progressSnapshot(view.total, view.progress), queued: search.state === 'queued' },
     coverage: roundedShare(coverage),
     ...(warning !== undefined ? { warning } : {}),

@@ -12,6 +12,9 @@ import { SIM_DEFAULTS } from '../sim/defaults.js';
 import type { SelfCheckCommandOptions } from './catalogue-self-check.js';
 import type { SyncCommandOptions } from './catalogue-sync.js';
 import {
+  AUDIT_FORMATS,
+  type AuditFormat,
+  OUTPUT_FORMATS,
   PLATFORMS_FORMATS,
   REPORT_FORMATS,
   type ReportFormat,
@@ -85,9 +88,12 @@ export function buildProgram(): Command {
     .option('--platform <name>', 'only this platform (repeatable)', collect)
     .option('--nsfw', 'include NSFW platforms')
     .addOption(
-      new Option('--format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'),
+      new Option('--format <format>', 'output format (html: a self-contained report)')
+        .choices([...OUTPUT_FORMATS])
+        .default('table'),
     )
     .option('--all', 'every outcome, not only hits')
+    .option('-o, --output <file>', 'write the json, csv or html to this file instead of stdout')
     .option(
       '--server <url>',
       'search through this userscout service instead of from this machine (USERSCOUT_SERVER)',
@@ -123,9 +129,13 @@ export function buildProgram(): Command {
     .command('validate')
     .argument('[file]', 'catalogue file (default: the built-in catalogue)')
     .description('Report every problem of a catalogue; exit 1 when there is any')
-    .action(async (file: string | undefined) => {
+    .option(
+      '--reference <dir>',
+      "folder of the public site lists (whatsmyname/, sherlock/, maigret/): also refuse status-alone rules WhatsMyName's records contradict",
+    )
+    .action(async (file: string | undefined, options: { reference?: string }) => {
       const { formatValidateReport, validateFile } = await import('./catalogue-validate.js');
-      const report = validateFile(file);
+      const report = validateFile(file, options.reference);
       io.out(formatValidateReport(report));
       process.exitCode = report.problems.length > 0 ? 1 : 0;
     });
@@ -140,6 +150,24 @@ export function buildProgram(): Command {
       io.out(formatCheckReport(report, options.format));
       process.exitCode = exitCode;
     });
+  catalogue
+    .command('audit')
+    .description(
+      'List where the WhatsMyName, Sherlock and Maigret lists check our platforms differently (check URL, method, status codes, markers, username rule)',
+    )
+    .requiredOption(
+      '--reference <dir>',
+      'folder of the public site lists (whatsmyname/, sherlock/, maigret/)',
+    )
+    .option('--catalogue <file>', 'catalogue file instead of the built-in one')
+    .option('--summary', 'print only the summary')
+    .addOption(new Option('--format <format>', 'output format').choices(AUDIT_FORMATS).default('table'))
+    .action(
+      async (options: { reference: string; catalogue?: string; summary?: boolean; format: AuditFormat }) => {
+        const { formatAudit, runAudit } = await import('./catalogue-audit.js');
+        io.out(formatAudit(runAudit(options), options.format, options.summary === true));
+      },
+    );
   catalogue
     .command('merge')
     .argument('<files...>', 'catalogue files in any supported format; the first of a platform wins')

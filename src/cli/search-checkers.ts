@@ -10,6 +10,7 @@ import type { UserscoutClient } from '../client/client.js';
 import { UserscoutClientError } from '../client/client-error.js';
 import type { Config } from '../config.js';
 import { createEngine } from '../engine/create-engine.js';
+import { ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import type { Outcome } from '../engine/outcome.js';
 import { ERROR_CODES, type ErrorCode, UserscoutError } from '../errors.js';
 import { slowestFirst } from '../runner/check-order.js';
@@ -30,6 +31,8 @@ export interface Checker {
   /** Platform names the results may show (column widths are set before the first). */
   readonly names: readonly string[];
   readonly timeoutMs: number;
+  /** Profile URL templates, to find linked accounts; absent when the search runs elsewhere. */
+  readonly profileUrls?: ProfileUrlMatcher;
   /**
    * Checks `username`; a lookalike `variant` (its username) only on the platforms
    * whose rule accepts it where the rules are known here (this machine's engine).
@@ -48,6 +51,7 @@ export function localChecker(config: Config, catalogue: Catalogue, platforms: re
   return {
     names: platforms.map((p) => p.name),
     timeoutMs: config.timeoutMs,
+    profileUrls: new ProfileUrlMatcher(catalogue.platforms),
     async run(username, signal, variant) {
       const chosen = variant ? platformsForVariant(variant, platforms) : platforms;
       const ordered = slowestFirst(chosen, latencies, config.unmeasuredLatencyMs);

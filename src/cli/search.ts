@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
+import { writeFileAtomic } from '../catalogue/atomic-write.js';
 import { lookalikeNames, type Variant } from '../catalogue/lookalike-names.js';
 import { selectPlatforms } from '../catalogue/select.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
@@ -24,6 +25,7 @@ import {
   formatCsv,
   formatHeader,
   formatHeading,
+  formatHtml,
   formatJson,
   formatRow,
   formatSummary,
@@ -43,6 +45,8 @@ export interface SearchCommandOptions extends NetworkCommandOptions {
   server?: string;
   /** Its professional API key (USERSCOUT_KEY); never printed. */
   key?: string;
+  /** Write the JSON, CSV or HTML to this file instead of stdout (one file per name for HTML). */
+  output?: string;
   catalogue?: string;
   category?: string[];
   platform?: string[];
@@ -76,6 +80,8 @@ export async function runSearch(
       `--format must be one of ${OUTPUT_FORMATS.join(', ')}; received ${options.format}`,
     );
   }
+  if (options.output !== undefined && format === 'table')
+    throw new UserscoutError('invalid_argument', '--output needs --format json, csv or html');
   for (const name of names) {
     const problem = usernameProblem(name);
     if (problem) throw new UserscoutError('invalid_username', `username ${JSON.stringify(name)} ${problem}`);
@@ -178,8 +184,18 @@ export async function runSearch(
     process.off('SIGINT', onSigint);
     await checker.close();
   }
-  if (format === 'json') io.out(formatJson(reports, all, config.coverageWarningPercent));
-  if (format === 'csv') io.write(formatCsv(reports, options.all ?? false));
+  if (format === 'json') emit(io, options.output, formatJson(reports, all, config.coverageWarningPercent));
+  if (format === 'csv') emit(io, options.output, formatCsv(reports, options.all ?? false));
+  if (format === 'html') {
+    const pages = formatHtml(reports, config.coverageWarningPercent, checker.profileUrls, Date.now());
+    pages.forEach((page, i) =>
+      emit(
+        io,
+        options.output && pages.length > 1 ? perName(options.output, reports[i]!.username) : options.output,
+        page,
+      ),
+    );
+  }
   return lowCoverage ? EXIT_LOW_COVERAGE : 0;
 }
 
@@ -198,4 +214,21 @@ function localCheckerFor(
   });
   if (platforms.length === 0) throw new UserscoutError('invalid_argument', 'no platform matches the filters');
   return localChecker(config, catalogue, platforms);
+}
+
+/** Data to stdout, or to a file (written whole: a reader never sees half of it). */
+function emit(io: Io, file: string | undefined, text: string): void {
+  if (file === undefined) {
+    io.write(text.endsWith('\n') ? text : `${text}\n`);
+    return;
+  }
+  writeFileAtomic(file, text);
+  io.err(`wrote ${file}`);
+}
+
+/** report.html, alice → report-alice.html */
+function perName(file: string, name: string): string {
+  const safe = name.replace(/[^A-Za-z0-9._-]/g, '_');
+  const dot = file.lastIndexOf('.');
+  return dot > file.lastIndexOf('/') ? `${file.slice(0, dot)}-${safe}${file.slice(dot)}` : `${file}-${safe}`;
 }

@@ -21,6 +21,7 @@ import {
   type Outcome,
   unsentUnknownOutcome,
 } from './outcome.js';
+import { extractProfile } from './profile-extract.js';
 import type { BudgetLimit } from './rate-budget.js';
 import { buildRequest, type CheckRequest } from './request.js';
 import { type Attempt, type RetryClock, type RetryPolicy, withRetries } from './retry.js';
@@ -113,8 +114,11 @@ async function send(
   const timer = setTimeout(() => controller.abort(new CheckTimeoutError(ctx.timeoutMs)), ctx.timeoutMs);
   const onCancel = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onCancel, { once: true });
-  const decide = (view: Parameters<typeof classify>[1]) =>
-    classify(platform, view, ctx.shields) !== 'pending';
+  // A hit reads on to the end of its answer (within the size cap): its profile details are in it.
+  const decide = (view: Parameters<typeof classify>[1]) => {
+    const verdict = classify(platform, view, ctx.shields);
+    return verdict !== 'pending' && (verdict.status !== 'hit' || view.complete);
+  };
   try {
     return await withRetries(
       async (attempts): Promise<Attempt<Outcome>> => {
@@ -150,14 +154,17 @@ async function send(
             explained: !(verdict.status === 'unknown' && verdict.reason === 'unexpected_response'),
             retryAfter: result.view.headers['retry-after'],
           },
-          result: () =>
-            answeredOutcome(platform, profileUrl, verdict, {
+          result: () => {
+            const outcome = answeredOutcome(platform, profileUrl, verdict, {
               responseTime: Math.round(ctx.now() - started),
               httpStatus: result.view.status,
               finalUrl: result.view.url,
               attempts,
               bytesRead: result.bytesRead,
-            }),
+            });
+            const profile = verdict.status === 'hit' ? extractProfile(platform, result.view) : undefined;
+            return profile ? { ...outcome, profile } : outcome;
+          },
         };
       },
       ctx.retry,

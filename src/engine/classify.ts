@@ -4,7 +4,14 @@
  * otherwise "could not tell". A hit needs every exists signal AND the certainty
  * that no missing signal holds.
  */
-import { describeSignal, type Platform, type Shield, type Signal } from '../catalogue/platform.js';
+import {
+  type BasicSignal,
+  describeSignal,
+  type Platform,
+  type Shield,
+  type Signal,
+  type SignalPart,
+} from '../catalogue/platform.js';
 import type { OutcomeStatus, UnknownReason } from './outcome.js';
 import type { ResponseView } from './response-view.js';
 import { detectShield, type Tri } from './shields.js';
@@ -75,6 +82,24 @@ function unexpected(view: ResponseView, missingPending: boolean): Classification
 }
 
 export function evaluateSignal(signal: Signal, view: ResponseView): Tri {
+  if (signal.kind !== 'all') return evaluateBasic(signal, view);
+  // All parts hold: one that fails decides at once, even while another still waits for the body.
+  let pending = false;
+  for (const part of signal.parts) {
+    const held = evaluatePart(part, view);
+    if (held === false) return false;
+    if (held === 'pending') pending = true;
+  }
+  return pending ? 'pending' : true;
+}
+
+function evaluatePart(part: SignalPart, view: ResponseView): Tri {
+  if (part.kind !== 'not') return evaluateBasic(part, view);
+  const held = evaluateBasic(part.signal, view);
+  return held === 'pending' ? 'pending' : !held;
+}
+
+function evaluateBasic(signal: BasicSignal, view: ResponseView): Tri {
   switch (signal.kind) {
     case 'status':
       return signal.codes.includes(view.status);

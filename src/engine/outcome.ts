@@ -5,6 +5,7 @@
  */
 import type { Category } from '../catalogue/categories.js';
 import type { Platform } from '../catalogue/platform.js';
+import type { Profile } from './profile.js';
 
 export const OUTCOME_STATUSES = ['hit', 'miss', 'unknown', 'error', 'invalid'] as const;
 export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
@@ -66,6 +67,10 @@ export interface Outcome {
   /** Milliseconds from the first byte sent to the decision (0 when no request was sent). */
   readonly responseTime: number;
   readonly evidence: Evidence;
+  /** A hit's profile details, as its page gave them (profile-extract.ts). */
+  readonly profile?: Profile;
+  /** Platform ids of hits whose profiles link to this account (linked-accounts.ts). */
+  readonly linkedFrom?: string[];
 }
 
 /** What an outcome names of its platform. */

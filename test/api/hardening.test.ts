@@ -299,6 +299,8 @@ describe('private searches', () => {
         }
         const events = await json(`${s.url}/api/search/${id}/events`, { headers });
         expectErrorShape(events, 404, 'search_not_found');
+        const report = await json(`${s.url}/api/search/${id}/report.html`, { headers });
+        expectErrorShape(report, 404, 'search_not_found');
       }
     };
     await refusedEverywhere();
@@ -308,6 +310,7 @@ describe('private searches', () => {
     // Finished answers are cached: the cache must not hand them to anyone else.
     expect((await json(`${s.url}/api/search?id=${id}`, { headers: asOwner })).status).toBe(200);
     expect((await json(`${s.url}/api/search?id=${id}&include=all`, { headers: asOwner })).status).toBe(200);
+    expect((await json(`${s.url}/api/search/${id}/report.html`, { headers: asOwner })).status).toBe(200);
     await refusedEverywhere();
 
     const stream = await fetch(`${s.url}/api/search/${id}/events`, {

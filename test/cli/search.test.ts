@@ -375,6 +375,32 @@ describe('userscout search', () => {
       }
     });
 
+    it('--format html writes the same self-contained report as the service, one file per name', async () => {
+      const out = join(dir, 'report.html');
+      const { io, lines } = capture();
+      const code = await runSearch(
+        ['alice', 'bob'],
+        options({ catalogue: reachableFile, format: 'html', output: out }),
+        io,
+        env,
+      );
+      expect(code).toBe(0);
+      expect(lines.filter((l) => l.startsWith('out '))).toEqual([]);
+      for (const name of ['alice', 'bob']) {
+        const html = readFileSync(join(dir, `report-${name}.html`), 'utf8');
+        expect(html).toMatch(/^<!DOCTYPE html>/);
+        expect(html).toContain(`<h1>userscout report: ${name}</h1>`);
+        expect(html).toMatch(/default-src 'none'/);
+        expect(html).not.toMatch(/<script/i);
+      }
+      const single = capture();
+      await runSearch(['alice'], options({ catalogue: reachableFile, format: 'html' }), single.io, env);
+      expect(single.out()[0]).toBe('<!DOCTYPE html>');
+      await expect(
+        runSearch(['alice'], options({ catalogue: reachableFile, output: out }), capture().io, env),
+      ).rejects.toThrow(/--output needs --format json, csv or html/);
+    });
+
     it('with --variants, checks each name and then its lookalike names, as many as the setting allows', async () => {
       const { io, out } = capture();
       await runSearch(['alice'], options({ catalogue: reachableFile, format: 'json', variants: true }), io, {

@@ -6,7 +6,8 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { countStatuses, unansweredReasons } from '../../engine/coverage.js';
+import { unansweredReasons } from '../../engine/coverage.js';
+import { accountLinks, ProfileUrlMatcher } from '../../engine/linked-accounts.js';
 import { UserscoutError } from '../../errors.js';
 import { AnswerCache } from '../answer-cache.js';
 import type { AppDeps } from '../deps.js';
@@ -18,7 +19,7 @@ import {
   StartSearchResponse,
 } from '../schemas.js';
 import { canRead } from '../search-access.js';
-import { searchCoverage, searchResponse } from '../search-response.js';
+import { everyOutcomeView, searchCoverage, searchResponse } from '../search-response.js';
 import {
   calibrationOf,
   checkPrivate,
@@ -31,6 +32,7 @@ import {
 export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const finished = new AnswerCache(deps.config.finishedAnswerCacheEntries);
+  const profileUrls = new ProfileUrlMatcher(deps.catalogue.platforms);
   // Learns from each finished search how far the model's estimates run off on this deployment.
   const calibration = calibrationOf(deps);
 
@@ -114,19 +116,13 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const { search } = snapshot;
       const percent = deps.config.coverageWarningPercent;
       const results = snapshot.outcomes.map((s) => s.outcome);
+      // Every link comes from a hit's profile, and hits are in both answers.
+      const links = accountLinks(results, profileUrls);
       let view: Parameters<typeof searchResponse>[0];
       if (all) {
-        // Every outcome: the counts come from them, so they agree with the list.
-        const progress = { checked: results.length, byStatus: countStatuses(results) };
-        view = {
-          search,
-          total: search.platformIds.length,
-          progress,
-          results,
-          unansweredReasons: unansweredReasons(results),
-        };
+        view = everyOutcomeView(search, results, links);
       } else {
-        view = { search, total: search.platformIds.length, progress: snapshot.progress, results };
+        view = { search, total: search.platformIds.length, progress: snapshot.progress, results, links };
         // The warning's reasons need the outcomes that did not answer: read only when it shows.
         if (searchCoverage(view, percent).warns) {
           const unanswered = await deps.store.listOutcomes(id, { statuses: ['unknown', 'error'] });
