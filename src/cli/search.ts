@@ -188,13 +188,12 @@ export async function runSearch(
   if (format === 'csv') emit(io, options.output, formatCsv(reports, options.all ?? false));
   if (format === 'html') {
     const pages = formatHtml(reports, config.coverageWarningPercent, checker.profileUrls, Date.now());
-    pages.forEach((page, i) =>
+    for (const [i, page] of pages.entries())
       emit(
         io,
         options.output && pages.length > 1 ? perName(options.output, reports[i]!.username) : options.output,
         page,
-      ),
-    );
+      );
   }
   return lowCoverage ? EXIT_LOW_COVERAGE : 0;
 }
