@@ -100,7 +100,15 @@ await runChild<EngineInput, EngineReady>(async (input) => {
 
   return {
     ready: { platforms: set.searched.length, startupMs, timeoutMs: config.timeoutMs },
-    handlers: { searches: (usernames: string[]) => searches(usernames) },
+    handlers: {
+      searches: (usernames: string[]) => searches(usernames),
+      /** Every outcome of a search for `username`, in the order they came (what a store keeps). */
+      outcomes: async (username: string): Promise<Outcome[]> => {
+        const outcomes: Outcome[] = [];
+        for await (const outcome of engine.search(username, set.searched)) outcomes.push(outcome);
+        return outcomes;
+      },
+    },
     stop: () => engine.close(),
   };
 });

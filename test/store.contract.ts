@@ -236,6 +236,61 @@ export function describeStoreContract(
         expect(listed.map((s) => s.outcome)).toStrictEqual(added);
       });
 
+      it('gives back every shape of outcome exactly, key order included (what the API serializes)', async () => {
+        const hit = outcome('github', 'hit');
+        const shapes: Outcome[] = [
+          // A redirect elsewhere, a reused (cached) outcome, the username in the host and twice in a rule.
+          {
+            ...outcome('gitlab', 'miss'),
+            evidence: {
+              ...outcome('gitlab', 'miss').evidence,
+              finalUrl: 'https://gitlab.example/users/sign_in',
+            },
+          },
+          { ...hit, platformId: 'cached', evidence: { ...hit.evidence, cachedAt: T0 - MINUTE } },
+          {
+            ...hit,
+            platformId: 'host',
+            url: 'https://alice.host.example/',
+            evidence: {
+              ...hit.evidence,
+              finalUrl: 'https://alice.host.example/about',
+              rule: 'exists: text "alice" (alice)',
+            },
+          },
+          {
+            ...outcome('budget', 'unknown'),
+            reason: 'budget_exhausted',
+            responseTime: 0,
+            evidence: { rule: 'not sent: waited 1200 ms', attempts: 0 },
+          },
+          {
+            ...outcome('internal', 'error'),
+            reason: 'internal',
+            url: 'https://internal.example/',
+            evidence: { rule: 'internal error: x\u0000y', attempts: 0 },
+          },
+          {
+            ...outcome('unsafe', 'invalid'),
+            reason: 'unsafe_username',
+            evidence: { rule: 'must not contain "/"', attempts: 0 },
+          },
+          {
+            ...outcome('accents', 'miss'),
+            platform: 'Élan – 日本',
+            url: 'https://accents.example/alice?q=ünï',
+          },
+        ];
+        const seqs = await store.addOutcomes('s1', shapes);
+        expect(seqs).toEqual(shapes.map((_, i) => i + 1));
+        const listed = await store.listOutcomes('s1');
+        expect(listed.map((s) => JSON.stringify(s.outcome))).toEqual(shapes.map((o) => JSON.stringify(o)));
+        await store.putCachedOutcome('alice', shapes[2]!, T0 + MINUTE);
+        expect(JSON.stringify(await store.getCachedOutcome('alice', 'host', T0))).toBe(
+          JSON.stringify(shapes[2]),
+        );
+      });
+
       it('numbers each search on its own', async () => {
         await store.createSearch(search('s2'));
         expect(await store.addOutcome('s1', outcome('github'))).toBe(1);
