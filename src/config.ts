@@ -379,6 +379,74 @@ export const SETTINGS = {
     kind: int(0, 31_536_000),
     doc: 'How long unknown/error outcomes are reused',
   },
+  // --- Watchlists and webhooks (issue 18) ---
+  watchlistMinIntervalMs: {
+    env: 'USERSCOUT_WATCHLIST_MIN_INTERVAL_MS',
+    default: 3_600_000,
+    kind: int(1_000, 2_592_000_000),
+    doc: 'Shortest interval a watchlist may have (ms); lower it only for tests',
+  },
+  watchlistMaxNames: {
+    env: 'USERSCOUT_WATCHLIST_MAX_NAMES',
+    default: 20,
+    kind: int(1, 1_000),
+    doc: 'Names one watchlist may hold; each is one search per run',
+  },
+  watchlistTickMs: {
+    env: 'USERSCOUT_WATCHLIST_TICK_MS',
+    default: 5_000,
+    kind: int(20, 600_000),
+    doc: 'How often the scheduler looks for due runs and pending webhook deliveries (ms)',
+  },
+  watchlistLeaseMs: {
+    env: 'USERSCOUT_WATCHLIST_LEASE_MS',
+    default: 60_000,
+    kind: int(100, 3_600_000),
+    doc: 'How long a process holds a claimed run step before another may take it over (ms)',
+  },
+  watchlistMaxRunMs: {
+    env: 'USERSCOUT_WATCHLIST_MAX_RUN_MS',
+    default: 21_600_000,
+    kind: int(1_000, 604_800_000),
+    doc: 'A run whose searches have not all finished after this long ends without them (ms)',
+  },
+  webhookTimeoutMs: {
+    env: 'USERSCOUT_WEBHOOK_TIMEOUT_MS',
+    default: 10_000,
+    kind: int(100, 120_000),
+    doc: 'Deadline of one webhook attempt (ms)',
+  },
+  webhookRetryBaseMs: {
+    env: 'USERSCOUT_WEBHOOK_RETRY_BASE_MS',
+    default: 30_000,
+    kind: int(10, 3_600_000),
+    doc: 'Wait after a failed webhook attempt (ms), doubled per failure',
+  },
+  webhookRetryMaxMs: {
+    env: 'USERSCOUT_WEBHOOK_RETRY_MAX_MS',
+    default: 3_600_000,
+    kind: int(10, 86_400_000),
+    doc: 'Longest wait between webhook attempts (ms)',
+  },
+  webhookRetryForMs: {
+    env: 'USERSCOUT_WEBHOOK_RETRY_FOR_MS',
+    default: 86_400_000,
+    kind: int(1_000, 604_800_000),
+    doc: 'How long a webhook delivery is retried before it is marked failed (ms)',
+  },
+  webhookMaxInFlight: {
+    env: 'USERSCOUT_WEBHOOK_MAX_IN_FLIGHT',
+    default: 8,
+    kind: int(1, 1_000),
+    doc: 'Webhook attempts in flight at once, per process',
+  },
+  webhookAllowPrivate: {
+    env: 'USERSCOUT_WEBHOOK_ALLOW_PRIVATE',
+    default: false,
+    kind: { type: 'bool' },
+    doc: 'Accept webhook URLs to private and loopback addresses',
+  },
+  // --- end of watchlists and webhooks ---
 } as const satisfies Record<string, SettingSpec<unknown>>;
 
 /**

@@ -29,7 +29,13 @@ export const ERROR_CODES = {
     status: 403,
     message: 'Only a professional API key can start a private search; send one, or leave private out',
   },
-  key_required: { status: 401, message: 'This needs an API key (X-API-Key or Authorization: Bearer)' },
+  api_key_required: {
+    status: 401,
+    message: 'Watchlists need a professional API key: send it as X-API-Key or Authorization: Bearer',
+  },
+  watchlist_not_found: { status: 404, message: 'No watchlist of this API key has this id' },
+  delivery_not_found: { status: 404, message: 'No delivery of this watchlist has this id' },
+  webhook_url_refused: { status: 400, message: 'The webhook URL is not accepted' },
   not_owner: { status: 403, message: 'This search belongs to another API key' },
   search_finished: { status: 409, message: 'The search has ended already' },
 } as const satisfies Record<string, { status: number; message: string }>;

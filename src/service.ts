@@ -3,6 +3,7 @@
  * runner, events and the HTTP app. The embedded default is SQLite and the
  * in-process runner; nothing else needs to run.
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp } from './api/app.js';
@@ -10,6 +11,7 @@ import type { AppDeps } from './api/deps.js';
 import { Metrics } from './api/metrics.js';
 import { buildOpsApp } from './api/ops-app.js';
 import { LocalSearchQuota } from './api/search-quota.js';
+import { injectedSearchStarter } from './api/watchlist-searches.js';
 import { PlatformHealth } from './catalogue/health.js';
 import type { Catalogue } from './catalogue/platform.js';
 import { loadCatalogueFrom } from './catalogue/source.js';
@@ -25,6 +27,7 @@ import { failSearch, runSearchJob, searchJobDeps } from './runner/search-job.js'
 import { SearchThread } from './runner/search-thread.js';
 import { createStore } from './store/create-store.js';
 import { recentLatencies, type Store } from './store/store.js';
+import { WatchlistScheduler } from './watchlists/scheduler.js';
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -115,7 +118,12 @@ export async function createService(config: Config, options: ServiceOptions = {}
           },
         });
 
+  // Watchlists run where the API is (their searches go through it); see src/watchlists/scheduler.ts.
+  const internalToken = randomBytes(32).toString('hex');
+  let scheduler: WatchlistScheduler | undefined;
   const appDeps: AppDeps = {
+    internalToken,
+    watchlistScheduler: { poke: () => scheduler?.poke() },
     config,
     catalogue,
     health,
@@ -136,6 +144,36 @@ export async function createService(config: Config, options: ServiceOptions = {}
       ? await buildOpsApp(appDeps, options.logger ?? false)
       : await buildApp(appDeps, options.logger ?? false);
   log = app.log;
+  if (!(backend && config.role === 'worker'))
+    scheduler = new WatchlistScheduler({
+      store,
+      startSearch: injectedSearchStarter(app, internalToken),
+      now,
+      tickMs: config.watchlistTickMs,
+      leaseMs: config.watchlistLeaseMs,
+      maxRunMs: config.watchlistMaxRunMs,
+      retry: {
+        baseMs: config.webhookRetryBaseMs,
+        maxMs: config.webhookRetryMaxMs,
+        retryForMs: config.webhookRetryForMs,
+      },
+      webhookTimeoutMs: config.webhookTimeoutMs,
+      allowPrivate: config.webhookAllowPrivate,
+      maxDeliveries: config.webhookMaxInFlight,
+      // Repeats every tick while the store is out of reach: said once a minute at most.
+      onError: throttled(60_000, (err: unknown, what: string) => log?.error({ err }, `${what} failed`)),
+      onRunFinished: (watchlist, run) =>
+        log?.info(
+          {
+            watchlistId: watchlist.id,
+            runId: run.id,
+            changes: run.changes,
+            searches: Object.keys(run.searches).length,
+            skipped: Object.keys(run.skipped).length,
+          },
+          'watchlist run finished',
+        ),
+    });
 
   const sweep = async () => {
     const started = performance.now();
@@ -167,11 +205,14 @@ export async function createService(config: Config, options: ServiceOptions = {}
         3_600_000,
       );
       sweeper.unref();
-      return app.listen({ host: config.host, port: config.port });
+      const url = await app.listen({ host: config.host, port: config.port });
+      scheduler?.start();
+      return url;
     },
     async close() {
       shuttingDown = true;
       if (sweeper) clearInterval(sweeper);
+      await scheduler?.stop();
       await app.close();
       await runner.stop();
       await thread?.close();

@@ -19,7 +19,9 @@ import { reportRoutes } from './routes/report.js';
 import { searchRoutes } from './routes/search.js';
 import { searchesRoutes } from './routes/searches.js';
 import { usageRoutes } from './routes/usage.js';
+import { watchlistRoutes } from './routes/watchlists.js';
 import { ErrorBody, Platform, Result, SearchSummary } from './schemas.js';
+import { WatchlistResponse } from './watchlist-schemas.js';
 import { webPage } from './web-page.js';
 
 function trustProxy(value: string): FastifyServerOptions['trustProxy'] {
@@ -59,6 +61,7 @@ export async function buildApp(
   app.addSchema(Result);
   app.addSchema(Platform);
   app.addSchema(SearchSummary);
+  app.addSchema(WatchlistResponse);
   await app.register(swagger, OPENAPI_OPTIONS);
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -67,7 +70,7 @@ export async function buildApp(
   });
 
   installErrorHandler(app);
-  installAuth(app, deps.store);
+  installAuth(app, deps.store, deps.internalToken);
   await installRateLimits(app, deps.config, deps.rateLimitStore);
 
   await app.register(async (scope) => searchRoutes(scope, deps));
@@ -77,6 +80,7 @@ export async function buildApp(
   await app.register(async (scope) => reportRoutes(scope, deps));
   await app.register(async (scope) => platformRoutes(scope, deps));
   await app.register(async (scope) => opsRoutes(scope, deps));
+  await app.register(async (scope) => watchlistRoutes(scope, deps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(webPage({ dir: deps.config.webDir }));
   for (const plugin of deps.plugins ?? []) await app.register(plugin);

@@ -127,6 +127,11 @@ export const OPENAPI_OPTIONS: SwaggerOptions = {
     tags: [
       { name: 'search', description: 'Start and follow searches' },
       { name: 'platforms', description: 'The catalogue of platforms' },
+      {
+        name: 'watchlists',
+        description:
+          'Names watched on a schedule for API-key holders, with changes between runs sent to a signed webhook',
+      },
     ],
     components: {
       securitySchemes: {

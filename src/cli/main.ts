@@ -28,6 +28,7 @@ import type { PlatformsCommandOptions } from './platforms.js';
 import type { SearchCommandOptions } from './search.js';
 import type { ServeOptions } from './serve.js';
 import type { VariantsCommandOptions } from './variants.js';
+import type { WatchAddOptions } from './watch.js';
 
 function cliInteger(flag: string, value: string, min: number, max: number): number {
   const n = Number(value);
@@ -317,6 +318,62 @@ export function buildProgram(): Command {
       await withStore(options.dataDir, (store) => revokeKey(store, id));
       io.err(`key ${id} revoked`);
     });
+  // --- watch: watchlists of a running service, through its API ---
+  const watch = program
+    .command('watch')
+    .description('Watchlists of a running service (--server/--key or USERSCOUT_SERVER/USERSCOUT_KEY)');
+  const cliSettings = async () => (await import('../config.js')).loadConfig({}, process.env, 'cli');
+  const target = (command: CommandType) =>
+    command
+      .option('--server <url>', 'the service, e.g. http://127.0.0.1:3000 (default: USERSCOUT_SERVER)')
+      .option('--key <key>', 'an API key (default: USERSCOUT_KEY)');
+  target(
+    watch
+      .command('add')
+      .argument('<names...>', 'usernames to watch')
+      .description('Create a watchlist; its webhook secret is printed once')
+      .option('--interval <time>', 'between runs: seconds, or 90m, 6h, 1d (default: the service minimum)')
+      .option('--webhook <url>', 'where signed events are POSTed')
+      .option('--secret <secret>', 'webhook secret (default: generated)')
+      .option('--category <name>', 'only this category (repeatable)', collect)
+      .option('--platform <name>', 'only this platform (repeatable)', collect)
+      .option('--every-run', 'send an event after every run, not only on changes'),
+  ).action(async (names: string[], options: { server?: string; key?: string } & WatchAddOptions) => {
+    const { watchAdd, watchConnection } = await import('./watch.js');
+    await watchAdd(watchConnection(options, await cliSettings()), names, options, io);
+  });
+  target(
+    watch
+      .command('list')
+      .description("List the key's watchlists")
+      .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table')),
+  ).action(async (options: { server?: string; key?: string; format: 'table' | 'json' }) => {
+    const { watchList, watchConnection } = await import('./watch.js');
+    await watchList(watchConnection(options, await cliSettings()), options.format, io);
+  });
+  target(
+    watch
+      .command('changes')
+      .argument('<id>', 'watchlist id')
+      .description('Changes found by its runs, oldest first')
+      .option('--after <seq>', 'only changes after this seq')
+      .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table')),
+  ).action(
+    async (
+      id: string,
+      options: { server?: string; key?: string; after?: string; format: 'table' | 'json' },
+    ) => {
+      const { watchChanges, watchConnection } = await import('./watch.js');
+      await watchChanges(watchConnection(options, await cliSettings()), id, options, io);
+    },
+  );
+  target(watch.command('run').argument('<id>', 'watchlist id').description('Run a watchlist now')).action(
+    async (id: string, options: { server?: string; key?: string }) => {
+      const { watchRun, watchConnection } = await import('./watch.js');
+      await watchRun(watchConnection(options, await cliSettings()), id, io);
+    },
+  );
+  // --- end of watch ---
   oneLineUsageErrors(program);
   program.hook('preAction', (_program, action) => {
     running = action;

@@ -15,6 +15,7 @@ import type {
   StartSearchBody,
   StartSearchResponse,
 } from '../api/schemas.js';
+import type { ChangesResponse, CreateWatchlistBody, WatchlistResponse } from '../api/watchlist-schemas.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
 import { retryDelay } from '../engine/retry-timing.js';
 import { UserscoutClientError } from './client-error.js';
@@ -25,6 +26,9 @@ export type Search = Static<typeof SearchResponse>;
 export type SearchStarted = Static<typeof StartSearchResponse>;
 export type PlatformList = Static<typeof PlatformsResponse>;
 export type SearchOptions = Omit<Static<typeof StartSearchBody>, 'username'>;
+export type Watchlist = Static<typeof WatchlistResponse>;
+export type NewWatchlist = Static<typeof CreateWatchlistBody>;
+export type WatchChange = Static<typeof ChangesResponse>['changes'][number];
 
 export interface ClientOptions {
   /** Where the service is, e.g. `https://userscout.example.com`. */
@@ -179,6 +183,44 @@ export class UserscoutClient {
       throw error;
     }
   }
+
+  // --- watchlists (API keys only) ---
+  /** Creates a watchlist; the answer holds its webhook secret, shown only this once. Never sent twice. */
+  createWatchlist(watchlist: NewWatchlist, options: CallOptions = {}): Promise<Watchlist> {
+    return this.#json(
+      { method: 'POST', path: '/api/watchlists', body: watchlist, idempotent: false },
+      this.#call(options),
+    );
+  }
+
+  /** The key's watchlists. */
+  async watchlists(options: CallOptions = {}): Promise<Watchlist[]> {
+    const answer = await this.#json<{ watchlists: Watchlist[] }>(
+      { method: 'GET', path: '/api/watchlists', idempotent: true },
+      this.#call(options),
+    );
+    return answer.watchlists;
+  }
+
+  /** Runs a watchlist now: 'running' when a run is under way already. Safe to send again. */
+  async runWatchlist(id: string, options: CallOptions = {}): Promise<'queued' | 'running'> {
+    const answer = await this.#json<{ status: 'queued' | 'running' }>(
+      { method: 'POST', path: `/api/watchlists/${encodeURIComponent(id)}/run`, idempotent: true },
+      this.#call(options),
+    );
+    return answer.status;
+  }
+
+  /** A watchlist's changes, oldest first, after the seq `after` when given. */
+  async watchlistChanges(id: string, options: CallOptions & { after?: number } = {}): Promise<WatchChange[]> {
+    const query = options.after !== undefined ? `?after=${options.after}` : '';
+    const answer = await this.#json<{ changes: WatchChange[] }>(
+      { method: 'GET', path: `/api/watchlists/${encodeURIComponent(id)}/changes${query}`, idempotent: true },
+      this.#call(options),
+    );
+    return answer.changes;
+  }
+  // --- end of watchlists ---
 
   /**
    * Starts a search, follows it to its end and answers the final search (as

@@ -4,6 +4,7 @@ export {
   type ClientOptions,
   type FollowEvent,
   type FollowOptions,
+  type NewWatchlist,
   type PlatformList,
   type Search,
   type SearchCallOptions,
@@ -11,5 +12,7 @@ export {
   type SearchResult,
   type SearchStarted,
   UserscoutClient,
+  type WatchChange,
+  type Watchlist,
 } from './client.js';
 export { CLIENT_ERROR_CODES, type ClientErrorCode, UserscoutClientError } from './client-error.js';

@@ -20,6 +20,7 @@ import { closeRedis, createRedisClient } from '../redis/connection.js';
 import { asStoreError } from '../redis/unavailable.js';
 import { decodeVarints, encodeVarints } from './compact-outcome.js';
 import { checkGeneration, RedisVocabulary, STALE_VOCABULARY } from './redis-vocabulary.js';
+import { RedisWatchlists } from './redis-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -187,6 +188,7 @@ export class RedisStore implements Store {
   readonly #now: () => number;
   readonly #vocabulary: RedisVocabulary;
   #closed = false;
+  readonly watchlists: RedisWatchlists;
 
   constructor(options: RedisStoreOptions) {
     this.#ownsClient = typeof options.redis === 'string';
@@ -202,6 +204,7 @@ export class RedisStore implements Store {
     this.#retentionMs = options.retentionMs ?? 0;
     this.#now = options.now;
     this.#vocabulary = new RedisVocabulary(client, this.#key('vocab'), this.#key('vocab-ids'));
+    this.watchlists = new RedisWatchlists(client, this.#prefix);
   }
 
   #key(...parts: string[]): string {

@@ -14,6 +14,7 @@ import { UserscoutError } from '../errors.js';
 import { decodeVarints, encodeVarints, STATUS_CODES } from './compact-outcome.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
 import { Vocabulary } from './sqlite-vocabulary.js';
+import { SqliteWatchlists } from './sqlite-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -266,6 +267,7 @@ export class SqliteStore implements Store {
   readonly #putCached: Transaction<[string, Outcome, number], void>;
   /** Deletes up to SWEEP_BATCH_ROWS searches created before the time given, noting them in `swept`. */
   readonly #sweepBatch: Transaction<[number], number>;
+  readonly watchlists: SqliteWatchlists;
 
   /** `path`: a database file (its folders are created) or ':memory:'. */
   constructor(path: string) {
@@ -279,6 +281,7 @@ export class SqliteStore implements Store {
       migrate(this.#db);
       this.#sql = prepareStatements(this.#db);
       this.#vocabulary = new Vocabulary(this.#db);
+      this.watchlists = new SqliteWatchlists(this.#db);
     } catch (error) {
       this.#db.close();
       throw error;

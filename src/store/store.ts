@@ -9,6 +9,7 @@
  */
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import type { WatchlistStore } from './watchlists.js';
 
 /** Internal life of a search. The API shows `queued` as `running` (it has started from the client's view). */
 export const SEARCH_STATES = ['queued', 'running', 'completed', 'error'] as const;
@@ -149,6 +150,9 @@ export interface Store {
   recordCheck(platformId: string, status: OutcomeStatus, responseTimeMs: number, at: number): Promise<void>;
   platformStats(): Promise<PlatformStats[]>;
 
+  /** Watchlists, their changes and webhook deliveries (src/store/watchlists.ts). */
+  readonly watchlists: WatchlistStore;
+
   /** Whether the backend answers (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
@@ -170,6 +174,10 @@ export const RECENT_MS_ALPHA = 0.2;
 export const ANSWERED_STATUSES: ReadonlySet<OutcomeStatus> = new Set(['hit', 'miss', 'unknown']);
 
 /** What `createSearch` and `createApiKey` throw for an id (or key hash) that exists already. */
-export function duplicateIdError(what: 'Search' | 'API key', id: string, cause?: unknown): UserscoutError {
+export function duplicateIdError(
+  what: 'Search' | 'API key' | 'Watchlist' | 'Delivery',
+  id: string,
+  cause?: unknown,
+): UserscoutError {
   return new UserscoutError('duplicate_id', `${what} ${id} exists already`, { cause });
 }

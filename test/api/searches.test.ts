@@ -227,11 +227,11 @@ describe('GET /api/searches: a key sees its own searches', () => {
     expect(all.body.searches).toHaveLength(3);
   });
 
-  it('needs a key (401 key_required) and refuses a cursor it did not give (400)', async () => {
+  it('needs a key (401 api_key_required) and refuses a cursor it did not give (400)', async () => {
     const s = await serve();
     const r = await json(`${s.url}/api/searches`);
     expect(r.status).toBe(401);
-    expect(r.body).toMatchObject({ code: 'key_required', error: expect.stringMatching(/API key/) });
+    expect(r.body).toMatchObject({ code: 'api_key_required', error: expect.stringMatching(/API key/) });
     const { key } = await createKey(s.service.store, 'cursor', 'professional');
     const bad = await json(`${s.url}/api/searches?cursor=bm9wZQ`, { headers: { 'x-api-key': key } });
     expect(bad.status).toBe(400);

@@ -6,6 +6,8 @@
  */
 import type { Outcome, OutcomeStatus } from '../../src/engine/outcome.js';
 import { UserscoutError } from '../../src/errors.js';
+import { openDatabase } from '../../src/store/sqlite-driver.js';
+import { SqliteWatchlists } from '../../src/store/sqlite-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -38,6 +40,8 @@ interface StatsEntry {
 }
 
 export class MemoryStore implements Store {
+  /** Watchlists on an in-memory SQLite database: their semantics are the SQLite store's. */
+  readonly watchlists = memoryWatchlists();
   readonly #searches = new Map<string, SearchEntry>();
   /** username → platform id → cached outcome. */
   readonly #cache = new Map<string, Map<string, { outcome: Outcome; expiresAt: number }>>();
@@ -255,4 +259,10 @@ export class MemoryStore implements Store {
 /** Code-unit order, like SQLite's BINARY collation, so both stores list in the same order. */
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function memoryWatchlists(): SqliteWatchlists {
+  const db = openDatabase(':memory:');
+  db.exec('PRAGMA foreign_keys = ON');
+  return new SqliteWatchlists(db);
 }

@@ -94,7 +94,7 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
         summary: "List the key's own searches",
         operationId: 'listSearches',
         description:
-          'The searches started with this API key, newest first, a page at a time: pass nextCursor as cursor for the next page (absent on the last). Needs a key: without one the answer is 401 key_required, since a client address may be shared. Searches are kept for the retention period (default 7 days).',
+          'The searches started with this API key, newest first, a page at a time: pass nextCursor as cursor for the next page (absent on the last). Needs a key: without one the answer is 401 api_key_required, since a client address may be shared. Searches are kept for the retention period (default 7 days).',
         querystring: SearchListQuery,
         response: {
           200: SearchListResponse,
@@ -107,7 +107,7 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
       const { client } = request.caller;
       if (!client.startsWith('key:'))
         throw new UserscoutError(
-          'key_required',
+          'api_key_required',
           'Listing searches needs an API key: searches are listed per key',
         );
       const limit = request.query.limit === undefined ? DEFAULT_PAGE_SIZE : Number(request.query.limit);
