@@ -102,7 +102,7 @@ describe.skipIf(noBrowser)('the watchlists page', () => {
       headers: { 'content-type': 'application/json', 'x-api-key': key },
       body: JSON.stringify({
         names: ['alice', 'a-rather-long-username-to-watch'],
-        webhookUrl: 'https://203.0.113.10/a/rather/long/path/for/the/webhook',
+        webhookUrl: 'https://hooks.example.com/a/rather/long/path/for/the/webhook',
       }),
     });
     expect(created.status).toBe(201);
