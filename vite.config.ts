@@ -26,6 +26,7 @@ export default defineConfig({
         main: web('index.html'),
         platforms: web('platforms.html'),
         watchlists: web('watchlists.html'),
+        batch: web('batch.html'),
       },
     },
   },

@@ -356,6 +356,19 @@ export const SETTINGS = {
     kind: int(0, 5_000),
     doc: 'Live events of a search arriving within this long (ms) go to its event streams in one write each',
   },
+  // Batches and lookalike names (issue 18): each search they start counts against the search limit.
+  maxBatchNames: {
+    env: 'USERSCOUT_MAX_BATCH_NAMES',
+    default: 25,
+    kind: int(1, 1000),
+    doc: 'Most names in one batch (POST /api/searches); each starts a search of its own',
+  },
+  maxVariantsPerRequest: {
+    env: 'USERSCOUT_MAX_VARIANTS',
+    default: 10,
+    kind: int(0, 100),
+    doc: 'Most lookalike names generated, and searched, for one name (`variants` on POST /api/search, `--variants`, `userscout variants`)',
+  },
   trustProxy: {
     env: 'USERSCOUT_TRUST_PROXY',
     default: '',

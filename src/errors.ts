@@ -37,6 +37,8 @@ export const ERROR_CODES = {
   delivery_not_found: { status: 404, message: 'No delivery of this watchlist has this id' },
   webhook_url_refused: { status: 400, message: 'The webhook URL is not accepted' },
   too_many_streams: { status: 429, message: 'Too many open event streams; close one first' },
+  not_owner: { status: 403, message: 'This search belongs to another API key' },
+  search_finished: { status: 409, message: 'The search has ended already' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -11,6 +11,7 @@ import type { AppDeps } from './api/deps.js';
 import { LiveHealth } from './api/live-health.js';
 import { Metrics } from './api/metrics.js';
 import { buildOpsApp } from './api/ops-app.js';
+import { LocalSearchQuota } from './api/search-quota.js';
 import { injectedSearchStarter } from './api/watchlist-searches.js';
 import { PlatformHealth } from './catalogue/health.js';
 import type { Catalogue } from './catalogue/platform.js';
@@ -149,6 +150,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     metrics,
     now,
     latencies: () => recentLatencies(store),
+    searchQuota: backend?.searchQuota ?? new LocalSearchQuota(now),
     shuttingDown: () => shuttingDown,
     plugins: options.plugins ?? [],
     ...(backend ? { rateLimitStore: backend.rateLimitStore } : {}),

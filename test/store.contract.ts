@@ -560,6 +560,65 @@ export function describeStoreContract(
       });
     });
 
+    describe("a client's own searches", () => {
+      beforeEach(async () => {
+        // Two created at the same moment: the id breaks the tie.
+        for (const [id, client, createdAt] of [
+          ['k-old', 'key:k1', T0],
+          ['other', 'key:k2', T0 + MINUTE],
+          ['k-tie-a', 'key:k1', T0 + 2 * MINUTE],
+          ['k-tie-b', 'key:k1', T0 + 2 * MINUTE],
+          ['free', 'ip:127.0.0.1', T0 + 3 * MINUTE],
+          ['k-new', 'key:k1', T0 + 4 * MINUTE],
+        ] as const)
+          await store.createSearch(search(id, { client, createdAt }));
+      });
+
+      it("lists only that client's searches, newest first, the id breaking ties, as created", async () => {
+        const listed = await store.listSearchesByClient('key:k1', { limit: 10 });
+        expect(listed.map((s) => s.id)).toEqual(['k-new', 'k-tie-b', 'k-tie-a', 'k-old']);
+        expect(listed[0]).toEqual(search('k-new', { client: 'key:k1', createdAt: T0 + 4 * MINUTE }));
+        expect((await store.listSearchesByClient('ip:127.0.0.1', { limit: 10 })).map((s) => s.id)).toEqual([
+          'free',
+        ]);
+        expect(await store.listSearchesByClient('key:nobody', { limit: 10 })).toEqual([]);
+      });
+
+      it('pages after a cursor without skipping or repeating, ties included', async () => {
+        const ids: string[] = [];
+        let before: { createdAt: number; id: string } | undefined;
+        for (let page = 0; page < 10; page++) {
+          const listed = await store.listSearchesByClient('key:k1', { limit: 1, before });
+          if (listed.length === 0) break;
+          expect(listed).toHaveLength(1);
+          ids.push(listed[0]!.id);
+          before = { createdAt: listed[0]!.createdAt, id: listed[0]!.id };
+        }
+        expect(ids).toEqual(['k-new', 'k-tie-b', 'k-tie-a', 'k-old']);
+        const rest = await store.listSearchesByClient('key:k1', {
+          limit: 10,
+          before: { createdAt: T0 + 2 * MINUTE, id: 'k-tie-b' },
+        });
+        expect(rest.map((s) => s.id)).toEqual(['k-tie-a', 'k-old']);
+      });
+
+      it('shows state changes and forgets swept searches', async () => {
+        await store.updateSearch('k-new', {
+          state: 'error',
+          error: 'cancelled',
+          finishedAt: T0 + 5 * MINUTE,
+        });
+        const [first] = await store.listSearchesByClient('key:k1', { limit: 1 });
+        expect(first).toMatchObject({ id: 'k-new', state: 'error', error: 'cancelled' });
+        await store.sweepSearches(T0 + MINUTE);
+        expect((await store.listSearchesByClient('key:k1', { limit: 10 })).map((s) => s.id)).toEqual([
+          'k-new',
+          'k-tie-b',
+          'k-tie-a',
+        ]);
+      });
+    });
+
     describe('sweep', () => {
       beforeEach(async () => {
         for (const [id, createdAt, state] of [

@@ -18,8 +18,10 @@ import { opsRoutes } from './routes/ops.js';
 import { platformRoutes } from './routes/platforms.js';
 import { reportRoutes } from './routes/report.js';
 import { searchRoutes } from './routes/search.js';
+import { searchesRoutes } from './routes/searches.js';
+import { usageRoutes } from './routes/usage.js';
 import { watchlistRoutes } from './routes/watchlists.js';
-import { ErrorBody, Platform, Result } from './schemas.js';
+import { ErrorBody, Platform, Result, SearchSummary } from './schemas.js';
 import { WatchlistResponse } from './watchlist-schemas.js';
 import { webPage } from './web-page.js';
 
@@ -59,6 +61,7 @@ export async function buildApp(
   app.addSchema(ErrorBody);
   app.addSchema(Result);
   app.addSchema(Platform);
+  app.addSchema(SearchSummary);
   app.addSchema(WatchlistResponse);
   await app.register(swagger, OPENAPI_OPTIONS);
   await app.register(swaggerUi, {
@@ -72,6 +75,8 @@ export async function buildApp(
   await installRateLimits(app, deps.config, deps.rateLimitStore);
 
   await app.register(async (scope) => searchRoutes(scope, deps));
+  await app.register(async (scope) => searchesRoutes(scope, deps));
+  await app.register(async (scope) => usageRoutes(scope, deps));
   await app.register(async (scope) => eventRoutes(scope, deps));
   await app.register(async (scope) => reportRoutes(scope, deps));
   await app.register(async (scope) => platformRoutes(scope, deps));

@@ -12,6 +12,7 @@ import type { Runner } from '../runner/runner.js';
 import type { Store } from '../store/store.js';
 import type { HealthSource } from './live-health.js';
 import type { Metrics } from './metrics.js';
+import type { SearchQuota } from './search-quota.js';
 
 export interface AppDeps {
   readonly config: Config;
@@ -26,6 +27,8 @@ export interface AppDeps {
   /** Recent response time per platform id (ms), for estimates. */
   readonly latencies: () => Promise<ReadonlyMap<string, number>>;
   readonly shuttingDown: () => boolean;
+  /** The search limit's counters: in memory, or shared (Redis) in cluster mode. */
+  readonly searchQuota: SearchQuota;
   /** Shared rate-limit counters (Redis) in cluster mode. */
   readonly rateLimitStore?: RateLimitPluginOptions['store'];
   /** The watchlist scheduler, told when a run is asked for; absent where none runs (a worker). */

@@ -5,6 +5,7 @@
 
 import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import { CATEGORIES } from '../catalogue/categories.js';
+import { VARIANT_KINDS } from '../catalogue/lookalike-names.js';
 import { MAX_USERNAME_LENGTH } from '../catalogue/username-rule.js';
 import {
   ERROR_REASONS,
@@ -37,13 +38,15 @@ export const ErrorBody = Type.Object(
 
 export const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 
+const USERNAME_RULE =
+  '1-100 characters, no white space, control characters or / ? # % \\ @ : < > " \' ` [ ] { } | ^';
+
 export const StartSearchBody = Type.Object(
   {
     username: Type.String({
       minLength: 1,
       maxLength: MAX_USERNAME_LENGTH,
-      description:
-        'The username to search for: 1-100 characters, no white space, control characters or / ? # % \\ @ : < > " \' ` [ ] { } | ^',
+      description: `The username to search for: ${USERNAME_RULE}`,
       examples: ['alice'],
     }),
     categories: Type.Optional(
@@ -59,6 +62,12 @@ export const StartSearchBody = Type.Object(
       }),
     ),
     includeNsfw: Type.Optional(Type.Boolean({ description: 'Include NSFW platforms (default false)' })),
+    variants: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also search lookalike names (separators, 0/o 1/l/i rn/m swaps, doubled or dropped letters, prefixes and suffixes, homoglyphs), up to the setting maxVariantsPerRequest (default 10). Each is a search of its own, on the selected platforms whose username rule accepts it, and counts as one against the search limit (default false)',
+      }),
+    ),
     private: Type.Optional(
       Type.Boolean({
         description:
@@ -69,15 +78,119 @@ export const StartSearchBody = Type.Object(
   { additionalProperties: false },
 );
 
+const startedFields = {
+  queryId: Type.String({ description: 'Poll GET /api/search?id=queryId' }),
+  status: Type.Literal('running'),
+  totalPlatforms: Type.Integer({ description: 'Platforms this search covers' }),
+  estimatedTime: Type.Integer({ description: 'Expected duration in SECONDS, queue wait included' }),
+};
+
+const variantKind = lit(VARIANT_KINDS);
+
 export const StartSearchResponse = Type.Object(
   {
-    queryId: Type.String({ description: 'Poll GET /api/search?id=queryId' }),
-    status: Type.Literal('running'),
-    totalPlatforms: Type.Integer({ description: 'Platforms this search covers' }),
-    estimatedTime: Type.Integer({ description: 'Expected duration in SECONDS, queue wait included' }),
+    ...startedFields,
+    variants: Type.Optional(
+      Type.Array(Type.Object({ username: Type.String(), kind: variantKind, ...startedFields }), {
+        description: 'With variants: true, the lookalike names searched, each with its own search',
+      }),
+    ),
+    variantsNotSearched: Type.Optional(
+      Type.Array(Type.Object({ username: Type.String(), kind: variantKind }), {
+        description:
+          'Lookalike names generated but not searched: no selected platform accepts them (they cost nothing)',
+      }),
+    ),
   },
   { $id: 'SearchStarted' },
 );
+
+export const StartBatchBody = Type.Object(
+  {
+    usernames: Type.Array(Type.String({ minLength: 1, maxLength: MAX_USERNAME_LENGTH }), {
+      minItems: 1,
+      maxItems: 1000,
+      uniqueItems: true,
+      description: `The usernames, each ${USERNAME_RULE}; distinct; at most the setting maxBatchNames (default 25)`,
+      examples: [['alice', 'bob']],
+    }),
+    categories: StartSearchBody.properties.categories,
+    platforms: StartSearchBody.properties.platforms,
+    includeNsfw: StartSearchBody.properties.includeNsfw,
+    private: StartSearchBody.properties.private,
+  },
+  { additionalProperties: false },
+);
+
+export const StartBatchResponse = Type.Object(
+  {
+    searches: Type.Array(Type.Object({ username: Type.String(), ...startedFields }), {
+      description: 'One search per name, in the order given',
+    }),
+  },
+  { $id: 'BatchStarted' },
+);
+
+export const SearchSummary = Type.Object(
+  {
+    queryId: Type.String(),
+    username: Type.String(),
+    status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('error')]),
+    totalPlatforms: Type.Integer({ description: 'Platforms this search covers' }),
+    estimatedTime: Type.Integer({ description: 'Seconds the search was expected to take when started' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: Type.Optional(Type.String({ format: 'date-time' })),
+    error: Type.Optional(
+      Type.String({ description: 'Present when status is error; cancelled when cancelled' }),
+    ),
+  },
+  { $id: 'SearchSummary', description: 'A search without its results: GET /api/search?id= gives them' },
+);
+
+export const SearchListQuery = Type.Object(
+  {
+    // A string: query values are not coerced (see app.ts).
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^([1-9]|[1-9][0-9]|100)$',
+        description: 'Searches per page, 1 to 100 (default 20)',
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]{1,200}$',
+        description: 'nextCursor of the previous page; absent for the first (newest) page',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SearchListResponse = Type.Object({
+  searches: Type.Array(refTo(SearchSummary), { description: 'Newest first' }),
+  nextCursor: Type.Optional(
+    Type.String({
+      description: 'Present when older searches may follow: pass it as cursor for the next page',
+    }),
+  ),
+});
+
+const limitState = (what: string) =>
+  Type.Object({
+    limit: Type.Integer({ description: `${what} allowed per window` }),
+    used: Type.Integer({ description: 'Counted in the current window' }),
+    remaining: Type.Integer({ description: 'Left in the current window' }),
+    windowSeconds: Type.Integer({ description: 'Length of a window in SECONDS' }),
+    resetsAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the current window ends; null when none is open (nothing counted yet)',
+    }),
+  });
+
+export const UsageResponse = Type.Object({
+  tier: Type.Union([Type.Literal('free'), Type.Literal('professional')]),
+  searches: limitState('Searches'),
+  requests: limitState('Other requests (polls, events, lists, this one)'),
+});
 
 export const Result = Type.Object(
   {

@@ -17,9 +17,29 @@ import { type AccountLink, withLinkedFrom } from '../engine/linked-accounts.js';
 import { byPlatformName, type Outcome, type OutcomeReason } from '../engine/outcome.js';
 import { progressSnapshot } from '../runner/events.js';
 import type { SearchRecord } from '../store/store.js';
-import type { SearchResponse } from './schemas.js';
+import type { SearchResponse, SearchSummary } from './schemas.js';
 
 export type SearchJson = Static<typeof SearchResponse>;
+export type SearchSummaryJson = Static<typeof SearchSummary>;
+
+/** The state a client sees: a queued search has started from its point of view. */
+export function apiStatus(state: SearchRecord['state']): SearchJson['status'] {
+  return state === 'queued' ? 'running' : state;
+}
+
+/** A search without its results, as GET /api/searches lists it and DELETE /api/search/{id} answers. */
+export function searchSummary(search: SearchRecord): SearchSummaryJson {
+  return {
+    queryId: search.id,
+    username: search.username,
+    status: apiStatus(search.state),
+    totalPlatforms: search.platformIds.length,
+    estimatedTime: Math.round(search.estimatedSeconds),
+    createdAt: new Date(search.createdAt).toISOString(),
+    ...(search.finishedAt !== undefined ? { completedAt: new Date(search.finishedAt).toISOString() } : {}),
+    ...(search.error !== undefined && search.state === 'error' ? { error: search.error } : {}),
+  };
+}
 
 export interface SearchView {
   readonly search: Pick<
@@ -71,7 +91,7 @@ export function searchResponse(view: SearchView, warningPercent: number): Search
   const warning = coverage.warns ? coverageWarning(coverage, view.unansweredReasons ?? []) : undefined;
   return {
     queryId: search.id,
-    status: search.state === 'queued' ? 'running' : search.state,
+    status: apiStatus(search.state),
     username: search.username,
     results: withLinkedFrom(view.results, view.links ?? [], search.username).sort(byPlatformName),
     ...(view.links?.length ? { links: [...view.links] } : {}),

@@ -27,6 +27,7 @@ import { addNetworkOptions, integerOf } from './network-options.js';
 import type { PlatformsCommandOptions } from './platforms.js';
 import type { SearchCommandOptions } from './search.js';
 import type { ServeOptions } from './serve.js';
+import type { VariantsCommandOptions } from './variants.js';
 import type { WatchAddOptions } from './watch.js';
 
 function cliInteger(flag: string, value: string, min: number, max: number): number {
@@ -101,12 +102,27 @@ export function buildProgram(): Command {
     .option(
       '--key <key>',
       "the service's professional API key (USERSCOUT_KEY; the variable keeps it out of your shell history)",
+    )
+    .option(
+      '--variants',
+      'also check lookalike names of each (see userscout variants; USERSCOUT_MAX_VARIANTS a name)',
     );
   addNetworkOptions(search)
     .option('--no-progress', 'no progress bar')
     .action(async (names: string[], options: SearchCommandOptions) => {
       const { runSearch } = await import('./search.js');
       process.exitCode = await runSearch(names, options, io);
+    });
+
+  program
+    .command('variants')
+    .description('Print the lookalike names of a username that --variants would check')
+    .argument('<name>', 'the username')
+    .option('--max <n>', 'at most this many (USERSCOUT_MAX_VARIANTS, default 10)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (name: string, options: VariantsCommandOptions) => {
+      const { runVariants } = await import('./variants.js');
+      runVariants(name, options, io);
     });
 
   const catalogue = program.command('catalogue').description('Inspect and maintain platform catalogues');

@@ -4,6 +4,7 @@
  * the client module (`--server`), which searches from the service's addresses
  * with its history and cache. The command around them prints the same either way.
  */
+import { platformsForVariant, type Variant } from '../catalogue/lookalike-names.js';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { UserscoutClient } from '../client/client.js';
 import { UserscoutClientError } from '../client/client-error.js';
@@ -32,7 +33,11 @@ export interface Checker {
   readonly timeoutMs: number;
   /** Profile URL templates, to find linked accounts; absent when the search runs elsewhere. */
   readonly profileUrls?: ProfileUrlMatcher;
-  run(username: string, signal: AbortSignal): Promise<CheckRun>;
+  /**
+   * Checks `username`; a lookalike `variant` (its username) only on the platforms
+   * whose rule accepts it where the rules are known here (this machine's engine).
+   */
+  run(username: string, signal: AbortSignal, variant?: Variant): Promise<CheckRun>;
   /** After a search that ran to its end, with everything it found. */
   finished(outcomes: readonly Outcome[]): void;
   close(): Promise<void>;
@@ -47,9 +52,10 @@ export function localChecker(config: Config, catalogue: Catalogue, platforms: re
     names: platforms.map((p) => p.name),
     timeoutMs: config.timeoutMs,
     profileUrls: new ProfileUrlMatcher(catalogue.platforms),
-    async run(username, signal) {
-      const ordered = slowestFirst(platforms, latencies, config.unmeasuredLatencyMs);
-      return { total: platforms.length, outcomes: engine.search(username, ordered, signal) };
+    async run(username, signal, variant) {
+      const chosen = variant ? platformsForVariant(variant, platforms) : platforms;
+      const ordered = slowestFirst(chosen, latencies, config.unmeasuredLatencyMs);
+      return { total: chosen.length, outcomes: engine.search(username, ordered, signal) };
     },
     finished(outcomes) {
       latencies = mergeLatencies(latencies, outcomes);

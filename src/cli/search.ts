@@ -2,11 +2,13 @@
  * `userscout search NAME [NAME...]`: runs the engine in this process, shows a
  * progress bar on stderr when it is a terminal, prints results to stdout (as
  * they are found when stdout is a terminal) and each name's summary after its
- * results. Exits 3 when too few platforms answered to trust a missing hit.
+ * results; with `--variants`, each name's lookalike names are checked after it,
+ * as names of their own. Exits 3 when too few platforms answered to trust a missing hit.
  */
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
 import { writeFileAtomic } from '../catalogue/atomic-write.js';
+import { lookalikeNames, type Variant } from '../catalogue/lookalike-names.js';
 import { selectPlatforms } from '../catalogue/select.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
 import { UserscoutClient } from '../client/client.js';
@@ -52,6 +54,8 @@ export interface SearchCommandOptions extends NetworkCommandOptions {
   format?: string;
   all?: boolean;
   progress?: boolean;
+  /** Also check each name's lookalike names (`USERSCOUT_MAX_VARIANTS` a name). */
+  variants?: boolean;
 }
 
 /** Every status a table row may show, for widths known before any result. */
@@ -96,6 +100,17 @@ export async function runSearch(
       )
     : localCheckerFor(options, config, categories, io);
 
+  // Each name, then (with --variants) its lookalike names.
+  const targets = names.flatMap((username) => [
+    { username, variant: undefined as Variant | undefined },
+    ...(options.variants
+      ? lookalikeNames(username, config.maxVariantsPerRequest).map((v) => ({
+          username: v.username,
+          variant: v,
+        }))
+      : []),
+  ]);
+
   // A table on a terminal shows rows as they are found, in columns sized before the first.
   const live = format === 'table' && io.outIsTerminal === true;
   const liveLayout = live
@@ -109,11 +124,13 @@ export async function runSearch(
   const onSigint = () => controller.abort(new UserscoutError('invalid_argument', 'interrupted'));
   process.once('SIGINT', onSigint);
   try {
-    for (const username of names) {
-      if (format === 'table' && names.length > 1) io.out(formatHeading(username));
+    for (const { username, variant } of targets) {
+      const run = await checker.run(username, controller.signal, variant);
+      // A lookalike name no platform here accepts is not checked, nor shown.
+      if (variant && run.total === 0) continue;
+      if (format === 'table' && targets.length > 1) io.out(formatHeading(username));
       const startedAt = Date.now();
       const outcomes: Outcome[] = [];
-      const run = await checker.run(username, controller.signal);
       const showBar = options.progress !== false && io.stderr.isTTY === true;
       const bar = showBar
         ? new SingleBar({

@@ -137,6 +137,8 @@ export async function runSearchJob(
   signal: AbortSignal,
 ): Promise<void> {
   const { store, events, engine } = deps;
+  // Ended meanwhile (cancelled while it waited): it stays as it was ended.
+  if (await hasEnded(store, search.id)) return;
   const done = new Set((await store.listOutcomes(search.id)).map((s) => s.outcome.platformId));
   const initial = await store.progress(search.id);
   let checked = initial.checked;
@@ -196,6 +198,8 @@ export async function runSearchJob(
     }
     await outcomes.drain();
     signal.throwIfAborted();
+    // Cancelled while its last checks ran: it stays cancelled.
+    if (await hasEnded(store, search.id)) return;
     await store.updateSearch(search.id, { state: 'completed', finishedAt: deps.now() });
     events.publish(search.id, { type: 'done', state: 'completed', progress: snapshot() });
   } catch (error) {
@@ -214,6 +218,15 @@ export async function runSearchJob(
 function driftedControls(records: readonly ControlRecord[]): ReadonlyMap<string, ControlRecord> {
   return new Map(records.filter((r) => r.drift).map((r) => [r.platformId, r]));
 }
+
+/** Whether the search is completed, failed or cancelled (or gone). */
+async function hasEnded(store: Store, id: string): Promise<boolean> {
+  const current = await store.getSearch(id);
+  return !current || current.state === 'completed' || current.state === 'error';
+}
+
+/** The error text of a search cancelled by its owner (DELETE /api/search/{id}). */
+export const CANCELLED = 'cancelled';
 
 /**
  * Ends a search as an error: stored, then said once to its listeners with the

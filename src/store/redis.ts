@@ -8,7 +8,7 @@
  * Keys, under `PREFIX:`: `search:ID` (hash; its platforms as vocabulary ids), `outcomes:ID` (list of compact
  * outcomes, see compact-outcome.ts; seq = index + 1), `seen:ID` (bitmap by the
  * vocabulary id of each platform id stored), `counts:ID` (status → n), `searches`
- * and `unfinished` (sorted sets by creation time), `cache:PLATFORM:USERNAME`
+ * and `unfinished` and `by-client:CLIENT` (sorted sets by creation time), `cache:PLATFORM:USERNAME`
  * (expiry time as a varint, then the compact outcome), `key:ID` (hash),
  * `key-hash:HASH` (→ id), `keys` (sorted set), `stats:PLATFORM` (hash), `stats`
  * (set of platform ids), and `vocab`, `vocab-ids` (redis-vocabulary.ts).
@@ -30,6 +30,7 @@ import {
   emptyByStatus,
   type PlatformStats,
   RECENT_MS_ALPHA,
+  type SearchCursor,
   type SearchProgress,
   type SearchRecord,
   type SearchSnapshot,
@@ -59,18 +60,22 @@ const SWEEP_BATCH = 100;
 const UNFINISHED: ReadonlySet<string> = new Set<SearchState>(['queued', 'running']);
 
 const SCRIPTS = {
-  // KEYS: search, searches, unfinished, outcomes, seen, counts, vocab.
+  // KEYS: search, searches, unfinished, outcomes, seen, counts, vocab, by-client.
   // ARGV: id, createdAt, unfinished?, ttl, vocabulary generation, fields...
   usCreateSearch: {
-    numberOfKeys: 7,
+    numberOfKeys: 8,
     lua: `
       if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
       ${checkGeneration(7, 5)}
       redis.call('DEL', KEYS[4], KEYS[5], KEYS[6])
       redis.call('HSET', KEYS[1], unpack(ARGV, 6))
       redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+      redis.call('ZADD', KEYS[8], ARGV[2], ARGV[1])
       if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1]) end
-      if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+      if tonumber(ARGV[4]) > 0 then
+        redis.call('PEXPIRE', KEYS[1], ARGV[4])
+        redis.call('PEXPIRE', KEYS[8], ARGV[4])
+      end
       return 1`,
   },
   // KEYS: search, unfinished. ARGV: id, state ('' = unchanged), fields...
@@ -241,6 +246,7 @@ export class RedisStore implements Store {
           k.seen,
           k.counts,
           this.#vocabulary.vocabKey,
+          this.#key('by-client', search.client),
           search.id,
           search.createdAt,
           UNFINISHED.has(search.state) ? '1' : '0',
@@ -398,6 +404,64 @@ export class RedisStore implements Store {
     });
   }
 
+  listSearchesByClient(
+    client: string,
+    options: { readonly limit: number; readonly before?: SearchCursor | undefined },
+  ): Promise<SearchRecord[]> {
+    return this.#guard(async () => {
+      const index = this.#key('by-client', client);
+      const generation = await this.#redis.hget(this.#vocabulary.vocabKey, '0');
+      const listed: SearchRecord[] = [];
+      let before = options.before;
+      // Bounded: each round reads further down the index; searches expired by their TTL are dropped from it.
+      for (let round = 0; round < 100 && listed.length < options.limit; round++) {
+        const want = options.limit - listed.length;
+        const page = await this.#indexBefore(index, before, want);
+        const records = await this.#hgetallMany(page.map((e) => this.#key('search', e.id)));
+        const gone = page.filter((_, i) => records[i] === undefined).map((e) => e.id);
+        if (gone.length > 0) await this.#redis.zrem(index, ...gone);
+        for (const record of records) {
+          const search = await this.#toSearch(record, generation);
+          if (search) listed.push(search);
+        }
+        if (page.length < want) break;
+        before = page[page.length - 1];
+      }
+      return listed;
+    });
+  }
+
+  /** Up to `limit` members of a by-creation-time index after `before`, newest first (score, then id, descending). */
+  async #indexBefore(
+    index: string,
+    before: SearchCursor | undefined,
+    limit: number,
+  ): Promise<SearchCursor[]> {
+    const pairs = (flat: string[]) => {
+      const out: SearchCursor[] = [];
+      for (let i = 0; i < flat.length; i += 2) out.push({ id: flat[i]!, createdAt: Number(flat[i + 1]) });
+      return out;
+    };
+    if (!before) return pairs(await this.#redis.zrevrange(index, 0, limit - 1, 'WITHSCORES'));
+    // Those created at the cursor's own time with a smaller id, then those created earlier.
+    const ties = pairs(
+      await this.#redis.zrevrangebyscore(index, before.createdAt, before.createdAt, 'WITHSCORES'),
+    ).filter((e) => compare(e.id, before.id) < 0);
+    if (ties.length >= limit) return ties.slice(0, limit);
+    const older = pairs(
+      await this.#redis.zrevrangebyscore(
+        index,
+        `(${before.createdAt}`,
+        '-inf',
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        limit - ties.length,
+      ),
+    );
+    return [...ties, ...older];
+  }
+
   unfinishedSearches(): Promise<SearchRecord[]> {
     return this.#guard(async () => {
       // Score order, then member order (bytes): created_at, id as in SQLite.
@@ -430,6 +494,10 @@ export class RedisStore implements Store {
           SWEEP_BATCH,
         );
         if (ids.length === 0) break;
+        // Each search's client, to take it out of that client's index too (gone already when expired).
+        const owners = await this.#redis
+          .pipeline(ids.map((id) => ['hget', this.#key('search', id), 'client']))
+          .exec();
         const pipeline = this.#redis.multi();
         for (const id of ids) {
           const k = this.#searchKeys(id);
@@ -439,6 +507,9 @@ export class RedisStore implements Store {
         }
         pipeline.zrem(this.#key('searches'), ...ids);
         pipeline.zrem(this.#key('unfinished'), ...ids);
+        // After the per-search commands, whose results are counted below by position.
+        for (const [i, [, client]] of (owners ?? []).entries())
+          if (typeof client === 'string') pipeline.zrem(this.#key('by-client', client), ids[i]!);
         const results = (await pipeline.exec()) ?? [];
         for (let i = 0; i < ids.length; i++) deleted += Number(results[2 * i]?.[1] ?? 0);
       }

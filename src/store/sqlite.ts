@@ -24,6 +24,7 @@ import {
   emptyByStatus,
   type PlatformStats,
   RECENT_MS_ALPHA,
+  type SearchCursor,
   type SearchProgress,
   type SearchRecord,
   type SearchSnapshot,
@@ -128,6 +129,8 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
     entry TEXT NOT NULL -- JSON PlatformHealthEntry
   );
   `,
+  // 5: a client's own searches, newest first (GET /api/searches; issue 18).
+  `CREATE INDEX searches_by_client ON searches (client, created_at DESC, id DESC);`,
 ];
 
 const SCHEMA_2 = `
@@ -456,6 +459,23 @@ export class SqliteStore implements Store {
     return { checked, hits: byStatus.hit, byStatus };
   }
 
+  async listSearchesByClient(
+    client: string,
+    options: { readonly limit: number; readonly before?: SearchCursor | undefined },
+  ): Promise<SearchRecord[]> {
+    const rows = (
+      options.before
+        ? this.#sql.searchesByClientBefore.all({
+            client,
+            createdAt: options.before.createdAt,
+            id: options.before.id,
+            limit: options.limit,
+          })
+        : this.#sql.searchesByClient.all({ client, limit: options.limit })
+    ) as SearchRow[];
+    return rows.map((row) => this.#toSearch(row));
+  }
+
   async unfinishedSearches(): Promise<SearchRecord[]> {
     return (this.#sql.unfinishedSearches.all() as SearchRow[]).map((row) => this.#toSearch(row));
   }
@@ -669,6 +689,11 @@ function prepareStatements(db: Database) {
         finished_at = COALESCE(@finishedAt, finished_at),
         error = COALESCE(@error, error)
       WHERE id = @id`),
+    searchesByClient: db.prepare(`
+      SELECT * FROM searches WHERE client = @client ORDER BY created_at DESC, id DESC LIMIT @limit`),
+    searchesByClientBefore: db.prepare(`
+      SELECT * FROM searches WHERE client = @client AND (created_at, id) < (@createdAt, @id)
+      ORDER BY created_at DESC, id DESC LIMIT @limit`),
     unfinishedSearches: db.prepare(`
       SELECT * FROM searches WHERE state IN ('queued', 'running') ORDER BY created_at, id`),
     // The same searches, oldest first, as sweepSearches deletes next.

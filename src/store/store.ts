@@ -43,6 +43,12 @@ export interface SearchRecord {
   readonly error?: string | undefined;
 }
 
+/** Where a page of a client's searches ends: the last one listed. */
+export interface SearchCursor {
+  readonly createdAt: number;
+  readonly id: string;
+}
+
 export interface StoredOutcome {
   /** 1, 2, 3... in the order outcomes were stored for this search; SSE event ids. */
   readonly seq: number;
@@ -125,6 +131,15 @@ export interface Store extends ControlLedger {
     id: string,
     options?: { statuses?: readonly OutcomeStatus[] },
   ): Promise<SearchSnapshot | undefined>;
+  /**
+   * Up to `limit` searches of one client (`SearchRecord.client`), newest first
+   * (by createdAt, then id, both descending), only those after `before` in that
+   * order when given: pages that never skip or repeat a search.
+   */
+  listSearchesByClient(
+    client: string,
+    options: { readonly limit: number; readonly before?: SearchCursor | undefined },
+  ): Promise<SearchRecord[]>;
   /** Searches still queued or running (to resume after a restart), oldest first. */
   unfinishedSearches(): Promise<SearchRecord[]>;
   /** Deletes searches created before `before` (ms epoch) with their outcomes; returns how many. */

@@ -14,6 +14,7 @@ import { FormatRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Result, SearchResponse } from '../../src/api/schemas.js';
+import { lookalikeNames } from '../../src/catalogue/lookalike-names.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import { EXIT_LOW_COVERAGE } from '../../src/cli/exit-codes.js';
 import type { Io } from '../../src/cli/io.js';
@@ -399,6 +400,20 @@ describe('userscout search', () => {
       await expect(
         runSearch(['alice'], options({ catalogue: reachableFile, output: out }), capture().io, env),
       ).rejects.toThrow(/--output needs --format json, csv or html/);
+    });
+
+    it('with --variants, checks each name and then its lookalike names, as many as the setting allows', async () => {
+      const { io, out } = capture();
+      await runSearch(['alice'], options({ catalogue: reachableFile, format: 'json', variants: true }), io, {
+        ...env,
+        USERSCOUT_MAX_VARIANTS: '2',
+      });
+      const json = JSON.parse(out().join('\n'));
+      expect(json.map((s: { username: string }) => s.username)).toEqual([
+        'alice',
+        ...lookalikeNames('alice', 2).map((v) => v.username),
+      ]);
+      for (const s of json) expect(Value.Check(SearchResponse, [Result], s)).toBe(true);
     });
 
     it('prints an array of those objects for several names', async () => {

@@ -17,6 +17,7 @@ import {
   emptyByStatus,
   type PlatformStats,
   RECENT_MS_ALPHA,
+  type SearchCursor,
   type SearchProgress,
   type SearchRecord,
   type SearchSnapshot,
@@ -151,6 +152,25 @@ export class MemoryStore implements Store {
     const outcomes = this.#searches.get(searchId)?.outcomes ?? [];
     for (const { outcome } of outcomes) byStatus[outcome.status]++;
     return { checked: outcomes.length, hits: byStatus.hit, byStatus };
+  }
+
+  async listSearchesByClient(
+    client: string,
+    options: { readonly limit: number; readonly before?: SearchCursor | undefined },
+  ): Promise<SearchRecord[]> {
+    const { before } = options;
+    return [...this.#searches.values()]
+      .map((entry) => entry.record)
+      .filter((record) => record.client === client)
+      .filter(
+        (r) =>
+          !before ||
+          r.createdAt < before.createdAt ||
+          (r.createdAt === before.createdAt && compare(r.id, before.id) < 0),
+      )
+      .sort((a, b) => b.createdAt - a.createdAt || compare(b.id, a.id))
+      .slice(0, options.limit)
+      .map((record) => structuredClone(record));
   }
 
   async unfinishedSearches(): Promise<SearchRecord[]> {

@@ -51,6 +51,8 @@ function scriptedClient(answers: (SearchSnapshot | Error)[]): ApiClient & { call
       return answer;
     },
     startSearch: () => Promise.reject(new Error('unused')),
+    startBatch: () => Promise.reject(new Error('unused')),
+    getHits: () => Promise.reject(new Error('unused')),
     listPlatforms: () => Promise.reject(new Error('unused')),
     listCategories: () => Promise.reject(new Error('unused')),
     eventsUrl: (id: string) => `/api/search/${id}/events`,

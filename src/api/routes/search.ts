@@ -1,25 +1,16 @@
 /**
- * POST /api/search starts a search; GET /api/search?id= reports it. A start
- * is checked (name, platforms, room in the queue) before the search limit
- * counts it, so only a started search uses up the limit.
+ * POST /api/search starts a search (and, when asked, one per lookalike name);
+ * GET /api/search?id= reports it. A start is checked (name, platforms, room in
+ * the queue) before the search limit counts it, so only a started search uses
+ * up the limit (src/api/start-searches.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Platform } from '../../catalogue/platform.js';
-import { selectPlatforms } from '../../catalogue/select.js';
-import { usernameProblem } from '../../catalogue/username-rule.js';
+import type { FastifyInstance } from 'fastify';
 import { unansweredReasons } from '../../engine/coverage.js';
 import { accountLinks, ProfileUrlMatcher } from '../../engine/linked-accounts.js';
-import { originLoads } from '../../engine/politeness-bound.js';
 import { UserscoutError } from '../../errors.js';
-import { estimateSeconds } from '../../runner/estimate.js';
-import { EstimateCalibration } from '../../runner/estimate-calibration.js';
-import { failSearch } from '../../runner/search-job.js';
-import type { SearchRecord } from '../../store/store.js';
 import { AnswerCache } from '../answer-cache.js';
 import type { AppDeps } from '../deps.js';
-import { searchRateLimit } from '../rate-limits.js';
 import {
   errorResponses,
   SearchQuery,
@@ -29,45 +20,33 @@ import {
 } from '../schemas.js';
 import { canRead } from '../search-access.js';
 import { everyOutcomeView, searchCoverage, searchResponse } from '../search-response.js';
+import {
+  calibrationOf,
+  checkPrivate,
+  checkUsername,
+  choosePlatforms,
+  planVariants,
+  startSearches,
+} from '../start-searches.js';
 
 export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  /** The platforms each accepted start covers, chosen before the limit counts it. */
-  const selections = new WeakMap<FastifyRequest, Platform[]>();
   const finished = new AnswerCache(deps.config.finishedAnswerCacheEntries);
   const profileUrls = new ProfileUrlMatcher(deps.catalogue.platforms);
   // Learns from each finished search how far the model's estimates run off on this deployment.
-  const calibration = new EstimateCalibration();
+  const calibration = calibrationOf(deps);
 
   api.post(
     '/api/search',
     {
-      config: { rateLimit: searchRateLimit(deps.config) },
-      // Route hooks run before the limit's own preHandler (the plugin appends it): a refused
-      // name, a request that matches no platform or a full queue is answered without counting.
-      preHandler: async (request) => {
-        const { username, categories, platforms: only, includeNsfw } = request.body;
-        const problem = usernameProblem(username);
-        if (problem) throw new UserscoutError('invalid_username', `username ${problem}`);
-        if (request.body.private && request.caller.tier !== 'professional')
-          throw new UserscoutError('private_not_allowed');
-        const selected = selectPlatforms(deps.catalogue, {
-          categories,
-          platforms: only,
-          includeNsfw: includeNsfw ?? deps.config.includeNsfw,
-          exclude: deps.health.unhealthyIds(),
-        });
-        if (selected.length === 0)
-          throw new UserscoutError('bad_request', 'No enabled platform matches the request');
-        await deps.runner.admit(request.caller.tier);
-        selections.set(request, selected);
-      },
+      // The search limit is counted by startSearches (src/api/search-quota.ts), not by the request limit.
+      config: { rateLimit: false },
       schema: {
         tags: ['search'],
         summary: 'Start a search',
         operationId: 'startSearch',
         description:
-          'Starts checking the username on every platform (or the chosen categories/platforms) and answers at once. Counts against the search limit of the tier: free 10 per 15 minutes per client address, professional 1000 per hour per key. Only a started search counts: a refused username, a request that matches no enabled platform and a 503 queue_full do not.',
+          'Starts checking the username on every platform (or the chosen categories/platforms) and answers at once. Counts against the search limit of the tier: free 10 per 15 minutes per client address, professional 1000 per hour per key. Only a started search counts: a refused username, a request that matches no enabled platform and a 503 queue_full do not. With variants: true, lookalike names are searched too, each as a search of its own that counts as one; all start or none (429 when the limit does not hold them all).',
         body: StartSearchBody,
         response: {
           200: StartSearchResponse,
@@ -80,59 +59,24 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         },
       },
     },
-    async (request) => {
-      const selected = selections.get(request)!;
-      const { username } = request.body;
-      // Independent reads (the queue's in cluster mode): one round trip's wait, not three.
-      const [latencies, stats, queuedAhead] = await Promise.all([
-        deps.latencies(),
-        deps.runner.stats(),
-        deps.runner.queuedAhead(request.caller.tier),
-      ]);
-      const budget = { perSecond: deps.config.budgetPerSecond, burst: deps.config.budgetBurst };
-      const modelSeconds = estimateSeconds({
-        latenciesMs: selected.map((p) => latencies.get(p.id)),
-        defaultLatencyMs: deps.config.unmeasuredLatencyMs,
-        timeoutMs: deps.config.timeoutMs,
-        concurrency: deps.config.concurrency,
-        origins: originLoads(selected, budget).map((o) => ({
-          platforms: o.platforms.length,
-          limit: o.limit,
-        })),
-        identities: Math.max(1, deps.config.egress.length),
-        running: stats.running,
-        queuedAhead,
-        maxRunning: deps.config.maxRunningSearches,
-      });
-      const estimatedSeconds = calibration.apply(modelSeconds);
-      const search: SearchRecord = {
-        id: randomUUID(),
-        username,
-        state: 'queued',
-        tier: request.caller.tier,
-        client: request.caller.client,
-        platformIds: selected.map((p) => p.id),
-        estimatedSeconds,
-        createdAt: deps.now(),
-        ...(request.body.private ? { private: true as const } : {}),
-      };
-      await deps.store.createSearch(search);
-      try {
-        await deps.runner.enqueue(search);
-      } catch (error) {
-        await failSearch(search.id, 'not queued', deps);
-        throw error;
-      }
-      deps.metrics.searches.inc({ tier: search.tier });
-      request.log.info(
-        { queryId: search.id, tier: search.tier, platforms: selected.length },
-        'search started',
+    async (request, reply) => {
+      const { username, categories, platforms, includeNsfw, variants } = request.body;
+      checkUsername(username);
+      checkPrivate(request.body.private, request.caller);
+      const selected = choosePlatforms(deps, { categories, platforms, includeNsfw });
+      const lookalikes = variants ? planVariants(deps, username, selected) : undefined;
+      const [main, ...others] = await startSearches(
+        deps,
+        request,
+        reply,
+        [{ username, platforms: selected }, ...(lookalikes?.searched ?? [])],
+        { private: request.body.private === true },
       );
+      if (!lookalikes) return main!;
       return {
-        queryId: search.id,
-        status: 'running' as const,
-        totalPlatforms: selected.length,
-        estimatedTime: estimatedSeconds,
+        ...main!,
+        variants: lookalikes.searched.map((v, i) => ({ username: v.username, kind: v.kind, ...others[i]! })),
+        variantsNotSearched: lookalikes.skipped,
       };
     },
   );
