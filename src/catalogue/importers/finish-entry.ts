@@ -28,6 +28,10 @@ export interface EntryParts {
   readonly notes?: readonly string[] | undefined;
 }
 
+const ASCII_NAME = /^[\x21-\x7e]*$/;
+/** Letters and digits of any script, and the separators names commonly hold. */
+const ANY_LETTERS = '^[\\p{L}\\p{M}\\p{N}_.\\-]+$';
+
 export function finishEntry(parts: EntryParts): Conversion {
   let pattern = parts.pattern;
   if (parts.regexCheck !== undefined) {
@@ -37,6 +41,9 @@ export function finishEntry(parts: EntryParts): Conversion {
     }
     pattern = converted.pattern;
   }
+  // Without a rule an entry is taken to allow ASCII only (username-rule.ts); where its own
+  // known accounts are in another script, the site evidently takes letters of any script.
+  if (pattern === undefined && parts.claimed.some((name) => !ASCII_NAME.test(name))) pattern = ANY_LETTERS;
   const known = knownNames(compileUsernameRule({ pattern }), parts.claimed, parts.unclaimed);
   if ('reason' in known) return rejectEntry(known.reason);
   if (typeof parts.home !== 'string') return rejectEntry(parts.home.reason);
