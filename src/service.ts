@@ -169,6 +169,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       tickMs: config.watchlistTickMs,
       leaseMs: config.watchlistLeaseMs,
       maxRunMs: config.watchlistMaxRunMs,
+      maxVariants: config.maxVariantsPerRequest,
       retry: {
         baseMs: config.webhookRetryBaseMs,
         maxMs: config.webhookRetryMaxMs,

@@ -55,6 +55,12 @@ export const CreateWatchlistBody = Type.Object(
     webhookUrl: Type.Optional(webhookUrl),
     webhookSecret: Type.Optional(webhookSecret),
     notify: Type.Optional(notify('changes (default): only runs with changes; every_run: every finished run')),
+    variants: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also watch lookalike names of each name (up to USERSCOUT_MAX_VARIANTS each, as POST /api/search variants makes them); each is one more search per run, counted',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -70,6 +76,12 @@ export const UpdateWatchlistBody = Type.Object(
     webhookSecret: Type.Optional(webhookSecret),
     rotateSecret: Type.Optional(Type.Boolean({ description: 'Generate a new secret (answered once)' })),
     notify: Type.Optional(notify()),
+    variants: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also watch lookalike names of each name (up to USERSCOUT_MAX_VARIANTS each, as POST /api/search variants makes them); each is one more search per run, counted',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -100,6 +112,12 @@ export const WatchlistResponse = Type.Object(
       }),
     ),
     notify: notify(),
+    variants: Type.Optional(Type.Boolean()),
+    watchedNames: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'With variants: every name a run searches, the lookalikes after the names',
+      }),
+    ),
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
     nextRunAt: Type.String({ format: 'date-time' }),

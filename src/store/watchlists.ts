@@ -22,11 +22,7 @@ export type NotifyMode = (typeof NOTIFY_MODES)[number];
 export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
 
-/**
- * What the owner of a watchlist chose; changed by PATCH, never by the scheduler.
- * Not here yet: a `variants` option (lookalike names, issue 18), which waits for
- * the variant generator of the search side; each variant would be one more name.
- */
+/** What the owner of a watchlist chose; changed by PATCH, never by the scheduler. */
 export interface WatchlistSpec {
   readonly names: readonly string[];
   readonly categories?: readonly Category[] | undefined;
@@ -37,6 +33,8 @@ export interface WatchlistSpec {
   /** HMAC key of the webhook signature; shown to the owner once. */
   readonly webhookSecret: string;
   readonly notify: NotifyMode;
+  /** Also watch lookalike names of each name (catalogue/lookalike-names.ts): each is one more search per run. */
+  readonly variants?: boolean | undefined;
 }
 
 /** The last status seen for one name on one platform, and its last answer (hit or miss), if any. */

@@ -10,6 +10,7 @@
  * the outcomes with the baseline and stores the changes and the webhook
  * delivery together with the next due time.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { Outcome } from '../engine/outcome.js';
 import type { Store } from '../store/store.js';
@@ -25,6 +26,7 @@ import { compareRun } from './compare-run.js';
 import { afterAttempt, type RetryPolicy } from './delivery-policy.js';
 import { sendWebhook } from './send-webhook.js';
 import { nextRunAt, watchEventOf } from './watch-event.js';
+import { watchedNames } from './watched-names.js';
 import type { Resolve } from './webhook-url.js';
 
 /** What starting one search for a watchlist gave: its id, or why it was not started. */
@@ -42,6 +44,8 @@ export interface SchedulerOptions {
   readonly leaseMs: number;
   /** A run whose searches have not all finished after this long ends without them, ms. */
   readonly maxRunMs: number;
+  /** Lookalike names per name of a watchlist with `variants` (USERSCOUT_MAX_VARIANTS). @default 0 */
+  readonly maxVariants?: number;
   readonly retry: RetryPolicy;
   readonly webhookTimeoutMs: number;
   readonly allowPrivate: boolean;
@@ -139,7 +143,9 @@ export class WatchlistScheduler {
       skipped: {},
     };
     // Names not started yet: all of them on a new run; those left by a process that died, on a resumed one.
-    const missing = watchlist.spec.names.filter((n) => !(n in run.searches) && !(n in run.skipped));
+    const missing = watchedNames(watchlist.spec, this.#o.maxVariants ?? 0).filter(
+      (n) => !(n in run.searches) && !(n in run.skipped),
+    );
     if (!watchlist.state.run && !(await save({ ...watchlist.state, run }, now() + this.#o.leaseMs))) return;
     for (const name of missing) {
       if (!this.#running) return;

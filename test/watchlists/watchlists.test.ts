@@ -214,6 +214,43 @@ describe('watchlists', () => {
     expect(JSON.parse(receiver.received[3]!.body).id).toBe(delivered.eventId);
   });
 
+  it('with variants, also watches the lookalike names, one search each, and tells new_hit on a lookalike', {
+    timeout: 90_000,
+  }, async () => {
+    const created = await api('/api/watchlists', {
+      method: 'POST',
+      body: { names: ['brandco'], variants: true, intervalSeconds: 3600, webhookUrl: receiver.url },
+    });
+    expect(created.status).toBe(201);
+    const { id, watchedNames } = created.body as { id: string; watchedNames: string[] };
+    expect(created.body.variants).toBe(true);
+    expect(watchedNames[0]).toBe('brandco');
+    expect(watchedNames.length).toBeGreaterThan(1);
+    const first = await runsDone(id, 1);
+    expect(Object.keys(first.lastRun.searches).sort()).toEqual([...watchedNames].sort());
+
+    // Someone registers a lookalike: the next run tells it apart from the watched name.
+    const lookalike = watchedNames[1]!;
+    accounts.add(`Bravo/${lookalike}`);
+    try {
+      await api(`/api/watchlists/${id}/run`, { method: 'POST' });
+      await runsDone(id, 2);
+      const changes = (await api(`/api/watchlists/${id}/changes`)).body.changes as {
+        kind: string;
+        username?: string;
+        name?: string;
+        platformId: string;
+      }[];
+      expect(changes).toEqual([expect.objectContaining({ kind: 'new_hit', platformId: 'bravo' })]);
+      expect(JSON.stringify(changes[0])).toContain(lookalike);
+    } finally {
+      accounts.delete(`Bravo/${lookalike}`);
+    }
+    // Off again with PATCH: only the name itself.
+    const patched = await api(`/api/watchlists/${id}`, { method: 'PATCH', body: { variants: false } });
+    expect(patched.body.watchedNames).toBeUndefined();
+  });
+
   it('shows each key only its own watchlists', async () => {
     const mine = (await api('/api/watchlists')).body.watchlists;
     expect(mine.length).toBeGreaterThan(0);

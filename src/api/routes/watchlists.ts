@@ -20,6 +20,7 @@ import type {
   WatchRun,
 } from '../../store/watchlists.js';
 import { newWebhookSecret } from '../../watchlists/signature.js';
+import { watchedNames } from '../../watchlists/watched-names.js';
 import { refusedDestination } from '../../watchlists/webhook-url.js';
 import type { AppDeps } from '../deps.js';
 import { errorResponses } from '../schemas.js';
@@ -48,7 +49,7 @@ function runView(run: WatchRun | RunSummary) {
   };
 }
 
-function watchlistView(w: Watchlist, withSecret = false) {
+function watchlistView(w: Watchlist, maxVariants: number, withSecret = false) {
   const { spec, state } = w;
   return {
     id: w.id,
@@ -60,6 +61,7 @@ function watchlistView(w: Watchlist, withSecret = false) {
     ...(spec.webhookUrl ? { webhookUrl: spec.webhookUrl } : {}),
     ...(withSecret ? { webhookSecret: spec.webhookSecret } : {}),
     notify: spec.notify,
+    ...(spec.variants ? { variants: true, watchedNames: watchedNames(spec, maxVariants) } : {}),
     createdAt: iso(w.createdAt),
     updatedAt: iso(w.updatedAt),
     nextRunAt: iso(state.nextRunAt),
@@ -172,6 +174,7 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         webhookUrl: body.webhookUrl,
         webhookSecret: body.webhookSecret ?? newWebhookSecret(),
         notify: body.notify ?? 'changes',
+        variants: body.variants,
       });
       const now = deps.now();
       const watchlist: Watchlist = {
@@ -186,7 +189,7 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
       await store.createWatchlist(watchlist);
       deps.watchlistScheduler?.poke();
       request.log.info({ watchlistId: watchlist.id, names: spec.names.length }, 'watchlist created');
-      return reply.code(201).send(watchlistView(watchlist, true));
+      return reply.code(201).send(watchlistView(watchlist, config.maxVariantsPerRequest, true));
     },
   );
 
@@ -202,7 +205,9 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
       },
     },
     async (request) => ({
-      watchlists: (await store.listWatchlists(ownerOf(request))).map((w) => watchlistView(w)),
+      watchlists: (await store.listWatchlists(ownerOf(request))).map((w) =>
+        watchlistView(w, config.maxVariantsPerRequest),
+      ),
     }),
   );
 
@@ -218,7 +223,7 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         response: { 200: Type.Ref('Watchlist'), 404: { $ref: 'Error#' }, ...refused },
       },
     },
-    async (request) => watchlistView(await own(request, request.params.id)),
+    async (request) => watchlistView(await own(request, request.params.id), config.maxVariantsPerRequest),
   );
 
   api.patch(
@@ -251,12 +256,17 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         webhookUrl: pick(b.webhookUrl, current.spec.webhookUrl),
         webhookSecret: newSecret ?? current.spec.webhookSecret,
         notify: b.notify ?? current.spec.notify,
+        variants: b.variants ?? current.spec.variants,
       });
       const now = deps.now();
       const stored = JSON.parse(JSON.stringify(spec)) as WatchlistSpec;
       if (!(await store.updateWatchlistSpec(current.id, stored, now)))
         throw new UserscoutError('watchlist_not_found');
-      return watchlistView({ ...current, spec: stored, updatedAt: now }, newSecret !== undefined);
+      return watchlistView(
+        { ...current, spec: stored, updatedAt: now },
+        config.maxVariantsPerRequest,
+        newSecret !== undefined,
+      );
     },
   );
 
