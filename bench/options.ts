@@ -23,7 +23,7 @@ export interface BenchOptions {
 }
 
 export const USAGE = `npm run bench -- [options]
-  --case 1,2,5        run only these cases (default: all: 1 2 3 4 5 6 7 8)
+  --case 1,2,5        run only these cases (default: all: 1 2 3 4 5 6 7 8 9 10)
   --quick             smaller sets, fewer searches, 15 s of polling (a few minutes in all)
   --seed N            seed of latencies, accounts and synthetic platforms (default 1)
   --out DIR           folder of results files (default bench/results)

@@ -65,7 +65,7 @@ export function latencyOf(profile: LatencyProfile, seed: number, platform: Platf
   return platformLatency(profile, seed, platform.id);
 }
 
-function padBytesOf(seed: number, platform: Platform): number {
+export function padBytesOf(seed: number, platform: Platform): number {
   const r = seededRandom(hashSeed(`${seed}:pad:${platform.id}`))();
   return Math.round(PAD_MIN_BYTES + r * (PAD_MAX_BYTES - PAD_MIN_BYTES));
 }

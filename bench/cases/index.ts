@@ -11,6 +11,7 @@ import { growthCase } from './growth.js';
 import { machineCeilingCase } from './machine-ceiling.js';
 import { oneSearchCase } from './one-search.js';
 import { pollingLoadCase } from './polling-load.js';
+import { profileExtractionCase } from './profile-extraction.js';
 import { storeSizeCase } from './store-size.js';
 import { sustainedLoadCase } from './sustained-load.js';
 
@@ -24,4 +25,5 @@ export const CASES: readonly BenchCase[] = [
   machineCeilingCase,
   sustainedLoadCase,
   storeSizeCase,
+  profileExtractionCase,
 ];

@@ -99,6 +99,26 @@ describe('extractProfile', () => {
     expect(JSON.stringify(profile)).not.toMatch(/[<>]|javascript:/);
   });
 
+  it('reads a website typed without a scheme as a host, not as a path of the API', () => {
+    const platform = platformWith({ website: { json: 'blog' }, avatarUrl: { json: 'avatar' } });
+    const answer = (blog: string) =>
+      extractProfile(
+        platform,
+        view(
+          JSON.stringify({ blog, avatar: 'img/a.png' }),
+          'application/json',
+          'https://api.site.test/users/alice',
+        ),
+      );
+    expect(answer('alice.dev/blog')).toMatchObject({
+      website: 'https://alice.dev/blog',
+      avatarUrl: 'https://api.site.test/users/img/a.png',
+    });
+    expect(answer('http://alice.dev')?.website).toBe('http://alice.dev/');
+    expect(answer('javascript:alert(1)')?.website).toBeUndefined();
+    expect(answer('/about')?.website).toBe('https://api.site.test/about');
+  });
+
   it('answers nothing for an empty or detail-less answer', () => {
     expect(extractProfile(generic, view(''))).toBeUndefined();
     expect(extractProfile(generic, view('{"ok":true}', 'application/json'))).toBeUndefined();

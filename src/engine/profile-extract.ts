@@ -73,6 +73,16 @@ export function cleanUrl(raw: unknown, base: string): string | undefined {
   return url.href;
 }
 
+/**
+ * A website as people type it into a profile form ("alice.dev/blog") is a host,
+ * not a path of the page it sits on: it gets https://.
+ */
+function withScheme(raw: unknown): unknown {
+  if (typeof raw !== 'string') return raw;
+  const text = raw.trim();
+  return /^(?:[a-z0-9-]+\.)+[a-z]{2,63}(?::\d{1,5})?(?:[/?#]|$)/i.test(text) ? `https://${text}` : raw;
+}
+
 /** A count as pages write it: 1234, "1,234", "1.2k", "3M". */
 export function cleanCount(raw: unknown): number | undefined {
   if (typeof raw === 'number') return Number.isFinite(raw) && raw >= 0 ? Math.round(raw) : undefined;
@@ -243,7 +253,8 @@ export function extractProfile(platform: Pick<Platform, 'extract'>, view: Respon
     if (value !== undefined) profile[field] = value;
   }
   for (const field of PROFILE_URL_FIELDS) {
-    const value = cleanUrl(pick(field), view.url);
+    const raw = pick(field);
+    const value = cleanUrl(field === 'website' ? withScheme(raw) : raw, view.url);
     if (value !== undefined) profile[field] = value;
   }
   for (const field of PROFILE_COUNT_FIELDS) {

@@ -11,17 +11,24 @@
  * batch is always written before the search ends, fails or stops. A crash
  * loses at most the unwritten batch, never counted anywhere: the search
  * resumes from what is stored and checks those platforms again.
+ *
+ * A platform that had not answered (error, unknown) when a hit's profile
+ * already linked to its profile of the searched name is checked once more
+ * before its outcome is stored, and the later answer is the one stored
+ * (linked-recheck.ts). One stored before the link was seen stays as it is.
  */
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
 import { type ControlRecord, judgeHit } from '../engine/control.js';
 import type { Engine } from '../engine/engine.js';
+import { ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import type { Outcome } from '../engine/outcome.js';
 import { isUserscoutError } from '../errors.js';
 import { recentLatencies, type SearchRecord, type Store } from '../store/store.js';
 import { type CacheTtls, cacheExpiry, cacheTtlsOf } from './cache-policy.js';
 import { slowestFirst } from './check-order.js';
 import { type EventHub, type ProgressSnapshot, progressSnapshot } from './events.js';
+import { isUnanswered, linkedPlatforms } from './linked-recheck.js';
 
 export interface SearchJobDeps {
   readonly engine: Engine;
@@ -34,6 +41,8 @@ export interface SearchJobDeps {
   readonly now: () => number;
   /** Called for every stored outcome (metrics). */
   readonly onOutcome?: (outcome: Outcome) => void;
+  /** Profile URLs of the catalogue; without it, no platform is checked again for a link to it. */
+  readonly linkMatcher?: ProfileUrlMatcher;
 }
 
 export type SearchJobConfig = Pick<
@@ -61,6 +70,7 @@ export function searchJobDeps(
     cache: cacheTtlsOf(config),
     unmeasuredLatencyMs: config.unmeasuredLatencyMs,
     now: parts.now,
+    linkMatcher: new ProfileUrlMatcher(parts.catalogue.platforms),
     ...(parts.onOutcome ? { onOutcome: parts.onOutcome } : {}),
   };
 }
@@ -139,7 +149,8 @@ export async function runSearchJob(
   const { store, events, engine } = deps;
   // Ended meanwhile (cancelled while it waited): it stays as it was ended.
   if (await hasEnded(store, search.id)) return;
-  const done = new Set((await store.listOutcomes(search.id)).map((s) => s.outcome.platformId));
+  const stored = (await store.listOutcomes(search.id)).map((s) => s.outcome);
+  const done = new Set(stored.map((o) => o.platformId));
   const initial = await store.progress(search.id);
   let checked = initial.checked;
   const byStatus = { ...initial.byStatus };
@@ -160,6 +171,48 @@ export async function runSearchJob(
     },
   );
   const record = (outcome: Outcome) => outcomes.add(outcome);
+  const priority = CHECK_PRIORITY[search.tier];
+  const noteChecked = async (outcome: Outcome) => {
+    const now = deps.now();
+    if (outcome.status !== 'invalid')
+      await store.recordCheck(outcome.platformId, outcome.status, outcome.responseTime, now);
+    const expiresAt = cacheExpiry(outcome, now, deps.cache);
+    if (expiresAt !== undefined)
+      await store.putCachedOutcome(
+        search.username,
+        { ...outcome, evidence: { ...outcome.evidence, cachedAt: now } },
+        expiresAt,
+      );
+  };
+  // Platforms the hits so far (stored ones too, on resume) link to for the searched name.
+  const linked = new Set<string>();
+  const noteLinks = (outcome: Outcome) => {
+    if (deps.linkMatcher && outcome.status === 'hit')
+      for (const id of linkedPlatforms(outcome, deps.linkMatcher, search.username)) linked.add(id);
+  };
+  for (const outcome of stored) noteLinks(outcome);
+  const rechecks: Promise<void>[] = [];
+  /** Records an outcome, or, for a linked platform that had not answered, checks it once more first. */
+  const settle = (outcome: Outcome) => {
+    noteLinks(outcome);
+    const platform = deps.platformsById.get(outcome.platformId);
+    if (!platform || !isUnanswered(outcome) || !linked.has(outcome.platformId)) {
+      record(outcome);
+      return;
+    }
+    rechecks.push(
+      engine.check(platform, search.username, signal, priority).then(
+        async (again) => {
+          record(again);
+          await noteChecked(again);
+        },
+        (error: unknown) => {
+          if (signal.aborted) throw error;
+          record(outcome); // the engine failed: the first answer stands
+        },
+      ),
+    );
+  };
 
   try {
     const pending: Platform[] = [];
@@ -176,26 +229,17 @@ export async function runSearchJob(
       // checked, and an outcome could not truly name its category or address, so it has none.
       if (!platform) continue;
       const cached = await store.getCachedOutcome(search.username, id, deps.now());
-      if (cached) record(cached.status === 'hit' ? await drifted(cached) : cached);
+      if (cached) settle(cached.status === 'hit' ? await drifted(cached) : cached);
       else pending.push(platform);
     }
     // Slowest first: the long waits overlap the short checks instead of coming last.
     const recent = await recentLatencies(store);
     const ordered = slowestFirst(pending, recent, deps.unmeasuredLatencyMs);
-    const priority = CHECK_PRIORITY[search.tier];
     for await (const outcome of engine.search(search.username, ordered, signal, { priority })) {
-      record(outcome);
-      const now = deps.now();
-      if (outcome.status !== 'invalid')
-        await store.recordCheck(outcome.platformId, outcome.status, outcome.responseTime, now);
-      const expiresAt = cacheExpiry(outcome, now, deps.cache);
-      if (expiresAt !== undefined)
-        await store.putCachedOutcome(
-          search.username,
-          { ...outcome, evidence: { ...outcome.evidence, cachedAt: now } },
-          expiresAt,
-        );
+      settle(outcome);
+      await noteChecked(outcome);
     }
+    await Promise.all(rechecks);
     await outcomes.drain();
     signal.throwIfAborted();
     // Cancelled while its last checks ran: it stays cancelled.
@@ -204,6 +248,7 @@ export async function runSearchJob(
     events.publish(search.id, { type: 'done', state: 'completed', progress: snapshot() });
   } catch (error) {
     // What was gathered is kept whatever ended the search (a failed write is already `error`).
+    await Promise.allSettled(rechecks);
     await outcomes.drain().catch(() => {});
     // A stop (shutdown, lost worker) leaves the search running: it resumes from what is stored.
     if (signal.aborted)

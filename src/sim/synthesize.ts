@@ -8,6 +8,7 @@ import RandExp from 'randexp';
 import type { Platform, Shield, Signal, SignalPart } from '../catalogue/platform.js';
 import { classify } from '../engine/classify.js';
 import type { ResponseView } from '../engine/response-view.js';
+import { profileSample } from './profile-sample.js';
 
 export interface SimAnswer {
   readonly status: number;
@@ -79,6 +80,8 @@ interface Draft {
   texts: string[];
   json: Record<string, unknown> | undefined;
   redirect: string | undefined;
+  /** `<meta>` tags of an HTML page: [name, content]. */
+  meta: [string, string][];
 }
 
 function apply(draft: Draft, signal: Signal | SignalPart, mode: 'hold' | 'exists'): void {
@@ -131,7 +134,14 @@ function render(
     body = JSON.stringify(draft.json);
     headers['content-type'] = 'application/json';
   } else {
-    const head = titled ? `<head><title>${platform.name}</title></head>` : '';
+    const metas = draft.meta
+      .map(
+        ([name, content]) =>
+          `<meta ${name.includes(':') ? 'property' : 'name'}="${attr(name)}" content="${attr(content)}">`,
+      )
+      .join('');
+    const title = titled ? `<title>${platform.name}</title>` : '';
+    const head = title || metas ? `<head>${title}${metas}</head>` : '';
     body = `<!DOCTYPE html><html>${head}<body>${padding(padBytes)}${draft.texts.map((t) => `<div>${t}</div>`).join('')}</body></html>`;
   }
   if (draft.redirect !== undefined) {
@@ -180,7 +190,40 @@ const emptyDraft = (): Draft => ({
   texts: [],
   json: undefined,
   redirect: undefined,
+  meta: [],
 });
+
+function attr(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}
+
+function hasJson(json: Record<string, unknown>, path: readonly string[]): boolean {
+  let node: unknown = json;
+  for (const segment of path) {
+    if (node === null || typeof node !== 'object') return false;
+    node = (node as Record<string, unknown>)[segment];
+  }
+  return node !== undefined;
+}
+
+/**
+ * The draft with the platform's profile details added where its `extract`
+ * rules read them (undefined without rules). A member the detection rules
+ * already set keeps their value.
+ */
+function withProfile(platform: Platform, draft: Draft, requestUrl: string): Draft | undefined {
+  const sample = profileSample(platform, requestUrl);
+  if (!sample) return undefined;
+  const json = sample.json.length > 0 || draft.json ? structuredClone(draft.json ?? {}) : undefined;
+  for (const [path, value] of sample.json) if (json && !hasJson(json, path)) setJson(json, path, value);
+  return {
+    ...draft,
+    headers: { ...draft.headers },
+    json,
+    texts: [...draft.texts, ...(json ? [] : sample.texts)],
+    meta: json ? [] : sample.meta.map(([name, content]): [string, string] => [name, content]),
+  };
+}
 
 /** An answer saying the account exists. */
 export function synthesizeExists(
@@ -192,11 +235,15 @@ export function synthesizeExists(
   const draft = emptyDraft();
   for (const signal of platform.detect.exists) apply(draft, signal, 'exists');
   let verdict: ReturnType<typeof classify> = 'pending';
-  // A site whose missing page is told by its bare title (`<title>Name</title>`) gets a profile without one.
-  for (const titled of [true, false]) {
-    const answer = render(platform, draft, requestUrl, padBytes, titled);
-    verdict = classify(platform, viewOf(answer, requestUrl), shields);
-    if (verdict !== 'pending' && verdict.status === 'hit') return { ok: true, answer };
+  // With the profile details the platform's rules read, when the answer still says exists; else without.
+  const drafts = [withProfile(platform, draft, requestUrl), draft].filter((d): d is Draft => d !== undefined);
+  for (const candidate of drafts) {
+    // A site whose missing page is told by its bare title (`<title>Name</title>`) gets a profile without one.
+    for (const titled of [true, false]) {
+      const answer = render(platform, structuredClone(candidate), requestUrl, padBytes, titled);
+      verdict = classify(platform, viewOf(answer, requestUrl), shields);
+      if (verdict !== 'pending' && verdict.status === 'hit') return { ok: true, answer };
+    }
   }
   return {
     ok: false,
