@@ -1,0 +1,113 @@
+/**
+ * The store contract against the PostgreSQL store on a real server, each test
+ * in a schema of its own (dropped after), and what only PostgreSQL adds:
+ * migrations run once by any number of processes, pages merged when a search
+ * ends, and an outage answered as store_unavailable.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Outcome } from '../../src/engine/outcome.js';
+import { PostgresStore } from '../../src/store/postgres.js';
+import { migratePostgres } from '../../src/store/postgres-migrate.js';
+import type { Store } from '../../src/store/store.js';
+import { describeStoreContract } from '../store.contract.js';
+import { adminQuery, dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres-support.js';
+
+const schemas = new Map<Store, string>();
+const others: string[] = [];
+
+afterAll(async () => {
+  for (const schema of others) await dropSchema(schema);
+});
+
+describeStoreContract(
+  'PostgresStore',
+  () => {
+    const schema = uniqueSchema('store');
+    const store = new PostgresStore({ url: TEST_DATABASE_URL, schema });
+    schemas.set(store, schema);
+    return store;
+  },
+  async (store) => {
+    await store.close();
+    await dropSchema(schemas.get(store)!);
+    schemas.delete(store);
+  },
+);
+
+function miss(platformId: string): Outcome {
+  const url = `https://${platformId}.example/alice`;
+  return {
+    platform: platformId,
+    platformId,
+    category: 'social',
+    url,
+    status: 'miss',
+    responseTime: 120,
+    evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404, finalUrl: url, bytesRead: 900 },
+  };
+}
+
+describe('PostgresStore on PostgreSQL', () => {
+  it('migrates once when several processes start at once, and records the version', async () => {
+    const schema = uniqueSchema('migrate');
+    others.push(schema);
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () => migratePostgres({ url: TEST_DATABASE_URL, schema })),
+    );
+    // One run applied the migration; the others waited for its lock and found nothing to do.
+    expect(runs.flat()).toEqual(['1764000000000_initial']);
+    const { rows } = await adminQuery(`SELECT name FROM ${schema}.pgmigrations`);
+    expect(rows.map((r) => r.name)).toEqual(['1764000000000_initial']);
+    expect(await migratePostgres({ url: TEST_DATABASE_URL, schema })).toEqual([]);
+  });
+
+  it('merges a finished search into one page, keeping every outcome, its seq and its counts', async () => {
+    const schema = uniqueSchema('merge');
+    others.push(schema);
+    const store = new PostgresStore({ url: TEST_DATABASE_URL, schema });
+    try {
+      await store.createSearch({
+        id: 's1',
+        username: 'alice',
+        state: 'running',
+        tier: 'free',
+        client: 'ip:203.0.113.7',
+        platformIds: ['p1', 'p2', 'p3', 'p4', 'p5'],
+        estimatedSeconds: 1,
+        createdAt: Date.now(),
+      });
+      await store.addOutcomes('s1', [miss('p1'), miss('p2')]);
+      await store.addOutcomes('s1', [miss('p3')]);
+      await store.addOutcomes('s1', [miss('p4'), { ...miss('p5'), status: 'hit' }]);
+      const before = await store.listOutcomes('s1');
+      await store.updateSearch('s1', { state: 'completed', finishedAt: Date.now() });
+      const { rows } = await adminQuery(`SELECT first_seq, count, platform_ids FROM ${schema}.outcome_pages`);
+      expect(rows).toEqual([{ first_seq: 1, count: 5, platform_ids: null }]);
+      expect(await store.listOutcomes('s1')).toEqual(before);
+      expect(await store.listOutcomes('s1', { afterSeq: 3 })).toEqual(before.slice(3));
+      // A platform stored before the merge is still refused; a new one goes on at seq 6.
+      expect(await store.addOutcomes('s1', [miss('p2'), miss('p6')])).toEqual([undefined, 6]);
+      expect(await store.progress('s1')).toMatchObject({ checked: 6, hits: 1 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('answers store_unavailable within the connection timeout when PostgreSQL cannot be reached', async () => {
+    // Nothing listens on port 1.
+    const store = new PostgresStore({ url: 'postgres://postgres@127.0.0.1:1/test', connectTimeoutMs: 1_000 });
+    try {
+      const started = Date.now();
+      await expect(store.getSearch('s1')).rejects.toMatchObject({
+        code: 'store_unavailable',
+        details: { retryAfter: 5 },
+      });
+      await expect(store.addOutcome('s1', miss('p1'))).rejects.toMatchObject({ code: 'store_unavailable' });
+      expect(await store.ping()).toBe(false);
+      // Each call fails at once (refused) or after the 1 s connection timeout; far from a hang.
+      expect(Date.now() - started).toBeLessThan(8_000);
+    } finally {
+      await store.close();
+    }
+  });
+});
