@@ -135,6 +135,6 @@ describe('createStore', () => {
   });
 
   it('refuses an unknown kind, naming it', () => {
-    expect(() => createStore({ kind: 'postgres' } as never)).toThrow(/postgres/);
+    expect(() => createStore({ kind: 'mysql' } as never)).toThrow(/mysql/);
   });
 });
