@@ -106,6 +106,7 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
         retryAfterSeconds: config.queueFullRetryAfterSeconds,
         lockMs: config.jobLockMs,
         onError: hooks.onError,
+        commands: redis,
         ...(hooks.onSearchStart ? { onStart: hooks.onSearchStart } : {}),
       }),
     waitUntilReady: (timeoutMs) =>

@@ -32,3 +32,17 @@ export async function adminQuery(sql: string): Promise<pg.QueryResult> {
 export async function dropSchema(schema: string): Promise<void> {
   await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
 }
+
+/** A database of its own (for processes that take only DATABASE_URL); `drop` removes it. */
+export async function createTestDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = uniqueSchema(label);
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    drop: async () => {
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
