@@ -537,7 +537,7 @@ async function mergePages(client: pg.PoolClient, searchKey: string): Promise<voi
   await client.query('DELETE FROM outcome_pages WHERE search_key = $1', [searchKey]);
   await client.query(
     'INSERT INTO outcome_pages (search_key, first_seq, count, platform_ids, body) VALUES ($1, 1, $2, NULL, $3)',
-    [searchKey, outcomes.length, await encodePage(outcomes)],
+    [searchKey, outcomes.length, await encodePage(outcomes, true)],
   );
 }
 
