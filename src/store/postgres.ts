@@ -38,7 +38,11 @@ export interface PostgresStoreOptions {
   readonly schema?: string;
   /** Connections this process keeps at most. @default 10 */
   readonly poolSize?: number;
-  /** Longest wait for a connection (new, or a free one of the pool), ms. @default 2000 */
+  /**
+   * Longest wait for a connection, new or a free one of the pool (node-postgres has one
+   * timeout for both): long enough for a burst to queue for the pool, short enough that
+   * an unreachable server answers 503 well before a client gives up. @default 5000
+   */
   readonly connectTimeoutMs?: number;
   /** Longest a statement may run, ms (server side, and on the client when the server does not answer). @default 5000 */
   readonly statementTimeoutMs?: number;
@@ -95,7 +99,7 @@ export class PostgresStore implements Store {
     this.#pool = new pg.Pool({
       connectionString: options.url,
       max: options.poolSize ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? 2_000,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? 5_000,
       statement_timeout: statementTimeoutMs,
       // The client's own deadline, for a server that stopped answering altogether.
       query_timeout: statementTimeoutMs + 1_000,
@@ -113,7 +117,7 @@ export class PostgresStore implements Store {
     this.#schemaReady ??= migratePostgres({
       url: this.#options.url,
       schema: this.#options.schema ?? 'public',
-      connectTimeoutMs: this.#options.connectTimeoutMs ?? 2_000,
+      connectTimeoutMs: this.#options.connectTimeoutMs ?? 5_000,
       ...(this.#options.log ? { log: this.#options.log } : {}),
     }).then(
       () => {},

@@ -93,6 +93,52 @@ describe('PostgresStore on PostgreSQL', () => {
     }
   });
 
+  it('sweeps old searches in batches while another search goes on, keeping the newer ones intact', async () => {
+    const schema = uniqueSchema('sweep');
+    others.push(schema);
+    const store = new PostgresStore({ url: TEST_DATABASE_URL, schema });
+    try {
+      const cutoff = Date.now();
+      const search = (id: string, createdAt: number) => ({
+        id,
+        username: 'alice',
+        state: 'completed' as const,
+        tier: 'free' as const,
+        client: 'ip:203.0.113.7',
+        platformIds: ['p1', 'p2'],
+        estimatedSeconds: 1,
+        createdAt,
+      });
+      // More old searches than one sweep statement deletes (500), each with outcomes.
+      const old = Array.from({ length: 1_100 }, (_, i) => `old-${i}`);
+      for (let i = 0; i < old.length; i += 50) {
+        await Promise.all(
+          old.slice(i, i + 50).map(async (id, j) => {
+            await store.createSearch(search(id, cutoff - 86_400_000 + i + j));
+            await store.addOutcomes(id, [miss('p1'), miss('p2')]);
+          }),
+        );
+      }
+      await store.createSearch({ ...search('new', cutoff), state: 'running' });
+      const writing = (async () => {
+        const seqs: (number | undefined)[] = [];
+        for (let i = 0; i < 40; i++) seqs.push(...(await store.addOutcomes('new', [miss(`q${i}`)])));
+        return seqs;
+      })();
+      const [swept, seqs] = await Promise.all([store.sweepSearches(cutoff), writing]);
+      expect(swept).toBe(old.length);
+      expect(seqs).toEqual(Array.from({ length: 40 }, (_, i) => i + 1));
+      expect(await store.getSearch('old-0')).toBeUndefined();
+      expect(await store.listOutcomes('old-1099')).toEqual([]);
+      expect(await store.progress('new')).toMatchObject({ checked: 40 });
+      const { rows } = await adminQuery(`SELECT count(*)::int AS n FROM ${schema}.outcome_pages`);
+      // Only the new search's pages are left.
+      expect(rows[0].n).toBe(40);
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
+
   it('answers store_unavailable within the connection timeout when PostgreSQL cannot be reached', async () => {
     // Nothing listens on port 1.
     const store = new PostgresStore({ url: 'postgres://postgres@127.0.0.1:1/test', connectTimeoutMs: 1_000 });
