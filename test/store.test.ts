@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../src/engine/outcome.js';
 import { createStore } from '../src/store/create-store.js';
 import { RedisStore } from '../src/store/redis.js';
+import { SplitStore } from '../src/store/split-store.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import type { Store } from '../src/store/store.js';
 import { TEST_REDIS_URL } from './cluster/redis-support.js';
@@ -37,6 +38,9 @@ describeStoreContract(
 );
 
 describeStoreContract('MemoryStore', () => new MemoryStore());
+
+// Records in one store, the outcome cache in another, as cluster mode with DATABASE_URL splits them.
+describeStoreContract('SplitStore', () => new SplitStore(new SqliteStore(':memory:'), new MemoryStore()));
 
 describe('SqliteStore on a file, reopened', () => {
   const stores: Store[] = [];
@@ -121,6 +125,31 @@ describe('SqliteStore on a file, reopened', () => {
     });
     await writer.addOutcome('s1', hit);
     expect(await reader.progress('s1')).toMatchObject({ checked: 1, hits: 1 });
+  });
+});
+
+describe('SplitStore', () => {
+  it('keeps the outcome cache in the cache store and everything else in the records store', async () => {
+    const records = new SqliteStore(':memory:');
+    const cache = new MemoryStore();
+    const split = new SplitStore(records, cache);
+    const hit: Outcome = {
+      platform: 'GitHub',
+      platformId: 'github',
+      category: 'coding',
+      url: 'https://github.com/alice',
+      status: 'hit',
+      responseTime: 10,
+      evidence: { rule: 'exists: status 200', attempts: 1 },
+    };
+    await split.putCachedOutcome('alice', hit, T0 + 60_000);
+    await split.recordCheck('github', 'hit', 10, T0);
+    expect(await cache.getCachedOutcome('alice', 'github', T0)).toEqual(hit);
+    expect(await records.getCachedOutcome('alice', 'github', T0)).toBeUndefined();
+    expect(await records.platformStats()).toMatchObject([{ platformId: 'github', checks: 1 }]);
+    expect(await cache.platformStats()).toEqual([]);
+    await split.close();
+    expect(await split.ping()).toBe(false);
   });
 });
 
