@@ -67,7 +67,18 @@ try {
   // pages merged away is then reused by the next search instead of growing the files.
   const vacuum = new pg.Client({ connectionString: url.href });
   await vacuum.connect();
+  const sizes = async () => {
+    const { rows } = await vacuum.query<{ relname: string; bytes: string }>(
+      `SELECT c.relname, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
+       JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname IN ('searches', 'outcome_pages')`,
+    );
+    return rows.reduce((sum, r) => sum + Number(r.bytes), 0);
+  };
   let outcomes = 0;
+  // On disk at half way and at the end: the difference over the second half is what one
+  // more search adds, without each table's fixed first pages.
+  let halfway = 0;
   const byStatus: Record<string, number> = {};
   for (let i = 0; i < searches; i++) {
     const username = i % 2 === 0 ? ACCOUNT_POOL[i]! : `nobody-${i}-${randomBytes(3).toString('hex')}`;
@@ -83,6 +94,7 @@ try {
       };
       if (polled.status !== 'running') {
         await vacuum.query('VACUUM outcome_pages, searches');
+        if (i === Math.floor(searches / 2) - 1) halfway = await sizes();
         outcomes += polled.progress.checked;
         for (const [s, n] of Object.entries(polled.progress.byStatus ?? {}))
           byStatus[s] = (byStatus[s] ?? 0) + n;
@@ -92,17 +104,9 @@ try {
     }
   }
   await service.close();
-  await vacuum.end();
+  const atEnd = await sizes();
   const client = new pg.Client({ connectionString: url.href });
   await client.connect();
-  const sizes = async () => {
-    const { rows } = await client.query<{ relname: string; bytes: string }>(
-      `SELECT c.relname, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
-       JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = 'public' AND c.relkind = 'r' AND c.relname IN ('searches', 'outcome_pages')`,
-    );
-    return rows.reduce((sum, r) => sum + Number(r.bytes), 0);
-  };
   const counts = await client.query<{ counts: number[] }>(
     'SELECT ARRAY[sum(status_counts[1]), sum(status_counts[2]), sum(status_counts[3]), sum(status_counts[4]), sum(status_counts[5])]::int[] AS counts FROM searches',
   );
@@ -117,10 +121,10 @@ try {
   );
   await client.query('VACUUM ANALYZE');
   // On disk, as a busy database keeps it: what merged pages freed is reused by the next searches.
-  const onDisk = await sizes();
   await client.query('VACUUM FULL');
   const compacted = await sizes();
   await client.end();
+  await vacuum.end();
   const per = (bytes: number) => Math.round(bytes / searches);
   console.log(
     JSON.stringify(
@@ -132,7 +136,8 @@ try {
           platformIds: Math.round(Number(parts.rows[0]!.platform_ids)),
           outcomePage: Math.round(Number(parts.rows[0]!.page_body)),
           rows: per(Number(live.rows[0]!.bytes)),
-          onDisk: per(onDisk),
+          onDisk: per(atEnd),
+          onDiskEachMore: Math.round((atEnd - halfway) / (searches - Math.floor(searches / 2))),
           compacted: per(compacted),
         },
       },

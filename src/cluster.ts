@@ -3,9 +3,10 @@
  * store, live events, shared rate limits, the cluster-wide request budgets per origin,
  * checks shared between workers and the BullMQ runner), wired from the
  * configuration. With a store of record (PostgreSQL, DATABASE_URL) the store
- * is that one, and Redis keeps only the outcome cache of it. The service picks these instead of the embedded ones when
- * REDIS_URL is set. Nothing here waits for Redis to answer: a process starts
- * during an outage and answers 503 until Redis is back.
+ * is that one, and Redis keeps only the outcome cache of it. The service picks
+ * these instead of the embedded ones when REDIS_URL is set. Nothing here waits
+ * for Redis to answer: a process starts during an outage and answers 503 until
+ * Redis is back.
  */
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { redisRateLimitStore } from './api/rate-limit-redis.js';

@@ -16,7 +16,7 @@ CREATE TABLE searches (
   state text NOT NULL CHECK (state IN ('queued', 'running', 'completed', 'error')),
   tier text NOT NULL,
   client text NOT NULL,
-  platform_ids text NOT NULL, -- JSON array of platform ids
+  platform_ids bytea NOT NULL, -- brotli of the JSON array of platform ids (src/store/outcome-page.ts)
   estimated_seconds double precision NOT NULL,
   created_at bigint NOT NULL,
   started_at bigint,
@@ -37,6 +37,7 @@ CREATE TABLE outcome_pages (
   PRIMARY KEY (search_key, first_seq)
 );
 -- Compressed already: TOAST need not try again.
+ALTER TABLE searches ALTER COLUMN platform_ids SET STORAGE EXTERNAL;
 ALTER TABLE outcome_pages ALTER COLUMN body SET STORAGE EXTERNAL;
 
 CREATE TABLE outcome_cache (

@@ -12,7 +12,7 @@ import pg from 'pg';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { OUTCOME_STATUSES } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
-import { decodePage, encodePage } from './outcome-page.js';
+import { decodeIds, decodePage, encodeIds, encodePage } from './outcome-page.js';
 import { migratePostgres } from './postgres-migrate.js';
 import { asPostgresStoreError } from './postgres-unavailable.js';
 import {
@@ -66,7 +66,7 @@ interface SearchRow {
   state: SearchState;
   tier: Tier;
   client: string;
-  platform_ids: string;
+  platform_ids: Buffer;
   estimated_seconds: number;
   created_at: string;
   started_at: string | null;
@@ -180,7 +180,7 @@ export class PostgresStore implements Store {
             search.state,
             search.tier,
             search.client,
-            JSON.stringify(search.platformIds),
+            await encodeIds(search.platformIds),
             search.estimatedSeconds,
             search.createdAt,
             search.startedAt ?? null,
@@ -198,7 +198,7 @@ export class PostgresStore implements Store {
   getSearch(id: string): Promise<SearchRecord | undefined> {
     return this.#guard(async () => {
       const { rows } = await this.#query<SearchRow>('SELECT * FROM searches WHERE id = $1', [id]);
-      return rows[0] && toSearch(rows[0]);
+      return rows[0] && (await toSearch(rows[0]));
     });
   }
 
@@ -322,7 +322,7 @@ export class PostgresStore implements Store {
       if (!row) return undefined;
       const pages = row.page_seqs.map((first_seq, i) => ({ first_seq, body: row.page_bodies[i]! }));
       return {
-        search: toSearch(row),
+        search: await toSearch(row),
         progress: progressOf(row.status_counts),
         outcomes: await storedOutcomes(pages, 0, options.statuses),
       };
@@ -334,7 +334,7 @@ export class PostgresStore implements Store {
       const { rows } = await this.#query<SearchRow>(
         `SELECT * FROM searches WHERE state IN ('queued', 'running') ORDER BY created_at, id`,
       );
-      return rows.map(toSearch);
+      return Promise.all(rows.map(toSearch));
     });
   }
 
@@ -577,14 +577,14 @@ function isUniqueViolation(error: unknown): boolean {
   return (error as { code?: unknown }).code === '23505';
 }
 
-function toSearch(row: SearchRow): SearchRecord {
+async function toSearch(row: SearchRow): Promise<SearchRecord> {
   return {
     id: row.id,
     username: row.username,
     state: row.state,
     tier: row.tier,
     client: row.client,
-    platformIds: JSON.parse(row.platform_ids) as string[],
+    platformIds: await decodeIds(row.platform_ids),
     estimatedSeconds: row.estimated_seconds,
     createdAt: Number(row.created_at),
     // Absent rather than undefined, so a record reads back deep-equal to the one created.
