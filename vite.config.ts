@@ -22,7 +22,12 @@ export default defineConfig({
     assetsInlineLimit: 0,
     sourcemap: true,
     rollupOptions: {
-      input: { main: web('index.html'), platforms: web('platforms.html') },
+      input: {
+        main: web('index.html'),
+        platforms: web('platforms.html'),
+        watchlists: web('watchlists.html'),
+        batch: web('batch.html'),
+      },
     },
   },
 });

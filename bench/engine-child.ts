@@ -2,10 +2,13 @@
  * The engine in a process of its own, as the CLI runs it: one engine, searches
  * driven from here, measured from inside (CPU, peak RSS) around the searches only.
  */
+
+import { mergeLatencies, readLatencyMemory, writeLatencyMemory } from '../src/cli/latency-memory.js';
 import { loadConfig, type SettingName } from '../src/config.js';
 import { createEngine } from '../src/engine/create-engine.js';
 import type { Engine } from '../src/engine/engine.js';
-import type { OutcomeStatus } from '../src/engine/outcome.js';
+import type { Outcome, OutcomeStatus } from '../src/engine/outcome.js';
+import { slowestFirst } from '../src/runner/check-order.js';
 import { runChild } from './child.js';
 import { loadPlatformSet, type PlatformSetId } from './platform-set.js';
 import { measure, readUsage, type UsageDelta } from './process-usage.js';
@@ -16,6 +19,12 @@ export interface EngineInput {
   readonly connectTo: string[];
   readonly caFile: string;
   readonly overrides: Partial<Record<SettingName, unknown>>;
+  /**
+   * The CLI's latency memory (src/cli/latency-memory.ts): when set, checks go
+   * slowest first by what the file remembers, and each search updates it, as
+   * `userscout search` does. Absent: catalogue order, nothing remembered.
+   */
+  readonly latencyFile?: string;
 }
 
 export interface EngineReady {
@@ -60,13 +69,20 @@ await runChild<EngineInput, EngineReady>(async (input) => {
     const { result: wallMs, usage } = await measure(readUsage, async () => {
       const t0 = performance.now();
       for (const username of usernames) {
-        for await (const outcome of engine.search(username, set.searched)) {
+        const memory = readLatencyMemory(input.latencyFile);
+        const ordered = input.latencyFile
+          ? slowestFirst(set.searched, memory, config.unmeasuredLatencyMs)
+          : set.searched;
+        const seen: Outcome[] = [];
+        for await (const outcome of engine.search(username, ordered)) {
+          seen.push(outcome);
           outcomes++;
           statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
           if (outcome.status === 'invalid') continue;
           checkedIds.push(outcome.platformId);
           doneAtMs.push(Math.round(performance.now() - t0));
         }
+        writeLatencyMemory(input.latencyFile, mergeLatencies(memory, seen));
       }
       return performance.now() - t0;
     });
@@ -84,7 +100,15 @@ await runChild<EngineInput, EngineReady>(async (input) => {
 
   return {
     ready: { platforms: set.searched.length, startupMs, timeoutMs: config.timeoutMs },
-    handlers: { searches: (usernames: string[]) => searches(usernames) },
+    handlers: {
+      searches: (usernames: string[]) => searches(usernames),
+      /** Every outcome of a search for `username`, in the order they came (what a store keeps). */
+      outcomes: async (username: string): Promise<Outcome[]> => {
+        const outcomes: Outcome[] = [];
+        for await (const outcome of engine.search(username, set.searched)) outcomes.push(outcome);
+        return outcomes;
+      },
+    },
     stop: () => engine.close(),
   };
 });

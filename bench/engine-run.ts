@@ -13,6 +13,7 @@ export async function runEngineSearches(
   set: PlatformSetId,
   profile: LatencyProfile,
   batches: readonly (readonly string[])[],
+  latencyFile?: string,
 ): Promise<{ ready: EngineReady; reports: SearchesReport[] }> {
   const sim = await ctx.sim(set, profile);
   const engine = await Child.start<EngineReady>('./engine-child.ts', {
@@ -21,6 +22,7 @@ export async function runEngineSearches(
     connectTo: sim.connectTo,
     caFile: sim.caFile,
     overrides: {},
+    ...(latencyFile ? { latencyFile } : {}),
   } satisfies EngineInput);
   try {
     const reports: SearchesReport[] = [];

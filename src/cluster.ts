@@ -10,6 +10,8 @@
  */
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { redisRateLimitStore } from './api/rate-limit-redis.js';
+import type { SearchQuota } from './api/search-quota.js';
+import { RedisSearchQuota } from './api/search-quota-redis.js';
 import type { Config } from './config.js';
 import { LocalRateBudget } from './engine/local-rate-budget.js';
 import type { RateBudget } from './engine/rate-budget.js';
@@ -60,6 +62,8 @@ export interface RedisBackend {
   readonly rateBudget: RateBudget;
   readonly sharedChecks: SharedChecks;
   readonly rateLimitStore: FastifyRateLimitStoreCtor;
+  /** The search limit's counters, shared by every API process. */
+  readonly searchQuota: SearchQuota;
   createRunner(deps: SearchJobDeps): Runner;
   /** Whether Redis answered within `timeoutMs`. */
   waitUntilReady(timeoutMs: number): Promise<boolean>;
@@ -97,6 +101,7 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
       onError: hooks.onError,
     }),
     rateLimitStore: redisRateLimitStore(redis, prefix),
+    searchQuota: new RedisSearchQuota(redis, prefix),
     createRunner: (deps) =>
       new BullMqRunner(deps, {
         connection: bullmqOptions(config.redisUrl),

@@ -238,6 +238,24 @@ export const SETTINGS = {
     kind: { type: 'bool' },
     doc: 'Refuse private and loopback destinations (the CLI turns it off)',
   },
+  server: {
+    env: 'USERSCOUT_SERVER',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'CLI only: a userscout service to search through (its URL) instead of checking from this machine',
+  },
+  apiKey: {
+    env: 'USERSCOUT_KEY',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'CLI only: the professional API key sent to USERSCOUT_SERVER (never printed)',
+  },
+  latencyMemory: {
+    env: 'USERSCOUT_LATENCY_FILE',
+    default: '',
+    kind: { type: 'string' },
+    doc: "File where the CLI remembers each platform's answer time between runs, to start the slowest checks first (empty: the user's cache folder, `$XDG_CACHE_HOME/userscout/latencies.json`; `off`: none)",
+  },
   includeNsfw: {
     env: 'USERSCOUT_INCLUDE_NSFW',
     default: false,
@@ -323,6 +341,45 @@ export const SETTINGS = {
     kind: int(1, 10_000_000),
     doc: 'Other requests per minute per professional key: following 100 running searches at one poll a second',
   },
+  // Event streams: each open one holds a socket and is written every event; the caps keep
+  // one client (or one shared search link) from tying up the process.
+  streamLimit: {
+    env: 'USERSCOUT_STREAM_LIMIT',
+    default: 20,
+    kind: int(1, 1_000_000),
+    doc: 'Event streams (GET /api/search/{id}/events) open at once per free-tier client address, per API process',
+  },
+  proStreamLimit: {
+    env: 'USERSCOUT_PRO_STREAM_LIMIT',
+    default: 200,
+    kind: int(1, 1_000_000),
+    doc: 'Event streams open at once per professional key, per API process',
+  },
+  searchStreamLimit: {
+    env: 'USERSCOUT_SEARCH_STREAM_LIMIT',
+    default: 100,
+    kind: int(1, 1_000_000),
+    doc: 'Event streams open at once on one search, over all clients, per API process',
+  },
+  streamFlushMs: {
+    env: 'USERSCOUT_STREAM_FLUSH_MS',
+    default: 50,
+    kind: int(0, 5_000),
+    doc: 'Live events of a search arriving within this long (ms) go to its event streams in one write each',
+  },
+  // Batches and lookalike names (issue 18): each search they start counts against the search limit.
+  maxBatchNames: {
+    env: 'USERSCOUT_MAX_BATCH_NAMES',
+    default: 25,
+    kind: int(1, 1000),
+    doc: 'Most names in one batch (POST /api/searches); each starts a search of its own',
+  },
+  maxVariantsPerRequest: {
+    env: 'USERSCOUT_MAX_VARIANTS',
+    default: 10,
+    kind: int(0, 100),
+    doc: 'Most lookalike names generated, and searched, for one name (`variants` on POST /api/search, `--variants`, `userscout variants`)',
+  },
   trustProxy: {
     env: 'USERSCOUT_TRUST_PROXY',
     default: '',
@@ -358,6 +415,87 @@ export const SETTINGS = {
     default: 300,
     kind: int(0, 31_536_000),
     doc: 'How long unknown/error outcomes are reused',
+  },
+  // --- Watchlists and webhooks (issue 18) ---
+  watchlistMinIntervalMs: {
+    env: 'USERSCOUT_WATCHLIST_MIN_INTERVAL_MS',
+    default: 3_600_000,
+    kind: int(1_000, 2_592_000_000),
+    doc: 'Shortest interval a watchlist may have (ms); lower it only for tests',
+  },
+  watchlistMaxNames: {
+    env: 'USERSCOUT_WATCHLIST_MAX_NAMES',
+    default: 20,
+    kind: int(1, 1_000),
+    doc: 'Names one watchlist may hold; each is one search per run',
+  },
+  watchlistTickMs: {
+    env: 'USERSCOUT_WATCHLIST_TICK_MS',
+    default: 5_000,
+    kind: int(20, 600_000),
+    doc: 'How often the scheduler looks for due runs and pending webhook deliveries (ms)',
+  },
+  watchlistLeaseMs: {
+    env: 'USERSCOUT_WATCHLIST_LEASE_MS',
+    default: 60_000,
+    kind: int(100, 3_600_000),
+    doc: 'How long a process holds a claimed run step before another may take it over (ms)',
+  },
+  watchlistMaxRunMs: {
+    env: 'USERSCOUT_WATCHLIST_MAX_RUN_MS',
+    default: 21_600_000,
+    kind: int(1_000, 604_800_000),
+    doc: 'A run whose searches have not all finished after this long ends without them (ms)',
+  },
+  webhookTimeoutMs: {
+    env: 'USERSCOUT_WEBHOOK_TIMEOUT_MS',
+    default: 10_000,
+    kind: int(100, 120_000),
+    doc: 'Deadline of one webhook attempt (ms)',
+  },
+  webhookRetryBaseMs: {
+    env: 'USERSCOUT_WEBHOOK_RETRY_BASE_MS',
+    default: 30_000,
+    kind: int(10, 3_600_000),
+    doc: 'Wait after a failed webhook attempt (ms), doubled per failure',
+  },
+  webhookRetryMaxMs: {
+    env: 'USERSCOUT_WEBHOOK_RETRY_MAX_MS',
+    default: 3_600_000,
+    kind: int(10, 86_400_000),
+    doc: 'Longest wait between webhook attempts (ms)',
+  },
+  webhookRetryForMs: {
+    env: 'USERSCOUT_WEBHOOK_RETRY_FOR_MS',
+    default: 86_400_000,
+    kind: int(1_000, 604_800_000),
+    doc: 'How long a webhook delivery is retried before it is marked failed (ms)',
+  },
+  webhookMaxInFlight: {
+    env: 'USERSCOUT_WEBHOOK_MAX_IN_FLIGHT',
+    default: 8,
+    kind: int(1, 1_000),
+    doc: 'Webhook attempts in flight at once, per process',
+  },
+  webhookAllowPrivate: {
+    env: 'USERSCOUT_WEBHOOK_ALLOW_PRIVATE',
+    default: false,
+    kind: { type: 'bool' },
+    doc: 'Accept webhook URLs to private and loopback addresses',
+  },
+  // --- end of watchlists and webhooks ---
+  // Trust at run time (issue 17): control checks and the scheduled self-check.
+  controlWindowMs: {
+    env: 'USERSCOUT_CONTROL_WINDOW_MS',
+    default: 30 * MINUTE,
+    kind: int(0, 86_400_000),
+    doc: "How long a platform's control check (a name that cannot exist, checked when a hit needs it) stands, per egress identity, before another is sent (ms); a control that reads hit turns that platform's hits into unknown/rule_drift (0: no control checks)",
+  },
+  selfCheckIntervalMs: {
+    env: 'USERSCOUT_SELF_CHECK_INTERVAL_MS',
+    default: 24 * 60 * MINUTE,
+    kind: int(0, 30 * 86_400_000),
+    doc: "How often the service re-checks every platform's known accounts, spread over the interval, once across a cluster; a platform found broken leaves default searches (0: never)",
   },
 } as const satisfies Record<string, SettingSpec<unknown>>;
 

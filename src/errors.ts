@@ -23,6 +23,22 @@ export const ERROR_CODES = {
   network_unavailable: { status: 503, message: 'The network could not be reached' },
   store_unavailable: { status: 503, message: 'The data store cannot be reached; try again shortly' },
   duplicate_id: { status: 409, message: 'A record with this id exists already' },
+  headers_too_large: { status: 431, message: 'The request line or headers are too large' },
+  request_timeout: { status: 408, message: 'The request did not arrive in time' },
+  private_not_allowed: {
+    status: 403,
+    message: 'Only a professional API key can start a private search; send one, or leave private out',
+  },
+  api_key_required: {
+    status: 401,
+    message: 'Watchlists need a professional API key: send it as X-API-Key or Authorization: Bearer',
+  },
+  watchlist_not_found: { status: 404, message: 'No watchlist of this API key has this id' },
+  delivery_not_found: { status: 404, message: 'No delivery of this watchlist has this id' },
+  webhook_url_refused: { status: 400, message: 'The webhook URL is not accepted' },
+  too_many_streams: { status: 429, message: 'Too many open event streams; close one first' },
+  not_owner: { status: 403, message: 'This search belongs to another API key' },
+  search_finished: { status: 409, message: 'The search has ended already' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -3,12 +3,16 @@
  * runner, events and the HTTP app. The embedded default is SQLite and the
  * in-process runner; nothing else needs to run.
  */
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp } from './api/app.js';
 import type { AppDeps } from './api/deps.js';
+import { LiveHealth } from './api/live-health.js';
 import { Metrics } from './api/metrics.js';
 import { buildOpsApp } from './api/ops-app.js';
+import { LocalSearchQuota } from './api/search-quota.js';
+import { injectedSearchStarter } from './api/watchlist-searches.js';
 import { PlatformHealth } from './catalogue/health.js';
 import type { Catalogue } from './catalogue/platform.js';
 import { loadCatalogueFrom } from './catalogue/source.js';
@@ -22,9 +26,11 @@ import { InProcessRunner } from './runner/in-process.js';
 import type { Runner } from './runner/runner.js';
 import { failSearch, runSearchJob, searchJobDeps } from './runner/search-job.js';
 import { SearchThread } from './runner/search-thread.js';
+import { scheduleSelfCheck } from './runner/self-check-schedule.js';
 import { createStore } from './store/create-store.js';
 import { PostgresStore } from './store/postgres.js';
 import { recentLatencies, type Store } from './store/store.js';
+import { WatchlistScheduler } from './watchlists/scheduler.js';
 
 export interface Service {
   readonly app: FastifyInstance;
@@ -50,7 +56,7 @@ export const HEALTH_FILE = 'health.json';
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const now = Date.now;
   const catalogue = options.catalogue ?? loadCatalogueFrom(config.catalogue || undefined).catalogue;
-  const health = PlatformHealth.read(join(config.dataDir, HEALTH_FILE));
+  const fileHealth = PlatformHealth.read(join(config.dataDir, HEALTH_FILE));
   if (!config.redisUrl && config.role !== 'all') {
     throw new ConfigError('role (USERSCOUT_ROLE)', config.role, "'all' unless REDIS_URL is set");
   }
@@ -91,8 +97,23 @@ export async function createService(config: Config, options: ServiceOptions = {}
     : createEngine(
         config,
         catalogue,
-        backend ? { rateBudget: backend.rateBudget, sharedChecks: backend.sharedChecks } : {},
+        backend
+          ? { rateBudget: backend.rateBudget, sharedChecks: backend.sharedChecks, controls: store }
+          : { controls: store },
       );
+  metrics.watchControls(() => store.listControls());
+  const health = new LiveHealth(fileHealth, () => store.listPlatformHealth());
+  // The scheduled self-check runs where the engine is: here, or on the search thread.
+  const selfCheck =
+    engine && config.role !== 'api'
+      ? scheduleSelfCheck(config, {
+          platforms: catalogue.platforms,
+          engine,
+          store,
+          onError: (err, platform) =>
+            log?.warn({ err, platform: platform.id }, 'scheduled self-check failed'),
+        })
+      : undefined;
   // Searches run here (in-thread runner, or a cluster worker) when there is no search thread.
   const jobDeps =
     engine &&
@@ -120,7 +141,12 @@ export async function createService(config: Config, options: ServiceOptions = {}
           },
         });
 
+  // Watchlists run where the API is (their searches go through it); see src/watchlists/scheduler.ts.
+  const internalToken = randomBytes(32).toString('hex');
+  let scheduler: WatchlistScheduler | undefined;
   const appDeps: AppDeps = {
+    internalToken,
+    watchlistScheduler: { poke: () => scheduler?.poke() },
     config,
     catalogue,
     health,
@@ -130,6 +156,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     metrics,
     now,
     latencies: () => recentLatencies(store),
+    searchQuota: backend?.searchQuota ?? new LocalSearchQuota(now),
     shuttingDown: () => shuttingDown,
     plugins: options.plugins ?? [],
     ...(backend ? { rateLimitStore: backend.rateLimitStore } : {}),
@@ -140,10 +167,43 @@ export async function createService(config: Config, options: ServiceOptions = {}
       ? await buildOpsApp(appDeps, options.logger ?? false)
       : await buildApp(appDeps, options.logger ?? false);
   log = app.log;
+  if (!(backend && config.role === 'worker'))
+    scheduler = new WatchlistScheduler({
+      store,
+      startSearch: injectedSearchStarter(app, internalToken),
+      now,
+      tickMs: config.watchlistTickMs,
+      leaseMs: config.watchlistLeaseMs,
+      maxRunMs: config.watchlistMaxRunMs,
+      retry: {
+        baseMs: config.webhookRetryBaseMs,
+        maxMs: config.webhookRetryMaxMs,
+        retryForMs: config.webhookRetryForMs,
+      },
+      webhookTimeoutMs: config.webhookTimeoutMs,
+      allowPrivate: config.webhookAllowPrivate,
+      maxDeliveries: config.webhookMaxInFlight,
+      // Repeats every tick while the store is out of reach: said once a minute at most.
+      onError: throttled(60_000, (err: unknown, what: string) => log?.error({ err }, `${what} failed`)),
+      onRunFinished: (watchlist, run) =>
+        log?.info(
+          {
+            watchlistId: watchlist.id,
+            runId: run.id,
+            changes: run.changes,
+            searches: Object.keys(run.searches).length,
+            skipped: Object.keys(run.skipped).length,
+          },
+          'watchlist run finished',
+        ),
+    });
 
   const sweep = async () => {
+    const started = performance.now();
     const removed = await store.sweepSearches(now() - config.retentionDays * 86_400_000);
-    if (removed > 0) app.log.info({ removed }, 'old searches swept');
+    // Measured: the sweep goes in batches, so its time is spread, not one pause.
+    if (removed > 0)
+      app.log.info({ removed, ms: Math.round(performance.now() - started) }, 'old searches swept');
   };
   let sweeper: NodeJS.Timeout | undefined;
 
@@ -174,11 +234,18 @@ export async function createService(config: Config, options: ServiceOptions = {}
         3_600_000,
       );
       sweeper.unref();
-      return app.listen({ host: config.host, port: config.port });
+      await health.refresh();
+      health.start();
+      const url = await app.listen({ host: config.host, port: config.port });
+      scheduler?.start();
+      return url;
     },
     async close() {
       shuttingDown = true;
       if (sweeper) clearInterval(sweeper);
+      await scheduler?.stop();
+      health.stop();
+      await selfCheck?.stop();
       await app.close();
       await runner.stop();
       await thread?.close();

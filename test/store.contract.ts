@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { ControlRecord } from '../src/engine/control.js';
 import type { Outcome, OutcomeStatus } from '../src/engine/outcome.js';
 import type { ApiKeyRecord, PlatformStats, SearchRecord, Store } from '../src/store/store.js';
 
@@ -136,6 +137,17 @@ export function describeStoreContract(
         expect(await store.getSearch('s1')).toEqual(created);
       });
 
+      it('reads back a private search as private, and a search not made private without the field', async () => {
+        const secret = search('s1', { tier: 'professional', client: 'key:k1', private: true });
+        await store.createSearch(secret);
+        await store.createSearch(search('s2'));
+        expect(await store.getSearch('s1')).toEqual(secret);
+        expect(await store.getSearch('s2')).not.toHaveProperty('private');
+        expect((await store.snapshot('s1'))?.search.private).toBe(true);
+        await store.updateSearch('s1', { state: 'running', startedAt: T0 });
+        expect((await store.unfinishedSearches()).find((s) => s.id === 's1')?.private).toBe(true);
+      });
+
       it('reads back every optional field', async () => {
         const failed = search('s1', {
           state: 'error',
@@ -223,6 +235,61 @@ export function describeStoreContract(
         for (const o of added) await store.addOutcome('s1', o);
         const listed = await store.listOutcomes('s1');
         expect(listed.map((s) => s.outcome)).toStrictEqual(added);
+      });
+
+      it('gives back every shape of outcome exactly, key order included (what the API serializes)', async () => {
+        const hit = outcome('github', 'hit');
+        const shapes: Outcome[] = [
+          // A redirect elsewhere, a reused (cached) outcome, the username in the host and twice in a rule.
+          {
+            ...outcome('gitlab', 'miss'),
+            evidence: {
+              ...outcome('gitlab', 'miss').evidence,
+              finalUrl: 'https://gitlab.example/users/sign_in',
+            },
+          },
+          { ...hit, platformId: 'cached', evidence: { ...hit.evidence, cachedAt: T0 - MINUTE } },
+          {
+            ...hit,
+            platformId: 'host',
+            url: 'https://alice.host.example/',
+            evidence: {
+              ...hit.evidence,
+              finalUrl: 'https://alice.host.example/about',
+              rule: 'exists: text "alice" (alice)',
+            },
+          },
+          {
+            ...outcome('budget', 'unknown'),
+            reason: 'budget_exhausted',
+            responseTime: 0,
+            evidence: { rule: 'not sent: waited 1200 ms', attempts: 0 },
+          },
+          {
+            ...outcome('internal', 'error'),
+            reason: 'internal',
+            url: 'https://internal.example/',
+            evidence: { rule: 'internal error: x\u0000y', attempts: 0 },
+          },
+          {
+            ...outcome('unsafe', 'invalid'),
+            reason: 'unsafe_username',
+            evidence: { rule: 'must not contain "/"', attempts: 0 },
+          },
+          {
+            ...outcome('accents', 'miss'),
+            platform: 'Élan – 日本',
+            url: 'https://accents.example/alice?q=ünï',
+          },
+        ];
+        const seqs = await store.addOutcomes('s1', shapes);
+        expect(seqs).toEqual(shapes.map((_, i) => i + 1));
+        const listed = await store.listOutcomes('s1');
+        expect(listed.map((s) => JSON.stringify(s.outcome))).toEqual(shapes.map((o) => JSON.stringify(o)));
+        await store.putCachedOutcome('alice', shapes[2]!, T0 + MINUTE);
+        expect(JSON.stringify(await store.getCachedOutcome('alice', 'host', T0))).toBe(
+          JSON.stringify(shapes[2]),
+        );
       });
 
       it('numbers each search on its own', async () => {
@@ -493,6 +560,65 @@ export function describeStoreContract(
       });
     });
 
+    describe("a client's own searches", () => {
+      beforeEach(async () => {
+        // Two created at the same moment: the id breaks the tie.
+        for (const [id, client, createdAt] of [
+          ['k-old', 'key:k1', T0],
+          ['other', 'key:k2', T0 + MINUTE],
+          ['k-tie-a', 'key:k1', T0 + 2 * MINUTE],
+          ['k-tie-b', 'key:k1', T0 + 2 * MINUTE],
+          ['free', 'ip:127.0.0.1', T0 + 3 * MINUTE],
+          ['k-new', 'key:k1', T0 + 4 * MINUTE],
+        ] as const)
+          await store.createSearch(search(id, { client, createdAt }));
+      });
+
+      it("lists only that client's searches, newest first, the id breaking ties, as created", async () => {
+        const listed = await store.listSearchesByClient('key:k1', { limit: 10 });
+        expect(listed.map((s) => s.id)).toEqual(['k-new', 'k-tie-b', 'k-tie-a', 'k-old']);
+        expect(listed[0]).toEqual(search('k-new', { client: 'key:k1', createdAt: T0 + 4 * MINUTE }));
+        expect((await store.listSearchesByClient('ip:127.0.0.1', { limit: 10 })).map((s) => s.id)).toEqual([
+          'free',
+        ]);
+        expect(await store.listSearchesByClient('key:nobody', { limit: 10 })).toEqual([]);
+      });
+
+      it('pages after a cursor without skipping or repeating, ties included', async () => {
+        const ids: string[] = [];
+        let before: { createdAt: number; id: string } | undefined;
+        for (let page = 0; page < 10; page++) {
+          const listed = await store.listSearchesByClient('key:k1', { limit: 1, before });
+          if (listed.length === 0) break;
+          expect(listed).toHaveLength(1);
+          ids.push(listed[0]!.id);
+          before = { createdAt: listed[0]!.createdAt, id: listed[0]!.id };
+        }
+        expect(ids).toEqual(['k-new', 'k-tie-b', 'k-tie-a', 'k-old']);
+        const rest = await store.listSearchesByClient('key:k1', {
+          limit: 10,
+          before: { createdAt: T0 + 2 * MINUTE, id: 'k-tie-b' },
+        });
+        expect(rest.map((s) => s.id)).toEqual(['k-tie-a', 'k-old']);
+      });
+
+      it('shows state changes and forgets swept searches', async () => {
+        await store.updateSearch('k-new', {
+          state: 'error',
+          error: 'cancelled',
+          finishedAt: T0 + 5 * MINUTE,
+        });
+        const [first] = await store.listSearchesByClient('key:k1', { limit: 1 });
+        expect(first).toMatchObject({ id: 'k-new', state: 'error', error: 'cancelled' });
+        await store.sweepSearches(T0 + MINUTE);
+        expect((await store.listSearchesByClient('key:k1', { limit: 10 })).map((s) => s.id)).toEqual([
+          'k-new',
+          'k-tie-b',
+          'k-tie-a',
+        ]);
+      });
+    });
+
     describe('sweep', () => {
       beforeEach(async () => {
         for (const [id, createdAt, state] of [
@@ -724,6 +850,85 @@ export function describeStoreContract(
         ]);
         expect(stats[0]!.meanMs).toBeCloseTo(170, 9);
         expect(stats[1]!.recentMs).toBeCloseTo(80, 9);
+      });
+    });
+
+    describe('control checks', () => {
+      const control = (
+        platformId: string,
+        identity: string,
+        checkedAt: number,
+        drift = false,
+      ): ControlRecord => ({
+        platformId,
+        identity,
+        username: 'qzx81kf0ab3c9d2e',
+        status: drift ? 'hit' : 'miss',
+        rule: drift ? 'exists: status 200' : 'missing: status 404',
+        answer: {
+          httpStatus: drift ? 200 : 404,
+          finalUrl: `https://${platformId}.example/q`,
+          bodyLength: 812,
+          title: 'Not found',
+        },
+        drift,
+        checkedAt,
+      });
+
+      it('has no control before one is put', async () => {
+        expect(await store.getControl('github', 'default')).toBeUndefined();
+        expect(await store.listControls()).toEqual([]);
+      });
+
+      it('keeps the latest control per platform and identity, as put', async () => {
+        await store.putControl(control('github', 'default', T0));
+        await store.putControl(control('github', 'addr:10.0.0.2', T0 + 1, true));
+        await store.putControl(control('gitlab', 'default', T0 + 2));
+        await store.putControl(control('github', 'default', T0 + MINUTE, true));
+        expect(await store.getControl('github', 'default')).toEqual(
+          control('github', 'default', T0 + MINUTE, true),
+        );
+        expect(await store.getControl('github', 'addr:10.0.0.2')).toEqual(
+          control('github', 'addr:10.0.0.2', T0 + 1, true),
+        );
+        expect(await store.getControl('gitlab', 'addr:10.0.0.2')).toBeUndefined();
+        const listed = await store.listControls();
+        expect(listed.map((r) => [r.platformId, r.identity, r.checkedAt])).toEqual([
+          ['github', 'addr:10.0.0.2', T0 + 1],
+          ['github', 'default', T0 + MINUTE],
+          ['gitlab', 'default', T0 + 2],
+        ]);
+      });
+
+      it('gives a lease to one claimant until it expires', async () => {
+        const now = Date.now();
+        expect(await store.claimLease('control:github:default:1', 150, now)).toBe(true);
+        expect(await store.claimLease('control:github:default:1', 150, now + 1)).toBe(false);
+        expect(await store.claimLease('control:gitlab:default:1', 150, now + 1)).toBe(true);
+        // Past its term (Redis times it with its own clock, so wait for real).
+        await new Promise((resolve) => setTimeout(resolve, 400));
+        expect(await store.claimLease('control:github:default:1', 150, Date.now())).toBe(true);
+      });
+    });
+
+    describe('platform health from the scheduled self-check', () => {
+      it('keeps the latest verdict of each platform', async () => {
+        expect(await store.listPlatformHealth()).toEqual({});
+        await store.putPlatformHealth('github', { verdict: 'healthy', validatedAt: T0 });
+        await store.putPlatformHealth('bravo', {
+          verdict: 'broken',
+          reason: 'unclaimed "x": expected miss, got hit',
+          validatedAt: T0,
+        });
+        await store.putPlatformHealth('github', {
+          verdict: 'blocked',
+          reason: 'waf',
+          validatedAt: T0 + MINUTE,
+        });
+        expect(await store.listPlatformHealth()).toEqual({
+          bravo: { verdict: 'broken', reason: 'unclaimed "x": expected miss, got hit', validatedAt: T0 },
+          github: { verdict: 'blocked', reason: 'waf', validatedAt: T0 + MINUTE },
+        });
       });
     });
 

@@ -2,7 +2,7 @@
  * The store contract against every embedded backend, and what only a file
  * can show: the data outlives the process's handle on it.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { createStore } from '../src/store/create-store.js';
 import { RedisStore } from '../src/store/redis.js';
 import { SplitStore } from '../src/store/split-store.js';
 import { SqliteStore } from '../src/store/sqlite.js';
+import { openDatabase } from '../src/store/sqlite-driver.js';
 import type { Store } from '../src/store/store.js';
 import { TEST_REDIS_URL } from './cluster/redis-support.js';
 import { describeStoreContract } from './store.contract.js';
@@ -126,10 +127,202 @@ describe('SqliteStore on a file, reopened', () => {
     await writer.addOutcome('s1', hit);
     expect(await reader.progress('s1')).toMatchObject({ checked: 1, hits: 1 });
   });
+
+  it('forgets the vocabulary ids of a write rolled back, which another handle may give to other texts', async () => {
+    const path = join(dir, 'rollback', 'store.db');
+    const a = open(path);
+    const b = open(path);
+    await a.createSearch({
+      id: 's1',
+      username: 'alice',
+      state: 'running',
+      tier: 'free',
+      client: 'ip:198.51.100.4',
+      platformIds: ['github'],
+      estimatedSeconds: 1,
+      createdAt: T0,
+    });
+    const on = (platformId: string): Outcome => ({
+      ...hit,
+      platform: platformId.toUpperCase(),
+      platformId,
+      url: `https://${platformId}.example/alice`,
+      evidence: { ...hit.evidence, finalUrl: `https://${platformId}.example/alice` },
+    });
+    // The second outcome cannot be stored: the batch, and the texts the first one added, roll back.
+    await expect(
+      a.addOutcomes('s1', [on('fresh'), { ...on('broken'), platformId: null as never }]),
+    ).rejects.toThrow();
+    await b.addOutcomes('s1', [on('other')]);
+    expect(await a.addOutcome('s1', on('fresh'))).toBe(2);
+    const expected = [
+      { seq: 1, outcome: on('other') },
+      { seq: 2, outcome: on('fresh') },
+    ];
+    expect(await a.listOutcomes('s1')).toEqual(expected);
+    expect(await b.listOutcomes('s1')).toEqual(expected);
+  });
+});
+
+describe('SqliteStore on a database of schema 1 (outcomes as JSON)', () => {
+  /** Schema 1 as it shipped (src/store/sqlite.ts before compact outcomes), with rows it wrote. */
+  function writeSchema1(path: string, outcomes: readonly Outcome[]): void {
+    const db = openDatabase(path);
+    db.exec(`
+      CREATE TABLE searches (id TEXT PRIMARY KEY, username TEXT NOT NULL, state TEXT NOT NULL, tier TEXT NOT NULL,
+        client TEXT NOT NULL, platform_ids TEXT NOT NULL, estimated_seconds REAL NOT NULL, created_at INTEGER NOT NULL,
+        started_at INTEGER, finished_at INTEGER, error TEXT);
+      CREATE INDEX searches_by_created_at ON searches (created_at);
+      CREATE INDEX searches_unfinished ON searches (created_at, id) WHERE state IN ('queued', 'running');
+      CREATE TABLE outcomes (search_id TEXT NOT NULL REFERENCES searches (id) ON DELETE CASCADE, seq INTEGER NOT NULL,
+        platform_id TEXT NOT NULL, status TEXT NOT NULL, outcome TEXT NOT NULL, PRIMARY KEY (search_id, seq),
+        UNIQUE (search_id, platform_id)) WITHOUT ROWID;
+      CREATE TABLE outcome_cache (username TEXT NOT NULL, platform_id TEXT NOT NULL, outcome TEXT NOT NULL,
+        expires_at INTEGER NOT NULL, PRIMARY KEY (username, platform_id)) WITHOUT ROWID;
+      CREATE INDEX outcome_cache_by_expires_at ON outcome_cache (expires_at);
+      CREATE TABLE api_keys (id TEXT PRIMARY KEY, name TEXT NOT NULL, tier TEXT NOT NULL, hash TEXT NOT NULL UNIQUE,
+        created_at INTEGER NOT NULL, revoked_at INTEGER);
+      CREATE TABLE platform_stats (platform_id TEXT PRIMARY KEY, checks INTEGER NOT NULL, hit_count INTEGER NOT NULL,
+        miss_count INTEGER NOT NULL, unknown_count INTEGER NOT NULL, error_count INTEGER NOT NULL,
+        invalid_count INTEGER NOT NULL, answered INTEGER NOT NULL, answered_ms REAL NOT NULL, recent_ms REAL NOT NULL,
+        last_checked_at INTEGER NOT NULL);
+      PRAGMA user_version = 1;
+    `);
+    const search = db.prepare('INSERT INTO searches VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+    search.run(
+      'old',
+      'alice',
+      'completed',
+      'professional',
+      'key:k1',
+      JSON.stringify(outcomes.map((o) => o.platformId)),
+      4,
+      T0,
+      T0 + 1,
+      T0 + 9,
+      null,
+    );
+    search.run(
+      'running',
+      'bob',
+      'running',
+      'free',
+      'ip:198.51.100.4',
+      '["github","gitlab"]',
+      2,
+      T0 + 5,
+      T0 + 6,
+      null,
+      null,
+    );
+    const outcome = db.prepare('INSERT INTO outcomes VALUES (?, ?, ?, ?, ?)');
+    for (const [i, o] of outcomes.entries())
+      outcome.run('old', i + 1, o.platformId, o.status, JSON.stringify(o));
+    db.prepare('INSERT INTO outcome_cache VALUES (?, ?, ?, ?)').run(
+      'alice',
+      'github',
+      JSON.stringify(outcomes[0]),
+      T0 + 1e9,
+    );
+    db.prepare('INSERT INTO api_keys VALUES (?, ?, ?, ?, ?, ?)').run(
+      'k1',
+      'ci',
+      'professional',
+      'cd'.repeat(32),
+      T0,
+      null,
+    );
+    db.close();
+  }
+
+  const base = { platform: 'GitHub', platformId: 'github', category: 'coding' } as const;
+  const outcomes: Outcome[] = [
+    {
+      ...base,
+      url: 'https://github.com/alice',
+      status: 'hit',
+      responseTime: 241,
+      evidence: {
+        httpStatus: 200,
+        finalUrl: 'https://github.com/alice',
+        rule: 'exists: status 200',
+        attempts: 1,
+        bytesRead: 5120,
+      },
+    },
+    {
+      platform: 'GitLab',
+      platformId: 'gitlab',
+      category: 'coding',
+      url: 'https://gitlab.com/alice',
+      status: 'miss',
+      responseTime: 90,
+      evidence: {
+        httpStatus: 404,
+        finalUrl: 'https://gitlab.com/alice',
+        rule: 'missing: status 404',
+        attempts: 2,
+        bytesRead: 0,
+      },
+    },
+    {
+      platform: 'Site',
+      platformId: 'site',
+      category: 'misc',
+      url: 'https://site.example/alice',
+      status: 'error',
+      reason: 'timeout',
+      responseTime: 10_000,
+      evidence: { rule: 'timed out after 10000 ms', attempts: 3 },
+    },
+  ];
+
+  it('migrates it at open: searches, outcomes, their numbering and the API keys read as before', async () => {
+    const path = join(dir, 'schema-1', 'store.db');
+    mkdirSync(join(dir, 'schema-1'), { recursive: true });
+    writeSchema1(path, outcomes);
+    const store = new SqliteStore(path);
+    try {
+      expect(await store.getSearch('old')).toEqual({
+        id: 'old',
+        username: 'alice',
+        state: 'completed',
+        tier: 'professional',
+        client: 'key:k1',
+        platformIds: ['github', 'gitlab', 'site'],
+        estimatedSeconds: 4,
+        createdAt: T0,
+        startedAt: T0 + 1,
+        finishedAt: T0 + 9,
+      });
+      expect(await store.listOutcomes('old')).toEqual(
+        outcomes.map((outcome, i) => ({ seq: i + 1, outcome })),
+      );
+      expect(await store.progress('old')).toMatchObject({
+        checked: 3,
+        hits: 1,
+        byStatus: { hit: 1, miss: 1, error: 1 },
+      });
+      expect((await store.unfinishedSearches()).map((s) => s.id)).toEqual(['running']);
+      expect(await store.findApiKeyByHash('cd'.repeat(32))).toMatchObject({ id: 'k1' });
+      // Numbering goes on after the migrated outcomes; the cache, only a cache, starts empty.
+      expect(await store.addOutcome('running', outcomes[0]!)).toBe(1);
+      expect(await store.addOutcome('old', { ...outcomes[0]!, platformId: 'x', platform: 'X' })).toBe(4);
+      expect(await store.getCachedOutcome('alice', 'github', T0)).toBeUndefined();
+      expect(await store.sweepSearches(T0 + 1)).toBe(1);
+      expect(await store.listOutcomes('old')).toEqual([]);
+    } finally {
+      await store.close();
+    }
+    // Opened again: already migrated, nothing lost.
+    const again = new SqliteStore(path);
+    expect(await again.listOutcomes('running')).toEqual([{ seq: 1, outcome: outcomes[0] }]);
+    await again.close();
+  });
 });
 
 describe('SplitStore', () => {
-  it('keeps the outcome cache in the cache store and everything else in the records store', async () => {
+  it('keeps the outcome cache, control checks and leases in the cache store and everything else in the records store', async () => {
     const records = new SqliteStore(':memory:');
     const cache = new MemoryStore();
     const split = new SplitStore(records, cache);
@@ -148,6 +341,27 @@ describe('SplitStore', () => {
     expect(await records.getCachedOutcome('alice', 'github', T0)).toBeUndefined();
     expect(await records.platformStats()).toMatchObject([{ platformId: 'github', checks: 1 }]);
     expect(await cache.platformStats()).toEqual([]);
+    // Durable records (health verdicts, watchlists) in the records store; control checks and leases in the cache store.
+    await split.putPlatformHealth('github', { verdict: 'healthy', validatedAt: T0 });
+    expect(await records.listPlatformHealth()).toEqual({ github: { verdict: 'healthy', validatedAt: T0 } });
+    expect(await cache.listPlatformHealth()).toEqual({});
+    expect(split.watchlists).toBe(records.watchlists);
+    expect(await split.claimLease('control:github:default:0', 60_000, T0)).toBe(true);
+    expect(await cache.claimLease('control:github:default:0', 60_000, T0 + 1)).toBe(false);
+    expect(await records.claimLease('control:github:default:0', 60_000, T0 + 1)).toBe(true);
+    const control = {
+      platformId: 'github',
+      identity: 'default',
+      username: 'qzx81kf0ab3c9d2e',
+      status: 'miss' as const,
+      rule: 'missing: status 404',
+      answer: { httpStatus: 404, finalUrl: 'https://github.com/q', bodyLength: 812 },
+      drift: false,
+      checkedAt: T0,
+    };
+    await split.putControl(control);
+    expect(await cache.getControl('github', 'default')).toEqual(control);
+    expect(await records.listControls()).toEqual([]);
     await split.close();
     expect(await split.ping()).toBe(false);
   });

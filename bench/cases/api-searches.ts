@@ -44,6 +44,9 @@ export interface ApiLevel {
   readonly vsBound: number;
   /** 429 answers the simulated sites sent meanwhile (their per-address limits). */
   readonly rateLimited: number;
+  /** Control checks sent during the level (issue 17), and per search: the requests they add. */
+  readonly controls: number;
+  readonly controlsPerSearch: number;
   /** The service's estimate ÷ the actual completion time, median over the finished searches (issue 14). */
   readonly estimateRatio: number | null;
 }
@@ -77,6 +80,8 @@ function settingOf(
 }
 
 const POLL_EVERY_MS = 1000;
+/** Not in ACCOUNT_POOL: the warm-up search leaves no cached outcome for a measured one. */
+const WARM_UP_USERNAME = 'scoutwarmup';
 /**
  * How long a level may take. With the default settings 50 searches need far
  * longer than the benchmark's 10 minutes allow; past this, the level stops
@@ -136,12 +141,19 @@ export async function measureApiLevel(
   identities = identitiesOf(overrides),
   /** The simulated web's latency profile; `launch` must use the same. */
   profile: LatencyProfile = 'realistic',
+  /**
+   * A warm service: one search (a name outside the measured ones, so no cached
+   * outcome applies) runs to the end before the measured ones start, so the
+   * store knows the platforms' answer times and the estimate has seen a search.
+   */
+  warmUp = false,
 ): Promise<ApiLevel> {
-  ctx.log(`${searches} concurrent API searches, ${profile} latency`);
+  ctx.log(`${searches} concurrent API searches, ${profile} latency${warmUp ? ', warm service' : ''}`);
   const sim = await ctx.sim('builtin', profile);
   const server = await launch(ctx, { ...API_OVERRIDES, ...overrides });
   const pool = new Pool(server.url, { connections: Math.max(4, searches) });
   try {
+    if (warmUp) await runOneSearch(pool, WARM_UP_USERNAME, undefined, Date.now() + LEVEL_DEADLINE_MS);
     const limitedBefore = await sim.child.request<number>('rateLimited');
     const deadline = Date.now() + (ctx.quick ? QUICK_LEVEL_DEADLINE_MS : LEVEL_DEADLINE_MS);
     const {
@@ -161,6 +173,7 @@ export async function measureApiLevel(
         ),
     );
     const rateLimited = (await sim.child.request<number>('rateLimited')) - limitedBefore;
+    const controls = await controlsSent(server.url);
     const stoppedAt = Date.now();
     const created = results.map((r) => Date.parse(r.state.createdAt));
     // A search still running at the deadline counts as ending then: its time is a lower bound.
@@ -202,6 +215,8 @@ export async function measureApiLevel(
       boundBy: `${origin} (${requests} requests)`,
       vsBound: makespanMs / boundMs,
       rateLimited,
+      controls,
+      controlsPerSearch: controls / searches,
       estimateRatio:
         completed === 0
           ? null
@@ -214,6 +229,15 @@ export async function measureApiLevel(
     await pool.close();
     await server.stop();
   }
+}
+
+/**
+ * Control checks the service has sent: one drift gauge series per platform and
+ * identity that had one (the store's records, whichever process sent it).
+ */
+async function controlsSent(serverUrl: string): Promise<number> {
+  const text = await fetch(`${serverUrl}/metrics`).then((r) => r.text());
+  return text.split('\n').filter((line) => line.startsWith('userscout_platform_rule_drift{')).length;
 }
 
 function levelRow(level: ApiLevel): Row {
@@ -231,6 +255,7 @@ function levelRow(level: ApiLevel): Row {
       boundMs: Math.round(level.boundMs),
       vsBound: level.vsBound,
       rateLimited: level.rateLimited,
+      controlsPerSearch: level.controlsPerSearch,
       estimateRatio: level.estimateRatio,
       freeP50: level.free.length ? Math.round(percentile(level.free, 0.5)!) : null,
       proP50: level.professional.length ? Math.round(percentile(level.professional, 0.5)!) : null,
@@ -259,7 +284,9 @@ export const apiSearchesCase: BenchCase = {
     const measured = await apiLevelsMeasured(ctx);
     for (const n of levels(ctx.quick)) {
       if (!measured.some((l) => l.searches === n))
-        measured.push(await measureApiLevel(ctx, n, ctx.serverOverrides));
+        measured.push(
+          await measureApiLevel(ctx, n, ctx.serverOverrides, undefined, undefined, undefined, true),
+        );
     }
     const single = measured.find((l) => l.searches === 1);
     for (const level of measured) level.vsSingle = single ? level.makespanMs / single.makespanMs : null;
@@ -283,6 +310,7 @@ export const apiSearchesCase: BenchCase = {
         { key: 'boundMs', title: 'politeness bound ms', better: 'none' },
         { key: 'vsBound', title: 'x bound', better: 'lower', digits: 2 },
         { key: 'rateLimited', title: '429s', better: 'lower' },
+        { key: 'controlsPerSearch', title: 'control requests/search', better: 'lower', digits: 2 },
         { key: 'estimateRatio', title: 'estimate ÷ actual', better: 'none', digits: 2 },
         { key: 'freeP50', title: 'free p50', better: 'lower' },
         { key: 'proP50', title: 'pro p50', better: 'lower' },
@@ -319,9 +347,10 @@ export const apiSearchesCase: BenchCase = {
         ),
         `politeness bound = for each origin, searches x its platforms ÷ (its budget x ${identitiesOf(ctx.serverOverrides)} identit${identitiesOf(ctx.serverOverrides) === 1 ? 'y' : 'ies'}) + its slowest latency (the timeout when one never answers), the largest over the origins; every searched platform counted (a username rule may spare a few); 429s = the simulated sites' answers over their seeded per-address limits`,
         `the bound is set by ${measured.map((l) => `${l.searches} at once: ${l.boundBy}`).join('; ')}`,
+        `control requests/search = control checks (a name that cannot exist, sent alongside a platform's first check, then at most once per ${SETTINGS.controlWindowMs.default / 60_000} min per platform and identity) ÷ searches; the server is fresh per row, so each platform checked costs one: ${measured.map((l) => `${l.searches} at once: ${l.controls}`).join('; ')}`,
         'estimate ÷ actual = the estimatedTime POST /api/search answered ÷ the search’s completion time, median over the finished searches (1 is exact; under 1 the estimate was short)',
         `completion = completedAt - createdAt as the server reports them; each client polls once a second; ${top.platforms} platforms per search, each search a different username`,
-        'CPU and peak RSS are the server process only (a fresh one per row); clients run in the benchmark process',
+        'a warm service: each row has a fresh server process, which first runs one search to the end (another name, not measured), so its store knows the answer times and its estimate has seen one finished search; CPU and peak RSS are the server process only, over the measured searches; clients run in the benchmark process',
         Object.keys(ctx.serverOverrides).length > 0
           ? `server settings changed with --server: ${JSON.stringify(ctx.serverOverrides)}`
           : `the server runs its defaults (${DEFAULTS_SHOWN.map((k) => `${k} ${SETTINGS[k].default}`).join(', ')}) except the raised rate limits`,

@@ -11,6 +11,7 @@ import { growthCase } from './growth.js';
 import { machineCeilingCase } from './machine-ceiling.js';
 import { oneSearchCase } from './one-search.js';
 import { pollingLoadCase } from './polling-load.js';
+import { storeSizeCase } from './store-size.js';
 import { sustainedLoadCase } from './sustained-load.js';
 
 export const CASES: readonly BenchCase[] = [
@@ -22,4 +23,5 @@ export const CASES: readonly BenchCase[] = [
   clusterCase,
   machineCeilingCase,
   sustainedLoadCase,
+  storeSizeCase,
 ];

@@ -13,6 +13,7 @@ import { startSearch } from '../http-client.js';
 import { measure } from '../process-usage.js';
 import { type ServerOverrides, singleProcessServer } from '../server.js';
 import { distribution } from '../stats.js';
+import { measurePressure, PRESSURE_FULL, PRESSURE_OVERRIDES, PRESSURE_QUICK } from './polling-pressure.js';
 
 /**
  * Every client is 127.0.0.1, so the per-client read limit (1200 a minute) is
@@ -20,6 +21,7 @@ import { distribution } from '../stats.js';
  */
 export const POLLING_OVERRIDES: ServerOverrides = {
   readLimit: 10_000_000,
+  streamLimit: 10_000,
   freeLimit: 1_000_000,
   maxQueuedSearches: 100_000,
 };
@@ -41,6 +43,7 @@ const RAMP_MS = 5_000;
 const FULL: Plan = { clients: 1000, seconds: 60, listeners: 50 };
 const QUICK: Plan = { clients: 200, seconds: 15, listeners: 10 };
 const POLL_TARGET_P99_MS = 50;
+const HEALTHZ_TARGET_P99_MS = 50;
 
 /** Reads an event stream until `signal` aborts; counts events; true if it ended early or badly. */
 async function listen(
@@ -63,7 +66,7 @@ async function listen(
   }
 }
 
-export const pollingLoadCase: BenchCase = {
+const pollingOnly: BenchCase = {
   id: '5',
   title: 'polling load: clients polling their running search once a second, plus SSE listeners',
   sims: () => [['builtin', 'realistic']],
@@ -202,7 +205,7 @@ export const pollingLoadCase: BenchCase = {
         ],
         settings: {
           ...POLLING_OVERRIDES,
-          why: 'every client is 127.0.0.1: the per-client read limit (default 1200/min) would refuse 1000 clients; the queue must hold 1000 searches',
+          why: 'every client is 127.0.0.1: the per-client read limit (default 1200/min) would refuse 1000 clients, and the per-client stream cap (default 20) the SSE listeners; the queue must hold 1000 searches',
         },
       };
     } finally {
@@ -210,5 +213,75 @@ export const pollingLoadCase: BenchCase = {
       await Promise.allSettled([pool.close(), ssePool.destroy()]);
       await server.stop();
     }
+  },
+};
+
+/**
+ * The polling window, then (on a server of its own) two lines of issue 15:
+ * /healthz with many event streams open on one search, and keyed clients
+ * while unkeyed connections are refused with 429.
+ */
+export const pollingLoadCase: BenchCase = {
+  ...pollingOnly,
+  async run(ctx) {
+    const base = await pollingOnly.run(ctx);
+    const plan = ctx.quick ? PRESSURE_QUICK : PRESSURE_FULL;
+    ctx.log(
+      `case 5: ${plan.streams} event streams on one search, then ${plan.flood} unkeyed connections refused with 429`,
+    );
+    const p = await measurePressure(ctx, singleProcessServer, plan);
+    const line = (d: typeof p.healthz) => ({
+      p50: d?.p50 ?? null,
+      p95: d?.p95 ?? null,
+      p99: d?.p99 ?? null,
+      max: d ? Math.round(d.max) : null,
+    });
+    const healthzP99 = p.healthz?.p99 ?? Number.NaN;
+    return {
+      ...base,
+      rows: [
+        ...base.rows,
+        {
+          label: `/healthz, ${plan.streams} event streams on one search`,
+          values: {
+            clients: 1,
+            rps: p.healthz ? p.healthz.count / plan.seconds : null,
+            ...line(p.healthz),
+            errors: p.healthzErrors,
+            sse: p.streamsOpen,
+            sseEvents: p.streamEvents,
+          },
+        },
+        {
+          label: `keyed polls, ${plan.flood} unkeyed connections refused with 429`,
+          values: {
+            clients: plan.keyed,
+            rps: p.keyed ? p.keyed.count / plan.seconds : null,
+            ...line(p.keyed),
+            errors: p.keyedErrors,
+          },
+        },
+      ],
+      targets: [
+        ...base.targets,
+        {
+          text: `/healthz p99 under ${HEALTHZ_TARGET_P99_MS} ms with ${plan.streams} event streams on one search (${healthzP99.toFixed(1)})`,
+          value: p.healthz?.p99 ?? null,
+          met: p.healthz ? p.healthz.p99 < HEALTHZ_TARGET_P99_MS : null,
+        },
+      ],
+      notes: [
+        ...base.notes,
+        `event streams: ${p.streamsOpen} of ${plan.streams} opened (keyed, over 3 s) on one running search and received ${p.streamEvents} events while /healthz was asked every 50 ms for ${plan.seconds} s; server event-loop delay meanwhile p99 ${p.streamsLoop.p99.toFixed(1)} ms, max ${p.streamsLoop.max.toFixed(0)} ms; the benchmark process's own p99 lag ${p.clientLagP99.toFixed(1)} ms`,
+        `flood: ${plan.flood} unkeyed connections back to back, ${p.floodRps.toFixed(0)} requests/s, ${p.floodRefused} answered 429 and ${p.floodOther} otherwise (the first are served until the free read limit is used up); ${plan.keyed} keyed clients polled once a second meanwhile (server event-loop delay p99 ${p.floodLoop.p99.toFixed(1)} ms). All clients share the benchmark process, so its own load is in these figures`,
+      ],
+      settings: {
+        ...base.settings,
+        pressureServer: {
+          ...PRESSURE_OVERRIDES,
+          why: 'streams come from 127.0.0.1 with one key: the per-key and per-search stream caps are raised; the free read limit stays at its default so the flood is refused',
+        },
+      },
+    };
   },
 };

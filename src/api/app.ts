@@ -5,17 +5,24 @@
 import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { installAuth } from './auth.js';
+import { clientErrorHandler } from './client-error.js';
 import type { AppDeps } from './deps.js';
-import { installErrorHandler } from './error-handler.js';
-import { DOCS_CONTENT_SECURITY_POLICY, OPENAPI_OPTIONS } from './openapi.js';
+import { frameworkErrors, installErrorHandler } from './error-handler.js';
+import { DOCS_CONTENT_SECURITY_POLICY, DOCS_HEADERS, OPENAPI_OPTIONS } from './openapi.js';
 import { installRateLimits } from './rate-limits.js';
+import { RequestLog } from './request-log.js';
 import { eventRoutes } from './routes/events.js';
 import { opsRoutes } from './routes/ops.js';
 import { platformRoutes } from './routes/platforms.js';
+import { reportRoutes } from './routes/report.js';
 import { searchRoutes } from './routes/search.js';
-import { ErrorBody, Platform, Result } from './schemas.js';
+import { searchesRoutes } from './routes/searches.js';
+import { usageRoutes } from './routes/usage.js';
+import { watchlistRoutes } from './routes/watchlists.js';
+import { ErrorBody, Platform, Result, SearchSummary } from './schemas.js';
+import { WatchlistResponse } from './watchlist-schemas.js';
 import { webPage } from './web-page.js';
 
 function trustProxy(value: string): FastifyServerOptions['trustProxy'] {
@@ -34,20 +41,28 @@ export async function buildApp(
     bodyLimit: deps.config.bodyLimitBytes,
     trustProxy: trustProxy(deps.config.trustProxy),
     genReqId: () => randomUUID(),
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController: new RequestLog(),
     // No type coercion: `{"username": 42}` is a bad request, not the name "42".
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // What Node's HTTP parser refuses gets our error body too.
+    clientErrorHandler,
+    frameworkErrors,
   });
   // JSON only: Fastify also parses text/plain by default, which would turn a
   // form-encoded or plain body into a 400 instead of the 415 it deserves.
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // No answer is ever to be read as another type than it says (JSON as HTML, say).
+    reply.header('x-content-type-options', 'nosniff');
+    if (request.url === '/docs' || request.url.startsWith('/docs/')) reply.headers(DOCS_HEADERS);
   });
 
   app.addSchema(ErrorBody);
   app.addSchema(Result);
   app.addSchema(Platform);
+  app.addSchema(SearchSummary);
+  app.addSchema(WatchlistResponse);
   await app.register(swagger, OPENAPI_OPTIONS);
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -55,14 +70,18 @@ export async function buildApp(
     validatorUrl: false,
   });
 
-  installErrorHandler(app);
-  installAuth(app, deps.store);
+  installErrorHandler(app, deps.metrics);
+  installAuth(app, deps.store, deps.internalToken);
   await installRateLimits(app, deps.config, deps.rateLimitStore);
 
   await app.register(async (scope) => searchRoutes(scope, deps));
+  await app.register(async (scope) => searchesRoutes(scope, deps));
+  await app.register(async (scope) => usageRoutes(scope, deps));
   await app.register(async (scope) => eventRoutes(scope, deps));
+  await app.register(async (scope) => reportRoutes(scope, deps));
   await app.register(async (scope) => platformRoutes(scope, deps));
   await app.register(async (scope) => opsRoutes(scope, deps));
+  await app.register(async (scope) => watchlistRoutes(scope, deps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(webPage({ dir: deps.config.webDir }));
   for (const plugin of deps.plugins ?? []) await app.register(plugin);

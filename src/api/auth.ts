@@ -38,9 +38,39 @@ export function presentedKey(headers: FastifyRequest['headers']): string | undef
 /** Every /api/ answer says which tier served it, so a client can show it (not on a 401). */
 export const TIER_HEADER = 'x-userscout-tier';
 
-export function installAuth(app: FastifyInstance, store: Store): void {
+/**
+ * Requests the service makes to itself for a key (a watchlist's searches, via
+ * inject): they carry this process's random token and the key's id, and are
+ * served as that key, counted against its limits. The token never leaves the process.
+ */
+export const INTERNAL_TOKEN_HEADER = 'x-userscout-internal';
+export const ON_BEHALF_HEADER = 'x-userscout-on-behalf-of';
+
+async function internalCaller(
+  request: FastifyRequest,
+  store: Store,
+  internalToken: string | undefined,
+): Promise<Caller | undefined> {
+  const token = request.headers[INTERNAL_TOKEN_HEADER];
+  if (internalToken === undefined || token === undefined) return undefined;
+  const keyId = request.headers[ON_BEHALF_HEADER];
+  if (token !== internalToken || typeof keyId !== 'string')
+    throw new UserscoutError('unauthorized', 'The internal token is not valid');
+  const record = (await store.listApiKeys()).find((k) => k.id === keyId);
+  if (!record || record.revokedAt !== undefined)
+    throw new UserscoutError('unauthorized', 'The API key is unknown or revoked');
+  return { tier: record.tier, client: `key:${record.id}`, keyName: record.name };
+}
+
+export function installAuth(app: FastifyInstance, store: Store, internalToken?: string): void {
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (request, reply) => {
+    const internal = await internalCaller(request, store, internalToken);
+    if (internal) {
+      request.caller = internal;
+      reply.header(TIER_HEADER, internal.tier);
+      return;
+    }
     const key = request.url.startsWith('/api/') ? presentedKey(request.headers) : undefined;
     if (key === undefined) {
       request.caller = { tier: 'free', client: `ip:${request.ip}` };

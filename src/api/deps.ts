@@ -5,18 +5,20 @@
  */
 import type { RateLimitPluginOptions } from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
-import type { PlatformHealth } from '../catalogue/health.js';
 import type { Catalogue } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
 import type { EventHub } from '../runner/events.js';
 import type { Runner } from '../runner/runner.js';
 import type { Store } from '../store/store.js';
+import type { HealthSource } from './live-health.js';
 import type { Metrics } from './metrics.js';
+import type { SearchQuota } from './search-quota.js';
 
 export interface AppDeps {
   readonly config: Config;
   readonly catalogue: Catalogue;
-  readonly health: PlatformHealth;
+  /** Platform health: the health file, and the scheduled self-check's verdicts while the service runs. */
+  readonly health: HealthSource;
   readonly store: Store;
   readonly runner: Runner;
   readonly events: EventHub;
@@ -25,8 +27,14 @@ export interface AppDeps {
   /** Recent response time per platform id (ms), for estimates. */
   readonly latencies: () => Promise<ReadonlyMap<string, number>>;
   readonly shuttingDown: () => boolean;
+  /** The search limit's counters: in memory, or shared (Redis) in cluster mode. */
+  readonly searchQuota: SearchQuota;
   /** Shared rate-limit counters (Redis) in cluster mode. */
   readonly rateLimitStore?: RateLimitPluginOptions['store'];
+  /** The watchlist scheduler, told when a run is asked for; absent where none runs (a worker). */
+  readonly watchlistScheduler?: { poke(): void };
+  /** This process's token for requests it makes to itself (src/api/auth.ts). */
+  readonly internalToken?: string;
   /** Extra routes (the web page). */
   readonly plugins?: readonly ((app: FastifyInstance) => Promise<void>)[];
 }

@@ -4,6 +4,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ERROR_CODES, type ErrorCode, isUserscoutError } from '../errors.js';
+import type { Metrics } from './metrics.js';
 
 export interface ErrorBodyShape {
   error: string;
@@ -12,6 +13,12 @@ export interface ErrorBodyShape {
   retryAfter?: number;
   details?: Record<string, unknown>;
 }
+
+/**
+ * 5xx answers that are expected load, not faults: a warning without a stack. A full
+ * queue is the service refusing work it has no room for, as designed.
+ */
+const EXPECTED_UNDER_LOAD: ReadonlySet<ErrorCode> = new Set(['queue_full']);
 
 /** Fastify's own error codes, mapped to ours. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {
@@ -61,14 +68,34 @@ function allowedValues(errors: NonNullable<FastifyError['validation']>, instance
   return values;
 }
 
-export function installErrorHandler(app: FastifyInstance): void {
+/**
+ * Fastify's `frameworkErrors`: what its router refuses before any hook runs (a path
+ * that is not valid percent-encoding, a path parameter over the length limit) gets
+ * our body, and the headers the onRequest hooks would have set.
+ */
+export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  const message =
+    error.code === 'FST_ERR_BAD_URL'
+      ? 'The path is not valid percent-encoding'
+      : ERROR_CODES.bad_request.message;
+  void reply
+    .code(400)
+    .header('x-request-id', request.id)
+    .header('x-content-type-options', 'nosniff')
+    .send(errorBody(request, 'bad_request', message));
+}
+
+/** `metrics`: where refused requests (429) are counted; they are not logged at info. */
+export function installErrorHandler(app: FastifyInstance, metrics?: Pick<Metrics, 'refused'>): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     if (isUserscoutError(error)) {
+      if (error.status === 429) metrics?.refused.inc({ code: error.code });
       const retryAfter = typeof error.details?.retryAfter === 'number' ? error.details.retryAfter : undefined;
       if (retryAfter !== undefined && !reply.getHeader('retry-after'))
         reply.header('retry-after', String(retryAfter));
       const { retryAfter: _, ...details } = error.details ?? {};
-      if (error.status >= 500) request.log.error({ err: error }, error.message);
+      if (EXPECTED_UNDER_LOAD.has(error.code)) request.log.warn({ code: error.code }, error.message);
+      else if (error.status >= 500) request.log.error({ err: error }, error.message);
       return reply.code(error.status).send(
         errorBody(request, error.code, error.message, {
           ...(retryAfter !== undefined ? { retryAfter } : {}),

@@ -3,6 +3,7 @@
  * check latency, queue depth. One registry per app, so tests stay isolated.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { ControlRecord } from '../engine/control.js';
 import type { Outcome } from '../engine/outcome.js';
 
 export class Metrics {
@@ -30,11 +31,41 @@ export class Metrics {
     help: 'Searches waiting',
     registers: [this.registry],
   });
+  /** 429s answered, by error code: counted here instead of logged, since a flood of them is cheap only unlogged. */
+  readonly refused = new Counter({
+    name: 'userscout_refused_requests_total',
+    help: 'Requests refused with 429 (rate_limited, too_many_streams), by error code',
+    labelNames: ['code'] as const,
+    registers: [this.registry],
+  });
   readonly running = new Gauge({
     name: 'userscout_running_searches',
     help: 'Searches running',
     registers: [this.registry],
   });
+
+  /** Where the drift gauge reads the control records at each scrape (`watchControls`). */
+  #controls: (() => Promise<readonly ControlRecord[]>) | undefined;
+  readonly drift: Gauge<'platform' | 'identity'> = new Gauge({
+    name: 'userscout_platform_rule_drift',
+    help: 'Per platform and egress identity with a control check: 1 when its last control (a name that cannot exist) left it drifted, so its hits are unknown/rule_drift; 0 otherwise',
+    labelNames: ['platform', 'identity'] as const,
+    registers: [this.registry],
+    collect: async () => {
+      if (!this.#controls) return;
+      // A store that cannot answer now leaves the last values.
+      const records = await this.#controls().catch(() => undefined);
+      if (!records) return;
+      this.drift.reset();
+      for (const r of records)
+        this.drift.set({ platform: r.platformId, identity: r.identity }, r.drift ? 1 : 0);
+    },
+  });
+
+  /** The drift gauge is the store's (whichever process or thread checked), read at each scrape. */
+  watchControls(list: () => Promise<readonly ControlRecord[]>): void {
+    this.#controls = list;
+  }
 
   constructor(defaults = false) {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'userscout_' });

@@ -3,9 +3,11 @@
  * the process's Prometheus metrics; no API routes.
  */
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { clientErrorHandler } from './client-error.js';
 import type { AppDeps } from './deps.js';
-import { installErrorHandler } from './error-handler.js';
+import { frameworkErrors, installErrorHandler } from './error-handler.js';
+import { RequestLog } from './request-log.js';
 import { opsRoutes } from './routes/ops.js';
 
 export async function buildOpsApp(
@@ -15,9 +17,11 @@ export async function buildOpsApp(
   const app = Fastify({
     logger,
     genReqId: () => randomUUID(),
-    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    logController: new RequestLog(),
+    clientErrorHandler,
+    frameworkErrors,
   });
-  installErrorHandler(app);
+  installErrorHandler(app, deps.metrics);
   await app.register(async (scope) => opsRoutes(scope, deps));
   return app;
 }

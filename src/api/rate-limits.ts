@@ -1,9 +1,10 @@
 /**
  * Two limits, both with the standard RateLimit-* headers on every response:
- * starting a search counts against the tier's search limit (free: per client
- * address, professional: per key); everything else counts against a generous
- * request limit of the tier, so a client following its own searches at one poll a
- * second never runs into 429.
+ * starting searches counts against the tier's search limit (free: per client
+ * address, professional: per key; src/api/search-quota.ts, since a batch takes
+ * several at once); everything else counts against a generous request limit of
+ * the tier, here, so a client following its own searches at one poll a second
+ * never runs into 429.
  */
 import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -15,7 +16,11 @@ export type RateLimitConfig = Pick<
   'freeLimit' | 'freeWindowMs' | 'proLimit' | 'proWindowMs' | 'readLimit' | 'proReadLimit'
 >;
 
-function humanWindow(ms: number): string {
+/** The request limit's window (ms): other requests are counted per minute. */
+export const REQUEST_WINDOW_MS = 60_000;
+
+/** A window in words: 'hour', '15 minutes'. */
+export function humanWindow(ms: number): string {
   const minutes = Math.round(ms / 60_000);
   if (minutes >= 60 && minutes % 60 === 0) return minutes === 60 ? 'hour' : `${minutes / 60} hours`;
   return minutes === 1 ? 'minute' : `${minutes} minutes`;
@@ -29,13 +34,14 @@ export async function installRateLimits(
 ): Promise<void> {
   await app.register(rateLimit, {
     global: true,
-    // After authentication and validation: a refused key or a malformed body does not use up the limit.
-    hook: 'preHandler',
+    // Right after authentication (a refused key does not use up the limit), before body
+    // parsing and validation: a refused request is the cheapest answer the server gives.
+    hook: 'onRequest',
     enableDraftSpec: true,
     // Per tier: a professional key follows many searches at once (50 polled once a second is 3,000 a minute).
     max: async (request: FastifyRequest) =>
       request.caller?.tier === 'professional' ? config.proReadLimit : config.readLimit,
-    timeWindow: 60_000,
+    timeWindow: REQUEST_WINDOW_MS,
     keyGenerator: (request: FastifyRequest) => `read:${request.caller?.client ?? request.ip}`,
     // Shared counters can be out of reach (Redis down): other requests then go uncounted and
     // meet the same outage in their handler; starting a search is refused (skipOnError below).
@@ -51,26 +57,4 @@ export async function installRateLimits(
       );
     },
   });
-}
-
-/** Route options for POST /api/search: the per-tier search limit. */
-export function searchRateLimit(config: RateLimitConfig) {
-  const pro = (request: FastifyRequest) => request.caller?.tier === 'professional';
-  return {
-    max: async (request: FastifyRequest) => (pro(request) ? config.proLimit : config.freeLimit),
-    timeWindow: async (request: FastifyRequest) => (pro(request) ? config.proWindowMs : config.freeWindowMs),
-    keyGenerator: (request: FastifyRequest) => `search:${request.caller?.client ?? request.ip}`,
-    // A search that cannot be counted is not started: 503 store_unavailable.
-    skipOnError: false,
-    errorResponseBuilder: (request: FastifyRequest, context: { max: number; ttl: number; after: string }) => {
-      const tier = pro(request) ? 'professional' : 'free';
-      const window = humanWindow(pro(request) ? config.proWindowMs : config.freeWindowMs);
-      const retryAfter = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new UserscoutError(
-        'rate_limited',
-        `Search limit reached: ${context.max} searches per ${window} on the ${tier} tier. Retry in ${context.after}${tier === 'free' ? ', or use a professional API key' : ''}.`,
-        { details: { retryAfter, limit: context.max, tier } },
-      );
-    },
-  };
 }

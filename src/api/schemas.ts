@@ -2,8 +2,10 @@
  * Request and response schemas of the REST API (TypeBox). Fastify validates
  * with them and @fastify/swagger turns them into the OpenAPI document.
  */
+
 import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import { CATEGORIES } from '../catalogue/categories.js';
+import { VARIANT_KINDS } from '../catalogue/lookalike-names.js';
 import { MAX_USERNAME_LENGTH } from '../catalogue/username-rule.js';
 import {
   ERROR_REASONS,
@@ -12,6 +14,7 @@ import {
   type Outcome,
   UNKNOWN_REASONS,
 } from '../engine/outcome.js';
+import { HEALTH_STATES } from './health-states.js';
 
 /** One of the given strings, typed as their union (so `Static<>` of a schema is the engine's type). */
 const lit = <const T extends readonly string[]>(values: T) =>
@@ -35,13 +38,15 @@ export const ErrorBody = Type.Object(
 
 export const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 
+const USERNAME_RULE =
+  '1-100 characters, no white space, control characters or / ? # % \\ @ : < > " \' ` [ ] { } | ^';
+
 export const StartSearchBody = Type.Object(
   {
     username: Type.String({
       minLength: 1,
       maxLength: MAX_USERNAME_LENGTH,
-      description:
-        'The username to search for: 1-100 characters, no white space, control characters or / ? # % \\ @ : < > " \' ` [ ] { } | ^',
+      description: `The username to search for: ${USERNAME_RULE}`,
       examples: ['alice'],
     }),
     categories: Type.Optional(
@@ -57,19 +62,135 @@ export const StartSearchBody = Type.Object(
       }),
     ),
     includeNsfw: Type.Optional(Type.Boolean({ description: 'Include NSFW platforms (default false)' })),
+    variants: Type.Optional(
+      Type.Boolean({
+        description:
+          'Also search lookalike names (separators, 0/o 1/l/i rn/m swaps, doubled or dropped letters, prefixes and suffixes, homoglyphs), up to the setting maxVariantsPerRequest (default 10). Each is a search of its own, on the selected platforms whose username rule accepts it, and counts as one against the search limit (default false)',
+      }),
+    ),
+    private: Type.Optional(
+      Type.Boolean({
+        description:
+          'Professional keys only: the search and its results are readable only with the key that started it (default false: anyone with the queryId can read them). Refused with 403 private_not_allowed without a professional key.',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
+const startedFields = {
+  queryId: Type.String({ description: 'Poll GET /api/search?id=queryId' }),
+  status: Type.Literal('running'),
+  totalPlatforms: Type.Integer({ description: 'Platforms this search covers' }),
+  estimatedTime: Type.Integer({ description: 'Expected duration in SECONDS, queue wait included' }),
+};
+
+const variantKind = lit(VARIANT_KINDS);
+
 export const StartSearchResponse = Type.Object(
   {
-    queryId: Type.String({ description: 'Poll GET /api/search?id=queryId' }),
-    status: Type.Literal('running'),
-    totalPlatforms: Type.Integer({ description: 'Platforms this search covers' }),
-    estimatedTime: Type.Integer({ description: 'Expected duration in SECONDS, queue wait included' }),
+    ...startedFields,
+    variants: Type.Optional(
+      Type.Array(Type.Object({ username: Type.String(), kind: variantKind, ...startedFields }), {
+        description: 'With variants: true, the lookalike names searched, each with its own search',
+      }),
+    ),
+    variantsNotSearched: Type.Optional(
+      Type.Array(Type.Object({ username: Type.String(), kind: variantKind }), {
+        description:
+          'Lookalike names generated but not searched: no selected platform accepts them (they cost nothing)',
+      }),
+    ),
   },
   { $id: 'SearchStarted' },
 );
+
+export const StartBatchBody = Type.Object(
+  {
+    usernames: Type.Array(Type.String({ minLength: 1, maxLength: MAX_USERNAME_LENGTH }), {
+      minItems: 1,
+      maxItems: 1000,
+      uniqueItems: true,
+      description: `The usernames, each ${USERNAME_RULE}; distinct; at most the setting maxBatchNames (default 25)`,
+      examples: [['alice', 'bob']],
+    }),
+    categories: StartSearchBody.properties.categories,
+    platforms: StartSearchBody.properties.platforms,
+    includeNsfw: StartSearchBody.properties.includeNsfw,
+    private: StartSearchBody.properties.private,
+  },
+  { additionalProperties: false },
+);
+
+export const StartBatchResponse = Type.Object(
+  {
+    searches: Type.Array(Type.Object({ username: Type.String(), ...startedFields }), {
+      description: 'One search per name, in the order given',
+    }),
+  },
+  { $id: 'BatchStarted' },
+);
+
+export const SearchSummary = Type.Object(
+  {
+    queryId: Type.String(),
+    username: Type.String(),
+    status: Type.Union([Type.Literal('running'), Type.Literal('completed'), Type.Literal('error')]),
+    totalPlatforms: Type.Integer({ description: 'Platforms this search covers' }),
+    estimatedTime: Type.Integer({ description: 'Seconds the search was expected to take when started' }),
+    createdAt: Type.String({ format: 'date-time' }),
+    completedAt: Type.Optional(Type.String({ format: 'date-time' })),
+    error: Type.Optional(
+      Type.String({ description: 'Present when status is error; cancelled when cancelled' }),
+    ),
+  },
+  { $id: 'SearchSummary', description: 'A search without its results: GET /api/search?id= gives them' },
+);
+
+export const SearchListQuery = Type.Object(
+  {
+    // A string: query values are not coerced (see app.ts).
+    limit: Type.Optional(
+      Type.String({
+        pattern: '^([1-9]|[1-9][0-9]|100)$',
+        description: 'Searches per page, 1 to 100 (default 20)',
+      }),
+    ),
+    cursor: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]{1,200}$',
+        description: 'nextCursor of the previous page; absent for the first (newest) page',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const SearchListResponse = Type.Object({
+  searches: Type.Array(refTo(SearchSummary), { description: 'Newest first' }),
+  nextCursor: Type.Optional(
+    Type.String({
+      description: 'Present when older searches may follow: pass it as cursor for the next page',
+    }),
+  ),
+});
+
+const limitState = (what: string) =>
+  Type.Object({
+    limit: Type.Integer({ description: `${what} allowed per window` }),
+    used: Type.Integer({ description: 'Counted in the current window' }),
+    remaining: Type.Integer({ description: 'Left in the current window' }),
+    windowSeconds: Type.Integer({ description: 'Length of a window in SECONDS' }),
+    resetsAt: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the current window ends; null when none is open (nothing counted yet)',
+    }),
+  });
+
+export const UsageResponse = Type.Object({
+  tier: Type.Union([Type.Literal('free'), Type.Literal('professional')]),
+  searches: limitState('Searches'),
+  requests: limitState('Other requests (polls, events, lists, this one)'),
+});
 
 export const Result = Type.Object(
   {
@@ -89,12 +210,51 @@ export const Result = Type.Object(
       cachedAt: Type.Optional(
         Type.Integer({ description: 'Reused from the cache: when it was decided (ms epoch)' }),
       ),
+      snippet: Type.Optional(
+        Type.String({
+          description:
+            'The text or regex marker that decided, in [brackets], with about 60 characters of the page on each side',
+        }),
+      ),
+      control: Type.Optional(
+        Type.String({
+          description:
+            'The control check a hit was compared with (a name that cannot exist on the platform): its name, what it read and when; a hit that reads like it is unknown/rule_drift',
+        }),
+      ),
     }),
+    profile: Type.Optional(
+      Type.Object(
+        {
+          fullName: Type.Optional(Type.String()),
+          bio: Type.Optional(Type.String()),
+          location: Type.Optional(Type.String()),
+          createdAt: Type.Optional(Type.String({ description: 'As the page gives it' })),
+          avatarUrl: Type.Optional(Type.String({ description: 'http(s) only' })),
+          website: Type.Optional(Type.String({ description: 'http(s) only' })),
+          followers: Type.Optional(Type.Integer({ minimum: 0 })),
+          following: Type.Optional(Type.Integer({ minimum: 0 })),
+          links: Type.Optional(
+            Type.Array(Type.String(), { description: 'Pages the profile points to (http(s) only)' }),
+          ),
+          ids: Type.Optional(Type.Record(Type.String(), Type.String())),
+        },
+        {
+          description:
+            "A hit's profile details, read from the answer its check already read: plain text (no markup), capped in length; URLs only http(s)",
+        },
+      ),
+    ),
+    linkedFrom: Type.Optional(
+      Type.Array(Type.String(), {
+        description: 'Platform ids of hits whose profiles link to this account of the searched name',
+      }),
+    ),
   },
   {
     $id: 'Result',
     description:
-      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response; or not asked: budget_exhausted, our request budget for the origin had no slot in time), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
+      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response, rule_drift (the platform rule also reads a name that cannot exist as a hit); or not asked: budget_exhausted, our request budget for the origin had no slot in time), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
   },
 );
 
@@ -134,6 +294,20 @@ export const SearchResponse = Type.Object(
     createdAt: Type.String({ format: 'date-time' }),
     completedAt: Type.Optional(Type.String({ format: 'date-time' })),
     error: Type.Optional(Type.String({ description: 'Present when status is error' })),
+    links: Type.Optional(
+      Type.Array(
+        Type.Object({
+          from: Type.String({ description: 'Platform id of the hit whose profile holds the link' }),
+          to: Type.String({ description: 'Platform id the link points to' }),
+          username: Type.String({ description: 'The name in the link (may differ from the one searched)' }),
+          url: Type.String(),
+        }),
+        {
+          description:
+            'Which accounts point to which: links in the hits’ profiles to other platforms’ profiles',
+        },
+      ),
+    ),
   },
   { $id: 'Search' },
 );
@@ -168,6 +342,19 @@ export const Platform = Type.Object(
     tags: Type.Array(Type.String()),
     disabledReason: Type.Optional(Type.String()),
     lastValidatedAt: Type.Optional(Type.String({ format: 'date-time' })),
+    health: Type.Optional(
+      Type.Object(
+        {
+          state: lit(HEALTH_STATES),
+          lastCheckedAt: Type.Optional(Type.String({ format: 'date-time' })),
+          reason: Type.Optional(Type.String()),
+        },
+        {
+          description:
+            'rule_drift: a control check (a name that cannot exist) read as a hit, so hits here are unknown/rule_drift until a control reads miss; broken or blocked: the last self-check of its known accounts; healthy; unchecked: never measured. reason says why, with the control or the probes',
+        },
+      ),
+    ),
   },
   { $id: 'Platform' },
 );

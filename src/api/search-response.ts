@@ -6,17 +6,40 @@
 import type { Static } from '@sinclair/typebox';
 import {
   type Coverage,
+  countStatuses,
   coverageOf,
   coverageWarning,
   roundedShare,
   type StatusCounts,
+  unansweredReasons,
 } from '../engine/coverage.js';
+import { type AccountLink, withLinkedFrom } from '../engine/linked-accounts.js';
 import { byPlatformName, type Outcome, type OutcomeReason } from '../engine/outcome.js';
 import { progressSnapshot } from '../runner/events.js';
 import type { SearchRecord } from '../store/store.js';
-import type { SearchResponse } from './schemas.js';
+import type { SearchResponse, SearchSummary } from './schemas.js';
 
 export type SearchJson = Static<typeof SearchResponse>;
+export type SearchSummaryJson = Static<typeof SearchSummary>;
+
+/** The state a client sees: a queued search has started from its point of view. */
+export function apiStatus(state: SearchRecord['state']): SearchJson['status'] {
+  return state === 'queued' ? 'running' : state;
+}
+
+/** A search without its results, as GET /api/searches lists it and DELETE /api/search/{id} answers. */
+export function searchSummary(search: SearchRecord): SearchSummaryJson {
+  return {
+    queryId: search.id,
+    username: search.username,
+    status: apiStatus(search.state),
+    totalPlatforms: search.platformIds.length,
+    estimatedTime: Math.round(search.estimatedSeconds),
+    createdAt: new Date(search.createdAt).toISOString(),
+    ...(search.finishedAt !== undefined ? { completedAt: new Date(search.finishedAt).toISOString() } : {}),
+    ...(search.error !== undefined && search.state === 'error' ? { error: search.error } : {}),
+  };
+}
 
 export interface SearchView {
   readonly search: Pick<
@@ -33,6 +56,24 @@ export interface SearchView {
    * (`unansweredReasons`): read only when `needsReasons` says the warning shows.
    */
   readonly unansweredReasons?: readonly (readonly [OutcomeReason, number])[];
+  /** Links between accounts found in the hits' profiles (engine/linked-accounts.ts). */
+  readonly links?: readonly AccountLink[];
+}
+
+/** The view of a search with every outcome: its counts come from them, so they agree with the list. */
+export function everyOutcomeView(
+  search: SearchView['search'] & { readonly platformIds: readonly string[] },
+  results: readonly Outcome[],
+  links: readonly AccountLink[],
+): SearchView {
+  return {
+    search,
+    total: search.platformIds.length,
+    progress: { checked: results.length, byStatus: countStatuses(results) },
+    results,
+    links,
+    unansweredReasons: unansweredReasons(results),
+  };
 }
 
 /** The search's coverage and whether its answer carries a warning (completed and low). */
@@ -50,9 +91,10 @@ export function searchResponse(view: SearchView, warningPercent: number): Search
   const warning = coverage.warns ? coverageWarning(coverage, view.unansweredReasons ?? []) : undefined;
   return {
     queryId: search.id,
-    status: search.state === 'queued' ? 'running' : search.state,
+    status: apiStatus(search.state),
     username: search.username,
-    results: [...view.results].sort(byPlatformName),
+    results: withLinkedFrom(view.results, view.links ?? [], search.username).sort(byPlatformName),
+    ...(view.links?.length ? { links: [...view.links] } : {}),
     progress: { ...progressSnapshot(view.total, view.progress), queued: search.state === 'queued' },
     coverage: roundedShare(coverage),
     ...(warning !== undefined ? { warning } : {}),

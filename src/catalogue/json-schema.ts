@@ -8,7 +8,14 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';
-import { CheckSchema, PlatformSchema, ShieldSchema, SignalSchema, UsernameRuleSchema } from './schema.js';
+import {
+  BasicSignalSchema,
+  CheckSchema,
+  PlatformSchema,
+  ShieldSchema,
+  SignalSchema,
+  UsernameRuleSchema,
+} from './schema.js';
 
 export const CATALOGUE_SCHEMA_FILE = fileURLToPath(
   new URL('../../docs/catalogue.schema.json', import.meta.url),
@@ -38,6 +45,7 @@ export function catalogueJsonSchema(): Json {
     ['platform', PlatformSchema],
     ['check', CheckSchema],
     ['signal', SignalSchema],
+    ['basicSignal', BasicSignalSchema],
     ['usernameRule', UsernameRuleSchema],
     ['shield', ShieldSchema],
   ];

@@ -8,15 +8,22 @@ import { CatalogueError } from '../errors.js';
 import { CATEGORIES, type Category } from './categories.js';
 import { freezeCatalogue } from './freeze.js';
 import {
+  type BasicSignal,
   type Catalogue,
   type CheckRequestSpec,
+  type ExtractRule,
+  type ExtractRules,
   type Platform,
   platformId,
   type Shield,
   type Signal,
+  type SignalPart,
 } from './platform.js';
+import { PROFILE_FIELDS, type ProfileField } from './profile-fields.js';
 import {
+  type BasicSignalSpec,
   CatalogueFileSchema,
+  type ExtractRuleSpec,
   PlatformSchema,
   type PlatformSpec,
   ShieldSchema,
@@ -39,7 +46,7 @@ export interface LoadResult {
   readonly problems: readonly CatalogueProblem[];
 }
 
-const SIGNAL_KINDS = ['status', 'text', 'regex', 'redirect', 'json', 'header'] as const;
+const SIGNAL_KINDS = ['status', 'text', 'regex', 'redirect', 'json', 'header', 'all'] as const;
 
 /** Validates a parsed catalogue document (our own format). Throws only when the document itself is unusable. */
 export function loadCatalogue(data: unknown, extraShields: readonly Shield[] = []): LoadResult {
@@ -132,7 +139,7 @@ function schemaProblems(
   const seen = new Set<string>();
   for (const error of Value.Errors(schema, entry)) {
     // A bad signal yields one error per union member; say it once, plainly.
-    const isSignal = /^\/detect\/(exists|missing)\/\d+$/.test(error.path);
+    const isSignal = /^\/detect\/(exists|missing)\/\d+(\/all\/\d+(\/not)?)?$/.test(error.path);
     const message = isSignal
       ? `must be exactly one of ${SIGNAL_KINDS.map((k) => `{${k}}`).join(', ')} with valid values`
       : error.path === '/category'
@@ -175,6 +182,16 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
       if (problem) add(`/detect/${list}/${i}`, problem);
     });
   }
+  for (const [field, value] of Object.entries(spec.extract ?? {})) {
+    const rules: [string, ExtractRuleSpec][] =
+      field === 'ids'
+        ? Object.entries(value as Record<string, ExtractRuleSpec>).map(([n, r]) => [`ids/${n}`, r])
+        : [[field, value as unknown as ExtractRuleSpec]];
+    for (const [where, r] of rules) {
+      const problem = extractRuleProblem(r);
+      if (problem) add(`/extract/${where}`, problem);
+    }
+  }
   let rule: UsernameRule | undefined;
   try {
     rule = compileUsernameRule(spec.username);
@@ -202,6 +219,19 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
 }
 
 function signalProblem(signal: SignalSpec): string | undefined {
+  if ('all' in signal) {
+    if (signal.all.every((part) => 'not' in part))
+      return 'a compound signal needs at least one part that is not a {not}';
+    for (const part of signal.all) {
+      const problem = basicSignalProblem('not' in part ? part.not : part);
+      if (problem) return problem;
+    }
+    return undefined;
+  }
+  return basicSignalProblem(signal);
+}
+
+function basicSignalProblem(signal: BasicSignalSpec): string | undefined {
   if ('regex' in signal) {
     try {
       new RegExp(signal.regex, signal.flags);
@@ -215,7 +245,54 @@ function signalProblem(signal: SignalSpec): string | undefined {
   return undefined;
 }
 
+type ExtractSpec = Partial<Record<ProfileField, ExtractRuleSpec>> & { ids?: Record<string, ExtractRuleSpec> };
+
+function normaliseExtractRule(spec: ExtractRuleSpec): ExtractRule {
+  if ('json' in spec) return { kind: 'json', path: spec.json.split('.') };
+  if ('meta' in spec) return { kind: 'meta', name: spec.meta.toLowerCase() };
+  return { kind: 'regex', re: new RegExp(spec.regex, spec.flags) };
+}
+
+function normaliseExtract(spec: ExtractSpec): ExtractRules {
+  const fields: Partial<Record<ProfileField, ExtractRule>> = {};
+  for (const field of PROFILE_FIELDS) {
+    const rule = spec[field];
+    if (rule) fields[field] = normaliseExtractRule(rule);
+  }
+  const ids: Record<string, ExtractRule> = {};
+  for (const [name, rule] of Object.entries(spec.ids ?? {})) ids[name] = normaliseExtractRule(rule);
+  return { fields, ids };
+}
+
+/** What is wrong with an extract rule beyond its shape, or undefined. */
+function extractRuleProblem(rule: ExtractRuleSpec): string | undefined {
+  if ('json' in rule && rule.json.split('.').some((seg) => seg === ''))
+    return 'json path has an empty segment';
+  if ('regex' in rule) {
+    let re: RegExp;
+    try {
+      re = new RegExp(rule.regex, rule.flags);
+    } catch (error) {
+      return `regex does not compile: ${(error as Error).message}`;
+    }
+    if (!/\(\?<value>/.test(re.source)) return 'regex needs a named group `value` (?<value>…)';
+  }
+  return undefined;
+}
+
 function normaliseSignal(spec: SignalSpec): Signal {
+  if ('all' in spec)
+    return {
+      kind: 'all',
+      parts: spec.all.map(
+        (part): SignalPart =>
+          'not' in part ? { kind: 'not', signal: normaliseBasic(part.not) } : normaliseBasic(part),
+      ),
+    };
+  return normaliseBasic(spec);
+}
+
+function normaliseBasic(spec: BasicSignalSpec): BasicSignal {
   if ('status' in spec) return { kind: 'status', codes: [...spec.status] };
   if ('text' in spec) return { kind: 'text', text: spec.text };
   if ('regex' in spec) return { kind: 'regex', re: new RegExp(spec.regex, spec.flags) };
@@ -258,5 +335,6 @@ function normalisePlatform(spec: PlatformSpec): Platform {
     enabled: spec.enabled ?? true,
     disabledReason: spec.disabledReason,
     budget: spec.budget ? { perSecond: spec.budget.perSecond, burst: spec.budget.burst ?? 1 } : undefined,
+    extract: spec.extract ? normaliseExtract(spec.extract as ExtractSpec) : undefined,
   };
 }

@@ -62,7 +62,7 @@ function describe(first: { name: string; source: string }): string {
  * placeholder written `{}`, no trailing slash, no fragment (never sent), and
  * the body of a POST, since one API address can check different things.
  */
-export function checkKey(spec: PlatformSpec): string {
+export function checkKey(spec: Pick<PlatformSpec, 'profile' | 'check'>): string {
   const template = spec.check?.url ?? spec.profile;
   const method = spec.check?.method ?? 'GET';
   const parts = splitAuthority(template);

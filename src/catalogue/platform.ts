@@ -3,17 +3,25 @@
  * compiled, frozen. Built only by `loader.ts`.
  */
 import type { Category } from './categories.js';
+import type { ProfileField } from './profile-fields.js';
 import type { UsernameRule } from './username-rule.js';
 
 export type JsonPrimitive = string | number | boolean | null;
 
-export type Signal =
+/** One fact about a response. */
+export type BasicSignal =
   | { readonly kind: 'status'; readonly codes: readonly number[] }
   | { readonly kind: 'text'; readonly text: string }
   | { readonly kind: 'regex'; readonly re: RegExp }
   | { readonly kind: 'redirect'; readonly target: string }
   | { readonly kind: 'json'; readonly path: readonly string[]; readonly equals?: JsonPrimitive }
   | { readonly kind: 'header'; readonly name: string; readonly value?: string };
+
+/** A part of a compound signal: a fact, or a fact that must not hold. */
+export type SignalPart = BasicSignal | { readonly kind: 'not'; readonly signal: BasicSignal };
+
+/** A signal of a detect list: one fact, or a group that holds when all its parts hold. */
+export type Signal = BasicSignal | { readonly kind: 'all'; readonly parts: readonly SignalPart[] };
 
 export type SignalKind = Signal['kind'];
 
@@ -39,6 +47,17 @@ export interface PlatformBudget {
   readonly burst: number;
 }
 
+/** Where one profile field is read from in a hit's answer (`extract` in the catalogue). */
+export type ExtractRule =
+  | { readonly kind: 'json'; readonly path: readonly string[] }
+  | { readonly kind: 'meta'; readonly name: string }
+  | { readonly kind: 'regex'; readonly re: RegExp };
+
+export interface ExtractRules {
+  readonly fields: Readonly<Partial<Record<ProfileField, ExtractRule>>>;
+  readonly ids: Readonly<Record<string, ExtractRule>>;
+}
+
 export interface Platform {
   /** Stable identifier derived from the name (lower-case, dashes). */
   readonly id: string;
@@ -56,6 +75,8 @@ export interface Platform {
   readonly disabledReason: string | undefined;
   /** Its own request-rate budget; undefined: the configured default. */
   readonly budget: PlatformBudget | undefined;
+  /** Its own profile-detail rules for hits; undefined: the generic extractors only. */
+  readonly extract: ExtractRules | undefined;
 }
 
 export type ShieldReason = 'waf' | 'captcha';
@@ -75,8 +96,12 @@ export interface Catalogue {
 }
 
 /** A short, stable description of a signal, used as evidence in outcomes. */
-export function describeSignal(signal: Signal): string {
+export function describeSignal(signal: Signal | SignalPart): string {
   switch (signal.kind) {
+    case 'all':
+      return `(${signal.parts.map(describeSignal).join(' & ')})`;
+    case 'not':
+      return `not ${describeSignal(signal.signal)}`;
     case 'status':
       return `status ${signal.codes.join('|')}`;
     case 'text':

@@ -5,63 +5,93 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { CATEGORIES } from './categories.js';
+import { PROFILE_FIELDS } from './profile-fields.js';
 
 const strict = { additionalProperties: false } as const;
 
 const HttpStatus = Type.Integer({ minimum: 100, maximum: 599 });
 
+/** The single facts a signal can state; each names its kind by its one key. */
+const BASIC_SIGNALS = [
+  Type.Object(
+    { status: Type.Array(HttpStatus, { minItems: 1, description: 'The HTTP status is one of these' }) },
+    strict,
+  ),
+  Type.Object({ text: Type.String({ minLength: 1, description: 'The body contains this text' }) }, strict),
+  Type.Object(
+    {
+      regex: Type.String({
+        minLength: 1,
+        description: 'The body matches this JavaScript regular expression',
+      }),
+      flags: Type.Optional(Type.String({ pattern: '^[imsu]*$', description: 'Regex flags: i, m, s, u' })),
+    },
+    strict,
+  ),
+  Type.Object(
+    {
+      redirect: Type.String({
+        description:
+          'The response redirected to a URL containing this text ("" = any redirect). With redirects "manual" it reads the Location header of a 3xx; with "follow" the final URL.',
+      }),
+    },
+    strict,
+  ),
+  Type.Object(
+    {
+      json: Type.String({
+        minLength: 1,
+        description:
+          'A dot path into the JSON body (array indexes as numbers: data.users.0.id) that is present and not null',
+      }),
+      equals: Type.Optional(
+        Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()], {
+          description: 'The value at the path equals this',
+        }),
+      ),
+    },
+    strict,
+  ),
+  Type.Object(
+    {
+      header: Type.String({ minLength: 1, description: 'A response header with this name is present' }),
+      value: Type.Optional(Type.String({ description: 'and its value contains this text' })),
+    },
+    strict,
+  ),
+];
+
+const BASIC_DESCRIPTION =
+  'One fact about a response: {status}, {text}, {regex}, {redirect}, {json} or {header}';
+
 /** One fact about a response. Exactly one of the listed keys names its kind. */
-export const SignalSchema = Type.Union(
-  [
-    Type.Object(
-      { status: Type.Array(HttpStatus, { minItems: 1, description: 'The HTTP status is one of these' }) },
-      strict,
-    ),
-    Type.Object({ text: Type.String({ minLength: 1, description: 'The body contains this text' }) }, strict),
-    Type.Object(
-      {
-        regex: Type.String({
-          minLength: 1,
-          description: 'The body matches this JavaScript regular expression',
-        }),
-        flags: Type.Optional(Type.String({ pattern: '^[imsu]*$', description: 'Regex flags: i, m, s, u' })),
-      },
-      strict,
-    ),
-    Type.Object(
-      {
-        redirect: Type.String({
-          description:
-            'The response redirected to a URL containing this text ("" = any redirect). With redirects "manual" it reads the Location header of a 3xx; with "follow" the final URL.',
-        }),
-      },
-      strict,
-    ),
-    Type.Object(
-      {
-        json: Type.String({
-          minLength: 1,
-          description:
-            'A dot path into the JSON body (array indexes as numbers: data.users.0.id) that is present and not null',
-        }),
-        equals: Type.Optional(
-          Type.Union([Type.String(), Type.Number(), Type.Boolean(), Type.Null()], {
-            description: 'The value at the path equals this',
-          }),
-        ),
-      },
-      strict,
-    ),
-    Type.Object(
-      {
-        header: Type.String({ minLength: 1, description: 'A response header with this name is present' }),
-        value: Type.Optional(Type.String({ description: 'and its value contains this text' })),
-      },
-      strict,
-    ),
-  ],
-  { description: 'One fact about a response: {status}, {text}, {regex}, {redirect}, {json} or {header}' },
+export const BasicSignalSchema = Type.Union(BASIC_SIGNALS, { description: BASIC_DESCRIPTION });
+
+/** A part of a compound signal: a fact, or a fact that must NOT hold. */
+export const NotSignalSchema = Type.Object(
+  { not: BasicSignalSchema },
+  { ...strict, description: 'Holds when the fact inside does not (the body lacks a text, say)' },
 );
+
+/**
+ * A compound signal: holds when ALL of its parts hold, for example
+ * "status 200 and the body lacks X". On the missing side (ANY-of) it is the only
+ * way to say AND; a group needs at least one part that is not a `not`.
+ */
+export const AllSignalSchema = Type.Object(
+  {
+    all: Type.Array(Type.Union([BasicSignalSchema, NotSignalSchema]), {
+      minItems: 2,
+      description: 'Every part holds (a part is a signal, or {not: signal})',
+    }),
+  },
+  { ...strict, description: 'Holds when all of its parts hold' },
+);
+
+/** A signal of a detect list: one fact, or a group of facts that all hold. */
+export const SignalSchema = Type.Union([...BASIC_SIGNALS, AllSignalSchema], {
+  description: `${BASIC_DESCRIPTION}, or {all: [...]} of them`,
+});
 
 export const CheckSchema = Type.Object(
   {
@@ -123,6 +153,48 @@ export const BudgetSchema = Type.Object(
   },
 );
 
+export const ExtractRuleSchema = Type.Union(
+  [
+    Type.Object(
+      {
+        json: Type.String({ minLength: 1, description: 'A dot path into the JSON answer (data.user.name)' }),
+      },
+      strict,
+    ),
+    Type.Object(
+      { meta: Type.String({ minLength: 1, description: 'The content of <meta name|property="…">' }) },
+      strict,
+    ),
+    Type.Object(
+      {
+        regex: Type.String({
+          minLength: 1,
+          description: 'A JavaScript regular expression over the body with a named group `value`',
+        }),
+        flags: Type.Optional(Type.String({ pattern: '^[imsu]*$', description: 'Regex flags: i, m, s, u' })),
+      },
+      strict,
+    ),
+  ],
+  { description: 'Where one profile field is read from: {json}, {meta} or {regex}' },
+);
+
+export const ExtractSchema = Type.Object(
+  {
+    ...Object.fromEntries(PROFILE_FIELDS.map((field) => [field, Type.Optional(ExtractRuleSchema)])),
+    ids: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[a-zA-Z][a-zA-Z0-9_]{0,39}$' }), ExtractRuleSchema, {
+        description: 'Identifiers of the account by name, e.g. {"userId": {"json": "data.id"}}',
+      }),
+    ),
+  },
+  {
+    ...strict,
+    description:
+      'Profile details of a hit, read from the answer the check already read (no extra request); the generic extractors (Open Graph, JSON-LD, rel="me") fill what these rules do not',
+  },
+);
+
 export const PlatformSchema = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 80, description: 'Unique display name' }),
@@ -165,6 +237,7 @@ export const PlatformSchema = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     disabledReason: Type.Optional(Type.String({ description: 'Why the platform is disabled' })),
     budget: Type.Optional(BudgetSchema),
+    extract: Type.Optional(ExtractSchema),
     notes: Type.Optional(Type.String({ description: 'Anything a maintainer should know' })),
   },
   strict,
@@ -201,8 +274,11 @@ export const CatalogueFileSchema = Type.Object(
 );
 
 export type SignalSpec = Static<typeof SignalSchema>;
+export type BasicSignalSpec = Static<typeof BasicSignalSchema>;
+export type SignalPartSpec = BasicSignalSpec | Static<typeof NotSignalSchema>;
 export type CheckSpec = Static<typeof CheckSchema>;
 export type UsernameRuleSpec = Static<typeof UsernameRuleSchema>;
 export type PlatformSpec = Static<typeof PlatformSchema>;
 export type BudgetSpec = Static<typeof BudgetSchema>;
+export type ExtractRuleSpec = Static<typeof ExtractRuleSchema>;
 export type ShieldSpec = Static<typeof ShieldSchema>;

@@ -47,6 +47,8 @@ export function probeReading(probe: SelfCheckProbe): 'right' | 'wrong' | 'untold
   if (status === probe.expected) return 'right';
   if (status === 'hit' || status === 'miss' || status === 'invalid') return 'wrong';
   if (status === 'unknown' && reason === 'unexpected_response') return 'wrong';
+  // A control name read as a hit too: the rule no longer tells (engine/control.ts).
+  if (status === 'unknown' && reason === 'rule_drift') return 'wrong';
   // unknown/waf, captcha, rate_limited; every error (timeout, dns, connection, tls...).
   return 'untold';
 }

@@ -35,12 +35,29 @@ function describeInvisible(ch: string): string {
   if (ch === '\t') return 'tabs';
   if (ch === '\n' || ch === '\r' || ch === '\u2028' || ch === '\u2029') return 'line breaks';
   if (ch === '\u00a0') return 'non-breaking spaces (U+00A0)';
+  return codePoint(ch);
+}
+
+/** "U+212A". */
+function codePoint(ch: string): string {
   return `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 }
+
+/**
+ * A lone UTF-16 surrogate: half of a character, which no platform can be sent
+ * (encodeURIComponent throws "URI malformed"). With the `u` flag a well-formed pair
+ * is one code point and does not match. `String.prototype.isWellFormed` says the same
+ * from Node 20, but the web page bundles this module for older browsers too.
+ */
+const LONE_SURROGATE = /\p{Cs}/u;
 
 /** Why a username is refused by every platform, or undefined when it is acceptable. */
 export function usernameProblem(username: string): string | undefined {
   if (username.length === 0) return 'must not be empty';
+  const half = LONE_SURROGATE.exec(username);
+  if (half) {
+    return `is not valid text: it holds half of a character (${codePoint(half[0])}, an unpaired surrogate), which usually comes from text cut in the middle of an emoji or another character`;
+  }
   if ([...username].length > MAX_USERNAME_LENGTH) return `must be at most ${MAX_USERNAME_LENGTH} characters`;
   const bad = FORBIDDEN.exec(username);
   if (bad) {
@@ -66,14 +83,52 @@ export function compileUsernameRule(data: UsernameRuleData = {}): UsernameRule {
   });
 }
 
-/** The username as the platform receives it (lower-cased where its rule says so). */
-export function platformUsername(platform: { readonly username: UsernameRule }, username: string): string {
-  return platform.username.lowercase ? username.toLowerCase() : username;
+/**
+ * The first character that lowercasing would turn into a character it is not the
+ * capital of (KELVIN SIGN U+212A becomes the letter k, İ becomes i plus a dot), or
+ * undefined when lowercasing only changes capitals into their own small letters.
+ * Folding such a name would check, and credit, another name than the one asked about.
+ */
+export function unsafeFold(username: string): string | undefined {
+  for (const ch of username) {
+    const lower = ch.toLowerCase();
+    if (lower !== ch && lower.toUpperCase() !== ch) return ch;
+  }
+  return undefined;
 }
 
-/** Why a name breaks a platform's rule, or undefined when it fits. */
+/**
+ * The username as the platform receives it: lower-cased where its rule says so, and
+ * only when lowercasing is safe (`unsafeFold`); such a name breaks the rule anyway.
+ */
+export function platformUsername(platform: { readonly username: UsernameRule }, username: string): string {
+  return platform.username.lowercase && unsafeFold(username) === undefined
+    ? username.toLowerCase()
+    : username;
+}
+
+/**
+ * What a platform without a pattern of its own allows (an imported entry with
+ * no `regexCheck`): printable ASCII. A name in another script is `invalid` there,
+ * never sent: such a site may answer any odd name with a page that reads as a hit.
+ */
+const ASCII_ONLY = /^[\x21-\x7e]*$/;
+
+/**
+ * Why a name, as it was given, breaks a platform's rule, or undefined when it fits.
+ * On a lowercasing platform the rule is checked on the name before folding first:
+ * lowercasing must never turn a character outside the allowed set into one inside it.
+ */
 export function ruleViolation(rule: UsernameRule, username: string): string | undefined {
+  if (rule.lowercase) {
+    const ch = unsafeFold(username);
+    if (ch !== undefined) {
+      return `contains ${JSON.stringify(ch)} (${codePoint(ch)}), which this platform would read as ${JSON.stringify(ch.toLowerCase())}: another name`;
+    }
+  }
   const name = rule.lowercase ? username.toLowerCase() : username;
+  if (!rule.pattern && !ASCII_ONLY.test(name))
+    return 'has characters outside ASCII, which a platform without a username pattern is taken not to allow';
   const length = [...name].length;
   if (length < rule.minLength) return `shorter than ${rule.minLength} characters`;
   if (length > rule.maxLength) return `longer than ${rule.maxLength} characters`;

@@ -121,7 +121,8 @@ export async function runSelfCheck(
   const previous = options.write === false ? undefined : readHealthFile(healthPath);
 
   const started = now();
-  const engine = createEngine(config, catalogue);
+  // No control checks: the unclaimed probe is itself a control, and its hit must read as one.
+  const engine = createEngine({ ...config, controlWindowMs: 0 }, catalogue);
   const bar =
     options.progress !== false && io.stderr.isTTY === true
       ? new SingleBar({

@@ -1,12 +1,19 @@
 /**
- * `userscout catalogue validate [FILE]`: prints every problem of a catalogue
- * (the built-in one when no file is given) and exits non-zero when there is any.
+ * `userscout catalogue validate [FILE] [--reference DIR]`: prints every problem
+ * of a catalogue (the built-in one when no file is given) and exits non-zero
+ * when there is any. Beyond the loader's checks it refuses rules that cannot
+ * tell on their own (status-alone.ts), with WhatsMyName's records from the
+ * reference folder when one is given.
  */
 import { readFileSync } from 'node:fs';
 import { readBuiltinDocument } from '../catalogue/builtin.js';
+import { counterpartsOf, indexReferences, type ReferenceEntry } from '../catalogue/counterparts.js';
 import { type CatalogueProblem, loadCatalogue, parseCatalogueText } from '../catalogue/loader.js';
 import { mergeCatalogues } from '../catalogue/merge.js';
+import type { Platform } from '../catalogue/platform.js';
+import { readReferenceLists } from '../catalogue/reference-lists.js';
 import type { PlatformSpec } from '../catalogue/schema.js';
+import { statusAloneProblem } from '../catalogue/status-alone.js';
 
 export interface ValidateReport {
   readonly source: string;
@@ -15,7 +22,11 @@ export interface ValidateReport {
   readonly problems: readonly CatalogueProblem[];
 }
 
-export function validateDocument(doc: unknown, source: string): ValidateReport {
+export function validateDocument(
+  doc: unknown,
+  source: string,
+  references: readonly ReferenceEntry[] = [],
+): ValidateReport {
   const { catalogue, problems } = loadCatalogue(doc);
   const specs = Array.isArray((doc as { platforms?: unknown[] }).platforms)
     ? (doc as { platforms: unknown[] }).platforms
@@ -29,8 +40,30 @@ export function validateDocument(doc: unknown, source: string): ValidateReport {
     source,
     entries: specs.length,
     valid: catalogue.platforms.length,
-    problems: [...problems, ...sameAddressProblems(valid)],
+    problems: [
+      ...problems,
+      ...sameAddressProblems(valid),
+      ...statusAloneProblems(catalogue.platforms, references),
+    ],
   };
+}
+
+/** Entries whose exists side is a status that a missing account also answers with. */
+function statusAloneProblems(
+  platforms: readonly Platform[],
+  references: readonly ReferenceEntry[],
+): CatalogueProblem[] {
+  const index = indexReferences(references.filter((r) => r.recordedMissing));
+  const out: CatalogueProblem[] = [];
+  // A disabled platform is never searched, so it cannot give a false hit.
+  for (const platform of platforms.filter((p) => p.enabled)) {
+    const recorded = counterpartsOf(platform, index)
+      .filter((c) => c.match === 'address')
+      .flatMap((c) => c.recordedMissing ?? []);
+    const message = statusAloneProblem(platform, recorded);
+    if (message) out.push({ platform: platform.name, field: '/detect/exists', message });
+  }
+  return out;
 }
 
 /** Two entries that check the same address are one platform written twice (the loader reports equal names). */
@@ -45,9 +78,11 @@ function sameAddressProblems(specs: readonly PlatformSpec[]): CatalogueProblem[]
     }));
 }
 
-export function validateFile(file: string | undefined): ValidateReport {
-  if (!file) return validateDocument(readBuiltinDocument(), 'built-in catalogue');
-  return validateDocument(parseCatalogueText(readFileSync(file, 'utf8'), file), file);
+/** `referenceDir`: the folder of the public site lists, to check against WhatsMyName's records too. */
+export function validateFile(file: string | undefined, referenceDir?: string): ValidateReport {
+  const references = referenceDir ? readReferenceLists(referenceDir) : [];
+  if (!file) return validateDocument(readBuiltinDocument(), 'built-in catalogue', references);
+  return validateDocument(parseCatalogueText(readFileSync(file, 'utf8'), file), file, references);
 }
 
 export function formatValidateReport(report: ValidateReport): string {

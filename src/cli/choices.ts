@@ -3,9 +3,9 @@
  * command). They sit in a module of their own, importing nothing, so that building
  * the command line (and `userscout --help`) loads no engine, catalogue or server.
  */
-export type OutputFormat = 'table' | 'json' | 'csv';
+export type OutputFormat = 'table' | 'json' | 'csv' | 'html';
 /** `search --format`. */
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'csv'];
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'csv', 'html'];
 
 export type PlatformsFormat = 'table' | 'json';
 /** `platforms --format`. */
@@ -22,3 +22,7 @@ export const SELF_CHECK_FORMATS: readonly SelfCheckFormat[] = ['table', 'json'];
 export type SyncFormat = 'text' | 'json';
 /** `catalogue sync --format`. */
 export const SYNC_FORMATS: readonly SyncFormat[] = ['text', 'json'];
+
+export type AuditFormat = 'table' | 'json';
+/** `catalogue audit --format`. */
+export const AUDIT_FORMATS: readonly AuditFormat[] = ['table', 'json'];

@@ -12,6 +12,9 @@ import { SIM_DEFAULTS } from '../sim/defaults.js';
 import type { SelfCheckCommandOptions } from './catalogue-self-check.js';
 import type { SyncCommandOptions } from './catalogue-sync.js';
 import {
+  AUDIT_FORMATS,
+  type AuditFormat,
+  OUTPUT_FORMATS,
   PLATFORMS_FORMATS,
   REPORT_FORMATS,
   type ReportFormat,
@@ -24,6 +27,8 @@ import { addNetworkOptions, integerOf } from './network-options.js';
 import type { PlatformsCommandOptions } from './platforms.js';
 import type { SearchCommandOptions } from './search.js';
 import type { ServeOptions } from './serve.js';
+import type { VariantsCommandOptions } from './variants.js';
+import type { WatchAddOptions } from './watch.js';
 
 function cliInteger(flag: string, value: string, min: number, max: number): number {
   const n = Number(value);
@@ -84,9 +89,24 @@ export function buildProgram(): Command {
     .option('--platform <name>', 'only this platform (repeatable)', collect)
     .option('--nsfw', 'include NSFW platforms')
     .addOption(
-      new Option('--format <format>', 'output format').choices(['table', 'json', 'csv']).default('table'),
+      new Option('--format <format>', 'output format (html: a self-contained report)')
+        .choices([...OUTPUT_FORMATS])
+        .default('table'),
     )
-    .option('--all', 'every outcome, not only hits');
+    .option('--all', 'every outcome, not only hits')
+    .option('-o, --output <file>', 'write the json, csv or html to this file instead of stdout')
+    .option(
+      '--server <url>',
+      'search through this userscout service instead of from this machine (USERSCOUT_SERVER)',
+    )
+    .option(
+      '--key <key>',
+      "the service's professional API key (USERSCOUT_KEY; the variable keeps it out of your shell history)",
+    )
+    .option(
+      '--variants',
+      'also check lookalike names of each (see userscout variants; USERSCOUT_MAX_VARIANTS a name)',
+    );
   addNetworkOptions(search)
     .option('--no-progress', 'no progress bar')
     .action(async (names: string[], options: SearchCommandOptions) => {
@@ -94,14 +114,29 @@ export function buildProgram(): Command {
       process.exitCode = await runSearch(names, options, io);
     });
 
+  program
+    .command('variants')
+    .description('Print the lookalike names of a username that --variants would check')
+    .argument('<name>', 'the username')
+    .option('--max <n>', 'at most this many (USERSCOUT_MAX_VARIANTS, default 10)')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (name: string, options: VariantsCommandOptions) => {
+      const { runVariants } = await import('./variants.js');
+      runVariants(name, options, io);
+    });
+
   const catalogue = program.command('catalogue').description('Inspect and maintain platform catalogues');
   catalogue
     .command('validate')
     .argument('[file]', 'catalogue file (default: the built-in catalogue)')
     .description('Report every problem of a catalogue; exit 1 when there is any')
-    .action(async (file: string | undefined) => {
+    .option(
+      '--reference <dir>',
+      "folder of the public site lists (whatsmyname/, sherlock/, maigret/): also refuse status-alone rules WhatsMyName's records contradict",
+    )
+    .action(async (file: string | undefined, options: { reference?: string }) => {
       const { formatValidateReport, validateFile } = await import('./catalogue-validate.js');
-      const report = validateFile(file);
+      const report = validateFile(file, options.reference);
       io.out(formatValidateReport(report));
       process.exitCode = report.problems.length > 0 ? 1 : 0;
     });
@@ -116,6 +151,24 @@ export function buildProgram(): Command {
       io.out(formatCheckReport(report, options.format));
       process.exitCode = exitCode;
     });
+  catalogue
+    .command('audit')
+    .description(
+      'List where the WhatsMyName, Sherlock and Maigret lists check our platforms differently (check URL, method, status codes, markers, username rule)',
+    )
+    .requiredOption(
+      '--reference <dir>',
+      'folder of the public site lists (whatsmyname/, sherlock/, maigret/)',
+    )
+    .option('--catalogue <file>', 'catalogue file instead of the built-in one')
+    .option('--summary', 'print only the summary')
+    .addOption(new Option('--format <format>', 'output format').choices(AUDIT_FORMATS).default('table'))
+    .action(
+      async (options: { reference: string; catalogue?: string; summary?: boolean; format: AuditFormat }) => {
+        const { formatAudit, runAudit } = await import('./catalogue-audit.js');
+        io.out(formatAudit(runAudit(options), options.format, options.summary === true));
+      },
+    );
   catalogue
     .command('merge')
     .argument('<files...>', 'catalogue files in any supported format; the first of a platform wins')
@@ -166,6 +219,8 @@ export function buildProgram(): Command {
     .description('List the platforms; --stats adds the live statistics the service keeps per platform')
     .option('--category <category>', 'only this category (repeatable)', collect)
     .option('--catalogue <file>', 'catalogue file instead of the built-in one')
+    .option('--server <url>', "list this userscout service's platforms (USERSCOUT_SERVER)")
+    .option('--key <key>', "the service's professional API key (USERSCOUT_KEY)")
     .option('--stats', 'checks, outcome counts, response times and last check, from the service database')
     .option('--data-dir <dir>', 'folder of the database and health file (USERSCOUT_DATA_DIR, default ./data)')
     .addOption(new Option('--format <format>', 'output format').choices(PLATFORMS_FORMATS).default('table'))
@@ -270,6 +325,62 @@ export function buildProgram(): Command {
       const { runMigrate } = await import('./migrate.js');
       await runMigrate(io);
     });
+  // --- watch: watchlists of a running service, through its API ---
+  const watch = program
+    .command('watch')
+    .description('Watchlists of a running service (--server/--key or USERSCOUT_SERVER/USERSCOUT_KEY)');
+  const cliSettings = async () => (await import('../config.js')).loadConfig({}, process.env, 'cli');
+  const target = (command: CommandType) =>
+    command
+      .option('--server <url>', 'the service, e.g. http://127.0.0.1:3000 (default: USERSCOUT_SERVER)')
+      .option('--key <key>', 'an API key (default: USERSCOUT_KEY)');
+  target(
+    watch
+      .command('add')
+      .argument('<names...>', 'usernames to watch')
+      .description('Create a watchlist; its webhook secret is printed once')
+      .option('--interval <time>', 'between runs: seconds, or 90m, 6h, 1d (default: the service minimum)')
+      .option('--webhook <url>', 'where signed events are POSTed')
+      .option('--secret <secret>', 'webhook secret (default: generated)')
+      .option('--category <name>', 'only this category (repeatable)', collect)
+      .option('--platform <name>', 'only this platform (repeatable)', collect)
+      .option('--every-run', 'send an event after every run, not only on changes'),
+  ).action(async (names: string[], options: { server?: string; key?: string } & WatchAddOptions) => {
+    const { watchAdd, watchConnection } = await import('./watch.js');
+    await watchAdd(watchConnection(options, await cliSettings()), names, options, io);
+  });
+  target(
+    watch
+      .command('list')
+      .description("List the key's watchlists")
+      .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table')),
+  ).action(async (options: { server?: string; key?: string; format: 'table' | 'json' }) => {
+    const { watchList, watchConnection } = await import('./watch.js');
+    await watchList(watchConnection(options, await cliSettings()), options.format, io);
+  });
+  target(
+    watch
+      .command('changes')
+      .argument('<id>', 'watchlist id')
+      .description('Changes found by its runs, oldest first')
+      .option('--after <seq>', 'only changes after this seq')
+      .addOption(new Option('--format <format>', 'output').choices(['table', 'json']).default('table')),
+  ).action(
+    async (
+      id: string,
+      options: { server?: string; key?: string; after?: string; format: 'table' | 'json' },
+    ) => {
+      const { watchChanges, watchConnection } = await import('./watch.js');
+      await watchChanges(watchConnection(options, await cliSettings()), id, options, io);
+    },
+  );
+  target(watch.command('run').argument('<id>', 'watchlist id').description('Run a watchlist now')).action(
+    async (id: string, options: { server?: string; key?: string }) => {
+      const { watchRun, watchConnection } = await import('./watch.js');
+      await watchRun(watchConnection(options, await cliSettings()), id, io);
+    },
+  );
+  // --- end of watch ---
   oneLineUsageErrors(program);
   program.hook('preAction', (_program, action) => {
     running = action;

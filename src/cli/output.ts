@@ -4,6 +4,7 @@
  * summary of each name (how many platforms answered, how many could not be
  * reached), JSON (per name the object `GET /api/search?id=` returns) and CSV.
  */
+import { renderReport } from '../api/report-html.js';
 import { type SearchJson, searchResponse } from '../api/search-response.js';
 import {
   type Coverage,
@@ -13,6 +14,7 @@ import {
   summaryClauses,
   unansweredReasons,
 } from '../engine/coverage.js';
+import { type AccountLink, accountLinks, type ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
 import { outcomesCsv } from '../engine/outcome-csv.js';
 
@@ -151,7 +153,12 @@ export type { SearchJson };
  * One name as the API reports a finished search (the same builder as
  * `GET /api/search?id=`): hits only, or every outcome with `all` (`include=all`).
  */
-export function searchJson(report: SearchReport, all: boolean, warningPercent: number): SearchJson {
+export function searchJson(
+  report: SearchReport,
+  all: boolean,
+  warningPercent: number,
+  links: readonly AccountLink[] = [],
+): SearchJson {
   return searchResponse(
     {
       search: {
@@ -167,8 +174,24 @@ export function searchJson(report: SearchReport, all: boolean, warningPercent: n
       progress: { checked: report.results.length, byStatus: countStatuses(report.results) },
       results: report.results.filter((o) => all || o.status === 'hit'),
       unansweredReasons: unansweredReasons(report.results),
+      links,
     },
     warningPercent,
+  );
+}
+
+/** The report of each search, as the service's report.html gives it, with every outcome. */
+export function formatHtml(
+  reports: readonly SearchReport[],
+  warningPercent: number,
+  profileUrls: ProfileUrlMatcher | undefined,
+  now: number,
+): string[] {
+  return reports.map((r) =>
+    renderReport(
+      searchJson(r, true, warningPercent, profileUrls ? accountLinks(r.results, profileUrls) : []),
+      { generatedAt: now, generator: 'userscout (command line)' },
+    ),
   );
 }
 

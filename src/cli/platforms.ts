@@ -10,6 +10,7 @@ import { CATEGORIES, type Category, isCategory } from '../catalogue/categories.j
 import { PlatformHealth } from '../catalogue/health.js';
 import type { Catalogue } from '../catalogue/platform.js';
 import { loadCatalogueFrom } from '../catalogue/source.js';
+import { type PlatformList, UserscoutClient } from '../client/client.js';
 import { loadConfig } from '../config.js';
 import type { OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
@@ -18,6 +19,7 @@ import { createStore } from '../store/create-store.js';
 import type { PlatformStats } from '../store/store.js';
 import { PLATFORMS_FORMATS, type PlatformsFormat } from './choices.js';
 import type { Io } from './io.js';
+import { commandErrorOf } from './search-checkers.js';
 
 export { PLATFORMS_FORMATS, type PlatformsFormat } from './choices.js';
 
@@ -27,6 +29,9 @@ export interface PlatformsCommandOptions {
   stats?: boolean;
   dataDir?: string;
   format?: string;
+  /** List the platforms of this userscout service instead of the local catalogue (USERSCOUT_SERVER). */
+  server?: string;
+  key?: string;
 }
 
 /** Whether a platform is searched: `disabled` by its entry, `broken` by the last self-check. */
@@ -92,6 +97,24 @@ export function platformRows(
           : {}),
       };
     });
+}
+
+/** Rows from a service's GET /api/platforms, in its order. Pure. */
+export function remotePlatformRows(
+  platforms: readonly PlatformList['platforms'][number][],
+  categories: readonly Category[] = [],
+): PlatformRow[] {
+  const only = categories.length ? new Set(categories) : undefined;
+  return platforms
+    .filter((p) => !only || only.has(p.category))
+    .map((p) => ({
+      name: p.name,
+      id: p.id,
+      category: p.category,
+      nsfw: p.nsfw,
+      state: p.enabled ? 'enabled' : 'disabled',
+      ...(!p.enabled && p.disabledReason ? { reason: p.disabledReason } : {}),
+    }));
 }
 
 function table(
@@ -177,6 +200,26 @@ export async function runPlatforms(
     categories.push(c);
   }
   const config = loadConfig(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}, env);
+  const server = options.server ?? config.server;
+  if (server) {
+    if (options.stats || options.catalogue)
+      throw new UserscoutError(
+        'invalid_argument',
+        '--stats and --catalogue read local files; not with --server',
+      );
+    const key = options.key || config.apiKey;
+    const client = new UserscoutClient({ baseUrl: server, ...(key ? { apiKey: key } : {}) });
+    const list = await client.platforms().catch((error: unknown) => {
+      throw commandErrorOf(error);
+    });
+    const rows = remotePlatformRows(list.platforms, categories);
+    io.out(
+      format === 'json'
+        ? JSON.stringify({ platforms: rows, total: rows.length }, null, 2)
+        : formatPlatforms(rows, false),
+    );
+    return rows;
+  }
   const { catalogue } = loadCatalogueFrom(options.catalogue ?? (config.catalogue || undefined));
   const health = PlatformHealth.read(join(config.dataDir, HEALTH_FILE));
 

@@ -2,15 +2,18 @@
  * `userscout search NAME [NAME...]`: runs the engine in this process, shows a
  * progress bar on stderr when it is a terminal, prints results to stdout (as
  * they are found when stdout is a terminal) and each name's summary after its
- * results. Exits 3 when too few platforms answered to trust a missing hit.
+ * results; with `--variants`, each name's lookalike names are checked after it,
+ * as names of their own. Exits 3 when too few platforms answered to trust a missing hit.
  */
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
+import { writeFileAtomic } from '../catalogue/atomic-write.js';
+import { lookalikeNames, type Variant } from '../catalogue/lookalike-names.js';
 import { selectPlatforms } from '../catalogue/select.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
-import { loadConfig } from '../config.js';
+import { UserscoutClient } from '../client/client.js';
+import { type Config, loadConfig } from '../config.js';
 import { countStatuses, coverageOf } from '../engine/coverage.js';
-import { createEngine } from '../engine/create-engine.js';
 import { ERROR_REASONS, INVALID_REASONS, type Outcome, UNKNOWN_REASONS } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
@@ -22,6 +25,7 @@ import {
   formatCsv,
   formatHeader,
   formatHeading,
+  formatHtml,
   formatJson,
   formatRow,
   formatSummary,
@@ -32,10 +36,17 @@ import {
   type SearchReport,
   shownInTable,
 } from './output.js';
+import { type Checker, localChecker, remoteChecker } from './search-checkers.js';
 
 export type { Io } from './io.js';
 
 export interface SearchCommandOptions extends NetworkCommandOptions {
+  /** A userscout service to search through instead of this machine's engine (USERSCOUT_SERVER). */
+  server?: string;
+  /** Its professional API key (USERSCOUT_KEY); never printed. */
+  key?: string;
+  /** Write the JSON, CSV or HTML to this file instead of stdout (one file per name for HTML). */
+  output?: string;
   catalogue?: string;
   category?: string[];
   platform?: string[];
@@ -43,6 +54,8 @@ export interface SearchCommandOptions extends NetworkCommandOptions {
   format?: string;
   all?: boolean;
   progress?: boolean;
+  /** Also check each name's lookalike names (`USERSCOUT_MAX_VARIANTS` a name). */
+  variants?: boolean;
 }
 
 /** Every status a table row may show, for widths known before any result. */
@@ -67,6 +80,8 @@ export async function runSearch(
       `--format must be one of ${OUTPUT_FORMATS.join(', ')}; received ${options.format}`,
     );
   }
+  if (options.output !== undefined && format === 'table')
+    throw new UserscoutError('invalid_argument', '--output needs --format json, csv or html');
   for (const name of names) {
     const problem = usernameProblem(name);
     if (problem) throw new UserscoutError('invalid_username', `username ${JSON.stringify(name)} ${problem}`);
@@ -74,35 +89,46 @@ export async function runSearch(
   const all = options.all ?? false;
   const categories = parseCategories(options.category);
   const config = loadConfig(networkOverrides(options), env, 'cli');
-  const catalogue = loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
-  const platforms = selectPlatforms(catalogue, {
-    categories,
-    platforms: options.platform,
-    includeNsfw: options.nsfw ?? config.includeNsfw,
-  });
-  if (platforms.length === 0) throw new UserscoutError('invalid_argument', 'no platform matches the filters');
+  const server = options.server ?? config.server;
+  const checker = server
+    ? await remoteChecker(
+        new UserscoutClient({
+          baseUrl: server,
+          ...(options.key || config.apiKey ? { apiKey: options.key || config.apiKey } : {}),
+        }),
+        { categories, platforms: options.platform, includeNsfw: options.nsfw },
+      )
+    : localCheckerFor(options, config, categories, io);
+
+  // Each name, then (with --variants) its lookalike names.
+  const targets = names.flatMap((username) => [
+    { username, variant: undefined as Variant | undefined },
+    ...(options.variants
+      ? lookalikeNames(username, config.maxVariantsPerRequest).map((v) => ({
+          username: v.username,
+          variant: v,
+        }))
+      : []),
+  ]);
 
   // A table on a terminal shows rows as they are found, in columns sized before the first.
   const live = format === 'table' && io.outIsTerminal === true;
   const liveLayout = live
-    ? layoutAhead(
-        platforms.map((p) => p.name),
-        all ? ROW_STATUSES : ['hit'],
-        config.timeoutMs,
-        io.colour ?? false,
-      )
+    ? layoutAhead(checker.names, all ? ROW_STATUSES : ['hit'], checker.timeoutMs, io.colour ?? false)
     : undefined;
   // The table's summary belongs to it on stdout; JSON and CSV keep stdout for data.
   const summaryTo = format === 'table' ? io.out : io.err;
-  const engine = createEngine(config, catalogue);
   const reports: SearchReport[] = [];
   let lowCoverage = false;
   const controller = new AbortController();
   const onSigint = () => controller.abort(new UserscoutError('invalid_argument', 'interrupted'));
   process.once('SIGINT', onSigint);
   try {
-    for (const username of names) {
-      if (format === 'table' && names.length > 1) io.out(formatHeading(username));
+    for (const { username, variant } of targets) {
+      const run = await checker.run(username, controller.signal, variant);
+      // A lookalike name no platform here accepts is not checked, nor shown.
+      if (variant && run.total === 0) continue;
+      if (format === 'table' && targets.length > 1) io.out(formatHeading(username));
       const startedAt = Date.now();
       const outcomes: Outcome[] = [];
       const showBar = options.progress !== false && io.stderr.isTTY === true;
@@ -114,10 +140,10 @@ export async function runSearch(
             clearOnComplete: true,
           })
         : undefined;
-      bar?.start(platforms.length, 0, { hits: 0 });
+      bar?.start(run.total, 0, { hits: 0 });
       let hits = 0;
       let rowsShown = 0;
-      for await (const outcome of engine.search(username, platforms, controller.signal)) {
+      for await (const outcome of run.outcomes) {
         outcomes.push(outcome);
         if (outcome.status === 'hit') hits++;
         if (liveLayout && shownInTable(outcome, all)) {
@@ -131,11 +157,12 @@ export async function runSearch(
         bar?.increment(1, { hits });
       }
       bar?.stop();
+      if (!controller.signal.aborted) checker.finished(outcomes);
       const report: SearchReport = {
         id: randomUUID(),
         username,
         status: 'completed',
-        totalPlatforms: platforms.length,
+        totalPlatforms: run.total,
         results: outcomes,
         startedAt,
         finishedAt: Date.now(),
@@ -155,9 +182,51 @@ export async function runSearch(
     }
   } finally {
     process.off('SIGINT', onSigint);
-    await engine.close();
+    await checker.close();
   }
-  if (format === 'json') io.out(formatJson(reports, all, config.coverageWarningPercent));
-  if (format === 'csv') io.write(formatCsv(reports, options.all ?? false));
+  if (format === 'json') emit(io, options.output, formatJson(reports, all, config.coverageWarningPercent));
+  if (format === 'csv') emit(io, options.output, formatCsv(reports, options.all ?? false));
+  if (format === 'html') {
+    const pages = formatHtml(reports, config.coverageWarningPercent, checker.profileUrls, Date.now());
+    for (const [i, page] of pages.entries()) {
+      const file =
+        options.output && pages.length > 1 ? perName(options.output, reports[i]!.username) : options.output;
+      emit(io, file, page);
+    }
+  }
   return lowCoverage ? EXIT_LOW_COVERAGE : 0;
+}
+
+/** This machine's engine over the platforms the filters choose. */
+function localCheckerFor(
+  options: SearchCommandOptions,
+  config: Config,
+  categories: ReturnType<typeof parseCategories>,
+  io: Io,
+): Checker {
+  const catalogue = loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
+  const platforms = selectPlatforms(catalogue, {
+    categories,
+    platforms: options.platform,
+    includeNsfw: options.nsfw ?? config.includeNsfw,
+  });
+  if (platforms.length === 0) throw new UserscoutError('invalid_argument', 'no platform matches the filters');
+  return localChecker(config, catalogue, platforms);
+}
+
+/** Data to stdout, or to a file (written whole: a reader never sees half of it). */
+function emit(io: Io, file: string | undefined, text: string): void {
+  if (file === undefined) {
+    io.write(text.endsWith('\n') ? text : `${text}\n`);
+    return;
+  }
+  writeFileAtomic(file, text);
+  io.err(`wrote ${file}`);
+}
+
+/** report.html, alice → report-alice.html */
+function perName(file: string, name: string): string {
+  const safe = name.replace(/[^A-Za-z0-9._-]/g, '_');
+  const dot = file.lastIndexOf('.');
+  return dot > file.lastIndexOf('/') ? `${file.slice(0, dot)}-${safe}${file.slice(dot)}` : `${file}-${safe}`;
 }

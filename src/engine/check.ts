@@ -6,8 +6,10 @@
 import type { Dispatcher } from 'undici';
 import type { Platform, Shield } from '../catalogue/platform.js';
 import { classify, type Verdict } from './classify.js';
+import { type AnswerPrint, answerPrint } from './control.js';
+import type { ControlGuard, SentCheck } from './control-guard.js';
 import { type Exchange, exchange } from './http.js';
-import { type CheckLimiter, politeOrigin } from './limiter.js';
+import { type CheckLimiter, DEFAULT_IDENTITY, politeOrigin } from './limiter.js';
 import {
   type BreakerRefusal,
   type BreakerResult,
@@ -21,6 +23,7 @@ import {
   type Outcome,
   unsentUnknownOutcome,
 } from './outcome.js';
+import { extractProfile } from './profile-extract.js';
 import type { BudgetLimit } from './rate-budget.js';
 import { buildRequest, type CheckRequest } from './request.js';
 import { type Attempt, type RetryClock, type RetryPolicy, withRetries } from './retry.js';
@@ -34,6 +37,10 @@ export interface CheckContext {
   readonly limiter: CheckLimiter;
   /** Request-rate budget of an origin through one identity, unless its platform sets its own. */
   readonly budget: BudgetLimit;
+  /** Names of the egress identities, in the order of `egress` (control records are kept per identity). */
+  readonly identities?: readonly string[];
+  /** Checks a control name when a check reads `hit` (control-guard.ts); absent: hits stand as read. */
+  readonly controls?: ControlGuard | undefined;
   /** Stops sending to origins that stopped answering; absent: always send. */
   readonly breaker?: OriginBreaker | undefined;
   readonly shields: readonly Shield[];
@@ -84,9 +91,24 @@ export async function checkPlatform(
         const through = identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
         // A retry is a request like any other: it waits for its own send slot.
         const slot = (maxWaitMs: number) => ctx.limiter.pace(polite, identity, limit, maxWaitMs, signal);
-        const outcome = await send(platform, request, profileUrl, through, slot, signal);
-        ended = breakerResult(outcome);
-        return outcome;
+        // A control goes through the same identity, in a send slot of the same budget.
+        const sendControl = async (name: string): Promise<SentCheck> => {
+          const built = buildRequest(platform, name, ctx.baseHeaders);
+          if (!built.ok)
+            return { outcome: invalidOutcome(platform, built.profileUrl, built.reason, built.message) };
+          if (!(await slot(ctx.timeoutMs)))
+            return { outcome: budgetExhausted(platform, built.profileUrl, limit, ctx.timeoutMs) };
+          return send(platform, built.request, built.profileUrl, through, slot, signal);
+        };
+        const identityName = ctx.identities?.[identity] ?? DEFAULT_IDENTITY;
+        // Eager (the service): sent alongside the check when due, so a hit does not wait for it after its answer.
+        const early = ctx.controls?.eager
+          ? ctx.controls.current(platform, identityName, sendControl)
+          : undefined;
+        const sent = await send(platform, request, profileUrl, through, slot, signal);
+        ended = breakerResult(sent.outcome);
+        if (sent.outcome.status !== 'hit' || !ctx.controls) return sent.outcome;
+        return ctx.controls.vet(platform, identityName, sent, sendControl, early);
       } finally {
         ctx.breaker?.record(origin, ended);
       }
@@ -105,7 +127,7 @@ async function send(
   ctx: CheckContext,
   slot: RetryClock['slot'],
   signal: AbortSignal | undefined,
-): Promise<Outcome> {
+): Promise<SentCheck> {
   signal?.throwIfAborted();
   const started = ctx.now();
   const deadline = started + ctx.timeoutMs;
@@ -113,10 +135,15 @@ async function send(
   const timer = setTimeout(() => controller.abort(new CheckTimeoutError(ctx.timeoutMs)), ctx.timeoutMs);
   const onCancel = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onCancel, { once: true });
-  const decide = (view: Parameters<typeof classify>[1]) =>
-    classify(platform, view, ctx.shields) !== 'pending';
+  // A hit reads on to the end of its answer (within the size cap): its profile details are in it.
+  const decide = (view: Parameters<typeof classify>[1]) => {
+    const verdict = classify(platform, view, ctx.shields);
+    return verdict !== 'pending' && (verdict.status !== 'hit' || view.complete);
+  };
+  // The answer the outcome was read from, for comparing a hit with its control's.
+  let answer: AnswerPrint | undefined;
   try {
-    return await withRetries(
+    const outcome = await withRetries(
       async (attempts): Promise<Attempt<Outcome>> => {
         let result: Exchange;
         try {
@@ -143,6 +170,7 @@ async function send(
           };
         }
         const verdict = finalVerdict(platform, result, ctx.shields);
+        answer = answerPrint(result.view, result.bytesRead);
         return {
           end: {
             answered: true,
@@ -150,19 +178,23 @@ async function send(
             explained: !(verdict.status === 'unknown' && verdict.reason === 'unexpected_response'),
             retryAfter: result.view.headers['retry-after'],
           },
-          result: () =>
-            answeredOutcome(platform, profileUrl, verdict, {
+          result: () => {
+            const outcome = answeredOutcome(platform, profileUrl, verdict, {
               responseTime: Math.round(ctx.now() - started),
               httpStatus: result.view.status,
               finalUrl: result.view.url,
               attempts,
               bytesRead: result.bytesRead,
-            }),
+            });
+            const profile = verdict.status === 'hit' ? extractProfile(platform, result.view) : undefined;
+            return profile ? { ...outcome, profile } : outcome;
+          },
         };
       },
       ctx.retry,
       { now: ctx.now, random: ctx.random, deadline, signal: controller.signal, slot },
     );
+    return { outcome, answer: outcome.evidence.httpStatus === undefined ? undefined : answer };
   } finally {
     clearTimeout(timer);
     signal?.removeEventListener('abort', onCancel);

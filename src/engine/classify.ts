@@ -4,7 +4,15 @@
  * otherwise "could not tell". A hit needs every exists signal AND the certainty
  * that no missing signal holds.
  */
-import { describeSignal, type Platform, type Shield, type Signal } from '../catalogue/platform.js';
+import {
+  type BasicSignal,
+  describeSignal,
+  type Platform,
+  type Shield,
+  type Signal,
+  type SignalPart,
+} from '../catalogue/platform.js';
+import { signalSnippet } from './evidence-snippet.js';
 import type { OutcomeStatus, UnknownReason } from './outcome.js';
 import type { ResponseView } from './response-view.js';
 import { detectShield, type Tri } from './shields.js';
@@ -14,6 +22,8 @@ export interface Verdict {
   readonly reason?: UnknownReason;
   /** Which rule decided, for the evidence. */
   readonly rule: string;
+  /** The marker of the text or regex signal that decided, with its context (evidence-snippet.ts). */
+  readonly snippet?: string;
 }
 
 /** A verdict, or 'pending' when the body read so far does not decide yet. */
@@ -51,7 +61,8 @@ function classifyView(platform: Platform, view: ResponseView, shields: readonly 
   let missingPending = false;
   for (const signal of platform.detect.missing) {
     const held = evaluateSignal(signal, view);
-    if (held === true) return { status: 'miss', rule: `missing: ${describeSignal(signal)}` };
+    if (held === true)
+      return withSnippet({ status: 'miss', rule: `missing: ${describeSignal(signal)}` }, [signal], view);
     if (held === 'pending') missingPending = true;
   }
   let existsPending = false;
@@ -61,7 +72,20 @@ function classifyView(platform: Platform, view: ResponseView, shields: readonly 
     if (held === 'pending') existsPending = true;
   }
   if (missingPending || existsPending) return 'pending';
-  return { status: 'hit', rule: `exists: ${platform.detect.exists.map(describeSignal).join(' & ')}` };
+  return withSnippet(
+    { status: 'hit', rule: `exists: ${platform.detect.exists.map(describeSignal).join(' & ')}` },
+    platform.detect.exists,
+    view,
+  );
+}
+
+/** The verdict with the snippet of the first text or regex signal among those that decided it. */
+function withSnippet(verdict: Verdict, signals: readonly Signal[], view: ResponseView): Verdict {
+  for (const signal of signals) {
+    const snippet = signalSnippet(signal, view.body);
+    if (snippet !== undefined) return { ...verdict, snippet };
+  }
+  return verdict;
 }
 
 function unexpected(view: ResponseView, missingPending: boolean): Classification {
@@ -75,6 +99,24 @@ function unexpected(view: ResponseView, missingPending: boolean): Classification
 }
 
 export function evaluateSignal(signal: Signal, view: ResponseView): Tri {
+  if (signal.kind !== 'all') return evaluateBasic(signal, view);
+  // All parts hold: one that fails decides at once, even while another still waits for the body.
+  let pending = false;
+  for (const part of signal.parts) {
+    const held = evaluatePart(part, view);
+    if (held === false) return false;
+    if (held === 'pending') pending = true;
+  }
+  return pending ? 'pending' : true;
+}
+
+function evaluatePart(part: SignalPart, view: ResponseView): Tri {
+  if (part.kind !== 'not') return evaluateBasic(part, view);
+  const held = evaluateBasic(part.signal, view);
+  return held === 'pending' ? 'pending' : !held;
+}
+
+function evaluateBasic(signal: BasicSignal, view: ResponseView): Tri {
   switch (signal.kind) {
     case 'status':
       return signal.codes.includes(view.status);

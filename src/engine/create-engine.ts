@@ -8,6 +8,9 @@ import type { Catalogue } from '../catalogue/platform.js';
 import { type Config, egressIdentities, RETRY_ON } from '../config.js';
 import { UserscoutError } from '../errors.js';
 import { parseConnectTo } from './connect-to.js';
+import type { ControlRecord } from './control.js';
+import { ControlGuard } from './control-guard.js';
+import { type ControlLedger, MemoryControlLedger } from './control-ledger.js';
 import { createDispatcher } from './dispatcher.js';
 import { type EgressRoute, Engine } from './engine.js';
 import { DEFAULT_IDENTITY } from './limiter.js';
@@ -37,6 +40,7 @@ export type EngineConfig = Pick<
   | 'caFile'
   | 'insecureTls'
   | 'refusePrivate'
+  | 'controlWindowMs'
 >;
 
 /**
@@ -49,6 +53,10 @@ export function createEngine(
   options: {
     readonly rateBudget?: RateBudget;
     readonly sharedChecks?: SharedChecks;
+    /** Where control records are kept (the store); default: this process's memory. */
+    readonly controls?: ControlLedger;
+    /** Called with every control record this engine writes. */
+    readonly onControl?: (record: ControlRecord) => void;
   } = {},
 ): Engine {
   let ca: string[] = [];
@@ -112,6 +120,20 @@ export function createEngine(
       egress,
       ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
       ...(options.sharedChecks ? { sharedChecks: options.sharedChecks } : {}),
+      ...(config.controlWindowMs > 0
+        ? {
+            controls: new ControlGuard({
+              ledger: options.controls ?? new MemoryControlLedger(),
+              // Shared records (the service): sent alongside the first check of each window.
+              eager: options.controls !== undefined,
+              windowMs: config.controlWindowMs,
+              waitMs: 2 * config.timeoutMs,
+              clock: Date.now,
+              random: Math.random,
+              ...(options.onControl ? { onControl: options.onControl } : {}),
+            }),
+          }
+        : {}),
     },
   );
 }

@@ -46,8 +46,8 @@ type LookupCallback = (
   family?: number,
 ) => void;
 
-/** dns.lookup that refuses private answers, so what is checked is what is connected to. */
-function guardedLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
+/** dns.lookup that refuses private answers, so what is checked is what is connected to. Also guards webhooks. */
+export function guardedLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
   dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
     if (err) return callback(err, []);
     const bad = addresses.find((a) => isPrivateAddress(a.address));

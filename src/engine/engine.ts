@@ -6,8 +6,9 @@
 import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
-import { platformUsername } from '../catalogue/username-rule.js';
+import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
 import { type CheckContext, checkPlatform } from './check.js';
+import type { ControlGuard } from './control-guard.js';
 import { CheckLimiter } from './limiter.js';
 import { OriginBreaker } from './origin-breaker.js';
 import { errorOutcome, type Outcome } from './outcome.js';
@@ -79,6 +80,8 @@ export class Engine {
       /** Where send slots are reserved. @default a LocalRateBudget */
       rateBudget?: RateBudget;
       sharedChecks?: SharedChecks;
+      /** Control checks of hits (control-guard.ts); absent: hits stand as read. */
+      controls?: ControlGuard;
     },
   ) {
     this.catalogue = catalogue;
@@ -92,6 +95,8 @@ export class Engine {
     this.#ctx = {
       dispatcher: egress[0]!.dispatcher,
       egress: egress.map((route) => route.dispatcher),
+      identities: egress.map((route) => route.name),
+      controls: deps.controls,
       budget: options.budget,
       limiter: new CheckLimiter({
         global: options.concurrency,
@@ -123,7 +128,9 @@ export class Engine {
     if (!shared) {
       const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
       const run = () => checkPlatform(platform, username, this.#ctx, closing, priority);
-      const across = this.#sharedChecks;
+      // A name no platform can be sent is decided without a request: nothing to share with
+      // other processes (and its key could not be written: a lone surrogate has no URI encoding).
+      const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
       shared = (
         across
           ? across.run(`${platform.id}:${encodeURIComponent(platformUsername(platform, username))}`, run)

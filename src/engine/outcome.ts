@@ -5,6 +5,7 @@
  */
 import type { Category } from '../catalogue/categories.js';
 import type { Platform } from '../catalogue/platform.js';
+import type { Profile } from './profile.js';
 
 export const OUTCOME_STATUSES = ['hit', 'miss', 'unknown', 'error', 'invalid'] as const;
 export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
@@ -12,7 +13,9 @@ export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
 /**
  * `unknown`: the platform answered, but the answer does not tell; or, for
  * `budget_exhausted`, it was not asked: our own request budget for its origin had
- * no send slot within the check's deadline, so nothing was sent.
+ * no send slot within the check's deadline, so nothing was sent. `rule_drift`: the
+ * answer read as a hit, but so did a control name that cannot exist (or the answer
+ * could not be told from the control's): the platform's rule no longer tells (control.ts).
  */
 export const UNKNOWN_REASONS = [
   'waf',
@@ -20,6 +23,7 @@ export const UNKNOWN_REASONS = [
   'rate_limited',
   'unexpected_response',
   'budget_exhausted',
+  'rule_drift',
 ] as const;
 export type UnknownReason = (typeof UNKNOWN_REASONS)[number];
 
@@ -53,6 +57,10 @@ export interface Evidence {
   readonly bytesRead?: number;
   /** Reused from the outcome cache: when it was first decided (ms epoch). */
   readonly cachedAt?: number;
+  /** The text or regex marker that decided, with about 60 characters of context on each side. */
+  readonly snippet?: string;
+  /** The control check a hit was compared with: its name, what it read and when (control.ts). */
+  readonly control?: string;
 }
 
 export interface Outcome {
@@ -66,6 +74,10 @@ export interface Outcome {
   /** Milliseconds from the first byte sent to the decision (0 when no request was sent). */
   readonly responseTime: number;
   readonly evidence: Evidence;
+  /** A hit's profile details, as its page gave them (profile-extract.ts). */
+  readonly profile?: Profile;
+  /** Platform ids of hits whose profiles link to this account (linked-accounts.ts). */
+  readonly linkedFrom?: string[];
 }
 
 /** What an outcome names of its platform. */
@@ -76,6 +88,7 @@ export interface AnsweredDecision {
   readonly status: Extract<OutcomeStatus, 'hit' | 'miss' | 'unknown'>;
   readonly reason?: UnknownReason | undefined;
   readonly rule: string;
+  readonly snippet?: string | undefined;
 }
 
 /** What a check spent: milliseconds to the decision and requests sent (0 and 0 when none was sent). */
@@ -108,6 +121,7 @@ export function answeredOutcome(
       rule: decision.rule,
       attempts: answer.attempts,
       bytesRead: answer.bytesRead,
+      ...(decision.snippet === undefined ? {} : { snippet: decision.snippet }),
     },
   };
 }

@@ -26,8 +26,12 @@ export type BuildResult =
       readonly profileUrl: string;
     };
 
-/** A DNS label: what a username may be when a template puts it in a host name. */
-const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+/**
+ * A DNS label: what a username may be when a template puts it in a host name. Matched on
+ * the name as given, case-insensitively without the `u` flag, where only ASCII capitals
+ * match (not KELVIN SIGN U+212A, which `toLowerCase` would turn into k).
+ */
+const HOST_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
 
 const CONTENT_TYPES: Record<BodyType, string> = {
   json: 'application/json',
@@ -45,14 +49,14 @@ export function fillUrlTemplate(template: string, username: string): string | un
   if (!parts) return undefined;
   let origin = parts.origin;
   if (origin.includes(PLACEHOLDER)) {
+    if (!HOST_LABEL.test(username)) return undefined;
     const label = username.toLowerCase();
-    if (!HOST_LABEL.test(label)) return undefined;
     origin = origin.split(PLACEHOLDER).join(label);
   }
-  const rest = parts.rest.split(PLACEHOLDER).join(encodePathData(username));
-  const filled = origin + rest;
   // Defence in depth: the filled URL must keep the template's scheme, host and port.
   try {
+    // encodeURIComponent throws on a lone surrogate: such a name has no URL.
+    const filled = origin + parts.rest.split(PLACEHOLDER).join(encodePathData(username));
     const url = new URL(filled);
     const expected = new URL(origin.split(PLACEHOLDER).join('x') + '/');
     if (url.protocol !== expected.protocol || url.port !== expected.port) return undefined;
@@ -90,9 +94,10 @@ export function buildRequest(
   const username = platformUsername(platform, rawUsername);
   const safeProfile = fillUrlTemplate(platform.profile, username);
   const profileUrl = safeProfile ?? platform.home;
-  const generic = usernameProblem(username);
+  // Both rules judge the name as it was given, before any folding.
+  const generic = usernameProblem(rawUsername);
   if (generic) return { ok: false, reason: 'unsafe_username', message: `username ${generic}`, profileUrl };
-  const rule = ruleViolation(platform.username, username);
+  const rule = ruleViolation(platform.username, rawUsername);
   if (rule) return { ok: false, reason: 'username_rule', message: `username ${rule}`, profileUrl };
   const url = fillUrlTemplate(platform.check.url, username);
   if (!url || !safeProfile) {

@@ -76,6 +76,8 @@ export class BullMqRunner implements Runner {
   #recovery: NodeJS.Timeout | undefined;
   #accepting = false;
   #stopping = false;
+  /** The searches this process runs, each with what cancels it. */
+  readonly #cancels = new Map<string, AbortController>();
 
   constructor(deps: SearchJobDeps, options: BullMqRunnerOptions) {
     this.#deps = deps;
@@ -96,9 +98,7 @@ export class BullMqRunner implements Runner {
   }
 
   async admit(): Promise<void> {
-    const queue = this.#requireQueue();
-    const waiting = await this.#bounded(queue.getJobCounts('waiting', 'prioritized', 'delayed'));
-    const queued = (waiting.waiting ?? 0) + (waiting.prioritized ?? 0) + (waiting.delayed ?? 0);
+    const { queued } = await this.stats();
     if (queued >= this.#options.maxQueued) throw queueFullError(this.#options.retryAfterSeconds);
   }
 
@@ -233,19 +233,42 @@ export class BullMqRunner implements Runner {
 
   async #process(job: Job<JobData>, token: string | undefined, signal: AbortSignal | undefined) {
     const search = await this.#deps.store.getSearch(job.data.searchId);
-    // Swept, or finished by a worker that died before it could complete the job.
+    // Swept, cancelled, or finished by a worker that died before it could complete the job.
     if (!search || search.state === 'completed' || search.state === 'error') return;
     this.#options.onStart?.(search, this.#name);
+    // A search cancelled through another process ends as an error: its `done` event says so here.
+    const cancel = new AbortController();
+    this.#cancels.set(search.id, cancel);
+    const unsubscribe = this.#deps.events.subscribe(search.id, (event) => {
+      if (event.type === 'done' && event.state === 'error') cancel.abort(new Error('search cancelled'));
+    });
     try {
-      await runSearchJob(search, this.#deps, signal ?? new AbortController().signal);
+      await runSearchJob(
+        search,
+        this.#deps,
+        signal ? AbortSignal.any([signal, cancel.signal]) : cancel.signal,
+      );
     } catch (error) {
       if (error instanceof SearchCancelledError && this.#stopping) {
         // Back in the queue at once, for another worker or the next start.
         await this.#bounded(job.moveToWait(token)).catch(() => {});
         throw new WaitingError();
       }
+      // Cancelled: the search is ended already, with what it found; the job is done.
+      if (error instanceof SearchCancelledError && cancel.signal.aborted) return;
       throw error;
+    } finally {
+      unsubscribe();
+      this.#cancels.delete(search.id);
     }
+  }
+
+  async cancel(searchId: string): Promise<void> {
+    this.#cancels.get(searchId)?.abort(new Error('search cancelled'));
+    // Waiting: out of the queue. Running elsewhere: that worker hears the search's `done` event
+    // (and, should it miss it, finds the search ended before storing it as completed).
+    const queue = this.#queue;
+    if (queue) await this.#bounded(queue.remove(searchId)).catch(() => {});
   }
 
   async stop(): Promise<void> {

@@ -57,6 +57,11 @@ export class InProcessRunner implements Runner {
     return { queued: this.#queue.size, running: this.#running.size };
   }
 
+  async cancel(searchId: string): Promise<void> {
+    this.#queue.remove((search) => search.id === searchId);
+    this.#running.get(searchId)?.controller.abort(new Error('search cancelled'));
+  }
+
   async start(): Promise<void> {
     this.#accepting = true;
     for (const search of await this.#store.unfinishedSearches()) {

@@ -25,6 +25,12 @@ export interface Runner {
   /** Searches ahead of a new one of this tier (for estimates). */
   queuedAhead(tier: SearchRecord['tier']): Promise<number>;
   stats(): Promise<RunnerStats>;
+  /**
+   * Stops the work of a search already marked ended (state `error`, by
+   * `failSearch`): takes it out of the queue, or interrupts its checks wherever
+   * they run; what it found stays stored. Nothing for a search not held.
+   */
+  cancel(searchId: string): Promise<void>;
   /** Resumes searches left unfinished by an earlier process, then takes new work. */
   start(): Promise<void>;
   /** Stops taking work; running searches are interrupted and stay resumable. */

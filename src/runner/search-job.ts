@@ -14,6 +14,7 @@
  */
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
+import { type ControlRecord, judgeHit } from '../engine/control.js';
 import type { Engine } from '../engine/engine.js';
 import type { Outcome } from '../engine/outcome.js';
 import { isUserscoutError } from '../errors.js';
@@ -136,6 +137,8 @@ export async function runSearchJob(
   signal: AbortSignal,
 ): Promise<void> {
   const { store, events, engine } = deps;
+  // Ended meanwhile (cancelled while it waited): it stays as it was ended.
+  if (await hasEnded(store, search.id)) return;
   const done = new Set((await store.listOutcomes(search.id)).map((s) => s.outcome.platformId));
   const initial = await store.progress(search.id);
   let checked = initial.checked;
@@ -160,6 +163,12 @@ export async function runSearchJob(
 
   try {
     const pending: Platform[] = [];
+    // A cached hit found before its platform's rule drifted is not passed on as a hit.
+    let controls: Promise<ReadonlyMap<string, ControlRecord>> | undefined;
+    const drifted = async (hit: Outcome): Promise<Outcome> => {
+      controls ??= store.listControls().then(driftedControls);
+      return judgeHit(hit, undefined, (await controls).get(hit.platformId));
+    };
     for (const id of search.platformIds) {
       if (done.has(id)) continue;
       const platform = deps.platformsById.get(id);
@@ -167,7 +176,7 @@ export async function runSearchJob(
       // checked, and an outcome could not truly name its category or address, so it has none.
       if (!platform) continue;
       const cached = await store.getCachedOutcome(search.username, id, deps.now());
-      if (cached) record(cached);
+      if (cached) record(cached.status === 'hit' ? await drifted(cached) : cached);
       else pending.push(platform);
     }
     // Slowest first: the long waits overlap the short checks instead of coming last.
@@ -189,6 +198,8 @@ export async function runSearchJob(
     }
     await outcomes.drain();
     signal.throwIfAborted();
+    // Cancelled while its last checks ran: it stays cancelled.
+    if (await hasEnded(store, search.id)) return;
     await store.updateSearch(search.id, { state: 'completed', finishedAt: deps.now() });
     events.publish(search.id, { type: 'done', state: 'completed', progress: snapshot() });
   } catch (error) {
@@ -202,6 +213,20 @@ export async function runSearchJob(
     await failSearch(search.id, error instanceof Error ? error.message : String(error), deps);
   }
 }
+
+/** The drifted control of each platform (any egress identity), by platform id. */
+function driftedControls(records: readonly ControlRecord[]): ReadonlyMap<string, ControlRecord> {
+  return new Map(records.filter((r) => r.drift).map((r) => [r.platformId, r]));
+}
+
+/** Whether the search is completed, failed or cancelled (or gone). */
+async function hasEnded(store: Store, id: string): Promise<boolean> {
+  const current = await store.getSearch(id);
+  return !current || current.state === 'completed' || current.state === 'error';
+}
+
+/** The error text of a search cancelled by its owner (DELETE /api/search/{id}). */
+export const CANCELLED = 'cancelled';
 
 /**
  * Ends a search as an error: stored, then said once to its listeners with the

@@ -10,6 +10,7 @@ import { createStore } from '../store/create-store.js';
 import type { EventHub } from './events.js';
 import { runSearchJob, SearchCancelledError, searchJobDeps } from './search-job.js';
 import type { FromThread, SearchThreadData, ToThread } from './search-thread.js';
+import { scheduleSelfCheck } from './self-check-schedule.js';
 
 function threadPort(): NonNullable<typeof parentPort> {
   if (!parentPort) throw new Error('search-thread-worker runs as a worker thread only');
@@ -22,18 +23,22 @@ const catalogue = freezeCatalogue((workerData as SearchThreadData).catalogue);
 const send = (message: FromThread) => port.postMessage(message);
 
 const store = createStore({ kind: 'sqlite', path: databasePath });
-const engine = createEngine(config, catalogue);
+// Control records in the database: shared with the API (the platform list) and kept across restarts.
+const engine = createEngine(config, catalogue, { controls: store });
 const events: EventHub = {
   publish: (id, event) => send({ type: 'event', id, event }),
   subscribe: () => () => {},
   close: async () => {},
 };
+// The scheduled self-check runs here, where the engine and its request budgets are.
+const selfCheck = scheduleSelfCheck(config, { platforms: catalogue.platforms, engine, store });
 const deps = searchJobDeps(config, { engine, store, events, catalogue, now: Date.now });
 const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
 async function close(): Promise<void> {
   for (const { controller } of running.values()) controller.abort(new Error('service stopping'));
   await Promise.allSettled([...running.values()].map((r) => r.done));
+  await selfCheck.stop();
   await engine.close();
   await store.close();
   send({ type: 'closed' });

@@ -68,7 +68,9 @@ function matcherFor(
     .toLowerCase()
     .replace(/:\d+$/, '');
   const hostRe = authority.includes(PLACEHOLDER) ? templateRegex(authority, '([a-z0-9-]+)') : undefined;
-  const pathTemplate = parts.rest === '' ? '/' : parts.rest;
+  // A fragment is never sent: a check of a fixed address carries the name there only for the catalogue's sake.
+  const rest = parts.rest.split('#')[0]!;
+  const pathTemplate = rest === '' ? '/' : rest;
   const pathRe = templateRegex(pathTemplate, '([^/?#&]+)');
   const bodyRe =
     platform.check.body?.includes(PLACEHOLDER) === true

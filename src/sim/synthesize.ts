@@ -5,7 +5,7 @@
  * before it is used, so the simulated web never contradicts the catalogue.
  */
 import RandExp from 'randexp';
-import type { Platform, Shield, Signal } from '../catalogue/platform.js';
+import type { Platform, Shield, Signal, SignalPart } from '../catalogue/platform.js';
 import { classify } from '../engine/classify.js';
 import type { ResponseView } from '../engine/response-view.js';
 
@@ -81,8 +81,14 @@ interface Draft {
   redirect: string | undefined;
 }
 
-function apply(draft: Draft, signal: Signal, mode: 'hold' | 'exists'): void {
+function apply(draft: Draft, signal: Signal | SignalPart, mode: 'hold' | 'exists'): void {
   switch (signal.kind) {
+    case 'all':
+      for (const part of signal.parts) apply(draft, part, mode);
+      return;
+    case 'not':
+      // Nothing to add: the answer lacks what is not put in (the classifier checks it after).
+      return;
     case 'status':
       draft.status ??= signal.codes[0];
       return;
@@ -109,7 +115,13 @@ function apply(draft: Draft, signal: Signal, mode: 'hold' | 'exists'): void {
   }
 }
 
-function render(platform: Platform, draft: Draft, requestUrl: string, padBytes: number): SimAnswer {
+function render(
+  platform: Platform,
+  draft: Draft,
+  requestUrl: string,
+  padBytes: number,
+  titled = true,
+): SimAnswer {
   const headers: Record<string, string> = { ...draft.headers };
   let body: string;
   if (draft.json) {
@@ -119,7 +131,8 @@ function render(platform: Platform, draft: Draft, requestUrl: string, padBytes: 
     body = JSON.stringify(draft.json);
     headers['content-type'] = 'application/json';
   } else {
-    body = `<!DOCTYPE html><html><head><title>${platform.name}</title></head><body>${padding(padBytes)}${draft.texts.map((t) => `<div>${t}</div>`).join('')}</body></html>`;
+    const head = titled ? `<head><title>${platform.name}</title></head>` : '';
+    body = `<!DOCTYPE html><html>${head}<body>${padding(padBytes)}${draft.texts.map((t) => `<div>${t}</div>`).join('')}</body></html>`;
   }
   if (draft.redirect !== undefined) {
     const target = draft.redirect;
@@ -178,9 +191,13 @@ export function synthesizeExists(
 ): Synthesis {
   const draft = emptyDraft();
   for (const signal of platform.detect.exists) apply(draft, signal, 'exists');
-  const answer = render(platform, draft, requestUrl, padBytes);
-  const verdict = classify(platform, viewOf(answer, requestUrl), shields);
-  if (verdict !== 'pending' && verdict.status === 'hit') return { ok: true, answer };
+  let verdict: ReturnType<typeof classify> = 'pending';
+  // A site whose missing page is told by its bare title (`<title>Name</title>`) gets a profile without one.
+  for (const titled of [true, false]) {
+    const answer = render(platform, draft, requestUrl, padBytes, titled);
+    verdict = classify(platform, viewOf(answer, requestUrl), shields);
+    if (verdict !== 'pending' && verdict.status === 'hit') return { ok: true, answer };
+  }
   return {
     ok: false,
     problem: `no answer can satisfy every exists signal without a missing one (got ${verdict === 'pending' ? 'pending' : `${verdict.status}: ${verdict.rule}`})`,

@@ -9,12 +9,15 @@
  * timeouts, never as a hang.
  */
 import pg from 'pg';
+import type { PlatformHealthEntry } from '../catalogue/health.js';
+import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { OUTCOME_STATUSES } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeIds, decodePage, encodeIds, encodePage } from './outcome-page.js';
 import { migratePostgres } from './postgres-migrate.js';
 import { asPostgresStoreError } from './postgres-unavailable.js';
+import { PostgresWatchlists } from './postgres-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -22,6 +25,7 @@ import {
   emptyByStatus,
   type PlatformStats,
   RECENT_MS_ALPHA,
+  type SearchCursor,
   type SearchProgress,
   type SearchRecord,
   type SearchSnapshot,
@@ -66,6 +70,7 @@ interface SearchRow {
   state: SearchState;
   tier: Tier;
   client: string;
+  private: boolean;
   platform_ids: Buffer;
   estimated_seconds: number;
   created_at: string;
@@ -90,6 +95,7 @@ export class PostgresStore implements Store {
   readonly #options: PostgresStoreOptions;
   #schemaReady: Promise<void> | undefined;
   #closed = false;
+  readonly watchlists: PostgresWatchlists;
 
   constructor(options: PostgresStoreOptions) {
     const schema = options.schema ?? 'public';
@@ -110,6 +116,10 @@ export class PostgresStore implements Store {
     });
     // An idle connection that breaks reports here (else it would crash the process); the pool replaces it.
     this.#pool.on('error', () => {});
+    this.watchlists = new PostgresWatchlists({
+      query: (sql, params) => this.#guard(() => this.#query(sql, params)),
+      transaction: (work) => this.#guard(() => this.#transaction(work)),
+    });
   }
 
   /** Runs the migrations once; a failure (an outage) is tried again by the next call. */
@@ -171,15 +181,16 @@ export class PostgresStore implements Store {
     return this.#guard(async () => {
       try {
         await this.#query(
-          `INSERT INTO searches (id, username, state, tier, client, platform_ids, estimated_seconds, created_at,
-             started_at, finished_at, error)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+          `INSERT INTO searches (id, username, state, tier, client, private, platform_ids, estimated_seconds,
+             created_at, started_at, finished_at, error)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
           [
             search.id,
             search.username,
             search.state,
             search.tier,
             search.client,
+            search.private === true,
             await encodeIds(search.platformIds),
             search.estimatedSeconds,
             search.createdAt,
@@ -329,6 +340,27 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** Newest first by (created_at, id), read along the searches_by_client index. */
+  listSearchesByClient(
+    client: string,
+    options: { readonly limit: number; readonly before?: SearchCursor | undefined },
+  ): Promise<SearchRecord[]> {
+    return this.#guard(async () => {
+      const { before, limit } = options;
+      const { rows } = before
+        ? await this.#query<SearchRow>(
+            `SELECT * FROM searches WHERE client = $1 AND (created_at, id) < ($2, $3)
+             ORDER BY created_at DESC, id DESC LIMIT $4`,
+            [client, before.createdAt, before.id, limit],
+          )
+        : await this.#query<SearchRow>(
+            'SELECT * FROM searches WHERE client = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
+            [client, limit],
+          );
+      return Promise.all(rows.map(toSearch));
+    });
+  }
+
   unfinishedSearches(): Promise<SearchRecord[]> {
     return this.#guard(async () => {
       const { rows } = await this.#query<SearchRow>(
@@ -352,6 +384,7 @@ export class PostgresStore implements Store {
         if ((rowCount ?? 0) < SWEEP_SEARCH_BATCH) break;
       }
       // Rows that expired before the cutoff are past any use; no clock needed.
+      await this.#query('DELETE FROM leases WHERE expires_at <= $1', [before]);
       for (let batch = 0; batch < 1_000_000; batch++) {
         const { rowCount } = await this.#query(
           `DELETE FROM outcome_cache WHERE (platform_id, username) IN
@@ -494,6 +527,71 @@ export class PostgresStore implements Store {
     });
   }
 
+  getControl(platformId: string, identity: string): Promise<ControlRecord | undefined> {
+    return this.#guard(async () => {
+      const { rows } = await this.#query<{ record: ControlRecord }>(
+        'SELECT record FROM platform_controls WHERE platform_id = $1 AND identity = $2',
+        [platformId, identity],
+      );
+      return rows[0]?.record;
+    });
+  }
+
+  putControl(record: ControlRecord): Promise<void> {
+    return this.#guard(async () => {
+      await this.#query(
+        `INSERT INTO platform_controls (platform_id, identity, record) VALUES ($1, $2, $3)
+         ON CONFLICT (platform_id, identity) DO UPDATE SET record = excluded.record`,
+        [record.platformId, record.identity, JSON.stringify(record)],
+      );
+    });
+  }
+
+  listControls(): Promise<ControlRecord[]> {
+    return this.#guard(async () => {
+      const { rows } = await this.#query<{ record: ControlRecord }>(
+        'SELECT record FROM platform_controls ORDER BY platform_id, identity',
+      );
+      return rows.map((row) => row.record);
+    });
+  }
+
+  /**
+   * One statement, so two processes never both take a lease: a row is
+   * inserted, or an expired one taken over. Timed by the caller's clock, as
+   * in SQLite; expired rows are deleted by `sweepSearches`.
+   */
+  claimLease(name: string, ttlMs: number, now: number): Promise<boolean> {
+    return this.#guard(async () => {
+      const { rowCount } = await this.#query(
+        `INSERT INTO leases AS l (name, expires_at) VALUES ($1, $2)
+         ON CONFLICT (name) DO UPDATE SET expires_at = excluded.expires_at WHERE l.expires_at <= $3
+         RETURNING name`,
+        [name, Math.round(now + ttlMs), Math.round(now)],
+      );
+      return (rowCount ?? 0) > 0;
+    });
+  }
+
+  putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void> {
+    return this.#guard(async () => {
+      await this.#query(
+        `INSERT INTO platform_health (platform_id, entry) VALUES ($1, $2)
+         ON CONFLICT (platform_id) DO UPDATE SET entry = excluded.entry`,
+        [platformId, JSON.stringify(entry)],
+      );
+    });
+  }
+
+  listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>> {
+    return this.#guard(async () => {
+      const { rows } = await this.#query<{ platform_id: string; entry: PlatformHealthEntry }>(
+        'SELECT platform_id, entry FROM platform_health ORDER BY platform_id',
+      );
+      return Object.fromEntries(rows.map((row) => [row.platform_id, row.entry]));
+    });
+  }
+
   async ping(): Promise<boolean> {
     if (this.#closed) return false;
     try {
@@ -584,6 +682,7 @@ async function toSearch(row: SearchRow): Promise<SearchRecord> {
     state: row.state,
     tier: row.tier,
     client: row.client,
+    ...(row.private ? { private: true as const } : {}),
     platformIds: await decodeIds(row.platform_ids),
     estimatedSeconds: row.estimated_seconds,
     createdAt: Number(row.created_at),

@@ -5,17 +5,24 @@
  * expire after the retention period even if no sweep runs. A Redis outage
  * surfaces as UserscoutError `store_unavailable` (503), never as a hang.
  *
- * Keys, under `PREFIX:`: `search:ID` (hash), `outcomes:ID` (list, seq = index + 1),
- * `seen:ID` (platform id → seq), `counts:ID` (status → n), `searches` and
- * `unfinished` (sorted sets by creation time), `cache:PLATFORM:USERNAME`,
- * `key:ID` (hash), `key-hash:HASH` (→ id), `keys` (sorted set), `stats:PLATFORM`
- * (hash) and `stats` (set of platform ids).
+ * Keys, under `PREFIX:`: `search:ID` (hash; its platforms as vocabulary ids), `outcomes:ID` (list of compact
+ * outcomes, see compact-outcome.ts; seq = index + 1), `seen:ID` (bitmap by the
+ * vocabulary id of each platform id stored), `counts:ID` (status → n), `searches`
+ * and `unfinished` and `by-client:CLIENT` (sorted sets by creation time), `cache:PLATFORM:USERNAME`
+ * (expiry time as a varint, then the compact outcome), `key:ID` (hash),
+ * `key-hash:HASH` (→ id), `keys` (sorted set), `stats:PLATFORM` (hash), `stats`
+ * (set of platform ids), and `vocab`, `vocab-ids` (redis-vocabulary.ts).
  */
 import type { Redis } from 'ioredis';
+import type { PlatformHealthEntry } from '../catalogue/health.js';
+import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { closeRedis, createRedisClient } from '../redis/connection.js';
 import { asStoreError } from '../redis/unavailable.js';
+import { decodeVarints, encodeVarints } from './compact-outcome.js';
+import { checkGeneration, RedisVocabulary, STALE_VOCABULARY } from './redis-vocabulary.js';
+import { RedisWatchlists } from './redis-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -23,6 +30,7 @@ import {
   emptyByStatus,
   type PlatformStats,
   RECENT_MS_ALPHA,
+  type SearchCursor,
   type SearchProgress,
   type SearchRecord,
   type SearchSnapshot,
@@ -52,16 +60,22 @@ const SWEEP_BATCH = 100;
 const UNFINISHED: ReadonlySet<string> = new Set<SearchState>(['queued', 'running']);
 
 const SCRIPTS = {
-  // KEYS: search, searches, unfinished, outcomes, seen, counts. ARGV: id, createdAt, unfinished?, ttl, fields...
+  // KEYS: search, searches, unfinished, outcomes, seen, counts, vocab, by-client.
+  // ARGV: id, createdAt, unfinished?, ttl, vocabulary generation, fields...
   usCreateSearch: {
-    numberOfKeys: 6,
+    numberOfKeys: 8,
     lua: `
       if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+      ${checkGeneration(7, 5)}
       redis.call('DEL', KEYS[4], KEYS[5], KEYS[6])
-      redis.call('HSET', KEYS[1], unpack(ARGV, 5))
+      redis.call('HSET', KEYS[1], unpack(ARGV, 6))
       redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+      redis.call('ZADD', KEYS[8], ARGV[2], ARGV[1])
       if ARGV[3] == '1' then redis.call('ZADD', KEYS[3], ARGV[2], ARGV[1]) end
-      if tonumber(ARGV[4]) > 0 then redis.call('PEXPIRE', KEYS[1], ARGV[4]) end
+      if tonumber(ARGV[4]) > 0 then
+        redis.call('PEXPIRE', KEYS[1], ARGV[4])
+        redis.call('PEXPIRE', KEYS[8], ARGV[4])
+      end
       return 1`,
   },
   // KEYS: search, unfinished. ARGV: id, state ('' = unchanged), fields...
@@ -77,20 +91,29 @@ const SCRIPTS = {
       end
       return 1`,
   },
-  // KEYS: search, seen, outcomes, counts. ARGV: (platformId, status, outcome JSON) per outcome.
-  // Returns -1 (no such search) or each outcome's seq, 0 for a platform stored already.
+  // KEYS: search, seen, outcomes, counts, vocab. ARGV: vocabulary generation, then
+  // (platform id's vocabulary id, platform id, status, compact outcome) per outcome. Returns
+  // -1 (no such search), STALE_VOCABULARY, or each outcome's seq, 0 for a platform stored
+  // already. A search begun by an earlier release keeps its \`seen\` hash (platform id → seq).
   usAddOutcomes: {
-    numberOfKeys: 4,
+    numberOfKeys: 5,
     lua: `
       if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+      ${checkGeneration(5, 1)}
+      local legacy = redis.call('TYPE', KEYS[2]).ok == 'hash'
       local seqs = {}
-      for i = 1, #ARGV, 3 do
-        if redis.call('HEXISTS', KEYS[2], ARGV[i]) == 1 then
+      for i = 2, #ARGV, 4 do
+        local stored
+        if legacy then
+          stored = redis.call('HSETNX', KEYS[2], ARGV[i + 1], 0) == 0
+        else
+          stored = redis.call('SETBIT', KEYS[2], ARGV[i], 1) == 1
+        end
+        if stored then
           seqs[#seqs + 1] = 0
         else
-          local seq = redis.call('RPUSH', KEYS[3], ARGV[i + 2])
-          redis.call('HSET', KEYS[2], ARGV[i], seq)
-          redis.call('HINCRBY', KEYS[4], ARGV[i + 1], 1)
+          local seq = redis.call('RPUSH', KEYS[3], ARGV[i + 3])
+          redis.call('HINCRBY', KEYS[4], ARGV[i + 2], 1)
           if seq == 1 then
             local ttl = redis.call('PTTL', KEYS[1])
             if ttl > 0 then
@@ -103,6 +126,14 @@ const SCRIPTS = {
         end
       end
       return seqs`,
+  },
+  // KEYS: cache key, vocab. ARGV: vocabulary generation, value, ttl (ms).
+  usPutCached: {
+    numberOfKeys: 2,
+    lua: `
+      ${checkGeneration(2, 1)}
+      redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+      return 1`,
   },
   // KEYS: key, key-hash, keys. ARGV: id, hash, createdAt, fields...
   usCreateApiKey: {
@@ -149,7 +180,7 @@ const SCRIPTS = {
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
-type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<number>>;
+type Scripted = Redis & Record<ScriptName, (...args: (string | number | Buffer)[]) => Promise<number>>;
 
 export class RedisStore implements Store {
   readonly #redis: Scripted;
@@ -157,7 +188,9 @@ export class RedisStore implements Store {
   readonly #prefix: string;
   readonly #retentionMs: number;
   readonly #now: () => number;
+  readonly #vocabulary: RedisVocabulary;
   #closed = false;
+  readonly watchlists: RedisWatchlists;
 
   constructor(options: RedisStoreOptions) {
     this.#ownsClient = typeof options.redis === 'string';
@@ -172,6 +205,8 @@ export class RedisStore implements Store {
     this.#prefix = `${options.prefix ?? 'userscout'}:`;
     this.#retentionMs = options.retentionMs ?? 0;
     this.#now = options.now;
+    this.#vocabulary = new RedisVocabulary(client, this.#key('vocab'), this.#key('vocab-ids'));
+    this.watchlists = new RedisWatchlists(client, this.#prefix);
   }
 
   #key(...parts: string[]): string {
@@ -199,25 +234,59 @@ export class RedisStore implements Store {
   createSearch(search: SearchRecord): Promise<void> {
     return this.#guard(async () => {
       const k = this.#searchKeys(search.id);
-      const created = await this.#redis.usCreateSearch(
-        k.search,
-        this.#key('searches'),
-        this.#key('unfinished'),
-        k.outcomes,
-        k.seen,
-        k.counts,
-        search.id,
-        search.createdAt,
-        UNFINISHED.has(search.state) ? '1' : '0',
-        this.#retentionMs,
-        ...searchFields(search),
-      );
-      if (created === 0) throw duplicateIdError('Search', search.id);
+      // Twice at most, as addOutcomes: the platforms are vocabulary ids.
+      for (let attempt = 1; ; attempt++) {
+        await this.#vocabulary.intern(search.platformIds);
+        const platforms = search.platformIds.map((id) => this.#vocabulary.idOf(id)!.toString(36)).join(',');
+        const created = await this.#redis.usCreateSearch(
+          k.search,
+          this.#key('searches'),
+          this.#key('unfinished'),
+          k.outcomes,
+          k.seen,
+          k.counts,
+          this.#vocabulary.vocabKey,
+          this.#key('by-client', search.client),
+          search.id,
+          search.createdAt,
+          UNFINISHED.has(search.state) ? '1' : '0',
+          this.#retentionMs,
+          this.#vocabulary.generation,
+          ...searchFields(search, platforms),
+        );
+        if (created === STALE_VOCABULARY && attempt < 2) {
+          this.#vocabulary.reset();
+          continue;
+        }
+        if (created !== 1) throw duplicateIdError('Search', search.id);
+        return;
+      }
     });
   }
 
   getSearch(id: string): Promise<SearchRecord | undefined> {
-    return this.#guard(async () => toSearch(await this.#redis.hgetall(this.#key('search', id))));
+    return this.#guard(async () => {
+      const results = await this.#redis
+        .multi()
+        .hgetall(this.#key('search', id))
+        .hget(this.#vocabulary.vocabKey, '0')
+        .exec();
+      const [row, generation] = valuesOf(results) as [Record<string, string>, string | null];
+      return this.#toSearch(row, generation);
+    });
+  }
+
+  /** A search record from its hash; its platforms, stored as vocabulary ids, read back as platform ids. */
+  async #toSearch(
+    row: Record<string, string> | undefined,
+    generation: string | null,
+  ): Promise<SearchRecord | undefined> {
+    if (!row || row.id === undefined) return undefined;
+    // A search stored by an earlier release keeps its platform ids as JSON.
+    if (row.platformIds !== undefined) return toSearch(row, JSON.parse(row.platformIds) as string[]);
+    this.#vocabulary.observe(generation);
+    const ids = row.platforms ? row.platforms.split(',').map((id) => Number.parseInt(id, 36)) : [];
+    return toSearch(row, await this.#vocabulary.textsOf(ids));
   }
 
   updateSearch(
@@ -243,25 +312,41 @@ export class RedisStore implements Store {
     return (await this.addOutcomes(searchId, [outcome]))[0];
   }
 
-  /** One script call: atomic, and one round trip for the whole batch. */
+  /** One script call: atomic, and one round trip for the whole batch (two when a text is new). */
   addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]> {
     return this.#guard(async () => {
-      if (outcomes.length === 0) {
-        if ((await this.#redis.exists(this.#key('search', searchId))) === 0)
-          throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
+      const notFound = () =>
+        new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
+      const k = this.#searchKeys(searchId);
+      const username = outcomes.length === 0 ? null : await this.#redis.hget(k.search, 'username');
+      if (username === null) {
+        if (outcomes.length > 0 || (await this.#redis.exists(k.search)) === 0) throw notFound();
         return [];
       }
-      const k = this.#searchKeys(searchId);
-      const seqs = (await this.#redis.usAddOutcomes(
-        k.search,
-        k.seen,
-        k.outcomes,
-        k.counts,
-        ...outcomes.flatMap((o) => [o.platformId, o.status, JSON.stringify(o)]),
-      )) as unknown as number | number[];
-      if (!Array.isArray(seqs))
-        throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
-      return seqs.map((seq) => (seq === 0 ? undefined : seq));
+      // Twice at most: a Redis emptied since the vocabulary was cached is seen once, then interned anew.
+      for (let attempt = 1; ; attempt++) {
+        const encoded = await this.#vocabulary.encode(outcomes, username);
+        const seqs = (await this.#redis.usAddOutcomes(
+          k.search,
+          k.seen,
+          k.outcomes,
+          k.counts,
+          this.#vocabulary.vocabKey,
+          this.#vocabulary.generation,
+          ...outcomes.flatMap((o, i) => [
+            this.#vocabulary.idOf(o.platformId)!,
+            o.platformId,
+            o.status,
+            encoded[i]!,
+          ]),
+        )) as unknown as number | number[];
+        if (seqs === STALE_VOCABULARY && attempt < 2) {
+          this.#vocabulary.reset();
+          continue;
+        }
+        if (!Array.isArray(seqs)) throw notFound();
+        return seqs.map((seq) => (seq === 0 ? undefined : seq));
+      }
     });
   }
 
@@ -271,8 +356,15 @@ export class RedisStore implements Store {
   ): Promise<StoredOutcome[]> {
     return this.#guard(async () => {
       const afterSeq = options.afterSeq ?? 0;
-      const rows = await this.#redis.lrange(this.#key('outcomes', searchId), afterSeq, -1);
-      return storedOutcomes(rows, afterSeq, options.statuses);
+      const results = await this.#redis
+        .multi()
+        .hget(this.#key('search', searchId), 'username')
+        .lrangeBuffer(this.#key('outcomes', searchId), afterSeq, -1)
+        .hget(this.#vocabulary.vocabKey, '0')
+        .exec();
+      const [username, rows, generation] = valuesOf(results) as [string | null, Buffer[], string | null];
+      if (username === null) return [];
+      return this.#storedOutcomes(rows, username, generation, afterSeq, options.statuses);
     });
   }
 
@@ -289,32 +381,102 @@ export class RedisStore implements Store {
   ): Promise<SearchSnapshot | undefined> {
     return this.#guard(async () => {
       const k = this.#searchKeys(id);
-      const results =
-        (await this.#redis.multi().hgetall(k.search).hgetall(k.counts).lrange(k.outcomes, 0, -1).exec()) ??
-        [];
-      for (const [error] of results) if (error) throw error;
-      const [row, counts, rows] = results.map(([, value]) => value) as [
+      const results = await this.#redis
+        .multi()
+        .hgetall(k.search)
+        .hgetall(k.counts)
+        .lrangeBuffer(k.outcomes, 0, -1)
+        .hget(this.#vocabulary.vocabKey, '0')
+        .exec();
+      const [row, counts, rows, generation] = valuesOf(results) as [
         Record<string, string>,
         Record<string, string>,
-        string[],
+        Buffer[],
+        string | null,
       ];
-      const search = toSearch(row);
+      const search = await this.#toSearch(row, generation);
       if (!search) return undefined;
-      return { search, progress: progressOf(counts), outcomes: storedOutcomes(rows, 0, options.statuses) };
+      return {
+        search,
+        progress: progressOf(counts),
+        outcomes: await this.#storedOutcomes(rows, search.username, generation, 0, options.statuses),
+      };
     });
+  }
+
+  listSearchesByClient(
+    client: string,
+    options: { readonly limit: number; readonly before?: SearchCursor | undefined },
+  ): Promise<SearchRecord[]> {
+    return this.#guard(async () => {
+      const index = this.#key('by-client', client);
+      const generation = await this.#redis.hget(this.#vocabulary.vocabKey, '0');
+      const listed: SearchRecord[] = [];
+      let before = options.before;
+      // Bounded: each round reads further down the index; searches expired by their TTL are dropped from it.
+      for (let round = 0; round < 100 && listed.length < options.limit; round++) {
+        const want = options.limit - listed.length;
+        const page = await this.#indexBefore(index, before, want);
+        const records = await this.#hgetallMany(page.map((e) => this.#key('search', e.id)));
+        const gone = page.filter((_, i) => records[i] === undefined).map((e) => e.id);
+        if (gone.length > 0) await this.#redis.zrem(index, ...gone);
+        for (const record of records) {
+          const search = await this.#toSearch(record, generation);
+          if (search) listed.push(search);
+        }
+        if (page.length < want) break;
+        before = page[page.length - 1];
+      }
+      return listed;
+    });
+  }
+
+  /** Up to `limit` members of a by-creation-time index after `before`, newest first (score, then id, descending). */
+  async #indexBefore(
+    index: string,
+    before: SearchCursor | undefined,
+    limit: number,
+  ): Promise<SearchCursor[]> {
+    const pairs = (flat: string[]) => {
+      const out: SearchCursor[] = [];
+      for (let i = 0; i < flat.length; i += 2) out.push({ id: flat[i]!, createdAt: Number(flat[i + 1]) });
+      return out;
+    };
+    if (!before) return pairs(await this.#redis.zrevrange(index, 0, limit - 1, 'WITHSCORES'));
+    // Those created at the cursor's own time with a smaller id, then those created earlier.
+    const ties = pairs(
+      await this.#redis.zrevrangebyscore(index, before.createdAt, before.createdAt, 'WITHSCORES'),
+    ).filter((e) => compare(e.id, before.id) < 0);
+    if (ties.length >= limit) return ties.slice(0, limit);
+    const older = pairs(
+      await this.#redis.zrevrangebyscore(
+        index,
+        `(${before.createdAt}`,
+        '-inf',
+        'WITHSCORES',
+        'LIMIT',
+        0,
+        limit - ties.length,
+      ),
+    );
+    return [...ties, ...older];
   }
 
   unfinishedSearches(): Promise<SearchRecord[]> {
     return this.#guard(async () => {
       // Score order, then member order (bytes): created_at, id as in SQLite.
       const ids = await this.#redis.zrange(this.#key('unfinished'), 0, -1);
+      const generation = await this.#redis.hget(this.#vocabulary.vocabKey, '0');
       const records = await this.#hgetallMany(ids.map((id) => this.#key('search', id)));
       const gone = ids.filter((_, i) => records[i] === undefined);
       // Expired by the retention TTL: drop them from the index.
       if (gone.length > 0) await this.#redis.zrem(this.#key('unfinished'), ...gone);
-      return records
-        .map(toSearch)
-        .filter((s): s is SearchRecord => s !== undefined && UNFINISHED.has(s.state));
+      const searches: SearchRecord[] = [];
+      for (const record of records) {
+        const search = await this.#toSearch(record, generation);
+        if (search !== undefined && UNFINISHED.has(search.state)) searches.push(search);
+      }
+      return searches;
     });
   }
 
@@ -332,14 +494,22 @@ export class RedisStore implements Store {
           SWEEP_BATCH,
         );
         if (ids.length === 0) break;
+        // Each search's client, to take it out of that client's index too (gone already when expired).
+        const owners = await this.#redis
+          .pipeline(ids.map((id) => ['hget', this.#key('search', id), 'client']))
+          .exec();
         const pipeline = this.#redis.multi();
         for (const id of ids) {
           const k = this.#searchKeys(id);
           pipeline.exists(k.search);
-          pipeline.del(k.search, k.outcomes, k.seen, k.counts);
+          // UNLINK: Redis frees a search's outcomes in the background, not while other commands wait.
+          pipeline.unlink(k.search, k.outcomes, k.seen, k.counts);
         }
         pipeline.zrem(this.#key('searches'), ...ids);
         pipeline.zrem(this.#key('unfinished'), ...ids);
+        // After the per-search commands, whose results are counted below by position.
+        for (const [i, [, client]] of (owners ?? []).entries())
+          if (typeof client === 'string') pipeline.zrem(this.#key('by-client', client), ids[i]!);
         const results = (await pipeline.exec()) ?? [];
         for (let i = 0; i < ids.length; i++) deleted += Number(results[2 * i]?.[1] ?? 0);
       }
@@ -350,22 +520,42 @@ export class RedisStore implements Store {
 
   getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
     return this.#guard(async () => {
-      const raw = await this.#redis.get(this.#cacheKey(username, platformId));
+      const results = await this.#redis
+        .multi()
+        .getBuffer(this.#cacheKey(username, platformId))
+        .hget(this.#vocabulary.vocabKey, '0')
+        .exec();
+      const [raw, generation] = valuesOf(results) as [Buffer | null, string | null];
       if (raw === null) return undefined;
-      const cached = JSON.parse(raw) as { expiresAt: number; outcome: Outcome };
-      return now < cached.expiresAt ? cached.outcome : undefined;
+      if (raw[0] === 0x7b) {
+        // Written by an earlier release: JSON.
+        const cached = JSON.parse(raw.toString('utf8')) as { expiresAt: number; outcome: Outcome };
+        return now < cached.expiresAt ? cached.outcome : undefined;
+      }
+      // The expiry time (a varint: its last byte is under 0x80), then the outcome.
+      const end = raw.findIndex((b) => b < 0x80) + 1;
+      const [expiresAt] = decodeVarints(raw.subarray(0, end));
+      if (!(now < expiresAt!)) return undefined;
+      this.#vocabulary.observe(generation);
+      return (await this.#vocabulary.decode([raw.subarray(end)], username))[0];
     });
   }
 
   putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
     return this.#guard(async () => {
       const ttl = Math.max(0, Math.ceil(expiresAt - this.#now())) + CACHE_GRACE_MS;
-      await this.#redis.set(
-        this.#cacheKey(username, outcome.platformId),
-        JSON.stringify({ expiresAt, outcome }),
-        'PX',
-        ttl,
-      );
+      for (let attempt = 1; attempt <= 2; attempt++) {
+        const [encoded] = await this.#vocabulary.encode([outcome], username);
+        const done = await this.#redis.usPutCached(
+          this.#cacheKey(username, outcome.platformId),
+          this.#vocabulary.vocabKey,
+          this.#vocabulary.generation,
+          Buffer.concat([encodeVarints([Math.max(0, Math.round(expiresAt))]), encoded!]),
+          ttl,
+        );
+        if (done !== STALE_VOCABULARY) return;
+        this.#vocabulary.reset();
+      }
     });
   }
 
@@ -447,6 +637,76 @@ export class RedisStore implements Store {
     });
   }
 
+  /** Outcomes read from a list starting after `afterSeq`, only the given statuses when given. */
+  async #storedOutcomes(
+    rows: readonly Buffer[],
+    username: string,
+    generation: string | null,
+    afterSeq: number,
+    only: readonly OutcomeStatus[] | undefined,
+  ): Promise<StoredOutcome[]> {
+    this.#vocabulary.observe(generation);
+    const outcomes = await this.#vocabulary.decode(rows, username);
+    const statuses = only && new Set(only);
+    const listed: StoredOutcome[] = [];
+    for (const [i, outcome] of outcomes.entries()) {
+      if (!statuses || statuses.has(outcome.status)) listed.push({ seq: afterSeq + i + 1, outcome });
+    }
+    return listed;
+  }
+
+  getControl(platformId: string, identity: string): Promise<ControlRecord | undefined> {
+    return this.#guard(async () => {
+      const json = await this.#redis.hget(this.#key('controls'), controlField(platformId, identity));
+      return json === null ? undefined : (JSON.parse(json) as ControlRecord);
+    });
+  }
+
+  putControl(record: ControlRecord): Promise<void> {
+    return this.#guard(async () => {
+      await this.#redis.hset(
+        this.#key('controls'),
+        controlField(record.platformId, record.identity),
+        JSON.stringify(record),
+      );
+    });
+  }
+
+  listControls(): Promise<ControlRecord[]> {
+    return this.#guard(async () => {
+      const all = await this.#redis.hgetall(this.#key('controls'));
+      return Object.keys(all)
+        .sort(compare)
+        .map((field) => JSON.parse(all[field]!) as ControlRecord);
+    });
+  }
+
+  putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void> {
+    return this.#guard(async () => {
+      await this.#redis.hset(this.#key('health'), platformId, JSON.stringify(entry));
+    });
+  }
+
+  listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>> {
+    return this.#guard(async () => {
+      const all = await this.#redis.hgetall(this.#key('health'));
+      return Object.fromEntries(
+        Object.keys(all)
+          .sort(compare)
+          .map((id) => [id, JSON.parse(all[id]!) as PlatformHealthEntry]),
+      );
+    });
+  }
+
+  /** SET NX PX: Redis's own clock times the lease, so `now` is not needed here. */
+  claimLease(name: string, ttlMs: number, _now: number): Promise<boolean> {
+    return this.#guard(
+      async () =>
+        (await this.#redis.set(this.#key('lease', name), '1', 'PX', Math.max(1, Math.round(ttlMs)), 'NX')) ===
+        'OK',
+    );
+  }
+
   /** HGETALL of many keys in one round trip; undefined for a key that does not exist. */
   async #hgetallMany(keys: readonly string[]): Promise<(Record<string, string> | undefined)[]> {
     if (keys.length === 0) return [];
@@ -476,14 +736,16 @@ export class RedisStore implements Store {
   }
 }
 
-function searchFields(search: SearchRecord): string[] {
+/** The search's hash; `platforms`: its platform ids as vocabulary ids, base 36, comma-separated. */
+function searchFields(search: SearchRecord, platforms: string): string[] {
   const fields: [string, string | number | undefined][] = [
     ['id', search.id],
     ['username', search.username],
     ['state', search.state],
     ['tier', search.tier],
     ['client', search.client],
-    ['platformIds', JSON.stringify(search.platformIds)],
+    ['private', search.private ? '1' : undefined],
+    ['platforms', platforms],
     ['estimatedSeconds', search.estimatedSeconds],
     ['createdAt', search.createdAt],
     ['startedAt', search.startedAt],
@@ -504,30 +766,21 @@ function progressOf(counts: Record<string, string>): SearchProgress {
   return { checked, hits: byStatus.hit, byStatus };
 }
 
-/** Outcomes read from the list starting after `afterSeq`, only the given statuses when given. */
-function storedOutcomes(
-  rows: readonly string[],
-  afterSeq: number,
-  only: readonly OutcomeStatus[] | undefined,
-): StoredOutcome[] {
-  const statuses = only && new Set(only);
-  const listed: StoredOutcome[] = [];
-  for (const [i, row] of rows.entries()) {
-    const outcome = JSON.parse(row) as Outcome;
-    if (!statuses || statuses.has(outcome.status)) listed.push({ seq: afterSeq + i + 1, outcome });
-  }
-  return listed;
+/** The replies of a MULTI, throwing the first error. */
+function valuesOf(results: [Error | null, unknown][] | null): unknown[] {
+  for (const [error] of results ?? []) if (error) throw error;
+  return (results ?? []).map(([, value]) => value);
 }
 
-function toSearch(row: Record<string, string> | undefined): SearchRecord | undefined {
-  if (!row || row.id === undefined) return undefined;
+function toSearch(row: Record<string, string>, platformIds: string[]): SearchRecord {
   return {
-    id: row.id,
+    id: row.id!,
     username: row.username!,
     state: row.state as SearchState,
     tier: row.tier as Tier,
     client: row.client!,
-    platformIds: JSON.parse(row.platformIds!) as string[],
+    ...(row.private === '1' ? { private: true as const } : {}),
+    platformIds,
     estimatedSeconds: Number(row.estimatedSeconds),
     createdAt: Number(row.createdAt),
     // Absent rather than undefined, so a record reads back deep-equal to the one created.
@@ -566,6 +819,11 @@ function toApiKey(row: Record<string, string> | undefined): ApiKeyRecord | undef
 }
 
 /** Code-unit order, like SQLite's BINARY collation, so every store lists in the same order. */
+/** A control's field in the controls hash: platform ids never hold a NUL. */
+function controlField(platformId: string, identity: string): string {
+  return `${platformId}\u0000${identity}`;
+}
+
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -2,12 +2,21 @@
  * The embedded store: one SQLite file (or ':memory:') through better-sqlite3,
  * WAL journal, schema migrated at open. The driver is synchronous; methods are
  * async only to fit the Store interface, so a thrown error becomes a rejection.
+ *
+ * Outcomes are kept compact (src/store/compact-outcome.ts): a row of small
+ * integers and a blob of a dozen bytes for a plain miss, the texts a platform
+ * repeats kept once in `vocabulary`. A search's platforms are vocabulary ids too.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
+import type { PlatformHealthEntry } from '../catalogue/health.js';
+import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import { decodeVarints, encodeVarints, STATUS_CODES } from './compact-outcome.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
+import { Vocabulary } from './sqlite-vocabulary.js';
+import { SqliteWatchlists } from './sqlite-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -15,6 +24,7 @@ import {
   emptyByStatus,
   type PlatformStats,
   RECENT_MS_ALPHA,
+  type SearchCursor,
   type SearchProgress,
   type SearchRecord,
   type SearchSnapshot,
@@ -27,15 +37,17 @@ import {
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
 
-/** Searches deleted per sweep transaction: each takes its outcomes along, several hundred rows apiece. */
-const SWEEP_SEARCH_BATCH = 100;
-const SWEEP_CACHE_BATCH = 5_000;
+/**
+ * Rows deleted per sweep transaction: each batch holds the write lock for a few
+ * milliseconds, and the event loop is given back between batches.
+ */
+export const SWEEP_BATCH_ROWS = 500;
 
 /**
  * Schema versions in order: entry i takes `user_version` from i to i + 1.
  * Append new entries; never edit one that has shipped.
  */
-const MIGRATIONS: readonly string[] = [
+const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   `
   CREATE TABLE searches (
     id TEXT PRIMARY KEY,
@@ -95,20 +107,146 @@ const MIGRATIONS: readonly string[] = [
     last_checked_at INTEGER NOT NULL
   );
   `,
+  // 2: compact outcomes (issue 16). Searches get an integer key that outcomes refer to;
+  // outcomes and cached outcomes become compact blobs; swept searches' outcomes go in batches.
+  migrateToCompactOutcomes,
+  // 3: a search readable only with the key that started it (issue 15).
+  `ALTER TABLE searches ADD COLUMN private INTEGER NOT NULL DEFAULT 0;`,
+  // 4: control checks, leases and the scheduled self-check's verdicts (issue 17).
+  `
+  CREATE TABLE platform_controls (
+    platform_id TEXT NOT NULL,
+    identity TEXT NOT NULL,
+    record TEXT NOT NULL, -- JSON ControlRecord
+    PRIMARY KEY (platform_id, identity)
+  );
+  CREATE TABLE leases (
+    name TEXT PRIMARY KEY,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE TABLE platform_health (
+    platform_id TEXT PRIMARY KEY,
+    entry TEXT NOT NULL -- JSON PlatformHealthEntry
+  );
+  `,
+  // 5: a client's own searches, newest first (GET /api/searches; issue 18).
+  `CREATE INDEX searches_by_client ON searches (client, created_at DESC, id DESC);`,
 ];
 
+const SCHEMA_2 = `
+  CREATE TABLE vocabulary (
+    id INTEGER PRIMARY KEY,
+    text TEXT NOT NULL UNIQUE -- a template of compact-outcome.ts, or a platform id
+  );
+
+  CREATE TABLE searches_2 (
+    key INTEGER PRIMARY KEY AUTOINCREMENT, -- never reused: outcomes of a swept search may outlive it briefly
+    id TEXT NOT NULL UNIQUE,
+    username TEXT NOT NULL,
+    state TEXT NOT NULL,
+    tier TEXT NOT NULL,
+    client TEXT NOT NULL,
+    platform_ids BLOB NOT NULL, -- vocabulary ids, varints
+    estimated_seconds REAL NOT NULL,
+    created_at INTEGER NOT NULL,
+    started_at INTEGER,
+    finished_at INTEGER,
+    error TEXT,
+    outcome_count INTEGER NOT NULL DEFAULT 0 -- the last seq given
+  );
+
+  CREATE TABLE outcomes_2 (
+    search_key INTEGER NOT NULL, -- searches.key
+    platform INTEGER NOT NULL, -- vocabulary id of the platform id
+    seq INTEGER NOT NULL,
+    status INTEGER NOT NULL, -- index in STATUS_CODES (compact-outcome.ts)
+    outcome BLOB NOT NULL, -- compact-outcome.ts
+    PRIMARY KEY (search_key, platform)
+  ) WITHOUT ROWID;
+
+  -- Searches deleted whose outcomes are still being deleted, in batches.
+  CREATE TABLE swept (search_key INTEGER PRIMARY KEY);
+`;
+
+const SCHEMA_2_AFTER = `
+  DROP TABLE outcomes;
+  DROP TABLE searches;
+  DROP TABLE outcome_cache;
+  ALTER TABLE searches_2 RENAME TO searches;
+  ALTER TABLE outcomes_2 RENAME TO outcomes;
+  CREATE INDEX searches_by_created_at ON searches (created_at);
+  CREATE INDEX searches_unfinished ON searches (created_at, id) WHERE state IN ('queued', 'running');
+
+  CREATE TABLE outcome_cache (
+    username TEXT NOT NULL, -- case-sensitive: BINARY collation
+    platform INTEGER NOT NULL, -- vocabulary id of the platform id
+    outcome BLOB NOT NULL, -- compact-outcome.ts
+    expires_at INTEGER NOT NULL,
+    PRIMARY KEY (username, platform)
+  ) WITHOUT ROWID;
+  CREATE INDEX outcome_cache_by_expires_at ON outcome_cache (expires_at);
+`;
+
+/**
+ * Schema 1 to 2: every search and outcome rewritten compact, in the migration's
+ * transaction. The outcome cache is dropped, not converted: it is only a cache.
+ */
+function migrateToCompactOutcomes(db: Database): void {
+  db.exec(SCHEMA_2);
+  const vocabulary = new Vocabulary(db);
+  const insertSearch = db.prepare(`
+    INSERT INTO searches_2 (id, username, state, tier, client, platform_ids, estimated_seconds, created_at,
+      started_at, finished_at, error, outcome_count)
+    VALUES (@id, @username, @state, @tier, @client, @platformIds, @estimated_seconds, @created_at,
+      @started_at, @finished_at, @error, 0)
+    RETURNING key`);
+  const outcomesOf = db.prepare('SELECT seq, outcome FROM outcomes WHERE search_id = ? ORDER BY seq');
+  const insertOutcome = db.prepare(`
+    INSERT INTO outcomes_2 (search_key, platform, seq, status, outcome) VALUES (?, ?, ?, ?, ?)`);
+  const setCount = db.prepare('UPDATE searches_2 SET outcome_count = ? WHERE key = ?');
+  for (const row of db.prepare('SELECT * FROM searches ORDER BY created_at, id').all() as (Omit<
+    SearchRow,
+    'platform_ids'
+  > & { platform_ids: string })[]) {
+    const platformIds = JSON.parse(row.platform_ids) as string[];
+    const { key } = insertSearch.get({
+      ...row,
+      platformIds: encodeVarints(platformIds.map((id) => vocabulary.intern(id))),
+    }) as { key: number };
+    let last = 0;
+    for (const { seq, outcome } of outcomesOf.all(row.id) as { seq: number; outcome: string }[]) {
+      const parsed = JSON.parse(outcome) as Outcome;
+      insertOutcome.run(
+        key,
+        vocabulary.intern(parsed.platformId),
+        seq,
+        STATUS_INDEX.get(parsed.status) ?? -1,
+        vocabulary.encode(parsed, row.username),
+      );
+      last = seq;
+    }
+    setCount.run(last, key);
+  }
+  db.exec(SCHEMA_2_AFTER);
+}
+
+const STATUS_INDEX: ReadonlyMap<OutcomeStatus, number> = new Map(STATUS_CODES.map((s, i) => [s, i]));
+
 interface SearchRow {
+  key: number;
   id: string;
   username: string;
   state: SearchState;
   tier: Tier;
   client: string;
-  platform_ids: string;
+  private: number;
+  platform_ids: Uint8Array;
   estimated_seconds: number;
   created_at: number;
   started_at: number | null;
   finished_at: number | null;
   error: string | null;
+  outcome_count: number;
 }
 
 interface ApiKeyRow {
@@ -137,12 +275,18 @@ interface PlatformStatsRow {
 export class SqliteStore implements Store {
   readonly #db: Database;
   readonly #sql: ReturnType<typeof prepareStatements>;
+  readonly #vocabulary: Vocabulary;
   /** One read transaction: the search, its counts and its outcomes agree. */
   readonly #snapshot: Transaction<
     [string, { statuses?: readonly OutcomeStatus[] }],
     SearchSnapshot | undefined
   >;
   readonly #addOutcomes: Transaction<[string, readonly Outcome[]], (number | undefined)[]>;
+  readonly #createSearch: Transaction<[SearchRecord], void>;
+  readonly #putCached: Transaction<[string, Outcome, number], void>;
+  /** Deletes up to SWEEP_BATCH_ROWS searches created before the time given, noting them in `swept`. */
+  readonly #sweepBatch: Transaction<[number], number>;
+  readonly watchlists: SqliteWatchlists;
 
   /** `path`: a database file (its folders are created) or ':memory:'. */
   constructor(path: string) {
@@ -155,6 +299,8 @@ export class SqliteStore implements Store {
       this.#db.exec('PRAGMA foreign_keys = ON');
       migrate(this.#db);
       this.#sql = prepareStatements(this.#db);
+      this.#vocabulary = new Vocabulary(this.#db);
+      this.watchlists = new SqliteWatchlists(this.#db);
     } catch (error) {
       this.#db.close();
       throw error;
@@ -165,48 +311,82 @@ export class SqliteStore implements Store {
       if (!row) return undefined;
       const statuses = options.statuses;
       return {
-        search: toSearch(row),
-        progress: this.#progress(id),
-        outcomes: this.#listOutcomes(id, statuses === undefined ? {} : { statuses }),
+        search: this.#toSearch(row),
+        progress: this.#progress(row.key),
+        outcomes: this.#outcomesOf(row, statuses === undefined ? {} : { statuses }),
       };
     });
+    const vocabulary = this.#vocabulary;
     this.#addOutcomes = this.#db.transaction((searchId: string, outcomes: readonly Outcome[]) => {
-      if (sql.searchExists.get(searchId) === undefined) {
+      const search = sql.searchKey.get(searchId) as
+        | Pick<SearchRow, 'key' | 'username' | 'outcome_count'>
+        | undefined;
+      if (search === undefined) {
         throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
       }
-      return outcomes.map((outcome) => {
-        const row = sql.insertOutcome.get({
-          searchId,
-          platformId: outcome.platformId,
-          status: outcome.status,
-          outcome: JSON.stringify(outcome),
-        }) as { seq: number } | undefined;
-        return row?.seq;
+      let seq = search.outcome_count;
+      const seqs = outcomes.map((outcome) => {
+        const inserted = sql.insertOutcome.run(
+          search.key,
+          vocabulary.intern(outcome.platformId),
+          seq + 1,
+          STATUS_INDEX.get(outcome.status) ?? -1,
+          vocabulary.encode(outcome, search.username),
+        );
+        return inserted.changes > 0 ? ++seq : undefined;
       });
+      if (seq !== search.outcome_count) sql.setOutcomeCount.run(seq, search.key);
+      return seqs;
     });
-  }
-
-  async createSearch(search: SearchRecord): Promise<void> {
-    refusingDuplicates('Search', search.id, () =>
-      this.#sql.insertSearch.run({
+    this.#createSearch = this.#db.transaction((search: SearchRecord) => {
+      sql.insertSearch.run({
         id: search.id,
         username: search.username,
         state: search.state,
         tier: search.tier,
         client: search.client,
-        platformIds: JSON.stringify(search.platformIds),
+        private: search.private ? 1 : 0,
+        platformIds: encodeVarints(search.platformIds.map((id) => vocabulary.intern(id))),
         estimatedSeconds: search.estimatedSeconds,
         createdAt: search.createdAt,
         startedAt: search.startedAt ?? null,
         finishedAt: search.finishedAt ?? null,
         error: search.error ?? null,
-      }),
-    );
+      });
+    });
+    this.#sweepBatch = this.#db.transaction((before: number) => {
+      sql.noteSwept.run(before, SWEEP_BATCH_ROWS);
+      return sql.sweepSearches.run().changes;
+    });
+    this.#putCached = this.#db.transaction((username: string, outcome: Outcome, expiresAt: number) => {
+      sql.putCached.run({
+        username,
+        platform: vocabulary.intern(outcome.platformId),
+        outcome: vocabulary.encode(outcome, username),
+        expiresAt,
+      });
+    });
+  }
+
+  /** Runs a write transaction that may add to the vocabulary: ids it gave are forgotten if it rolls back. */
+  #writing<T>(transaction: () => T): T {
+    try {
+      const result = transaction();
+      this.#vocabulary.committed();
+      return result;
+    } catch (error) {
+      this.#vocabulary.forgetUncommitted();
+      throw error;
+    }
+  }
+
+  async createSearch(search: SearchRecord): Promise<void> {
+    refusingDuplicates('Search', search.id, () => this.#writing(() => this.#createSearch.immediate(search)));
   }
 
   async getSearch(id: string): Promise<SearchRecord | undefined> {
     const row = this.#sql.getSearch.get(id) as SearchRow | undefined;
-    return row && toSearch(row);
+    return row && this.#toSearch(row);
   }
 
   async updateSearch(
@@ -223,34 +403,42 @@ export class SqliteStore implements Store {
   }
 
   async addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
-    return this.#addOutcomes.immediate(searchId, [outcome])[0];
+    return this.#writing(() => this.#addOutcomes.immediate(searchId, [outcome]))[0];
   }
 
   async addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]> {
-    return this.#addOutcomes.immediate(searchId, outcomes);
+    return this.#writing(() => this.#addOutcomes.immediate(searchId, outcomes));
   }
 
   async listOutcomes(
     searchId: string,
     options: { afterSeq?: number; statuses?: readonly OutcomeStatus[] } = {},
   ): Promise<StoredOutcome[]> {
-    return this.#listOutcomes(searchId, options);
+    const search = this.#sql.searchKey.get(searchId) as Pick<SearchRow, 'key' | 'username'> | undefined;
+    return search ? this.#outcomesOf(search, options) : [];
   }
 
-  #listOutcomes(
-    searchId: string,
+  #outcomesOf(
+    search: Pick<SearchRow, 'key' | 'username'>,
     options: { afterSeq?: number; statuses?: readonly OutcomeStatus[] },
   ): StoredOutcome[] {
     const rows = this.#sql.listOutcomes.all({
-      searchId,
+      searchKey: search.key,
       afterSeq: options.afterSeq ?? 0,
-      statuses: options.statuses === undefined ? null : JSON.stringify(options.statuses),
-    }) as { seq: number; outcome: string }[];
-    return rows.map((row) => ({ seq: row.seq, outcome: JSON.parse(row.outcome) as Outcome }));
+      statuses:
+        options.statuses === undefined
+          ? null
+          : JSON.stringify(options.statuses.map((s) => STATUS_INDEX.get(s) ?? -1)),
+    }) as { seq: number; outcome: Uint8Array }[];
+    return rows.map((row) => ({
+      seq: row.seq,
+      outcome: this.#vocabulary.decode(row.outcome, search.username),
+    }));
   }
 
   async progress(searchId: string): Promise<SearchProgress> {
-    return this.#progress(searchId);
+    const search = this.#sql.searchKey.get(searchId) as Pick<SearchRow, 'key'> | undefined;
+    return this.#progress(search?.key ?? -1);
   }
 
   async snapshot(
@@ -260,51 +448,84 @@ export class SqliteStore implements Store {
     return this.#snapshot(id, options);
   }
 
-  #progress(searchId: string): SearchProgress {
-    const rows = this.#sql.countOutcomes.all(searchId) as { status: OutcomeStatus; n: number }[];
+  #progress(searchKey: number): SearchProgress {
+    const rows = this.#sql.countOutcomes.all(searchKey) as { status: number; n: number }[];
     const byStatus = emptyByStatus();
     let checked = 0;
     for (const row of rows) {
-      byStatus[row.status] = row.n;
+      byStatus[STATUS_CODES[row.status]!] = row.n;
       checked += row.n;
     }
     return { checked, hits: byStatus.hit, byStatus };
   }
 
-  async unfinishedSearches(): Promise<SearchRecord[]> {
-    return (this.#sql.unfinishedSearches.all() as SearchRow[]).map(toSearch);
+  async listSearchesByClient(
+    client: string,
+    options: { readonly limit: number; readonly before?: SearchCursor | undefined },
+  ): Promise<SearchRecord[]> {
+    const rows = (
+      options.before
+        ? this.#sql.searchesByClientBefore.all({
+            client,
+            createdAt: options.before.createdAt,
+            id: options.before.id,
+            limit: options.limit,
+          })
+        : this.#sql.searchesByClient.all({ client, limit: options.limit })
+    ) as SearchRow[];
+    return rows.map((row) => this.#toSearch(row));
   }
 
+  async unfinishedSearches(): Promise<SearchRecord[]> {
+    return (this.#sql.unfinishedSearches.all() as SearchRow[]).map((row) => this.#toSearch(row));
+  }
+
+  /**
+   * In batches of at most SWEEP_BATCH_ROWS rows a transaction, yielding between
+   * them, so a sweep of thousands of searches never holds the write lock (or the
+   * event loop) long. Searches go first, a batch at a time, their keys noted in
+   * `swept` in the same transaction; their outcomes follow. A sweep cut short
+   * (a crash) is finished by the next one.
+   */
   async sweepSearches(before: number): Promise<number> {
+    const sql = this.#sql;
     let deleted = 0;
-    // Batches keep each write transaction short; yielding between them lets other work run.
     for (;;) {
-      const { changes } = this.#sql.sweepSearches.run(before, SWEEP_SEARCH_BATCH);
+      const changes = this.#sweepBatch.immediate(before);
       deleted += changes;
-      if (changes < SWEEP_SEARCH_BATCH) break;
+      if (changes < SWEEP_BATCH_ROWS) break;
       await nextTick();
+    }
+    for (let key = this.#nextSwept(); key !== undefined; key = this.#nextSwept()) {
+      for (;;) {
+        const { changes } = sql.sweepOutcomes.run(key, key, SWEEP_BATCH_ROWS);
+        await nextTick();
+        if (changes < SWEEP_BATCH_ROWS) break;
+      }
+      sql.forgetSwept.run(key);
     }
     // Rows that expired before the cutoff are past any use; no clock needed.
     for (;;) {
-      const { changes } = this.#sql.sweepCache.run(before, SWEEP_CACHE_BATCH);
-      if (changes < SWEEP_CACHE_BATCH) break;
+      const { changes } = sql.sweepCache.run(before, SWEEP_BATCH_ROWS);
+      if (changes < SWEEP_BATCH_ROWS) break;
       await nextTick();
     }
     return deleted;
   }
 
+  #nextSwept(): number | undefined {
+    return (this.#sql.nextSwept.get() as { search_key: number } | undefined)?.search_key;
+  }
+
   async getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
-    const row = this.#sql.getCached.get({ username, platformId, now }) as { outcome: string } | undefined;
-    return row && (JSON.parse(row.outcome) as Outcome);
+    const platform = this.#vocabulary.find(platformId);
+    if (platform === undefined) return undefined;
+    const row = this.#sql.getCached.get({ username, platform, now }) as { outcome: Uint8Array } | undefined;
+    return row && this.#vocabulary.decode(row.outcome, username);
   }
 
   async putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
-    this.#sql.putCached.run({
-      username,
-      platformId: outcome.platformId,
-      outcome: JSON.stringify(outcome),
-      expiresAt,
-    });
+    this.#writing(() => this.#putCached.immediate(username, outcome, expiresAt));
   }
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {
@@ -371,12 +592,45 @@ export class SqliteStore implements Store {
     }));
   }
 
+  async getControl(platformId: string, identity: string): Promise<ControlRecord | undefined> {
+    const row = this.#sql.getControl.get(platformId, identity) as { record: string } | undefined;
+    return row ? (JSON.parse(row.record) as ControlRecord) : undefined;
+  }
+
+  async putControl(record: ControlRecord): Promise<void> {
+    this.#sql.putControl.run(record.platformId, record.identity, JSON.stringify(record));
+  }
+
+  async listControls(): Promise<ControlRecord[]> {
+    return (this.#sql.listControls.all() as { record: string }[]).map(
+      (row) => JSON.parse(row.record) as ControlRecord,
+    );
+  }
+
+  async putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void> {
+    this.#sql.putHealth.run(platformId, JSON.stringify(entry));
+  }
+
+  async listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>> {
+    const rows = this.#sql.listHealth.all() as { platform_id: string; entry: string }[];
+    return Object.fromEntries(rows.map((r) => [r.platform_id, JSON.parse(r.entry) as PlatformHealthEntry]));
+  }
+
+  async claimLease(name: string, ttlMs: number, now: number): Promise<boolean> {
+    this.#sql.sweepLeases.run(now);
+    return this.#sql.claimLease.get({ name, expiresAt: now + ttlMs, now }) !== undefined;
+  }
+
   async ping(): Promise<boolean> {
     try {
       return this.#sql.ping.get() !== undefined;
     } catch {
       return false;
     }
+  }
+
+  #toSearch(row: SearchRow): SearchRecord {
+    return toSearch(row, this.#vocabulary);
   }
 
   async close(): Promise<void> {
@@ -409,7 +663,9 @@ function migrate(db: Database): void {
       );
     }
     for (let next = version; next < MIGRATIONS.length; next++) {
-      db.exec(MIGRATIONS[next]!);
+      const migration = MIGRATIONS[next]!;
+      if (typeof migration === 'string') db.exec(migration);
+      else migration(db);
       db.exec(`PRAGMA user_version = ${next + 1}`);
     }
   }).immediate();
@@ -419,12 +675,12 @@ function prepareStatements(db: Database) {
   return {
     ping: db.prepare('SELECT 1'),
     insertSearch: db.prepare(`
-      INSERT INTO searches (id, username, state, tier, client, platform_ids, estimated_seconds, created_at,
-        started_at, finished_at, error)
-      VALUES (@id, @username, @state, @tier, @client, @platformIds, @estimatedSeconds, @createdAt,
-        @startedAt, @finishedAt, @error)`),
+      INSERT INTO searches (id, username, state, tier, client, private, platform_ids, estimated_seconds,
+        created_at, started_at, finished_at, error)
+      VALUES (@id, @username, @state, @tier, @client, @private, @platformIds, @estimatedSeconds,
+        @createdAt, @startedAt, @finishedAt, @error)`),
     getSearch: db.prepare('SELECT * FROM searches WHERE id = ?'),
-    searchExists: db.prepare('SELECT 1 FROM searches WHERE id = ?'),
+    searchKey: db.prepare('SELECT key, username, outcome_count FROM searches WHERE id = ?'),
     // A field left out of the patch is bound as NULL and keeps its value.
     updateSearch: db.prepare(`
       UPDATE searches SET
@@ -433,35 +689,45 @@ function prepareStatements(db: Database) {
         finished_at = COALESCE(@finishedAt, finished_at),
         error = COALESCE(@error, error)
       WHERE id = @id`),
+    searchesByClient: db.prepare(`
+      SELECT * FROM searches WHERE client = @client ORDER BY created_at DESC, id DESC LIMIT @limit`),
+    searchesByClientBefore: db.prepare(`
+      SELECT * FROM searches WHERE client = @client AND (created_at, id) < (@createdAt, @id)
+      ORDER BY created_at DESC, id DESC LIMIT @limit`),
     unfinishedSearches: db.prepare(`
       SELECT * FROM searches WHERE state IN ('queued', 'running') ORDER BY created_at, id`),
-    sweepSearches: db.prepare(`
-      DELETE FROM searches WHERE id IN (SELECT id FROM searches WHERE created_at < ? LIMIT ?)`),
-    // The next seq and the insert in one statement; a platform already stored inserts nothing and returns no row.
+    // The same searches, oldest first, as sweepSearches deletes next.
+    noteSwept: db.prepare(`
+      INSERT INTO swept (search_key) SELECT key FROM searches WHERE created_at < ? ORDER BY created_at LIMIT ?`),
+    sweepSearches: db.prepare('DELETE FROM searches WHERE key IN (SELECT search_key FROM swept)'),
+    nextSwept: db.prepare('SELECT search_key FROM swept ORDER BY search_key LIMIT 1'),
+    sweepOutcomes: db.prepare(`
+      DELETE FROM outcomes WHERE search_key = ? AND platform IN
+        (SELECT platform FROM outcomes WHERE search_key = ? LIMIT ?)`),
+    forgetSwept: db.prepare('DELETE FROM swept WHERE search_key = ?'),
+    // A platform already stored inserts nothing (changes 0).
     insertOutcome: db.prepare(`
-      INSERT INTO outcomes (search_id, seq, platform_id, status, outcome)
-      SELECT @searchId, COALESCE(MAX(seq), 0) + 1, @platformId, @status, @outcome
-      FROM outcomes WHERE search_id = @searchId
-      ON CONFLICT (search_id, platform_id) DO NOTHING
-      RETURNING seq`),
+      INSERT INTO outcomes (search_key, platform, seq, status, outcome) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (search_key, platform) DO NOTHING`),
+    setOutcomeCount: db.prepare('UPDATE searches SET outcome_count = ? WHERE key = ?'),
     listOutcomes: db.prepare(`
       SELECT seq, outcome FROM outcomes
-      WHERE search_id = @searchId AND seq > @afterSeq
+      WHERE search_key = @searchKey AND seq > @afterSeq
         AND (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))
       ORDER BY seq`),
     countOutcomes: db.prepare(
-      'SELECT status, COUNT(*) AS n FROM outcomes WHERE search_id = ? GROUP BY status',
+      'SELECT status, COUNT(*) AS n FROM outcomes WHERE search_key = ? GROUP BY status',
     ),
     getCached: db.prepare(`
       SELECT outcome FROM outcome_cache
-      WHERE username = @username AND platform_id = @platformId AND expires_at > @now`),
+      WHERE username = @username AND platform = @platform AND expires_at > @now`),
     putCached: db.prepare(`
-      INSERT INTO outcome_cache (username, platform_id, outcome, expires_at)
-      VALUES (@username, @platformId, @outcome, @expiresAt)
-      ON CONFLICT (username, platform_id) DO UPDATE SET outcome = excluded.outcome, expires_at = excluded.expires_at`),
+      INSERT INTO outcome_cache (username, platform, outcome, expires_at)
+      VALUES (@username, @platform, @outcome, @expiresAt)
+      ON CONFLICT (username, platform) DO UPDATE SET outcome = excluded.outcome, expires_at = excluded.expires_at`),
     sweepCache: db.prepare(`
-      DELETE FROM outcome_cache WHERE (username, platform_id) IN
-        (SELECT username, platform_id FROM outcome_cache WHERE expires_at <= ? LIMIT ?)`),
+      DELETE FROM outcome_cache WHERE (username, platform) IN
+        (SELECT username, platform FROM outcome_cache WHERE expires_at <= ? LIMIT ?)`),
     insertApiKey: db.prepare(`
       INSERT INTO api_keys (id, name, tier, hash, created_at, revoked_at)
       VALUES (@id, @name, @tier, @hash, @createdAt, @revokedAt)`),
@@ -489,17 +755,33 @@ function prepareStatements(db: Database) {
         END,
         last_checked_at = MAX(last_checked_at, excluded.last_checked_at)`),
     platformStats: db.prepare('SELECT * FROM platform_stats ORDER BY platform_id'),
+    getControl: db.prepare('SELECT record FROM platform_controls WHERE platform_id = ? AND identity = ?'),
+    putControl: db.prepare(`
+      INSERT INTO platform_controls (platform_id, identity, record) VALUES (?, ?, ?)
+      ON CONFLICT (platform_id, identity) DO UPDATE SET record = excluded.record`),
+    listControls: db.prepare('SELECT record FROM platform_controls ORDER BY platform_id, identity'),
+    putHealth: db.prepare(`
+      INSERT INTO platform_health (platform_id, entry) VALUES (?, ?)
+      ON CONFLICT (platform_id) DO UPDATE SET entry = excluded.entry`),
+    listHealth: db.prepare('SELECT platform_id, entry FROM platform_health ORDER BY platform_id'),
+    sweepLeases: db.prepare('DELETE FROM leases WHERE expires_at <= ?'),
+    // One statement, so two connections (the search thread's, the API's) never both take a lease.
+    claimLease: db.prepare(`
+      INSERT INTO leases (name, expires_at) VALUES (@name, @expiresAt)
+      ON CONFLICT (name) DO UPDATE SET expires_at = excluded.expires_at WHERE leases.expires_at <= @now
+      RETURNING name`),
   };
 }
 
-function toSearch(row: SearchRow): SearchRecord {
+function toSearch(row: SearchRow, vocabulary: Vocabulary): SearchRecord {
   return {
     id: row.id,
     username: row.username,
     state: row.state,
     tier: row.tier,
     client: row.client,
-    platformIds: JSON.parse(row.platform_ids) as string[],
+    ...(row.private ? { private: true as const } : {}),
+    platformIds: decodeVarints(row.platform_ids).map((id) => vocabulary.text(id)),
     estimatedSeconds: row.estimated_seconds,
     createdAt: row.created_at,
     // Absent rather than undefined, so a record reads back deep-equal to the one created.

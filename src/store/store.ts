@@ -7,8 +7,12 @@
  * the error for an id taken already) is here, once; so is `recentLatencies`,
  * the latency per platform that estimates and the order of checks read.
  */
+import type { PlatformHealthEntry } from '../catalogue/health.js';
+import type { ControlRecord } from '../engine/control.js';
+import type { ControlLedger } from '../engine/control-ledger.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import type { WatchlistStore } from './watchlists.js';
 
 /** Internal life of a search. The API shows `queued` as `running` (it has started from the client's view). */
 export const SEARCH_STATES = ['queued', 'running', 'completed', 'error'] as const;
@@ -24,6 +28,11 @@ export interface SearchRecord {
   readonly tier: Tier;
   /** Who asked: `ip:ADDRESS` or `key:KEYID`. */
   readonly client: string;
+  /**
+   * Readable only by `client` (a professional key); otherwise by anyone with the id.
+   * Absent when not private, so a record reads back deep-equal to the one created.
+   */
+  readonly private?: true | undefined;
   /** Ids of the platforms the search covers, fixed when it is created. */
   readonly platformIds: readonly string[];
   /** Seconds the search was expected to take when it was created. */
@@ -32,6 +41,12 @@ export interface SearchRecord {
   readonly startedAt?: number | undefined;
   readonly finishedAt?: number | undefined;
   readonly error?: string | undefined;
+}
+
+/** Where a page of a client's searches ends: the last one listed. */
+export interface SearchCursor {
+  readonly createdAt: number;
+  readonly id: string;
 }
 
 export interface StoredOutcome {
@@ -73,7 +88,14 @@ export interface PlatformStats {
   readonly lastCheckedAt: number;
 }
 
-export interface Store {
+/**
+ * Control checks (issue 17; engine/control.ts): `getControl`, `putControl` and
+ * `claimLease` come from the engine's `ControlLedger`; `listControls` is what
+ * the platform list shows. A lease is taken only when free or expired, and is
+ * never released early. `putPlatformHealth`/`listPlatformHealth` keep the
+ * scheduled self-check's verdicts (runner/self-check-schedule.ts).
+ */
+export interface Store extends ControlLedger {
   /** Throws UserscoutError 'duplicate_id' when a search has this id already. */
   createSearch(search: SearchRecord): Promise<void>;
   getSearch(id: string): Promise<SearchRecord | undefined>;
@@ -109,6 +131,15 @@ export interface Store {
     id: string,
     options?: { statuses?: readonly OutcomeStatus[] },
   ): Promise<SearchSnapshot | undefined>;
+  /**
+   * Up to `limit` searches of one client (`SearchRecord.client`), newest first
+   * (by createdAt, then id, both descending), only those after `before` in that
+   * order when given: pages that never skip or repeat a search.
+   */
+  listSearchesByClient(
+    client: string,
+    options: { readonly limit: number; readonly before?: SearchCursor | undefined },
+  ): Promise<SearchRecord[]>;
   /** Searches still queued or running (to resume after a restart), oldest first. */
   unfinishedSearches(): Promise<SearchRecord[]>;
   /** Deletes searches created before `before` (ms epoch) with their outcomes; returns how many. */
@@ -128,6 +159,15 @@ export interface Store {
   /** Adds one check to the platform's statistics. */
   recordCheck(platformId: string, status: OutcomeStatus, responseTimeMs: number, at: number): Promise<void>;
   platformStats(): Promise<PlatformStats[]>;
+
+  /** Watchlists, their changes and webhook deliveries (src/store/watchlists.ts). */
+  readonly watchlists: WatchlistStore;
+  /** Every platform's latest control record per egress identity, by platform id then identity. */
+  listControls(): Promise<ControlRecord[]>;
+  /** Stores a platform's verdict from the scheduled self-check, replacing its last one. */
+  putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void>;
+  /** The scheduled self-check's latest verdict of each platform checked, by platform id. */
+  listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>>;
 
   /** Whether the backend answers (for /readyz). */
   ping(): Promise<boolean>;
@@ -150,6 +190,10 @@ export const RECENT_MS_ALPHA = 0.2;
 export const ANSWERED_STATUSES: ReadonlySet<OutcomeStatus> = new Set(['hit', 'miss', 'unknown']);
 
 /** What `createSearch` and `createApiKey` throw for an id (or key hash) that exists already. */
-export function duplicateIdError(what: 'Search' | 'API key', id: string, cause?: unknown): UserscoutError {
+export function duplicateIdError(
+  what: 'Search' | 'API key' | 'Watchlist' | 'Delivery',
+  id: string,
+  cause?: unknown,
+): UserscoutError {
   return new UserscoutError('duplicate_id', `${what} ${id} exists already`, { cause });
 }

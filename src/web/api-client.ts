@@ -4,7 +4,7 @@
  * rate-limit headers of every answer.
  */
 import { ApiError, classifyFailure, parseRateLimit, type RateLimitState } from './api-failure.js';
-import type { CategoryList, PlatformList, SearchSnapshot, SearchStarted } from './api-types.js';
+import type { BatchStarted, CategoryList, PlatformList, SearchSnapshot, SearchStarted } from './api-types.js';
 
 export type Tier = 'free' | 'professional';
 
@@ -30,10 +30,23 @@ export interface SearchOptions {
 
 export interface ApiClient {
   startSearch(username: string, options?: SearchOptions): Promise<SearchStarted>;
+  /** One search per name (POST /api/searches): all start, or none. */
+  startBatch(usernames: readonly string[], options?: SearchOptions): Promise<BatchStarted>;
   getSearch(id: string): Promise<SearchSnapshot>;
+  /** The search with its hits only. */
+  getHits(id: string): Promise<SearchSnapshot>;
   listPlatforms(): Promise<PlatformList>;
   listCategories(): Promise<CategoryList>;
   eventsUrl(id: string): string;
+}
+
+/** The request fields of the options; empty lists are left out. */
+function narrowing(narrow: SearchOptions): Record<string, unknown> {
+  return {
+    ...(narrow.categories?.length ? { categories: narrow.categories } : {}),
+    ...(narrow.platforms?.length ? { platforms: narrow.platforms } : {}),
+    ...(narrow.includeNsfw ? { includeNsfw: true } : {}),
+  };
 }
 
 export function createApiClient(options: ApiClientOptions): ApiClient {
@@ -72,14 +85,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       call('/api/search', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({
-          username,
-          ...(narrow.categories?.length ? { categories: narrow.categories } : {}),
-          ...(narrow.platforms?.length ? { platforms: narrow.platforms } : {}),
-          ...(narrow.includeNsfw ? { includeNsfw: true } : {}),
-        }),
+        body: JSON.stringify({ username, ...narrowing(narrow) }),
+      }),
+    startBatch: (usernames, narrow = {}) =>
+      call('/api/searches', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ usernames, ...narrowing(narrow) }),
       }),
     getSearch: (id) => call(`/api/search?id=${encodeURIComponent(id)}&include=all`),
+    getHits: (id) => call(`/api/search?id=${encodeURIComponent(id)}`),
     listPlatforms: () => call('/api/platforms'),
     listCategories: () => call('/api/categories'),
     eventsUrl: (id) => `/api/search/${encodeURIComponent(id)}/events`,

@@ -10,10 +10,12 @@ import type {
   Platform,
   PlatformsResponse,
   SearchResponse,
+  StartBatchResponse,
   StartSearchResponse,
 } from '../api/schemas.js';
 
 export type SearchStarted = Static<typeof StartSearchResponse>;
+export type BatchStarted = Static<typeof StartBatchResponse>;
 export type SearchSnapshot = Static<typeof SearchResponse>;
 export type SearchStatus = SearchSnapshot['status'];
 export type PlatformInfo = Static<typeof Platform>;

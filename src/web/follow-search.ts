@@ -102,12 +102,34 @@ export function followSearch(
     poll(maxPolls);
   };
 
+  /** The id of the last result received, to resume from after a `reconnect`. */
+  let lastEventId = '';
   const listen = (Source: typeof EventSource) => {
     on.mode('events');
-    const es = new Source(client.eventsUrl(id));
+    const url = client.eventsUrl(id);
+    const es = new Source(
+      lastEventId
+        ? `${url}${url.includes('?') ? '&' : '?'}lastEventId=${encodeURIComponent(lastEventId)}`
+        : url,
+    );
     source = es;
     es.addEventListener('result', (event) => {
-      on.result(JSON.parse((event as MessageEvent<string>).data) as Outcome);
+      const message = event as MessageEvent<string>;
+      if (message.lastEventId) lastEventId = message.lastEventId;
+      on.result(JSON.parse(message.data) as Outcome);
+    });
+    // The server is going away while the search goes on (it resumes after a restart):
+    // not an end. Follow again after the pause it asks for, from the last result seen.
+    es.addEventListener('reconnect', (event) => {
+      es.close();
+      source = undefined;
+      const { retryMs } = JSON.parse((event as MessageEvent<string>).data) as { retryMs?: number };
+      timer = setTimeout(
+        () => {
+          if (!stopped) listen(Source);
+        },
+        typeof retryMs === 'number' && retryMs >= 0 ? retryMs : pollMs,
+      );
     });
     es.addEventListener('progress', (event) => {
       on.progress(JSON.parse((event as MessageEvent<string>).data) as ProgressCounts);

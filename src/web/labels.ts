@@ -18,6 +18,7 @@ export const REASON_LABELS: Record<OutcomeReason, string> = {
   rate_limited: 'rate limited by the platform',
   unexpected_response: 'unexpected answer',
   budget_exhausted: 'not asked: our request budget for the site was used up',
+  rule_drift: "the site's rule no longer tells: a made-up name reads the same",
   timeout: 'timed out',
   dns: 'name did not resolve',
   connection: 'connection failed',

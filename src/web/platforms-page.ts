@@ -75,6 +75,10 @@ function render(): void {
                     { class: 'tag' },
                     ` (disabled${p.disabledReason ? `: ${p.disabledReason}` : ''})`,
                   ),
+              // Its hits are "could not tell" until a control reads miss again: say why.
+              p.enabled && p.health?.state === 'rule_drift'
+                ? h('span', { class: 'tag' }, ` (rule drift${p.health.reason ? `: ${p.health.reason}` : ''})`)
+                : null,
             );
           }),
         ),

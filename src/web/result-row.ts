@@ -21,6 +21,8 @@ const LINK_TEXT: Record<Outcome['status'], string> = {
 export function evidenceItems(o: Outcome, timeOf: (ms: number) => string): [string, string][] {
   const e = o.evidence;
   const items: [string, string][] = [['Rule', e.rule]];
+  if (e.snippet !== undefined) items.push(['Marker in the page', e.snippet]);
+  if (e.control !== undefined) items.push(['Control check', e.control]);
   if (e.httpStatus !== undefined) items.push(['HTTP status', String(e.httpStatus)]);
   if (e.finalUrl !== undefined) items.push(['Final URL', e.finalUrl]);
   items.push(['Attempts', String(e.attempts)]);

@@ -104,6 +104,7 @@ const el = {
   outcomeCounts: byId('outcome-counts', HTMLParagraphElement),
   shownCount: byId('shown-count', HTMLParagraphElement),
   exportCsv: byId('export-csv', HTMLButtonElement),
+  reportLink: byId('report-link', HTMLAnchorElement),
   exportJson: byId('export-json', HTMLButtonElement),
   body: byId('results-body', HTMLTableSectionElement),
   noResults: byId('no-results', HTMLParagraphElement),
@@ -608,6 +609,9 @@ function renderResults(): void {
   el.nextPage.disabled = page.index >= page.count - 1;
   el.exportCsv.disabled = shown.length === 0;
   el.exportJson.disabled = shown.length === 0;
+  // The service's self-contained HTML report of the whole search (every outcome, not only those shown).
+  el.reportLink.hidden = !current;
+  if (current) el.reportLink.href = `/api/search/${encodeURIComponent(current.id)}/report.html`;
 }
 
 function readFilter(): ResultFilter {

@@ -77,6 +77,12 @@ describe('the service and the health file', () => {
       disabledReason:
         'unclaimed "nobody-here-7": expected miss, got hit (HTTP 200, https://bravo.test/u/nobody-here-7, exists: status 200)',
       lastValidatedAt: new Date(VALIDATED_AT).toISOString(),
+      health: {
+        state: 'broken',
+        lastCheckedAt: new Date(VALIDATED_AT).toISOString(),
+        reason:
+          'unclaimed "nobody-here-7": expected miss, got hit (HTTP 200, https://bravo.test/u/nobody-here-7, exists: status 200)',
+      },
     });
     expect(byName.get('Alpha')).toMatchObject({ enabled: true, lastValidatedAt: '2026-03-03T04:05:06.000Z' });
     expect(byName.get('Alpha')).not.toHaveProperty('disabledReason');

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { referenceEntries } from '../../src/catalogue/reference-lists.js';
 import { formatValidateReport, validateDocument, validateFile } from '../../src/cli/catalogue-validate.js';
 import { entry } from '../support/catalogue.js';
+import { referenceDir } from '../support/reference.js';
 
 describe('catalogue validate', () => {
   it('finds nothing wrong in the built-in catalogue', () => {
@@ -60,4 +62,146 @@ describe('catalogue validate', () => {
       { platform: 'ALPHA', field: '/name', message: expect.stringContaining('duplicate name') },
     ]);
   });
+
+  it('accepts compound signals and refuses a group of nothing but negations', () => {
+    const lacks = { all: [{ status: [200] }, { not: { text: 'class="mark"' } }] };
+    const ok = validateDocument(
+      {
+        platforms: [
+          entry('Alpha', {
+            detect: { exists: [{ status: [200] }, { text: 'class="mark"' }], missing: [lacks] },
+          }),
+        ],
+      },
+      'mine.json',
+    );
+    expect(ok.problems).toEqual([]);
+    const bad = validateDocument(
+      {
+        platforms: [
+          entry('Alpha', {
+            detect: {
+              exists: [{ status: [200] }, { text: 'x' }],
+              missing: [{ all: [{ not: { text: 'x' } }, { not: { status: [200] } }] }],
+            },
+          }),
+          entry('Bravo', {
+            detect: { exists: [{ status: [200] }, { text: 'x' }], missing: [{ all: [{ status: [404] }] }] },
+          }),
+          entry('Charlie', {
+            detect: {
+              exists: [{ status: [200] }, { text: 'x' }],
+              missing: [{ all: [{ status: [200] }, { regex: '([' }] }],
+            },
+          }),
+        ],
+      },
+      'mine.json',
+    );
+    expect(bad.problems.map((p) => `${p.platform} ${p.field}: ${p.message}`)).toEqual([
+      'Alpha /detect/missing/0: a compound signal needs at least one part that is not a {not}',
+      expect.stringMatching(/^Bravo \/detect\/missing\/0: must be exactly one of .*\{all\}/),
+      expect.stringMatching(/^Charlie \/detect\/missing\/0: regex does not compile/),
+    ]);
+  });
+});
+
+describe('catalogue validate: rules that cannot tell on their own', () => {
+  const softMissing = { exists: [{ status: [200] }], missing: [{ text: 'No such user' }] };
+
+  it('refuses a status-alone exists side when no missing signal gives another status', () => {
+    const report = validateDocument(
+      {
+        platforms: [
+          entry('Soft', { detect: softMissing }),
+          entry('Soft But Disabled', { detect: softMissing, enabled: false, disabledReason: 'test' }),
+          entry('Marker', {
+            detect: { ...softMissing, exists: [{ status: [200] }, { text: 'data-profile' }] },
+          }),
+          entry('Status', {
+            detect: { exists: [{ status: [200] }], missing: [{ status: [404] }, { text: 'gone' }] },
+          }),
+          entry('Lacking', {
+            detect: {
+              exists: [{ all: [{ status: [200] }, { not: { text: 'No such user' } }] }],
+              missing: [{ text: 'No such user' }],
+            },
+          }),
+          entry('Grouped', {
+            detect: {
+              exists: [{ status: [200] }],
+              missing: [{ all: [{ status: [200] }, { text: 'gone' }] }],
+            },
+          }),
+          entry('Redirect', { detect: { exists: [{ status: [200] }], missing: [{ redirect: '/login' }] } }),
+          entry('Followed', {
+            check: { redirects: 'follow' },
+            detect: { exists: [{ status: [200] }], missing: [{ redirect: '/login' }] },
+          }),
+        ],
+      },
+      'mine.json',
+    );
+    expect(report.problems.map((p) => `${p.platform} ${p.field}`)).toEqual([
+      'Soft /detect/exists',
+      'Lacking /detect/exists',
+      'Grouped /detect/exists',
+      'Followed /detect/exists',
+    ]);
+    expect(report.problems[0]!.message).toContain('add a body, JSON, header or redirect signal to exists');
+  });
+
+  it("refuses one that WhatsMyName's record for the same address contradicts", () => {
+    const references = referenceEntries('whatsmyname', {
+      sites: [
+        {
+          name: 'Same Code',
+          uri_check: 'http://www.same.test/u/{account}',
+          e_code: 200,
+          e_string: 'profile',
+          m_code: 200,
+          m_string: 'No such user',
+          known: ['alice'],
+          cat: 'social',
+        },
+        {
+          name: 'Other Address',
+          uri_check: 'https://other.test/api/{account}',
+          e_code: 200,
+          e_string: 'profile',
+          m_code: 200,
+          m_string: 'No such user',
+          known: ['alice'],
+          cat: 'social',
+        },
+      ],
+    });
+    const report = validateDocument(
+      {
+        platforms: [
+          entry('Same', { profile: 'https://same.test/u/{username}' }),
+          entry('Other', { profile: 'https://other.test/u/{username}' }),
+        ],
+      },
+      'mine.json',
+      references,
+    );
+    expect(report.problems).toEqual([
+      {
+        platform: 'Same',
+        field: '/detect/exists',
+        message: expect.stringContaining(
+          'WhatsMyName records status 200 for a missing account at this address',
+        ),
+      },
+    ]);
+  });
+
+  it.skipIf(!referenceDir())(
+    "finds nothing in the built-in catalogue that WhatsMyName's records contradict",
+    () => {
+      const report = validateFile(undefined, referenceDir());
+      expect(report.problems).toEqual([]);
+    },
+  );
 });

@@ -151,3 +151,63 @@ describe('userscout platforms', () => {
     expect(rows.every((r) => r.category === 'coding')).toBe(true);
   });
 });
+
+describe('userscout platforms --server', () => {
+  it("lists a service's platforms, sends the key in a header, and says why a refused key failed", async () => {
+    const { createServer } = await import('node:http');
+    const keys: (string | undefined)[] = [];
+    const server = createServer((request, response) => {
+      keys.push(request.headers['x-api-key'] as string | undefined);
+      if (request.url !== '/api/platforms' || request.headers['x-api-key'] === 'bad') {
+        response.writeHead(401, { 'content-type': 'application/json' });
+        response.end(
+          JSON.stringify({
+            error: 'The API key is unknown or revoked',
+            code: 'unauthorized',
+            requestId: 'q1',
+          }),
+        );
+        return;
+      }
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const p = (name: string, category: string, enabled = true, extra = {}) => ({
+        name,
+        id: name.toLowerCase(),
+        category,
+        url: `https://${name.toLowerCase()}.test/`,
+        enabled,
+        nsfw: false,
+        tags: [],
+        ...extra,
+      });
+      response.end(
+        JSON.stringify({
+          platforms: [
+            p('Alpha', 'social'),
+            p('Bravo', 'coding', false, { disabledReason: 'login wall' }),
+            p('Charlie', 'coding'),
+          ],
+          total: 3,
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    try {
+      const { io, out } = capture();
+      const rows = await runPlatforms({ server: url, key: 'k1', category: ['coding'] }, io, {});
+      expect(rows.map((r) => [r.name, r.state, r.reason])).toEqual([
+        ['Bravo', 'disabled', 'login wall'],
+        ['Charlie', 'enabled', undefined],
+      ]);
+      expect(out.join('\n')).toMatch(/2 platforms, 1 searched, in 1 category$/);
+      expect(keys).toEqual(['k1']);
+      const error = await runPlatforms({ server: url, key: 'bad' }, io, {}).catch((e: unknown) => e);
+      expect((error as Error).message).toMatch(/refused the API key/);
+      expect((error as Error).message).not.toContain('bad');
+      await expect(runPlatforms({ server: url, stats: true }, io, {})).rejects.toThrow(/not with --server/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

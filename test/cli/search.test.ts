@@ -4,7 +4,7 @@
  * rows as they are found on a terminal, colour, the JSON shape shared with the API,
  * and the exit code when too few platforms answered.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
@@ -14,10 +14,12 @@ import { FormatRegistry } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Result, SearchResponse } from '../../src/api/schemas.js';
+import { lookalikeNames } from '../../src/catalogue/lookalike-names.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import { EXIT_LOW_COVERAGE } from '../../src/cli/exit-codes.js';
 import type { Io } from '../../src/cli/io.js';
 import { runSearch, type SearchCommandOptions } from '../../src/cli/search.js';
+import { UserscoutError } from '../../src/errors.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
@@ -90,7 +92,8 @@ describe('userscout search', () => {
   });
   let deadRules: string[] = [];
   let gateRule = '';
-  const env = { USERSCOUT_RETRIES: '0' };
+  const latencyFile = join(dir, 'latencies.json');
+  const env = { USERSCOUT_RETRIES: '0', USERSCOUT_LATENCY_FILE: latencyFile };
 
   const options = (extra: SearchCommandOptions = {}): SearchCommandOptions => ({
     connectTo: [...deadRules, gateRule, ...sim.connectTo],
@@ -113,6 +116,18 @@ describe('userscout search', () => {
     gateServer.closeAllConnections();
     await new Promise((resolve) => gateServer.close(resolve));
     await sim.stop();
+  });
+
+  it('refuses a name that is not well-formed text before any request, as the API does', async () => {
+    const { io } = capture();
+    const before = sim.requestCount;
+    await expect(
+      runSearch(['\ud800abc'], options({ catalogue: reachableFile }), io, env),
+    ).rejects.toMatchObject({
+      code: 'invalid_username',
+      message: expect.stringMatching(/is not valid text: it holds half of a character \(U\+D800/),
+    });
+    expect(sim.requestCount).toBe(before);
   });
 
   it('prints the table, then the summary after it, and exits 0', async () => {
@@ -153,6 +168,19 @@ describe('userscout search', () => {
       'out == nobody-here-7 ==',
       'out nobody-here-7: no hits among the 3 platforms that answered; 3 platforms in S s',
     ]);
+  });
+
+  it("remembers each platform's answer time between runs (the next search starts the slowest first)", async () => {
+    writeFileSync(latencyFile, JSON.stringify({ version: 1, latencies: { alpha: 100_000, elsewhere: 7 } }));
+    const code = await runSearch(['alice'], options({ catalogue: reachableFile }), capture().io, env);
+    expect(code).toBe(0);
+    const { latencies } = JSON.parse(readFileSync(latencyFile, 'utf8'));
+    expect(Object.keys(latencies).sort()).toEqual(['alpha', 'bravo', 'charlie', 'elsewhere']);
+    // Averaged with what was remembered: one run moves a figure halfway.
+    expect(latencies.alpha).toBeGreaterThanOrEqual(50_000);
+    expect(latencies.alpha).toBeLessThan(60_000);
+    expect(latencies.elsewhere).toBe(7);
+    expect(latencies.bravo).toBeLessThan(10_000);
   });
 
   it('on a terminal prints each hit as it is found, before the search ends', async () => {
@@ -275,12 +303,117 @@ describe('userscout search', () => {
         const comparable = (r: { responseTime: number; evidence: object }) => ({
           ...r,
           responseTime: 0,
-          evidence: { ...r.evidence, bytesRead: 0 },
+          // Each side checked its own control (a random name, at its own time).
+          evidence: { ...r.evidence, bytesRead: 0, control: 'control' in r.evidence },
         });
         expect(every.results.map(comparable)).toEqual(api.results.map(comparable));
       } finally {
         await running.service.close();
       }
+    });
+
+    it('--server runs the search on a service and prints what a local search prints', async () => {
+      const running = await startService(sim, catalogue, { dataDir: tempDir() });
+      try {
+        const local = capture();
+        const localCode = await runSearch(
+          ['alice'],
+          options({ catalogue: reachableFile, format: 'json', all: true }),
+          local.io,
+          env,
+        );
+        const remote = capture();
+        const remoteCode = await runSearch(
+          ['alice'],
+          { server: running.url, format: 'json', all: true, progress: false },
+          remote.io,
+          env,
+        );
+        expect(remoteCode).toBe(localCode);
+        // The service names the control check behind each hit; which control, and when, differ by run.
+        const comparable = (r: { responseTime: number; evidence: { control?: string } }) => {
+          const { control: _control, ...evidence } = r.evidence;
+          return { ...r, responseTime: 0, evidence: { ...evidence, bytesRead: 0 } };
+        };
+        const a = JSON.parse(local.out().join('\n'));
+        const b = JSON.parse(remote.out().join('\n'));
+        expect(b.results.map(comparable)).toEqual(a.results.map(comparable));
+        expect(b.progress).toEqual(a.progress);
+        expect(b.coverage).toBe(a.coverage);
+        // A table too: the same rows but for the times.
+        const table = (lines: string[]) =>
+          lines.map((l) =>
+            l
+              .replace(/\d+ ms/, 'T')
+              .replace(/ in \d+\.\d s$/, '')
+              .replace(/ +/g, ' '),
+          );
+        const localTable = capture();
+        await runSearch(['alice'], options({ catalogue: reachableFile, all: true }), localTable.io, env);
+        const remoteTable = capture();
+        await runSearch(['alice'], { server: running.url, all: true, progress: false }, remoteTable.io, env);
+        expect(table(remoteTable.lines)).toEqual(table(localTable.lines));
+      } finally {
+        await running.service.close();
+      }
+    });
+
+    it('--server with a bad key ends at once with a usage error that does not print the key', async () => {
+      const running = await startService(sim, catalogue, { dataDir: tempDir() });
+      try {
+        const error = await runSearch(
+          ['alice'],
+          { server: running.url, key: 'us_secret_value_123', progress: false },
+          capture().io,
+          env,
+        ).catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(UserscoutError);
+        expect((error as UserscoutError).status).toBe(401);
+        expect((error as UserscoutError).message).toMatch(/API key/);
+        expect((error as UserscoutError).message).not.toContain('us_secret_value_123');
+      } finally {
+        await running.service.close();
+      }
+    });
+
+    it('--format html writes the same self-contained report as the service, one file per name', async () => {
+      const out = join(dir, 'report.html');
+      const { io, lines } = capture();
+      const code = await runSearch(
+        ['alice', 'bob'],
+        options({ catalogue: reachableFile, format: 'html', output: out }),
+        io,
+        env,
+      );
+      expect(code).toBe(0);
+      expect(lines.filter((l) => l.startsWith('out '))).toEqual([]);
+      for (const name of ['alice', 'bob']) {
+        const html = readFileSync(join(dir, `report-${name}.html`), 'utf8');
+        expect(html).toMatch(/^<!DOCTYPE html>/);
+        expect(html).toContain(`<h1>userscout report: ${name}</h1>`);
+        expect(html).toMatch(/default-src 'none'/);
+        expect(html).not.toMatch(/<script/i);
+      }
+      const single = capture();
+      await runSearch(['alice'], options({ catalogue: reachableFile, format: 'html' }), single.io, env);
+      expect(single.out()[0]).toBe('<!DOCTYPE html>');
+      await expect(
+        runSearch(['alice'], options({ catalogue: reachableFile, output: out }), capture().io, env),
+      ).rejects.toThrow(/--output needs --format json, csv or html/);
+    });
+
+    it('with --variants, checks each name and then its lookalike names, as many as the setting allows', async () => {
+      const { io, out } = capture();
+      await runSearch(['alice'], options({ catalogue: reachableFile, format: 'json', variants: true }), io, {
+        ...env,
+        USERSCOUT_MAX_VARIANTS: '2',
+      });
+      const json = JSON.parse(out().join('\n'));
+      expect(json.map((s: { username: string }) => s.username)).toEqual([
+        'alice',
+        ...lookalikeNames('alice', 2).map((v) => v.username),
+      ]);
+      for (const s of json) expect(Value.Check(SearchResponse, [Result], s)).toBe(true);
     });
 
     it('prints an array of those objects for several names', async () => {

@@ -1,7 +1,9 @@
 /**
  * The BullMQ runner in one process, on the test Redis: professional searches
  * start first, and a worker that stops cleanly (SIGTERM) hands its search
- * back at once, to be finished by another worker without checking a platform twice.
+ * back at once, to be finished by another worker without checking a platform twice;
+ * a search cancelled through an API process stops on the worker running it, or
+ * leaves the queue.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +15,7 @@ import type { Engine } from '../../src/engine/engine.js';
 import { bullmqOptions } from '../../src/redis/connection.js';
 import { BullMqRunner } from '../../src/runner/bullmq.js';
 import { LocalEventHub } from '../../src/runner/events.js';
-import { searchJobDeps } from '../../src/runner/search-job.js';
+import { CANCELLED, failSearch, searchJobDeps } from '../../src/runner/search-job.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { RedisStore } from '../../src/store/redis.js';
@@ -108,7 +110,7 @@ function setup(label: string) {
     await store.createSearch(record);
     return record;
   };
-  return { store, runner, starts, search };
+  return { store, deps, runner, starts, search };
 }
 
 describe('BullMqRunner', () => {
@@ -179,5 +181,63 @@ describe('BullMqRunner', () => {
     expect(new Set(outcomes.map((o) => o.outcome.platformId)).size).toBe(6);
     // alice has an account on every platform (their known accounts).
     expect(outcomes.map((o) => o.outcome.status)).toEqual(Array(6).fill('hit'));
+  }, 40_000);
+
+  it('stops a running search cancelled through another process, keeping what it found', async () => {
+    const { store, deps, runner, starts, search } = setup('cancel-running');
+    const worker = runner(true);
+    const api = runner(false);
+    await worker.start();
+    await api.start();
+    const record = await search('professional');
+    await api.enqueue(record);
+    await waitFor(
+      'the worker to be half way',
+      async () => {
+        const { checked } = await store.progress(record.id);
+        return checked > 0 && checked < 6 ? true : undefined;
+      },
+      10_000,
+      20,
+    );
+    // What DELETE /api/search/{id} does, on the API process.
+    await failSearch(record.id, CANCELLED, deps);
+    await api.cancel(record.id);
+    // The worker (one search at a time) is free again: the next search starts and finishes.
+    const next = await search('professional');
+    await api.enqueue(next);
+    await waitFor(
+      'the next search to finish',
+      async () => ((await store.getSearch(next.id))?.state === 'completed' ? true : undefined),
+      15_000,
+    );
+    const cancelled = await store.getSearch(record.id);
+    expect(cancelled).toMatchObject({ state: 'error', error: CANCELLED });
+    expect((await store.progress(record.id)).checked).toBeLessThan(6);
+    expect((await store.progress(record.id)).checked).toBeGreaterThan(0);
+    expect(starts.map((s) => s.id)).toEqual([record.id, next.id]);
+  }, 40_000);
+
+  it('takes a cancelled search out of the queue before any worker runs it', async () => {
+    const { store, deps, runner, starts, search } = setup('cancel-queued');
+    const api = runner(false);
+    await api.start();
+    const record = await search('free');
+    await api.enqueue(record);
+    await failSearch(record.id, CANCELLED, deps);
+    await api.cancel(record.id);
+    expect((await api.stats()).queued).toBe(0);
+    const worker = runner(true);
+    await worker.start();
+    const next = await search('free');
+    await api.enqueue(next);
+    await waitFor(
+      'the next search to finish',
+      async () => ((await store.getSearch(next.id))?.state === 'completed' ? true : undefined),
+      15_000,
+    );
+    expect(starts.map((s) => s.id)).toEqual([next.id]);
+    expect(await store.getSearch(record.id)).toMatchObject({ state: 'error', error: CANCELLED });
+    expect((await store.progress(record.id)).checked).toBe(0);
   }, 40_000);
 });

@@ -241,7 +241,15 @@ describe('FallbackRateBudget while Redis cannot be reached', () => {
       const caFile = join(tempDir(), 'sim-ca.pem');
       writeFileSync(caFile, sim.caCert);
       const config = loadConfig(
-        { connectTo: sim.connectTo, caFile, refusePrivate: false, budgetPerSecond: 4, budgetBurst: 2 },
+        // No control checks: this counts the checks' own requests (controls: test/cluster/controls.test.ts).
+        {
+          connectTo: sim.connectTo,
+          caFile,
+          refusePrivate: false,
+          budgetPerSecond: 4,
+          budgetBurst: 2,
+          controlWindowMs: 0,
+        },
         {},
       );
       const engine = createEngine(config, catalogue, {

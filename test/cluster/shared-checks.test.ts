@@ -51,6 +51,8 @@ beforeAll(async () => {
       perHost: 2,
       budgetPerSecond: BUDGET.perSecond,
       budgetBurst: BUDGET.burst,
+      // No control checks: this counts the checks' own requests (controls: controls.test.ts).
+      controlWindowMs: 0,
     },
     {},
   );

@@ -103,6 +103,121 @@ describe('RedisStore on Redis', () => {
     }
   });
 
+  const search = (id: string, username: string) => ({
+    id,
+    username,
+    state: 'running' as const,
+    tier: 'free' as const,
+    client: 'ip:203.0.113.7',
+    platformIds: ['github', 'gitlab', 'site'],
+    estimatedSeconds: 1,
+    createdAt: Date.now(),
+  });
+  const miss = (platformId: string, username: string) => ({
+    platform: platformId.toUpperCase(),
+    platformId,
+    category: 'coding' as const,
+    url: `https://${platformId}.example/${username}`,
+    status: 'miss' as const,
+    responseTime: 52,
+    evidence: {
+      httpStatus: 404,
+      finalUrl: `https://${platformId}.example/${username}`,
+      rule: 'missing: status 404',
+      attempts: 1,
+      bytesRead: 900,
+    },
+  });
+
+  it('keeps outcomes compact, and right after Redis is emptied under a process that cached the vocabulary', async () => {
+    const prefix = uniquePrefix('vocab');
+    const a = new RedisStore({ redis, prefix, now: Date.now });
+    const b = new RedisStore({ redis, prefix, now: Date.now });
+    try {
+      await a.createSearch(search('s1', 'alice'));
+      await a.addOutcomes('s1', [miss('github', 'alice'), miss('gitlab', 'alice')]);
+      // A plain miss takes a dozen bytes, not the few hundred of its JSON.
+      const [row] = await redis.lrangeBuffer(`${prefix}:outcomes:s1`, 0, 0);
+      expect(row!.length).toBeLessThan(24);
+      // Emptied (a restart without persistence); another process fills the vocabulary in another order.
+      await deleteKeys(redis, `${prefix}:`);
+      await b.createSearch(search('s2', 'bob'));
+      await b.addOutcomes('s2', [miss('site', 'bob'), miss('gitlab', 'bob')]);
+      // `a` still holds the old ids: its write is refused once, then encoded anew.
+      await a.createSearch(search('s3', 'carol'));
+      await a.addOutcomes('s3', [miss('github', 'carol')]);
+      await a.addOutcomes('s3', [miss('site', 'carol')]);
+      const expected = [
+        { seq: 1, outcome: miss('github', 'carol') },
+        { seq: 2, outcome: miss('site', 'carol') },
+      ];
+      expect(await a.listOutcomes('s3')).toEqual(expected);
+      expect((await a.getSearch('s3'))?.platformIds).toEqual(['github', 'gitlab', 'site']);
+      expect((await b.getSearch('s1'))?.platformIds).toBeUndefined();
+      expect(await b.listOutcomes('s3')).toEqual(expected);
+      expect(await a.listOutcomes('s2')).toEqual([
+        { seq: 1, outcome: miss('site', 'bob') },
+        { seq: 2, outcome: miss('gitlab', 'bob') },
+      ]);
+      await b.putCachedOutcome('bob', miss('gitlab', 'bob'), Date.now() + 60_000);
+      expect(await a.getCachedOutcome('bob', 'gitlab', Date.now())).toEqual(miss('gitlab', 'bob'));
+    } finally {
+      await a.close();
+      await b.close();
+      await deleteKeys(redis, `${prefix}:`);
+    }
+  });
+
+  it('reads a search and a cached outcome written by an earlier release (JSON), and goes on with it', async () => {
+    const prefix = uniquePrefix('legacy');
+    const store = new RedisStore({ redis, prefix, now: Date.now });
+    try {
+      await store.createSearch(search('s1', 'alice'));
+      // As the earlier release stored them: JSON rows, `seen` a hash of platform id → seq.
+      await redis.rpush(`${prefix}:outcomes:s1`, JSON.stringify(miss('github', 'alice')));
+      await redis.hset(`${prefix}:seen:s1`, 'github', '1');
+      await redis.hset(`${prefix}:counts:s1`, 'miss', '1');
+      const expiresAt = Date.now() + 60_000;
+      await redis.set(
+        `${prefix}:cache:gitlab:alice`,
+        JSON.stringify({ expiresAt, outcome: miss('gitlab', 'alice') }),
+      );
+      expect(await store.addOutcome('s1', miss('github', 'alice'))).toBeUndefined();
+      expect(await store.addOutcome('s1', miss('gitlab', 'alice'))).toBe(2);
+      expect((await store.snapshot('s1'))?.outcomes).toEqual([
+        { seq: 1, outcome: miss('github', 'alice') },
+        { seq: 2, outcome: miss('gitlab', 'alice') },
+      ]);
+      expect(await store.getCachedOutcome('alice', 'gitlab', Date.now())).toEqual(miss('gitlab', 'alice'));
+      // A search record of the earlier release: its platform ids as JSON.
+      const createdAt = Date.now();
+      await redis.hset(`${prefix}:search:old`, {
+        id: 'old',
+        username: 'bob',
+        state: 'running',
+        tier: 'free',
+        client: 'ip:203.0.113.7',
+        platformIds: '["github","gitlab"]',
+        estimatedSeconds: '2',
+        createdAt: String(createdAt),
+      });
+      await redis.zadd(`${prefix}:unfinished`, createdAt, 'old');
+      expect(await store.getSearch('old')).toEqual({
+        ...search('old', 'bob'),
+        platformIds: ['github', 'gitlab'],
+        estimatedSeconds: 2,
+        createdAt,
+      });
+      expect((await store.unfinishedSearches()).map((s) => s.platformIds)).toContainEqual([
+        'github',
+        'gitlab',
+      ]);
+    } finally {
+      await store.close();
+      await deleteKeys(redis, `${prefix}:`);
+    }
+  });
+
   it('is made by createStore, which opens and closes its own connection', async () => {
     const prefix = uniquePrefix('factory');
     const store = createStore({ kind: 'redis', redis: TEST_REDIS_URL, prefix, now: Date.now });

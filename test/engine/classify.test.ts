@@ -154,10 +154,17 @@ describe('classify: every rule kind', () => {
     expect(classify(cat.platforms[0]!, view({ body: 'Page not found' }), cat.shields)).toEqual({
       status: 'miss',
       rule: 'missing: text "Page not found"',
+      snippet: '[Page not found]',
     });
     expect(classify(cat.platforms[0]!, view({ body: 'data-profile' }), cat.shields)).toEqual({
       status: 'hit',
       rule: 'exists: status 200 & text "data-profile"',
+      snippet: '[data-profile]',
+    });
+    const long = `<html>${'a'.repeat(100)} <div class="x" data-profile="1">${'b'.repeat(100)}</html>`;
+    expect(classify(cat.platforms[0]!, view({ body: long }), cat.shields)).toMatchObject({
+      status: 'hit',
+      snippet: `…${'a'.repeat(44)} <div class="x" [data-profile]="1">${'b'.repeat(55)}…`,
     });
   });
 });
@@ -181,6 +188,91 @@ describe('classify: partial bodies', () => {
     const st = platform(STATUS);
     expect(classify(st.platforms[0]!, view({ status: 404, complete: false }), [])).toMatchObject({
       status: 'miss',
+    });
+  });
+});
+
+/** "status 200 and the body lacks the profile marker" on the missing side (WhatsMyName's Blogmarks). */
+const LACKS = {
+  exists: [{ status: [200] }, { text: 'class="mark"' }],
+  missing: [{ all: [{ status: [200] }, { not: { text: 'class="mark"' } }] }],
+};
+
+describe('classify: compound signals', () => {
+  it.each<[string, PlatformSpec['detect'], Partial<ResponseView>, string, string?]>([
+    ['lacks: the marker is there', LACKS, { body: '<li class="mark">x</li>' }, 'hit'],
+    ['lacks: no marker on a 200', LACKS, { body: '<p>no bookmarks</p>' }, 'miss'],
+    ['lacks: no marker on a 404', LACKS, { status: 404, body: '' }, 'unknown', 'unexpected_response'],
+    ['lacks: no marker on a 500', LACKS, { status: 500, body: 'oops' }, 'unknown', 'unexpected_response'],
+    [
+      'all on the exists side: every part must hold',
+      {
+        exists: [
+          { all: [{ status: [200] }, { json: 'user.id' }, { not: { json: 'user.deleted', equals: true } }] },
+        ],
+        missing: [{ status: [404] }],
+      },
+      { body: '{"user":{"id":1,"deleted":true}}' },
+      'unknown',
+      'unexpected_response',
+    ],
+    [
+      'all on the exists side: a live account',
+      {
+        exists: [
+          { all: [{ status: [200] }, { json: 'user.id' }, { not: { json: 'user.deleted', equals: true } }] },
+        ],
+        missing: [{ status: [404] }],
+      },
+      { body: '{"user":{"id":1,"deleted":false}}' },
+      'hit',
+    ],
+    [
+      'a group of a status and a redirect',
+      {
+        exists: [{ status: [200] }, { text: 'profile' }],
+        missing: [{ all: [{ status: [302] }, { redirect: '/search' }] }],
+      },
+      { status: 302, headers: { location: '/search?q=alice' } },
+      'miss',
+    ],
+    [
+      'a group that does not hold as a whole decides nothing',
+      {
+        exists: [{ status: [200] }, { text: 'profile' }],
+        missing: [{ all: [{ status: [302] }, { redirect: '/search' }] }],
+      },
+      { status: 302, headers: { location: '/login' } },
+      'unknown',
+      'unexpected_response',
+    ],
+  ])('%s', (_, detect, over, status, reason) => {
+    const cat = platform(detect);
+    const verdict = classify(cat.platforms[0]!, view(over), cat.shields);
+    expect(verdict).not.toBe('pending');
+    if (verdict !== 'pending') {
+      expect(verdict.status).toBe(status);
+      expect(verdict.reason).toBe(reason);
+    }
+  });
+
+  it('names the group as the deciding rule', () => {
+    const cat = platform(LACKS);
+    expect(classify(cat.platforms[0]!, view({ body: 'empty' }), [])).toEqual({
+      status: 'miss',
+      rule: 'missing: (status 200 & not text "class=\\"mark\\"")',
+    });
+  });
+
+  it('waits on a partial body until the lacking part is certain, and not longer', () => {
+    const p = platform(LACKS).platforms[0]!;
+    expect(classify(p, view({ body: '<p>no bookmarks', complete: false }), [])).toBe('pending');
+    expect(classify(p, view({ body: '<li class="mark">', complete: false }), [])).toMatchObject({
+      status: 'hit',
+    });
+    // A failing status part decides at once, whatever the body still holds.
+    expect(classify(p, view({ status: 404, body: '', complete: false }), [])).toMatchObject({
+      status: 'unknown',
     });
   });
 });

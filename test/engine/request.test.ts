@@ -25,12 +25,17 @@ const HOSTILE = [
 ];
 
 const catalogue = catalogueOf([
-  entry('Path', { profile: 'https://path.test/u/{username}' }),
+  // Any script and URL punctuation: without a pattern of its own a platform takes ASCII only.
+  entry('Path', {
+    profile: 'https://path.test/u/{username}',
+    username: { pattern: '^[\\p{L}\\p{N}._!()*-]+$' },
+  }),
   entry('Query', { profile: 'https://query.test/profile?name={username}&tab=1' }),
   entry('Host', { profile: 'https://{username}.host.test/' }),
   entry('Post', {
     profile: 'https://post.test/{username}',
     check: { url: 'https://post.test/api', method: 'POST', body: '{"user":"{username}"}' },
+    username: { pattern: '^[\\p{L}\\p{N}-]+$' },
   }),
   entry('Form', {
     profile: 'https://form.test/{username}',
@@ -97,6 +102,46 @@ describe('buildRequest: placement of the username', () => {
   it('applies the platform rule and sends nothing when it is broken', () => {
     expect(buildRequest(p('Rule'), 'abcdef', HEADERS)).toMatchObject({ ok: false, reason: 'username_rule' });
     expect(buildRequest(p('Rule'), 'abc', HEADERS)).toMatchObject({ ok: true });
+  });
+});
+
+describe('buildRequest: folding never turns a name into another one', () => {
+  const KELVIN = '\u212Aelvin'; // KELVIN SIGN, which toLowerCase() turns into the letter k
+
+  it('refuses a name whose lowercasing changes a letter into another, on a lowercasing platform', () => {
+    const built = buildRequest(p('Lower'), KELVIN, HEADERS);
+    expect(built).toMatchObject({ ok: false, reason: 'username_rule' });
+    if (!built.ok) {
+      expect(built.message).toContain('U+212A');
+      expect(built.profileUrl).not.toContain('/kelvin');
+    }
+    expect(buildRequest(p('Lower'), '\u0130stanbul', HEADERS)).toMatchObject({ ok: false });
+    expect(buildRequest(p('Lower'), 'KELVIN', HEADERS)).toMatchObject({
+      ok: true,
+      request: { url: 'https://lower.test/kelvin' },
+    });
+  });
+
+  it('puts into a host name only what is a DNS label before lowercasing', () => {
+    // Refused either way, nothing sent: by the fold check, or by the ASCII-only default rule.
+    const kelvin = buildRequest(p('Host'), KELVIN, HEADERS);
+    expect(kelvin.ok).toBe(false);
+    expect(['unsafe_username', 'username_rule']).toContain((kelvin as { reason: string }).reason);
+    expect(buildRequest(p('Host'), 'bo\u017Fs', HEADERS)).toMatchObject({ ok: false }); // LONG S, upper S
+    expect(fillUrlTemplate('https://{username}.a.test/', KELVIN)).toBeUndefined();
+  });
+
+  it('sends the name as given where the platform does not lowercase', () => {
+    const built = buildRequest(p('Path'), KELVIN, HEADERS);
+    expect(built).toMatchObject({ ok: true, request: { url: 'https://path.test/u/%E2%84%AAelvin' } });
+  });
+
+  it('refuses a lone surrogate on every platform instead of throwing', () => {
+    for (const name of ['Path', 'Query', 'Host', 'Api', 'Post', 'Form', 'Lower'])
+      expect(buildRequest(p(name), '\ud800abc', HEADERS)).toMatchObject({
+        ok: false,
+        reason: 'unsafe_username',
+      });
   });
 });
 

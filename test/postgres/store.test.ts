@@ -4,12 +4,16 @@
  * migrations run once by any number of processes, pages merged when a search
  * ends, and an outage answered as store_unavailable.
  */
+import { runner } from 'node-pg-migrate';
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../src/engine/outcome.js';
+import { encodeIds } from '../../src/store/outcome-page.js';
 import { PostgresStore } from '../../src/store/postgres.js';
-import { migratePostgres } from '../../src/store/postgres-migrate.js';
+import { MIGRATIONS_DIR, migratePostgres } from '../../src/store/postgres-migrate.js';
 import type { Store } from '../../src/store/store.js';
 import { describeStoreContract } from '../store.contract.js';
+import { describeWatchlistStoreContract } from '../watchlist-store.contract.js';
 import { adminQuery, dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres-support.js';
 
 const schemas = new Map<Store, string>();
@@ -34,6 +38,20 @@ describeStoreContract(
   },
 );
 
+describeWatchlistStoreContract('PostgresStore', () => {
+  const schema = uniqueSchema('watch');
+  const store = new PostgresStore({ url: TEST_DATABASE_URL, schema });
+  return {
+    store: store.watchlists,
+    close: async () => {
+      await store.close();
+      await dropSchema(schema);
+    },
+  };
+});
+
+const MIGRATIONS = ['1764000000000_initial', '1764100000000_watchlists-controls'];
+
 function miss(platformId: string): Outcome {
   const url = `https://${platformId}.example/alice`;
   return {
@@ -54,11 +72,56 @@ describe('PostgresStore on PostgreSQL', () => {
     const runs = await Promise.all(
       Array.from({ length: 4 }, () => migratePostgres({ url: TEST_DATABASE_URL, schema })),
     );
-    // One run applied the migration; the others waited for its lock and found nothing to do.
-    expect(runs.flat()).toEqual(['1764000000000_initial']);
-    const { rows } = await adminQuery(`SELECT name FROM ${schema}.pgmigrations`);
-    expect(rows.map((r) => r.name)).toEqual(['1764000000000_initial']);
+    // One run applied the migrations; the others waited for its lock and found nothing to do.
+    expect(runs.flat()).toEqual(MIGRATIONS);
+    const { rows } = await adminQuery(`SELECT name FROM ${schema}.pgmigrations ORDER BY run_on, id`);
+    expect(rows.map((r) => r.name)).toEqual(MIGRATIONS);
     expect(await migratePostgres({ url: TEST_DATABASE_URL, schema })).toEqual([]);
+  });
+
+  it('keeps the searches of a schema-1 database when migrating it, none of them private', async () => {
+    const schema = uniqueSchema('upgrade');
+    others.push(schema);
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      await runner({
+        dbClient: client,
+        dir: MIGRATIONS_DIR,
+        migrationsTable: 'pgmigrations',
+        schema,
+        createSchema: true,
+        direction: 'up',
+        count: 1,
+        logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+      });
+      await client.query(
+        `INSERT INTO ${schema}.searches (id, username, state, tier, client, platform_ids, estimated_seconds, created_at)
+         VALUES ('old', 'alice', 'completed', 'professional', 'key:k1', $1, 1, 1000)`,
+        [await encodeIds(['p1', 'p2'])],
+      );
+    } finally {
+      await client.end();
+    }
+    const store = new PostgresStore({ url: TEST_DATABASE_URL, schema });
+    try {
+      const old = {
+        id: 'old',
+        username: 'alice',
+        state: 'completed',
+        tier: 'professional',
+        client: 'key:k1',
+        platformIds: ['p1', 'p2'],
+        estimatedSeconds: 1,
+        createdAt: 1000,
+      };
+      expect(await store.getSearch('old')).toEqual(old);
+      expect(await store.listSearchesByClient('key:k1', { limit: 10 })).toEqual([old]);
+      const { rows } = await adminQuery(`SELECT name FROM ${schema}.pgmigrations ORDER BY run_on, id`);
+      expect(rows.map((r) => r.name)).toEqual(MIGRATIONS);
+    } finally {
+      await store.close();
+    }
   });
 
   it('merges a finished search into one page, keeping every outcome, its seq and its counts', async () => {

@@ -19,6 +19,58 @@ describe('runSearchJob', () => {
   const engine = createEngine(loadConfig({}, {}), catalogue);
   afterAll(() => engine.close());
 
+  it('passes a cached hit on as unknown/rule_drift once its platform has drifted', async () => {
+    const store = createStore({ kind: 'sqlite', path: ':memory:' });
+    const search: SearchRecord = {
+      id: '00000000-0000-4000-8000-000000000002',
+      username: '12345',
+      state: 'queued',
+      tier: 'free',
+      client: 'ip:127.0.0.1',
+      platformIds: ['digits'],
+      estimatedSeconds: 1,
+      createdAt: 0,
+    };
+    await store.createSearch(search);
+    const cachedHit: Outcome = {
+      platform: 'Digits',
+      platformId: 'digits',
+      category: 'social',
+      url: 'https://digits.test/u/12345',
+      status: 'hit',
+      responseTime: 10,
+      evidence: { rule: 'exists: status 200', attempts: 1, httpStatus: 200, cachedAt: 1 },
+    };
+    await store.putCachedOutcome('12345', cachedHit, 10_000);
+    // Found by a later control: a name that cannot exist reads as a hit there now.
+    await store.putControl({
+      platformId: 'digits',
+      identity: 'default',
+      username: '4815162342',
+      status: 'hit',
+      rule: 'exists: status 200',
+      drift: true,
+      checkedAt: 2,
+    });
+    await runSearchJob(
+      search,
+      {
+        engine,
+        store,
+        events: new LocalEventHub(),
+        platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
+        cache: { hitSeconds: 60, missSeconds: 0, otherSeconds: 0 },
+        unmeasuredLatencyMs: 1000,
+        now: () => 5,
+      },
+      new AbortController().signal,
+    );
+    const [stored] = (await store.listOutcomes(search.id)).map((s) => s.outcome);
+    expect(stored).toMatchObject({ status: 'unknown', reason: 'rule_drift' });
+    expect(stored!.evidence.control).toMatch(/^control "4815162342" read hit/);
+    await store.close();
+  });
+
   it('records no made-up outcome for a platform no longer in the catalogue', async () => {
     const store = createStore({ kind: 'sqlite', path: ':memory:' });
     const events = new LocalEventHub();

@@ -4,8 +4,12 @@
  * nothing in src/ reaches it. Values are copied in and out, so callers never
  * share objects with the store.
  */
+import type { PlatformHealthEntry } from '../../src/catalogue/health.js';
+import type { ControlRecord } from '../../src/engine/control.js';
 import type { Outcome, OutcomeStatus } from '../../src/engine/outcome.js';
 import { UserscoutError } from '../../src/errors.js';
+import { openDatabase } from '../../src/store/sqlite-driver.js';
+import { SqliteWatchlists } from '../../src/store/sqlite-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -13,6 +17,7 @@ import {
   emptyByStatus,
   type PlatformStats,
   RECENT_MS_ALPHA,
+  type SearchCursor,
   type SearchProgress,
   type SearchRecord,
   type SearchSnapshot,
@@ -37,12 +42,48 @@ interface StatsEntry {
 }
 
 export class MemoryStore implements Store {
+  /** Watchlists on an in-memory SQLite database: their semantics are the SQLite store's. */
+  readonly watchlists = memoryWatchlists();
   readonly #searches = new Map<string, SearchEntry>();
   /** username → platform id → cached outcome. */
   readonly #cache = new Map<string, Map<string, { outcome: Outcome; expiresAt: number }>>();
   readonly #apiKeys = new Map<string, ApiKeyRecord>();
   readonly #stats = new Map<string, StatsEntry>();
+  readonly #controls = new Map<string, ControlRecord>();
+  readonly #leases = new Map<string, number>();
   #closed = false;
+
+  async getControl(platformId: string, identity: string): Promise<ControlRecord | undefined> {
+    const record = this.#controls.get(`${platformId}\u0000${identity}`);
+    return record && structuredClone(record);
+  }
+
+  async putControl(record: ControlRecord): Promise<void> {
+    this.#controls.set(`${record.platformId}\u0000${record.identity}`, structuredClone(record));
+  }
+
+  async listControls(): Promise<ControlRecord[]> {
+    return [...this.#controls.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, record]) => structuredClone(record));
+  }
+
+  readonly #health = new Map<string, PlatformHealthEntry>();
+
+  async putPlatformHealth(platformId: string, entry: PlatformHealthEntry): Promise<void> {
+    this.#health.set(platformId, structuredClone(entry));
+  }
+
+  async listPlatformHealth(): Promise<Record<string, PlatformHealthEntry>> {
+    return Object.fromEntries([...this.#health.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  async claimLease(name: string, ttlMs: number, now: number): Promise<boolean> {
+    const until = this.#leases.get(name);
+    if (until !== undefined && until > now) return false;
+    this.#leases.set(name, now + ttlMs);
+    return true;
+  }
 
   async createSearch(search: SearchRecord): Promise<void> {
     if (this.#searches.has(search.id)) throw duplicateIdError('Search', search.id);
@@ -111,6 +152,25 @@ export class MemoryStore implements Store {
     const outcomes = this.#searches.get(searchId)?.outcomes ?? [];
     for (const { outcome } of outcomes) byStatus[outcome.status]++;
     return { checked: outcomes.length, hits: byStatus.hit, byStatus };
+  }
+
+  async listSearchesByClient(
+    client: string,
+    options: { readonly limit: number; readonly before?: SearchCursor | undefined },
+  ): Promise<SearchRecord[]> {
+    const { before } = options;
+    return [...this.#searches.values()]
+      .map((entry) => entry.record)
+      .filter((record) => record.client === client)
+      .filter(
+        (r) =>
+          !before ||
+          r.createdAt < before.createdAt ||
+          (r.createdAt === before.createdAt && compare(r.id, before.id) < 0),
+      )
+      .sort((a, b) => b.createdAt - a.createdAt || compare(b.id, a.id))
+      .slice(0, options.limit)
+      .map((record) => structuredClone(record));
   }
 
   async unfinishedSearches(): Promise<SearchRecord[]> {
@@ -235,4 +295,10 @@ export class MemoryStore implements Store {
 /** Code-unit order, like SQLite's BINARY collation, so both stores list in the same order. */
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function memoryWatchlists(): SqliteWatchlists {
+  const db = openDatabase(':memory:');
+  db.exec('PRAGMA foreign_keys = ON');
+  return new SqliteWatchlists(db);
 }

@@ -36,6 +36,8 @@ export async function startService(
       timeoutMs: 3000,
       retryBaseMs: 20,
       retryMaxMs: 200,
+      // Off unless a test is about it: a self-check due at a random moment would change what a test sees.
+      selfCheckIntervalMs: 0,
       ...overrides,
     },
     {},

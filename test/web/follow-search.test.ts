@@ -51,6 +51,8 @@ function scriptedClient(answers: (SearchSnapshot | Error)[]): ApiClient & { call
       return answer;
     },
     startSearch: () => Promise.reject(new Error('unused')),
+    startBatch: () => Promise.reject(new Error('unused')),
+    getHits: () => Promise.reject(new Error('unused')),
     listPlatforms: () => Promise.reject(new Error('unused')),
     listCategories: () => Promise.reject(new Error('unused')),
     eventsUrl: (id: string) => `/api/search/${id}/events`,
@@ -69,8 +71,9 @@ class FakeEventSource {
   addEventListener(type: string, listener: (event: MessageEvent<string>) => void) {
     this.listeners.set(type, [...(this.listeners.get(type) ?? []), listener]);
   }
-  emit(type: string, data: unknown) {
-    for (const l of this.listeners.get(type) ?? []) l({ data: JSON.stringify(data) } as MessageEvent<string>);
+  emit(type: string, data: unknown, lastEventId = '') {
+    for (const l of this.listeners.get(type) ?? [])
+      l({ data: JSON.stringify(data), lastEventId } as MessageEvent<string>);
   }
   close() {
     this.closed = true;
@@ -139,6 +142,39 @@ describe('followSearch', () => {
     ]);
     expect(es.closed).toBe(true);
     expect(log).toHaveLength(6);
+  });
+
+  it('treats reconnect as a pause, not an end: follows again from the last result', async () => {
+    FakeEventSource.last = undefined;
+    const client = scriptedClient([snapshot('running', 0), snapshot('completed', 2, [outcome('x')])]);
+    const { handlers, finished, log } = recorder();
+    followSearch(client, 'q1', handlers, { EventSource: FakeEventSource as never, pollMs: 10 });
+    const waitFor = (check: () => boolean) =>
+      bounded(
+        (async () => {
+          while (!check()) await new Promise((r) => setTimeout(r, 5));
+        })(),
+      );
+    await waitFor(() => FakeEventSource.last !== undefined);
+    const first = FakeEventSource.last!;
+    first.emit('result', outcome('x'), '7');
+    first.emit('reconnect', { reason: 'shutdown', retryMs: 20 });
+    expect(first.closed).toBe(true);
+    expect(log).not.toContain('done completed');
+    await waitFor(() => FakeEventSource.last !== first);
+    const second = FakeEventSource.last!;
+    expect(second.url).toBe('/api/search/q1/events?lastEventId=7');
+    second.emit('result', outcome('y'), '8');
+    second.emit('done', { status: 'completed' });
+    expect(await bounded(finished)).toEqual([
+      'snapshot running 0',
+      'mode events',
+      'result x',
+      'mode events',
+      'result y',
+      'snapshot completed 2',
+      'done completed',
+    ]);
   });
 
   it('polls when the stream breaks', async () => {

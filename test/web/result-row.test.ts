@@ -31,6 +31,23 @@ describe('evidenceItems', () => {
     ]);
   });
 
+  it('shows the marker that decided, in its context, and the control a hit was compared with', () => {
+    const marked: Outcome = {
+      ...base,
+      evidence: {
+        ...base.evidence,
+        rule: 'exists: text "profile-card"',
+        snippet: '<div class="[profile-card]">alice</div>',
+        control: 'control "qz81" read miss (missing: status 404) at 2026-11-24T12:00:00.000Z',
+      },
+    };
+    expect(evidenceItems(marked, String).slice(0, 3)).toEqual([
+      ['Rule', 'exists: text "profile-card"'],
+      ['Marker in the page', '<div class="[profile-card]">alice</div>'],
+      ['Control check', 'control "qz81" read miss (missing: status 404) at 2026-11-24T12:00:00.000Z'],
+    ]);
+  });
+
   it('leaves out what a check without an answer does not have', () => {
     const none: Outcome = {
       ...base,

@@ -312,6 +312,12 @@ describe.skipIf(noBrowser)('the search page', () => {
       'Chirper',
       'Photogram',
     ]);
+
+    // The report of the whole search, from the service.
+    const report = page.getByRole('link', { name: 'Report' });
+    expect(await report.getAttribute('href')).toBe(`/api/search/${id}/report.html`);
+    const html = await (await fetch(new URL((await report.getAttribute('href'))!, running.url))).text();
+    expect(html).toContain('<h1>userscout report: alice</h1>');
   });
 
   it('reopens a finished search from its link, and a running one that then finishes', async () => {

@@ -1,28 +1,45 @@
 /**
  * GET /api/search/{id}/events: Server-Sent Events for one search. Events:
  * `progress` (checked/total/hits), `result` (one outcome; its id is the
- * outcome's seq), `done` (final status). A client that reconnects with
- * Last-Event-ID gets only what it missed.
+ * outcome's seq), `done` (final status), and `reconnect` when the server
+ * closes the stream while the search goes on (shutdown): the client
+ * reconnects, and a client that reconnects with Last-Event-ID gets only what
+ * it missed. Each live event is encoded once for all its streams
+ * (event-fanout.ts), each stored result once for all the streams that open
+ * (event-backlog.ts); open streams are capped per client and per search
+ * (stream-limits.ts).
  */
-
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { UserscoutError } from '../../errors.js';
 import { progressSnapshot, type SearchEvent } from '../../runner/events.js';
 import type { AppDeps } from '../deps.js';
+import { EventBacklog } from '../event-backlog.js';
+import {
+  type EncodedEvent,
+  type EventBatch,
+  EventFanout,
+  encodeSearchEvent,
+  eventBatch,
+  RECONNECT_FRAME,
+  sseFrame,
+} from '../event-fanout.js';
 import { EventsParams, EventsQuery } from '../schemas.js';
+import { canRead } from '../search-access.js';
+import { StreamLimits } from '../stream-limits.js';
 
 const HEARTBEAT_MS = 15_000;
-
-function frame(event: string, data: unknown, id?: number): string {
-  return `${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
-}
+const HEARTBEAT = Buffer.from(': keep-alive\n\n', 'utf8');
 
 export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
-  // Open streams end when the server closes, so shutdown does not wait on them.
-  const open = new Set<() => void>();
+  const fanout = new EventFanout(deps.events, deps.config.streamFlushMs);
+  const limits = new StreamLimits(deps.config);
+  const backlog = new EventBacklog(deps.store);
+  // Open streams end when the server closes, so shutdown does not wait on them; each
+  // gets a last `reconnect` event, since its search resumes after a restart.
+  const open = new Set<(reconnect: boolean) => void>();
   app.addHook('preClose', async () => {
-    for (const finish of [...open]) finish();
+    for (const finish of [...open]) finish(true);
   });
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/api/search/:id/events',
@@ -32,22 +49,36 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         summary: 'Live progress of a search (Server-Sent Events)',
         operationId: 'followSearch',
         description:
-          'text/event-stream with events progress ({checked,total,hits}), result (a Result; id = its sequence number) and done ({status, error?}). Reconnect with Last-Event-ID (or ?lastEventId=) to resume. Usable with a browser EventSource.',
+          'text/event-stream with events progress ({checked,total,hits}), result (a Result; id = its sequence number), done ({status, error?}: the last event of a finished search) and reconnect ({reason, retryMs}: the server is shutting down while the search goes on; reconnect after retryMs with Last-Event-ID and the stream resumes, the search is not finished). Reconnect with Last-Event-ID (or ?lastEventId=) to resume. Usable with a browser EventSource. Open streams are capped per client and per search: past the cap, 429 too_many_streams (poll GET /api/search?id= instead).',
         params: EventsParams,
         querystring: EventsQuery,
         response: {
           200: {
-            description: 'A stream of Server-Sent Events: progress, result and done',
+            description:
+              'A stream of Server-Sent Events: progress, result, done, and reconnect when the server shuts down mid-search',
             content: { 'text/event-stream': { schema: { type: 'string' } } },
           },
           404: { $ref: 'Error#' },
+          429: {
+            description:
+              'too_many_streams: too many event streams open for this client or on this search (details.scope says which); rate_limited: the request limit',
+            $ref: 'Error#',
+          },
         },
       },
     },
     async (request, reply) => {
       const { id } = request.params;
-      const search = await deps.store.getSearch(id);
-      if (!search) throw new UserscoutError('search_not_found');
+      // The cap first: a refused stream costs no store read.
+      const release = limits.admit(request.caller.client, request.caller.tier, id);
+      const search = await deps.store.getSearch(id).catch((error: unknown) => {
+        release();
+        throw error;
+      });
+      if (!search || !canRead(search, request.caller)) {
+        release();
+        throw new UserscoutError('search_not_found');
+      }
       const header = Number(request.headers['last-event-id']);
       let lastSent = Number.isInteger(header) && header > 0 ? header : Number(request.query.lastEventId ?? 0);
 
@@ -64,61 +95,70 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
 
       let closed = false;
       let replaying = true;
-      const buffered: SearchEvent[] = [];
-      const send = (event: SearchEvent) => {
-        if (closed) return;
+      const buffered: EventBatch[] = [];
+      const sendOne = ({ event, bytes }: EncodedEvent) => {
         if (event.type === 'result') {
           if (event.seq <= lastSent) return;
           lastSent = event.seq;
-          res.write(frame('result', event.outcome, event.seq));
-          res.write(frame('progress', event.progress));
-        } else if (event.type === 'started') {
-          res.write(frame('progress', event.progress));
-        } else {
-          res.write(frame('progress', event.progress));
-          res.write(frame('done', { status: event.state, ...(event.error ? { error: event.error } : {}) }));
-          finish();
         }
+        res.write(bytes);
       };
-      const unsubscribe = deps.events.subscribe(id, (event) =>
-        replaying ? buffered.push(event) : send(event),
-      );
-      const heartbeat = setInterval(() => !closed && res.write(': keep-alive\n\n'), HEARTBEAT_MS);
-      const finish = () => {
+      // The bytes are shared by every stream of the search: only the seq check is per stream.
+      const send = (batch: EventBatch) => {
+        if (closed) return;
+        if (batch.firstSeq > lastSent) {
+          res.write(batch.bytes);
+          lastSent = Math.max(lastSent, batch.lastSeq);
+        } else {
+          for (const item of batch.items) sendOne(item);
+        }
+        if (batch.done) finish(false);
+      };
+      const unsubscribe = fanout.subscribe(id, (batch) => (replaying ? buffered.push(batch) : send(batch)));
+      const heartbeat = setInterval(() => !closed && res.write(HEARTBEAT), HEARTBEAT_MS);
+      const finish = (reconnect: boolean) => {
         if (closed) return;
         closed = true;
         open.delete(finish);
         clearInterval(heartbeat);
         unsubscribe();
+        if (!fanout.following(id)) backlog.forget(id);
+        release();
+        if (reconnect) res.write(RECONNECT_FRAME);
         res.end();
       };
       open.add(finish);
-      request.raw.on('close', finish);
+      request.raw.on('close', () => finish(false));
 
       try {
         // Subscribed first, then the backlog: nothing falls between the two.
-        await deps.events.subscribed?.(id);
-        for (const stored of await deps.store.listOutcomes(id, { afterSeq: lastSent })) {
-          if (closed) return;
-          lastSent = stored.seq;
-          res.write(frame('result', stored.outcome, stored.seq));
+        await fanout.subscribed(id);
+        const missed = await backlog.after(id, lastSent);
+        if (closed) {
+          // Closed while reading: the entry it made may have no stream left to drop it.
+          if (!fanout.following(id)) backlog.forget(id);
+          return;
         }
+        lastSent = missed.lastSeq;
+        if (missed.text) res.write(missed.text);
         const [progress, latest] = await Promise.all([deps.store.progress(id), deps.store.getSearch(id)]);
+        if (closed) return;
         const snapshot = progressSnapshot(search.platformIds.length, progress);
-        res.write(frame('progress', snapshot));
+        res.write(sseFrame('progress', snapshot));
         replaying = false;
-        for (const event of buffered.splice(0)) send(event);
+        for (const batch of buffered.splice(0)) send(batch);
         if (latest && (latest.state === 'completed' || latest.state === 'error')) {
-          send({
+          const done: SearchEvent = {
             type: 'done',
             state: latest.state,
             ...(latest.error ? { error: latest.error } : {}),
             progress: snapshot,
-          });
+          };
+          send(eventBatch([{ event: done, bytes: encodeSearchEvent(done) }]));
         }
       } catch (error) {
         request.log.error({ err: error }, 'event stream failed');
-        finish();
+        finish(false);
       }
     },
   );

@@ -6,29 +6,32 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { CATEGORIES, CATEGORY_DESCRIPTIONS } from '../../catalogue/categories.js';
 import type { AppDeps } from '../deps.js';
+import { controlsByPlatform, platformHealthView } from '../platform-health.js';
 import { CategoriesResponse, errorResponses, PlatformsQuery, PlatformsResponse } from '../schemas.js';
 
 export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  const all = deps.catalogue.platforms.map((p) => {
-    const health = deps.health.get(p.id);
-    const broken = health?.verdict === 'broken';
-    return {
-      name: p.name,
-      id: p.id,
-      category: p.category,
-      url: p.home,
-      enabled: p.enabled && !broken,
-      nsfw: p.nsfw,
-      tags: [...p.tags],
-      ...(p.disabledReason
-        ? { disabledReason: p.disabledReason }
-        : broken && health?.reason
-          ? { disabledReason: health.reason }
-          : {}),
-      ...(health ? { lastValidatedAt: new Date(health.validatedAt).toISOString() } : {}),
-    };
-  });
+  // Read at each request: health changes while the service runs (live-health.ts).
+  const listing = () =>
+    deps.catalogue.platforms.map((p) => {
+      const health = deps.health.get(p.id);
+      const broken = health?.verdict === 'broken';
+      return {
+        name: p.name,
+        id: p.id,
+        category: p.category,
+        url: p.home,
+        enabled: p.enabled && !broken,
+        nsfw: p.nsfw,
+        tags: [...p.tags],
+        ...(p.disabledReason
+          ? { disabledReason: p.disabledReason }
+          : broken && health?.reason
+            ? { disabledReason: health.reason }
+            : {}),
+        ...(health ? { lastValidatedAt: new Date(health.validatedAt).toISOString() } : {}),
+      };
+    });
 
   api.get(
     '/api/platforms',
@@ -45,7 +48,13 @@ export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promi
     },
     async (request) => {
       const { category } = request.query;
-      const platforms = category === undefined ? all : all.filter((p) => p.category === category);
+      const all = listing();
+      const listed = category === undefined ? all : all.filter((p) => p.category === category);
+      const controls = controlsByPlatform(await deps.store.listControls());
+      const platforms = listed.map((p) => ({
+        ...p,
+        health: platformHealthView(deps.health.get(p.id), controls.get(p.id) ?? []),
+      }));
       return { platforms, total: platforms.length };
     },
   );
@@ -63,6 +72,7 @@ export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promi
       },
     },
     async () => {
+      const all = listing();
       const categories = CATEGORIES.map((name) => ({
         name,
         description: CATEGORY_DESCRIPTIONS[name],

@@ -1,23 +1,16 @@
 /**
- * POST /api/search starts a search; GET /api/search?id= reports it. A start
- * is checked (name, platforms, room in the queue) before the search limit
- * counts it, so only a started search uses up the limit.
+ * POST /api/search starts a search (and, when asked, one per lookalike name);
+ * GET /api/search?id= reports it. A start is checked (name, platforms, room in
+ * the queue) before the search limit counts it, so only a started search uses
+ * up the limit (src/api/start-searches.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Platform } from '../../catalogue/platform.js';
-import { selectPlatforms } from '../../catalogue/select.js';
-import { usernameProblem } from '../../catalogue/username-rule.js';
-import { countStatuses, unansweredReasons } from '../../engine/coverage.js';
-import { originLoads } from '../../engine/politeness-bound.js';
+import type { FastifyInstance } from 'fastify';
+import { unansweredReasons } from '../../engine/coverage.js';
+import { accountLinks, ProfileUrlMatcher } from '../../engine/linked-accounts.js';
 import { UserscoutError } from '../../errors.js';
-import { estimateSeconds } from '../../runner/estimate.js';
-import { failSearch } from '../../runner/search-job.js';
-import type { SearchRecord } from '../../store/store.js';
 import { AnswerCache } from '../answer-cache.js';
 import type { AppDeps } from '../deps.js';
-import { searchRateLimit } from '../rate-limits.js';
 import {
   errorResponses,
   SearchQuery,
@@ -25,45 +18,40 @@ import {
   StartSearchBody,
   StartSearchResponse,
 } from '../schemas.js';
-import { searchCoverage, searchResponse } from '../search-response.js';
+import { canRead } from '../search-access.js';
+import { everyOutcomeView, searchCoverage, searchResponse } from '../search-response.js';
+import {
+  calibrationOf,
+  checkPrivate,
+  checkUsername,
+  choosePlatforms,
+  planVariants,
+  startSearches,
+} from '../start-searches.js';
 
 export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  /** The platforms each accepted start covers, chosen before the limit counts it. */
-  const selections = new WeakMap<FastifyRequest, Platform[]>();
   const finished = new AnswerCache(deps.config.finishedAnswerCacheEntries);
+  const profileUrls = new ProfileUrlMatcher(deps.catalogue.platforms);
+  // Learns from each finished search how far the model's estimates run off on this deployment.
+  const calibration = calibrationOf(deps);
 
   api.post(
     '/api/search',
     {
-      config: { rateLimit: searchRateLimit(deps.config) },
-      // Route hooks run before the limit's own preHandler (the plugin appends it): a refused
-      // name, a request that matches no platform or a full queue is answered without counting.
-      preHandler: async (request) => {
-        const { username, categories, platforms: only, includeNsfw } = request.body;
-        const problem = usernameProblem(username);
-        if (problem) throw new UserscoutError('invalid_username', `username ${problem}`);
-        const selected = selectPlatforms(deps.catalogue, {
-          categories,
-          platforms: only,
-          includeNsfw: includeNsfw ?? deps.config.includeNsfw,
-          exclude: deps.health.unhealthyIds(),
-        });
-        if (selected.length === 0)
-          throw new UserscoutError('bad_request', 'No enabled platform matches the request');
-        await deps.runner.admit(request.caller.tier);
-        selections.set(request, selected);
-      },
+      // The search limit is counted by startSearches (src/api/search-quota.ts), not by the request limit.
+      config: { rateLimit: false },
       schema: {
         tags: ['search'],
         summary: 'Start a search',
         operationId: 'startSearch',
         description:
-          'Starts checking the username on every platform (or the chosen categories/platforms) and answers at once. Counts against the search limit of the tier: free 10 per 15 minutes per client address, professional 1000 per hour per key. Only a started search counts: a refused username, a request that matches no enabled platform and a 503 queue_full do not.',
+          'Starts checking the username on every platform (or the chosen categories/platforms) and answers at once. Counts against the search limit of the tier: free 10 per 15 minutes per client address, professional 1000 per hour per key. Only a started search counts: a refused username, a request that matches no enabled platform and a 503 queue_full do not. With variants: true, lookalike names are searched too, each as a search of its own that counts as one; all start or none (429 when the limit does not hold them all).',
         body: StartSearchBody,
         response: {
           200: StartSearchResponse,
           401: { $ref: 'Error#' },
+          403: { $ref: 'Error#' },
           413: { $ref: 'Error#' },
           415: { $ref: 'Error#' },
           503: { $ref: 'Error#' },
@@ -71,52 +59,24 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         },
       },
     },
-    async (request) => {
-      const selected = selections.get(request)!;
-      const { username } = request.body;
-      const latencies = await deps.latencies();
-      const budget = { perSecond: deps.config.budgetPerSecond, burst: deps.config.budgetBurst };
-      const estimatedSeconds = estimateSeconds({
-        latenciesMs: selected.map((p) => latencies.get(p.id)),
-        defaultLatencyMs: deps.config.unmeasuredLatencyMs,
-        timeoutMs: deps.config.timeoutMs,
-        concurrency: deps.config.concurrency,
-        origins: originLoads(selected, budget).map((o) => ({
-          platforms: o.platforms.length,
-          limit: o.limit,
-        })),
-        identities: Math.max(1, deps.config.egress.length),
-        running: (await deps.runner.stats()).running,
-        queuedAhead: await deps.runner.queuedAhead(request.caller.tier),
-        maxRunning: deps.config.maxRunningSearches,
-      });
-      const search: SearchRecord = {
-        id: randomUUID(),
-        username,
-        state: 'queued',
-        tier: request.caller.tier,
-        client: request.caller.client,
-        platformIds: selected.map((p) => p.id),
-        estimatedSeconds,
-        createdAt: deps.now(),
-      };
-      await deps.store.createSearch(search);
-      try {
-        await deps.runner.enqueue(search);
-      } catch (error) {
-        await failSearch(search.id, 'not queued', deps);
-        throw error;
-      }
-      deps.metrics.searches.inc({ tier: search.tier });
-      request.log.info(
-        { queryId: search.id, tier: search.tier, platforms: selected.length },
-        'search started',
+    async (request, reply) => {
+      const { username, categories, platforms, includeNsfw, variants } = request.body;
+      checkUsername(username);
+      checkPrivate(request.body.private, request.caller);
+      const selected = choosePlatforms(deps, { categories, platforms, includeNsfw });
+      const lookalikes = variants ? planVariants(deps, username, selected) : undefined;
+      const [main, ...others] = await startSearches(
+        deps,
+        request,
+        reply,
+        [{ username, platforms: selected }, ...(lookalikes?.searched ?? [])],
+        { private: request.body.private === true },
       );
+      if (!lookalikes) return main!;
       return {
-        queryId: search.id,
-        status: 'running' as const,
-        totalPlatforms: selected.length,
-        estimatedTime: estimatedSeconds,
+        ...main!,
+        variants: lookalikes.searched.map((v, i) => ({ username: v.username, kind: v.kind, ...others[i]! })),
+        variantsNotSearched: lookalikes.skipped,
       };
     },
   );
@@ -131,7 +91,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         summary: 'Get a search and its results',
         operationId: 'getSearch',
         description:
-          'Poll until status is completed or error (about once a second). While running, results already hold the hits found so far and progress says how far it got and how many platforms answered. coverage is the share of the platforms checked that answered; a completed search with low coverage carries a warning, since a missing hit proves nothing where no answer came. include=all returns every outcome with its reason.',
+          'Poll until status is completed or error (about once a second). Anyone with the id can read a search, unless it was started with private: true, which only the key that started it can read (404 for anyone else, as for an unknown id). While running, results already hold the hits found so far and progress says how far it got and how many platforms answered. coverage is the share of the platforms checked that answered; a completed search with low coverage carries a warning, since a missing hit proves nothing where no answer came. include=all returns every outcome with its reason.',
         querystring: SearchQuery,
         response: {
           200: SearchResponse,
@@ -144,28 +104,25 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
     async (request, reply) => {
       const { id, include } = request.query;
       const all = include === 'all';
-      const key = `${id} ${all ? 'all' : 'hits'}`;
-      const cached = finished.get(key);
+      // A private search's answer is cached under its owner too, so no other caller meets it.
+      const shared = `${id} ${all ? 'all' : 'hits'}`;
+      const owned = `${shared} ${request.caller.client}`;
+      const cached = finished.get(shared) ?? finished.get(owned);
       if (cached !== undefined) return reply.type('application/json; charset=utf-8').send(cached);
       // One store read per poll: the search, its counts and its outcomes together.
       const snapshot = await deps.store.snapshot(id, all ? {} : { statuses: ['hit'] });
-      if (!snapshot) throw new UserscoutError('search_not_found');
+      if (!snapshot || !canRead(snapshot.search, request.caller))
+        throw new UserscoutError('search_not_found');
       const { search } = snapshot;
       const percent = deps.config.coverageWarningPercent;
       const results = snapshot.outcomes.map((s) => s.outcome);
+      // Every link comes from a hit's profile, and hits are in both answers.
+      const links = accountLinks(results, profileUrls);
       let view: Parameters<typeof searchResponse>[0];
       if (all) {
-        // Every outcome: the counts come from them, so they agree with the list.
-        const progress = { checked: results.length, byStatus: countStatuses(results) };
-        view = {
-          search,
-          total: search.platformIds.length,
-          progress,
-          results,
-          unansweredReasons: unansweredReasons(results),
-        };
+        view = everyOutcomeView(search, results, links);
       } else {
-        view = { search, total: search.platformIds.length, progress: snapshot.progress, results };
+        view = { search, total: search.platformIds.length, progress: snapshot.progress, results, links };
         // The warning's reasons need the outcomes that did not answer: read only when it shows.
         if (searchCoverage(view, percent).warns) {
           const unanswered = await deps.store.listOutcomes(id, { statuses: ['unknown', 'error'] });
@@ -174,9 +131,13 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       }
       const body = searchResponse(view, percent);
       if (search.state !== 'completed' && search.state !== 'error') return body;
+      // Seen finished for the first time here: how long it took against what it was told.
+      const seenBefore = finished.get(`${id} ${all ? 'hits' : 'all'}`) !== undefined;
+      if (search.state === 'completed' && search.finishedAt !== undefined && !seenBefore)
+        calibration.observe(search.estimatedSeconds, search.finishedAt - search.createdAt);
       // Finished: it never changes again, so it is serialized once and served from memory.
       const serialized = reply.serialize(body) as string;
-      finished.set(key, serialized);
+      finished.set(search.private ? owned : shared, serialized);
       return reply.type('application/json; charset=utf-8').send(serialized);
     },
   );

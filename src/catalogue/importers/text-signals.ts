@@ -1,7 +1,7 @@
 /**
- * Body signals built from upstream marker strings. Our `exists` list is ALL-of
- * and our signals cannot say "not", so any-of and none-of lists of strings become
- * one regex each, with the strings escaped.
+ * Body signals built from upstream marker strings. Our `exists` list is ALL-of,
+ * and "not" exists only as a part of a compound `all` signal, so any-of and
+ * none-of lists of strings become one regex each, with the strings escaped.
  */
 import type { SignalSpec } from '../schema.js';
 

@@ -6,9 +6,10 @@
  * found when the status is `e_code` AND the body contains `e_string`; not found
  * when the status is `m_code` AND the body contains `m_string` (empty = any
  * body); anything else is inconclusive. Our `exists` is ALL-of, so the found
- * rule maps exactly. Our `missing` is ANY-of and cannot say AND, so the missing
- * rule keeps the half that cannot be mistaken:
- * - `m_code` equals `e_code`: only `m_string` tells them apart;
+ * rule maps exactly. For the missing rule we keep the half that cannot be mistaken:
+ * - `m_code` equals `e_code`: only `m_string` tells them apart; with no `m_string`,
+ *   the page lacking `e_string` does, said as the compound signal
+ *   `{all: [{status: [m_code]}, {not: {text: e_string}}]}` (Blogmarks);
  * - `m_code` is a redirect or a client error (404, 410, 302…): the status alone,
  *   as the found rule needs another status anyway;
  * - `m_code` is a success, access or server status (200, 403, 500…): `m_string`
@@ -143,7 +144,12 @@ function detectRules(site: WmnSite): { exists: SignalSpec[]; missing: SignalSpec
   if (site.e_string) exists.push({ text: site.e_string });
   if (site.m_code === site.e_code) {
     if (!site.m_string) {
-      return { reason: 'no way to tell a missing account: m_code equals e_code and m_string is empty' };
+      if (!site.e_string) {
+        return {
+          reason: 'no way to tell a missing account: m_code equals e_code and both strings are empty',
+        };
+      }
+      return { exists, missing: [{ all: [{ status: [site.m_code] }, { not: { text: site.e_string } }] }] };
     }
     if (site.e_string.includes(site.m_string)) {
       return {

@@ -76,6 +76,14 @@ describe('importWhatsMyName: detection rules', () => {
       { exists: [{ status: [200] }, { text: 'profile-header' }], missing: [{ text: 'User not found' }] },
     ],
     [
+      'same codes, no m_string: a compound signal, the status and the body lacking e_string',
+      { e_code: 200, m_code: 200, m_string: '' },
+      {
+        exists: [{ status: [200] }, { text: 'profile-header' }],
+        missing: [{ all: [{ status: [200] }, { not: { text: 'profile-header' } }] }],
+      },
+    ],
+    [
       'empty e_string: the status alone',
       { e_string: '', m_code: 301, m_string: '' },
       { exists: [{ status: [200] }], missing: [{ status: [301] }] },
@@ -92,10 +100,24 @@ describe('importWhatsMyName: detection rules', () => {
     expect(verdict(platform, 503, 'maintenance')).toBe('unknown');
   });
 
+  it('classifies a same-codes site without m_string (Blogmarks, Evolution CMS) as upstream does', () => {
+    const site = { ...base, e_string: 'class="mark"', m_code: 200, m_string: '' };
+    const platform = loadCatalogue({ platforms: [importOne(site)] }).catalogue.platforms[0]!;
+    for (const [status, body, expected] of [
+      [200, '<ul><li class="mark">a bookmark</li></ul>', 'hit'],
+      [200, '<p>This user has no bookmarks</p>', 'miss'],
+      [404, '<p>Not found</p>', 'unknown'],
+      [503, 'maintenance', 'unknown'],
+    ] as const) {
+      expect(verdict(platform, status, body), body).toBe(expected);
+      expect(upstreamVerdict(site, status, body), body).toBe(expected);
+    }
+  });
+
   it.each([
     [
-      'no way to tell a missing account: m_code equals e_code and m_string is empty',
-      { e_code: 200, m_code: 200, m_string: '' },
+      'no way to tell a missing account: m_code equals e_code and both strings are empty',
+      { e_code: 200, m_code: 200, e_string: '', m_string: '' },
     ],
     ['m_string is part of e_string', { e_code: 200, m_code: 200, e_string: 'user: found', m_string: 'user' }],
     ['disabled upstream (valid: false)', { valid: false }],
@@ -219,6 +241,12 @@ describe.skipIf(!REFERENCE)('importWhatsMyName: the reference file', () => {
     `WhatsMyName: ${result.entries} entries, ${imported} imported, ${result.rejected.length} rejected`,
   );
 
+  it('imports every entry WhatsMyName marks valid; rejects only the others, with a reason', () => {
+    expect(result.rejected.map((r) => r.reason)).toEqual(
+      doc.sites.filter((s) => s.valid === false).map(() => 'disabled upstream (valid: false)'),
+    );
+  });
+
   it('imports or rejects every entry, with a reason, and imports at least 99%', () => {
     expect(result.entries).toBe(doc.sites.length);
     expect(imported + result.rejected.length).toBe(result.entries);
@@ -264,6 +292,22 @@ describe.skipIf(!REFERENCE)('importWhatsMyName: the reference file', () => {
       'message (same codes)',
       'Buy Me a Coffee',
       { exists: [{ status: [200] }, { text: '"available":false' }], missing: [{ text: '"available":true' }] },
+    ],
+    [
+      'same codes, no m_string (compound)',
+      'Blogmarks',
+      {
+        exists: [{ status: [200] }, { text: 'class="mark"' }],
+        missing: [{ all: [{ status: [200] }, { not: { text: 'class="mark"' } }] }],
+      },
+    ],
+    [
+      'same codes, no m_string (compound)',
+      'Evolution CMS',
+      {
+        exists: [{ status: [200] }, { text: 'id="user-search"' }],
+        missing: [{ all: [{ status: [200] }, { not: { text: 'id="user-search"' } }] }],
+      },
     ],
     [
       'redirect (302)',

@@ -1,0 +1,76 @@
+/**
+ * Rules that cannot tell on their own. An entry whose `exists` side is the
+ * status code alone reads every answer with that status as an account, so it
+ * is only sound when a missing account answers with another status. When the
+ * entry's own `missing` rules give no other status (a soft-404 page told apart
+ * by its text alone), or WhatsMyName records the same status for a missing
+ * account at the same address, the day the missing page's text changes every
+ * name becomes a false hit. Such an entry needs a body, JSON, header or
+ * redirect signal on the `exists` side. Pure; `catalogue validate` applies it.
+ */
+import type { BasicSignal, Platform, Signal } from './platform.js';
+
+const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
+
+/** The statuses the exists side accepts when it is status alone; undefined when it reads anything else. */
+export function statusAloneCodes(platform: Platform): readonly number[] | undefined {
+  let codes: number[] | undefined;
+  for (const signal of platform.detect.exists) {
+    const parts: readonly BasicSignal[] = signal.kind === 'all' ? positiveParts(signal) : [signal];
+    for (const part of parts) {
+      if (part.kind !== 'status') return undefined;
+      codes = codes ? codes.filter((c) => part.codes.includes(c)) : [...part.codes];
+    }
+  }
+  return codes;
+}
+
+/**
+ * The parts of a group that must hold. A `not` part only says what the page
+ * lacks, which every changed page may lack too: it tells nothing on its own.
+ */
+function positiveParts(signal: Extract<Signal, { kind: 'all' }>): readonly BasicSignal[] {
+  return signal.parts.flatMap((part) => (part.kind === 'not' ? [] : [part]));
+}
+
+/** The statuses a missing signal can hold with; undefined = any status. */
+function missingStatuses(signal: Signal, platform: Platform): readonly number[] | undefined {
+  if (signal.kind === 'status') return signal.codes;
+  if (signal.kind === 'redirect')
+    return platform.check.redirects === 'manual' ? REDIRECT_STATUSES : undefined;
+  if (signal.kind === 'all') {
+    let codes: readonly number[] | undefined;
+    for (const part of signal.parts) {
+      if (part.kind === 'not') continue;
+      const own = missingStatuses(part, platform);
+      if (own) codes = codes ? codes.filter((c) => own.includes(c)) : own;
+    }
+    return codes;
+  }
+  return undefined;
+}
+
+/**
+ * Why the platform's exists side cannot tell on its own, or undefined.
+ * `recordedMissing`: statuses a reference list records for a missing account at
+ * the same check address (WhatsMyName's `m_code`).
+ */
+export function statusAloneProblem(
+  platform: Platform,
+  recordedMissing: readonly number[] = [],
+): string | undefined {
+  const codes = statusAloneCodes(platform);
+  if (!codes) return undefined;
+  const said = `exists is status ${codes.join('|')} alone`;
+  const fix = 'add a body, JSON, header or redirect signal to exists';
+  const distinct = platform.detect.missing.some((signal) => {
+    const statuses = missingStatuses(signal, platform);
+    return statuses?.every((s) => !codes.includes(s)) ?? false;
+  });
+  if (!distinct)
+    return `${said}, and no missing signal gives a missing account another status: a missing page whose text changes would read as an account; ${fix}`;
+  const same = recordedMissing.filter((s) => codes.includes(s));
+  if (same.length > 0)
+    return `${said}, but WhatsMyName records status ${same.join('|')} for a missing account at this address; ${fix}`;
+  return undefined;
+}

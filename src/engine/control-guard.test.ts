@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { catalogueOf, entry } from '../../test/support/catalogue.js';
+import { ControlGuard, type SentCheck, UNANSWERED_CONTROL_MS } from './control-guard.js';
+import { type ControlLedger, MemoryControlLedger } from './control-ledger.js';
+import type { Outcome } from './outcome.js';
+
+const [platform] = catalogueOf([entry('Alpha')]).platforms;
+const WINDOW = 30 * 60_000;
+
+function sent(status: Outcome['status'], username: string): SentCheck {
+  const url = `https://alpha.test/u/${username}`;
+  return {
+    outcome: {
+      platform: 'Alpha',
+      platformId: 'alpha',
+      category: 'social',
+      url,
+      status,
+      responseTime: 5,
+      evidence: {
+        rule: status === 'hit' ? 'exists: status 200' : 'missing: status 404',
+        attempts: 1,
+        httpStatus: 200,
+      },
+    },
+    answer: { httpStatus: status === 'hit' ? 200 : 404, finalUrl: url, bodyLength: 100 },
+  };
+}
+
+function guardOn(ledger: ControlLedger, clock: { now: number }) {
+  return new ControlGuard({
+    ledger,
+    windowMs: WINDOW,
+    waitMs: 2_000,
+    pollMs: 5,
+    clock: () => clock.now,
+    random: Math.random,
+  });
+}
+
+describe('ControlGuard', () => {
+  it('sends one control for many hits at once, and none again within the window', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const guard = guardOn(new MemoryControlLedger(), clock);
+    const controls: string[] = [];
+    const sendControl = async (name: string) => {
+      controls.push(name);
+      return sent('miss', name);
+    };
+    const hits = await Promise.all(
+      Array.from({ length: 20 }, () => guard.vet(platform!, 'default', sent('hit', 'sam'), sendControl)),
+    );
+    expect(hits.every((h) => h.status === 'hit' && h.evidence.control?.includes('read miss'))).toBe(true);
+    clock.now += WINDOW - 1;
+    await guard.vet(platform!, 'default', sent('hit', 'sam'), sendControl);
+    expect(controls).toHaveLength(1);
+    // Another egress identity has its own control.
+    await guard.vet(platform!, 'addr:10.0.0.2', sent('hit', 'sam'), sendControl);
+    expect(controls).toHaveLength(2);
+    clock.now += 1;
+    await guard.vet(platform!, 'default', sent('hit', 'sam'), sendControl);
+    expect(controls).toHaveLength(3);
+    expect(new Set(controls).size).toBe(3);
+  });
+
+  it("is shared through the ledger: a second process waits for the first one's control", async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const ledger = new MemoryControlLedger();
+    const [a, b] = [guardOn(ledger, clock), guardOn(ledger, clock)];
+    let sentControls = 0;
+    let release!: () => void;
+    const slow = async (name: string) => {
+      sentControls++;
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return sent('hit', name);
+    };
+    const first = a.vet(platform!, 'default', sent('hit', 'sam'), slow);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const second = b.vet(platform!, 'default', sent('hit', 'ann'), slow);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    clock.now += 1;
+    release();
+    const [x, y] = await Promise.all([first, second]);
+    expect(sentControls).toBe(1);
+    expect([x.status, x.reason, y.status, y.reason]).toEqual([
+      'unknown',
+      'rule_drift',
+      'unknown',
+      'rule_drift',
+    ]);
+  });
+
+  it('tries a control that got no answer again after a minute, not a window', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const guard = guardOn(new MemoryControlLedger(), clock);
+    let calls = 0;
+    const timingOut = async (name: string): Promise<SentCheck> => {
+      calls++;
+      const { outcome } = sent('error', name);
+      return { outcome: { ...outcome, reason: 'timeout', evidence: { rule: 'timeout', attempts: 1 } } };
+    };
+    const hit = await guard.vet(platform!, 'default', sent('hit', 'sam'), timingOut);
+    // Nothing learned: the hit stands, naming the control that could not tell.
+    expect(hit.status).toBe('hit');
+    expect(hit.evidence.control).toMatch(/read error\/timeout/);
+    clock.now += UNANSWERED_CONTROL_MS - 1;
+    await guard.vet(platform!, 'default', sent('hit', 'sam'), timingOut);
+    expect(calls).toBe(1);
+    clock.now += 1;
+    await guard.vet(platform!, 'default', sent('hit', 'sam'), timingOut);
+    expect(calls).toBe(2);
+  });
+
+  it('lets the hit stand when the ledger cannot be reached', async () => {
+    const broken: ControlLedger = {
+      getControl: () => Promise.reject(new Error('store down')),
+      putControl: () => Promise.reject(new Error('store down')),
+      claimLease: () => Promise.reject(new Error('store down')),
+    };
+    const guard = guardOn(broken, { now: Date.UTC(2026, 0, 1) });
+    const hit = sent('hit', 'sam');
+    expect(await guard.vet(platform!, 'default', hit, async (n) => sent('hit', n))).toBe(hit.outcome);
+  });
+});

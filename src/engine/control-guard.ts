@@ -1,0 +1,150 @@
+/**
+ * Runs control checks (control.ts) and keeps their records in a ledger shared
+ * by every process: a platform's control is sent at most once per window and
+ * egress identity, however many searches, threads and workers check there at
+ * once. The first to claim the lease on the next control sends it; the others
+ * wait (bounded) for its record. The ledger failing never fails a check: the
+ * hit then stands, without a control.
+ */
+import type { Platform } from '../catalogue/platform.js';
+import { type AnswerPrint, type ControlRecord, controlName, controlRecord, judgeHit } from './control.js';
+import type { ControlLedger } from './control-ledger.js';
+import type { Outcome } from './outcome.js';
+
+/** What sending one check gave: its outcome, and its answer's print when one arrived. */
+export interface SentCheck {
+  readonly outcome: Outcome;
+  readonly answer?: AnswerPrint | undefined;
+}
+
+export interface ControlGuardOptions {
+  readonly ledger: ControlLedger;
+  /** How long a control stands before the next hit on its platform checks another (ms). */
+  readonly windowMs: number;
+  /** Longest wait for a control another process is checking (ms); also how long its lease is held. */
+  readonly waitMs: number;
+  /** Wall clock (ms epoch): records are compared across processes. */
+  readonly clock: () => number;
+  readonly random: () => number;
+  /** Polling interval while another process checks the control (ms). @default 100 */
+  readonly pollMs?: number;
+  /** Called with every control record this process writes (metrics, logs). */
+  readonly onControl?: (record: ControlRecord) => void;
+  /**
+   * Send a due control alongside any check of its platform, not only once a hit needs it:
+   * a hit then waits for no control after its own answer, at the cost of one request per
+   * platform and identity per window whether or not it had a hit (the service). Lazy (a
+   * one-off command) sends one only for platforms that had a hit. @default false
+   */
+  readonly eager?: boolean;
+}
+
+/** How long this process trusts a control record it read before reading the ledger again (ms). */
+const MEMO_MS = 5_000;
+
+/** A control that got no answer (not sent, or no reply) is tried again sooner than the window. */
+export const UNANSWERED_CONTROL_MS = 60_000;
+
+/** How long a control record stands: the window, or less when the control got no answer. */
+function freshFor(record: ControlRecord, windowMs: number): number {
+  return record.answer === undefined ? Math.min(windowMs, UNANSWERED_CONTROL_MS) : windowMs;
+}
+
+export class ControlGuard {
+  readonly #options: ControlGuardOptions;
+  /** Controls this process is checking or waiting for, by platform and identity. */
+  readonly #pending = new Map<string, Promise<ControlRecord | undefined>>();
+  /** Records read lately, until when they are trusted without reading the ledger again. */
+  readonly #memo = new Map<string, { readonly record: ControlRecord; readonly until: number }>();
+
+  constructor(options: ControlGuardOptions) {
+    this.#options = options;
+  }
+
+  get eager(): boolean {
+    return this.#options.eager ?? false;
+  }
+
+  /** The hit as it stands after its platform's control (see `judgeHit`); other outcomes unchanged. */
+  async vet(
+    platform: Platform,
+    identity: string,
+    hit: SentCheck,
+    sendControl: (username: string) => Promise<SentCheck>,
+    /** The control already asked for alongside the check (eager), if it was. */
+    early?: Promise<ControlRecord | undefined>,
+  ): Promise<Outcome> {
+    if (hit.outcome.status !== 'hit') return hit.outcome;
+    const record = await (early ?? this.current(platform, identity, sendControl));
+    return judgeHit(hit.outcome, hit.answer, record);
+  }
+
+  /** The platform's control through `identity`, checked now when the last one is older than the window. */
+  current(
+    platform: Platform,
+    identity: string,
+    sendControl: (username: string) => Promise<SentCheck>,
+  ): Promise<ControlRecord | undefined> {
+    const key = `${platform.id}\u0000${identity}`;
+    const { clock, windowMs } = this.#options;
+    const memo = this.#memo.get(key);
+    if (memo && clock() < memo.until) return Promise.resolve(memo.record);
+    let pending = this.#pending.get(key);
+    if (!pending) {
+      pending = this.#refresh(platform, identity, sendControl)
+        .then((record) => {
+          if (record)
+            this.#memo.set(key, {
+              record,
+              until: Math.min(record.checkedAt + freshFor(record, windowMs), clock() + MEMO_MS),
+            });
+          return record;
+        })
+        .catch(() => undefined)
+        .finally(() => this.#pending.delete(key));
+      this.#pending.set(key, pending);
+    }
+    return pending;
+  }
+
+  async #refresh(
+    platform: Platform,
+    identity: string,
+    sendControl: (username: string) => Promise<SentCheck>,
+  ): Promise<ControlRecord | undefined> {
+    const { ledger, windowMs, waitMs, clock } = this.#options;
+    const last = await ledger.getControl(platform.id, identity);
+    if (last && clock() - last.checkedAt < freshFor(last, windowMs)) return last;
+    // One lease per record it follows: one process sends the next control, the others wait for it.
+    const claimed = await ledger.claimLease(
+      `control:${platform.id}:${identity}:${last?.checkedAt ?? 0}`,
+      waitMs,
+      clock(),
+    );
+    if (!claimed) return this.#awaitOther(platform, identity, last);
+    const username = controlName(platform, this.#options.random);
+    if (username === undefined) return last;
+    const sent = await sendControl(username);
+    const record = controlRecord(last, sent, identity, username, clock());
+    await ledger.putControl(record);
+    this.#options.onControl?.(record);
+    return record;
+  }
+
+  /** Another process is checking this control: its record once written, or the last one after `waitMs`. */
+  async #awaitOther(
+    platform: Platform,
+    identity: string,
+    last: ControlRecord | undefined,
+  ): Promise<ControlRecord | undefined> {
+    const { ledger, waitMs, clock } = this.#options;
+    const pollMs = this.#options.pollMs ?? 100;
+    const until = clock() + waitMs;
+    while (clock() < until) {
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+      const now = await ledger.getControl(platform.id, identity);
+      if (now && (!last || now.checkedAt > last.checkedAt)) return now;
+    }
+    return last;
+  }
+}

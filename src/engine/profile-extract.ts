@@ -1,0 +1,267 @@
+/**
+ * Reads a hit's profile details from the answer the check already read: no
+ * extra request. Two sources, the platform's own `extract` rules first (JSON
+ * paths, meta names, regexes with a `value` group), then generic ones most
+ * sites serve: Open Graph and Twitter-card meta tags, JSON-LD Person and
+ * ProfilePage, rel="me" links, the canonical link, the title. Every value is
+ * cleaned of markup and capped; a URL is kept only when it is http(s). Pure.
+ */
+import type { ExtractRule, Platform } from '../catalogue/platform.js';
+import {
+  PROFILE_COUNT_FIELDS,
+  PROFILE_LIMITS,
+  PROFILE_TEXT_FIELDS,
+  PROFILE_URL_FIELDS,
+  type Profile,
+  type ProfileField,
+} from './profile.js';
+import type { ResponseView } from './response-view.js';
+
+/** Bodies larger than this are not searched for profile details (characters). */
+const MAX_SCAN = 512 * 1024;
+
+const ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: ' ',
+  '#39': "'",
+};
+
+function decodeEntities(text: string): string {
+  return text.replace(/&(#x[0-9a-f]{1,6}|#\d{1,7}|[a-z]{2,8}|#39);/gi, (whole, name: string) => {
+    const lower = name.toLowerCase();
+    if (lower.startsWith('#x')) return codePoint(Number.parseInt(lower.slice(2), 16)) ?? whole;
+    if (lower.startsWith('#')) return codePoint(Number(lower.slice(1))) ?? whole;
+    return ENTITIES[lower] ?? whole;
+  });
+}
+
+function codePoint(n: number): string | undefined {
+  if (!Number.isInteger(n) || n <= 0 || n > 0x10ffff || (n >= 0xd800 && n <= 0xdfff)) return undefined;
+  return String.fromCodePoint(n);
+}
+
+/** Plain text: no tags, no control characters, one space between words, at most `max` characters. */
+export function cleanText(raw: unknown, max: number): string | undefined {
+  if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
+  let text = String(raw);
+  // Twice: entities may hide tags (&lt;script&gt;), which are then removed as tags.
+  for (let i = 0; i < 2; i++) text = decodeEntities(text.replace(/<[^>]*>?/g, ' ')).replace(/<[^>]*>?/g, ' ');
+  text = text
+    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u2028-\u202e\u2066-\u2069\ufeff]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (text === '') return undefined;
+  return text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text;
+}
+
+/** An absolute http(s) URL (relative ones resolved against `base`), or undefined. */
+export function cleanUrl(raw: unknown, base: string): string | undefined {
+  const text = cleanText(raw, PROFILE_LIMITS.url);
+  if (!text) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text, base);
+  } catch {
+    return undefined;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+  if (url.username || url.password) return undefined;
+  return url.href;
+}
+
+/** A count as pages write it: 1234, "1,234", "1.2k", "3M". */
+export function cleanCount(raw: unknown): number | undefined {
+  if (typeof raw === 'number') return Number.isFinite(raw) && raw >= 0 ? Math.round(raw) : undefined;
+  const text = cleanText(raw, 40)
+    ?.toLowerCase()
+    .replace(/[\s,_]/g, '');
+  const match = text ? /^(\d+(?:\.\d+)?)([km]?)$/.exec(text) : null;
+  if (!match) return undefined;
+  const n = Number(match[1]) * (match[2] === 'k' ? 1e3 : match[2] === 'm' ? 1e6 : 1);
+  return Number.isFinite(n) ? Math.round(n) : undefined;
+}
+
+/** Attribute values of a tag's text, lower-case names. */
+function attributes(tag: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of tag.matchAll(/([a-zA-Z_:-]+)\s*=\s*("([^"]*)"|'([^']*)'|([^\s"'>]+))/g))
+    out.set(m[1]!.toLowerCase(), m[3] ?? m[4] ?? m[5] ?? '');
+  return out;
+}
+
+/** `<meta>` contents by their name or property (lower-case), first wins. */
+function metaTags(html: string): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const m of html.matchAll(/<meta\b[^>]*>/gi)) {
+    const attrs = attributes(m[0]);
+    const key = (attrs.get('property') ?? attrs.get('name') ?? attrs.get('itemprop'))?.toLowerCase();
+    const content = attrs.get('content');
+    if (key && content !== undefined && !out.has(key)) out.set(key, content);
+  }
+  return out;
+}
+
+function linkHrefs(html: string, rel: string): string[] {
+  const out: string[] = [];
+  for (const m of html.matchAll(/<(?:link|a)\b[^>]*>/gi)) {
+    const attrs = attributes(m[0]);
+    const rels = (attrs.get('rel') ?? '').toLowerCase().split(/\s+/);
+    const href = attrs.get('href');
+    if (href && rels.includes(rel)) out.push(href);
+  }
+  return out;
+}
+
+type Json = unknown;
+
+function jsonLdPeople(html: string): Record<string, Json>[] {
+  const people: Record<string, Json>[] = [];
+  for (const m of html.matchAll(
+    /<script\b[^>]*type\s*=\s*["']?application\/ld\+json["']?[^>]*>([\s\S]*?)<\/script>/gi,
+  )) {
+    let data: Json;
+    try {
+      data = JSON.parse(m[1]!);
+    } catch {
+      continue; // broken JSON-LD is not an error of ours
+    }
+    const queue: Json[] = [data];
+    for (let seen = 0; queue.length > 0 && seen < 50; seen++) {
+      const node = queue.shift();
+      if (Array.isArray(node)) queue.push(...node);
+      else if (node && typeof node === 'object') {
+        const record = node as Record<string, Json>;
+        const type = record['@type'];
+        const types = Array.isArray(type) ? type : [type];
+        if (types.includes('Person')) people.push(record);
+        if (record.mainEntity) queue.push(record.mainEntity);
+        if (record['@graph']) queue.push(record['@graph']);
+      }
+    }
+  }
+  return people;
+}
+
+/** The value at a dot path (array indexes as numbers). */
+function atPath(data: Json, path: readonly string[]): Json {
+  let node = data;
+  for (const segment of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<string, Json>)[segment];
+  }
+  return node;
+}
+
+interface Parsed {
+  readonly html: string;
+  readonly json: Json;
+  readonly meta: Map<string, string>;
+}
+
+function parse(view: ResponseView): Parsed {
+  const body = view.body.length > MAX_SCAN ? view.body.slice(0, MAX_SCAN) : view.body;
+  const type = view.headers['content-type'] ?? '';
+  let json: Json;
+  if (/json/i.test(type) || /^\s*[[{]/.test(body)) {
+    try {
+      json = JSON.parse(body);
+    } catch {
+      json = undefined;
+    }
+  }
+  const html = json === undefined ? body : '';
+  return { html, json, meta: html ? metaTags(html) : new Map() };
+}
+
+function ruleValue(rule: ExtractRule, parsed: Parsed): Json {
+  switch (rule.kind) {
+    case 'json':
+      return parsed.json === undefined ? undefined : atPath(parsed.json, rule.path);
+    case 'meta':
+      return parsed.meta.get(rule.name);
+    case 'regex': {
+      const match = rule.re.exec(
+        parsed.html || (typeof parsed.json === 'undefined' ? '' : JSON.stringify(parsed.json)),
+      );
+      return match?.groups?.value;
+    }
+  }
+}
+
+/** Generic candidates per field, in order of trust. */
+function genericValues(parsed: Parsed): Partial<Record<ProfileField, Json>> & { links: Json[] } {
+  const { meta } = parsed;
+  const person = jsonLdPeople(parsed.html)[0];
+  const image = person?.image;
+  const sameAs = person?.sameAs;
+  const out: Partial<Record<ProfileField, Json>> & { links: Json[] } = {
+    fullName:
+      person?.name ?? meta.get('profile:username') ?? meta.get('og:title') ?? meta.get('twitter:title'),
+    bio:
+      person?.description ??
+      meta.get('og:description') ??
+      meta.get('twitter:description') ??
+      meta.get('description'),
+    avatarUrl:
+      (typeof image === 'object' && image !== null ? (image as Record<string, Json>).url : image) ??
+      meta.get('og:image') ??
+      meta.get('twitter:image'),
+    location:
+      typeof person?.homeLocation === 'object' && person.homeLocation !== null
+        ? (person.homeLocation as Record<string, Json>).name
+        : person?.homeLocation,
+    website: person?.url,
+    links: [...(Array.isArray(sameAs) ? sameAs : sameAs ? [sameAs] : []), ...linkHrefs(parsed.html, 'me')],
+  };
+  if (out.fullName === undefined && parsed.html) {
+    const title = /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(parsed.html)?.[1];
+    if (title) out.fullName = title;
+  }
+  return out;
+}
+
+/**
+ * The profile of a hit, or undefined when the answer holds nothing worth keeping.
+ * `view.url` resolves relative URLs; the profile's own address is never a link.
+ */
+export function extractProfile(platform: Pick<Platform, 'extract'>, view: ResponseView): Profile | undefined {
+  if (view.body === '') return undefined;
+  const parsed = parse(view);
+  const own: Partial<Record<ProfileField, Json>> = {};
+  for (const [field, rule] of Object.entries(platform.extract?.fields ?? {}))
+    own[field as ProfileField] = ruleValue(rule as ExtractRule, parsed);
+  const generic = genericValues(parsed);
+  const pick = (field: ProfileField) => own[field] ?? generic[field];
+
+  const profile: Record<string, unknown> = {};
+  for (const field of PROFILE_TEXT_FIELDS) {
+    const value = cleanText(pick(field), PROFILE_LIMITS[field]);
+    if (value !== undefined) profile[field] = value;
+  }
+  for (const field of PROFILE_URL_FIELDS) {
+    const value = cleanUrl(pick(field), view.url);
+    if (value !== undefined) profile[field] = value;
+  }
+  for (const field of PROFILE_COUNT_FIELDS) {
+    const value = cleanCount(pick(field));
+    if (value !== undefined) profile[field] = value;
+  }
+  const self = cleanUrl(view.url, view.url);
+  const links = new Set<string>();
+  for (const raw of [profile.website, ...generic.links]) {
+    const url = cleanUrl(raw, view.url);
+    if (url && url !== self && links.size < PROFILE_LIMITS.links) links.add(url);
+  }
+  if (links.size > 0) profile.links = [...links];
+  const ids: Record<string, string> = {};
+  for (const [name, rule] of Object.entries(platform.extract?.ids ?? {})) {
+    const value = cleanText(ruleValue(rule, parsed), PROFILE_LIMITS.id);
+    if (value !== undefined && Object.keys(ids).length < PROFILE_LIMITS.ids) ids[name] = value;
+  }
+  if (Object.keys(ids).length > 0) profile.ids = ids;
+  return Object.keys(profile).length > 0 ? (profile as Profile) : undefined;
+}

@@ -1,0 +1,416 @@
+/**
+ * An outcome in few bytes, the same for every backend, decoded back to exactly
+ * the outcome stored (the same fields, values and key order: what the API shows).
+ * Pure: the backend's vocabulary (texts stored once, referred to by number) is
+ * passed in, so SQLite, Redis and PostgreSQL share one format.
+ *
+ * Format 1 (byte 0 = 1), varints are unsigned LEB128 (7 bits a byte, low first):
+ *   varint  flags: bits 0-2 status (index in STATUS_CODES), bit 3 reason,
+ *           bit 4 httpStatus, bits 5-6 finalUrl (0 absent, 1 = url, 2 text follows),
+ *           bit 7 bytesRead, bit 8 cachedAt
+ *   byte    category (index in CATEGORY_CODES)
+ *   [varint reason: index in REASON_CODES]
+ *   text    platform, text platformId, text url
+ *   varint  responseTime
+ *   [varint httpStatus] [text finalUrl]
+ *   text    rule
+ *   varint  attempts
+ *   [varint bytesRead] [varint cachedAt]
+ * A text is a varint t: t even, vocabulary entry t / 2; t odd, (t - 1) / 2 bytes
+ * of UTF-8 follow. Every text is a template: U+0000 stands for the search's
+ * username (only where the username stands alone, between characters that are
+ * not letters or digits, so a platform's templates stay few).
+ * Format 0 (byte 0 = 0): UTF-8 JSON of the outcome follows, for any outcome
+ * format 1 cannot give back exactly (never seen from the engine).
+ * Bytes that start with `{` are an outcome stored as JSON before this format:
+ * decoded as such, so data written by earlier releases still reads.
+ */
+import type { Category } from '../catalogue/categories.js';
+import type { Outcome, OutcomeReason, OutcomeStatus } from '../engine/outcome.js';
+
+/*
+ * The codes of format 1: stored data refers to these positions, so they are
+ * append-only, never reordered (the unions they mirror may be, for display).
+ * A value not listed here is stored in format 0; the unit test fails until it is appended.
+ */
+export const STATUS_CODES: readonly OutcomeStatus[] = ['hit', 'miss', 'unknown', 'error', 'invalid'];
+export const CATEGORY_CODES: readonly Category[] = [
+  'social',
+  'coding',
+  'tech',
+  'gaming',
+  'music',
+  'video',
+  'art',
+  'images',
+  'blog',
+  'forum',
+  'news',
+  'political',
+  'business',
+  'finance',
+  'crypto',
+  'shopping',
+  'dating',
+  'hobby',
+  'sports',
+  'health',
+  'education',
+  'archived',
+  'misc',
+  'nsfw',
+];
+export const REASON_CODES: readonly OutcomeReason[] = [
+  'waf',
+  'captcha',
+  'rate_limited',
+  'unexpected_response',
+  'budget_exhausted',
+  'timeout',
+  'dns',
+  'connection',
+  'tls',
+  'blocked_destination',
+  'internal',
+  'username_rule',
+  'unsafe_username',
+  'rule_drift',
+];
+
+/** What a backend keeps once and refers to by number: the id of a text, or undefined to write it out. */
+export type VocabularyIds = (template: string) => number | undefined;
+/** The text of a vocabulary id (throws if the backend has none: the data is damaged). */
+export type VocabularyTexts = (id: number) => string;
+
+const FORMAT_JSON = 0;
+const FORMAT_COMPACT = 1;
+const LEGACY_JSON = 0x7b; // '{'
+const USERNAME = '\u0000';
+
+const STATUS_INDEX = new Map(STATUS_CODES.map((s, i) => [s as string, i]));
+const CATEGORY_INDEX = new Map(CATEGORY_CODES.map((c, i) => [c as string, i]));
+const REASON_INDEX = new Map(REASON_CODES.map((r, i) => [r as string, i]));
+
+const utf8 = new TextEncoder();
+const fromUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** `text` with the username, where it stands alone, replaced by U+0000. */
+export function toTemplate(text: string, username: string): string {
+  if (username === '' || !text.includes(username)) return text;
+  let out = '';
+  let from = 0;
+  for (let at = text.indexOf(username); at !== -1; at = text.indexOf(username, at + 1)) {
+    if (at < from) continue;
+    const end = at + username.length;
+    if (isWordChar(text.charCodeAt(at - 1)) || isWordChar(text.charCodeAt(end))) continue;
+    out += text.slice(from, at) + USERNAME;
+    from = end;
+  }
+  return out + text.slice(from);
+}
+
+function fromTemplate(template: string, username: string): string {
+  return template.includes(USERNAME) ? template.replaceAll(USERNAME, () => username) : template;
+}
+
+function isWordChar(code: number): boolean {
+  // NaN (before the start, after the end) is not a word character.
+  return (code >= 48 && code <= 57) || (code >= 65 && code <= 90) || (code >= 97 && code <= 122);
+}
+
+/**
+ * The templates of `outcome` worth keeping in a vocabulary: those a platform
+ * repeats in every search (its name and id, its address with the username
+ * taken out, the catalogue rule that decided). Texts that vary by search
+ * (transport errors, waits, addresses the username is not plainly in) are
+ * written out, so the vocabulary grows with the catalogue, never with use.
+ */
+export function vocabularyOf(outcome: Outcome, username: string): string[] {
+  const texts = [outcome.platform, outcome.platformId];
+  const url = toTemplate(outcome.url, username);
+  if (url.includes(USERNAME)) texts.push(url);
+  const finalUrl = outcome.evidence.finalUrl;
+  if (finalUrl !== undefined && finalUrl !== outcome.url) {
+    const template = toTemplate(finalUrl, username);
+    if (template.includes(USERNAME)) texts.push(template);
+  }
+  if (ruleFromCatalogue(outcome)) texts.push(toTemplate(outcome.evidence.rule, username));
+  return texts;
+}
+
+/** Rules of answered checks come from the catalogue (signals, shields); the others carry measurements. */
+function ruleFromCatalogue(outcome: Outcome): boolean {
+  return (
+    outcome.status === 'hit' ||
+    outcome.status === 'miss' ||
+    (outcome.status === 'unknown' && outcome.evidence.httpStatus !== undefined)
+  );
+}
+
+class Writer {
+  #bytes = new Uint8Array(64);
+  #length = 0;
+
+  #room(n: number): void {
+    if (this.#length + n <= this.#bytes.length) return;
+    const bigger = new Uint8Array(Math.max(this.#bytes.length * 2, this.#length + n));
+    bigger.set(this.#bytes.subarray(0, this.#length));
+    this.#bytes = bigger;
+  }
+
+  byte(b: number): void {
+    this.#room(1);
+    this.#bytes[this.#length++] = b;
+  }
+
+  /** A non-negative safe integer; arithmetic, not bit operations, past 2^31. */
+  varint(n: number): void {
+    let rest = n;
+    while (rest >= 0x80) {
+      this.byte((rest % 0x80) | 0x80);
+      rest = Math.floor(rest / 0x80);
+    }
+    this.byte(rest);
+  }
+
+  raw(bytes: Uint8Array): void {
+    this.#room(bytes.length);
+    this.#bytes.set(bytes, this.#length);
+    this.#length += bytes.length;
+  }
+
+  text(template: string, ids: VocabularyIds): void {
+    const id = ids(template);
+    if (id !== undefined) {
+      this.varint(id * 2);
+      return;
+    }
+    const bytes = utf8.encode(template);
+    this.varint(bytes.length * 2 + 1);
+    this.raw(bytes);
+  }
+
+  done(): Uint8Array {
+    return this.#bytes.slice(0, this.#length);
+  }
+}
+
+class Reader {
+  #at = 0;
+  constructor(readonly bytes: Uint8Array) {}
+
+  byte(): number {
+    if (this.#at >= this.bytes.length) throw new RangeError('compact outcome: truncated');
+    return this.bytes[this.#at++]!;
+  }
+
+  varint(): number {
+    let n = 0;
+    let scale = 1;
+    for (;;) {
+      const b = this.byte();
+      n += (b & 0x7f) * scale;
+      if (b < 0x80) return n;
+      scale *= 0x80;
+    }
+  }
+
+  text(username: string, texts: VocabularyTexts): string {
+    const t = this.varint();
+    if (t % 2 === 0) return fromTemplate(texts(t / 2), username);
+    const length = (t - 1) / 2;
+    const end = this.#at + length;
+    if (end > this.bytes.length) throw new RangeError('compact outcome: truncated');
+    const template = fromUtf8.decode(this.bytes.subarray(this.#at, end));
+    this.#at = end;
+    return fromTemplate(template, username);
+  }
+
+  /** Vocabulary id of the next text, or undefined when it is written out (skipped). */
+  textId(): number | undefined {
+    const t = this.varint();
+    if (t % 2 === 0) return t / 2;
+    this.#at += (t - 1) / 2;
+    return undefined;
+  }
+
+  get ended(): boolean {
+    return this.#at === this.bytes.length;
+  }
+}
+
+const F_REASON = 1 << 3;
+const F_HTTP_STATUS = 1 << 4;
+const F_FINAL_URL_SAME = 1 << 5;
+const F_FINAL_URL_TEXT = 2 << 5;
+const F_BYTES_READ = 1 << 7;
+const F_CACHED_AT = 1 << 8;
+
+/**
+ * `outcome` for the search of `username`, in format 1 when it decodes back to
+ * exactly the same outcome, else format 0. `ids` gives the vocabulary id of a
+ * template (from `vocabularyOf`), undefined to write it out.
+ */
+export function encodeOutcome(
+  outcome: Outcome,
+  username: string,
+  ids: VocabularyIds = () => undefined,
+): Uint8Array {
+  const compact = encodeCompact(outcome, username, ids);
+  if (compact !== undefined) return compact;
+  const json = utf8.encode(JSON.stringify(outcome));
+  const bytes = new Uint8Array(json.length + 1);
+  bytes[0] = FORMAT_JSON;
+  bytes.set(json, 1);
+  return bytes;
+}
+
+function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): Uint8Array | undefined {
+  const e = outcome.evidence;
+  const status = STATUS_INDEX.get(outcome.status);
+  const category = CATEGORY_INDEX.get(outcome.category);
+  const reason = outcome.reason === undefined ? undefined : REASON_INDEX.get(outcome.reason);
+  if (
+    status === undefined ||
+    category === undefined ||
+    (outcome.reason !== undefined && reason === undefined)
+  )
+    return undefined;
+  // Exactly what decodeOutcome builds, or format 0: the same keys in the same order, and texts
+  // that survive UTF-8 and templating unchanged (no U+0000, no lone surrogate).
+  if (!sameKeys(outcome, outcomeKeys(outcome)) || !sameKeys(e, evidenceKeys(e))) return undefined;
+  const texts = [outcome.platform, outcome.platformId, outcome.url, e.rule];
+  if (e.finalUrl !== undefined) texts.push(e.finalUrl);
+  if (texts.some((t) => typeof t !== 'string' || t.includes(USERNAME) || LONE_SURROGATE.test(t)))
+    return undefined;
+  const numbers = [outcome.responseTime, e.attempts, e.httpStatus, e.bytesRead, e.cachedAt];
+  if (numbers.some((n) => n !== undefined && !(Number.isSafeInteger(n) && n >= 0))) return undefined;
+
+  const w = new Writer();
+  w.byte(FORMAT_COMPACT);
+  w.varint(
+    status |
+      (reason !== undefined ? F_REASON : 0) |
+      (e.httpStatus !== undefined ? F_HTTP_STATUS : 0) |
+      (e.finalUrl === undefined ? 0 : e.finalUrl === outcome.url ? F_FINAL_URL_SAME : F_FINAL_URL_TEXT) |
+      (e.bytesRead !== undefined ? F_BYTES_READ : 0) |
+      (e.cachedAt !== undefined ? F_CACHED_AT : 0),
+  );
+  w.byte(category);
+  if (reason !== undefined) w.varint(reason);
+  w.text(outcome.platform, ids);
+  w.text(outcome.platformId, ids);
+  w.text(toTemplate(outcome.url, username), ids);
+  w.varint(outcome.responseTime);
+  if (e.httpStatus !== undefined) w.varint(e.httpStatus);
+  if (e.finalUrl !== undefined && e.finalUrl !== outcome.url) w.text(toTemplate(e.finalUrl, username), ids);
+  w.text(toTemplate(e.rule, username), ids);
+  w.varint(e.attempts);
+  if (e.bytesRead !== undefined) w.varint(e.bytesRead);
+  if (e.cachedAt !== undefined) w.varint(e.cachedAt);
+  return w.done();
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** The keys of an outcome as src/engine/outcome.ts builds it (and decodeOutcome gives back), in order. */
+function outcomeKeys(o: Outcome): string[] {
+  return o.reason === undefined
+    ? ['platform', 'platformId', 'category', 'url', 'status', 'responseTime', 'evidence']
+    : ['platform', 'platformId', 'category', 'url', 'status', 'reason', 'responseTime', 'evidence'];
+}
+
+function evidenceKeys(e: Outcome['evidence']): string[] {
+  const keys: string[] = [];
+  if (e.httpStatus !== undefined) keys.push('httpStatus');
+  if (e.finalUrl !== undefined) keys.push('finalUrl');
+  keys.push('rule', 'attempts');
+  if (e.bytesRead !== undefined) keys.push('bytesRead');
+  if (e.cachedAt !== undefined) keys.push('cachedAt');
+  return keys;
+}
+
+function sameKeys(value: object, expected: readonly string[]): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const keys = Object.keys(value);
+  return keys.length === expected.length && keys.every((k, i) => k === expected[i]);
+}
+
+/** The outcome `encodeOutcome` was given. `texts` gives the template of each vocabulary id. */
+export function decodeOutcome(bytes: Uint8Array, username: string, texts: VocabularyTexts): Outcome {
+  if (bytes[0] === FORMAT_JSON) return JSON.parse(fromUtf8.decode(bytes.subarray(1))) as Outcome;
+  if (bytes[0] === LEGACY_JSON) return JSON.parse(fromUtf8.decode(bytes)) as Outcome;
+  if (bytes[0] !== FORMAT_COMPACT) throw new RangeError(`compact outcome: unknown format ${bytes[0]}`);
+  const r = new Reader(bytes);
+  r.byte();
+  const flags = r.varint();
+  const category = CATEGORY_CODES[r.byte()]!;
+  const reason = flags & F_REASON ? REASON_CODES[r.varint()] : undefined;
+  const platform = r.text(username, texts);
+  const platformId = r.text(username, texts);
+  const url = r.text(username, texts);
+  const responseTime = r.varint();
+  const httpStatus = flags & F_HTTP_STATUS ? r.varint() : undefined;
+  const finalUrlMode = flags & (3 << 5);
+  const finalUrl =
+    finalUrlMode === F_FINAL_URL_SAME
+      ? url
+      : finalUrlMode === F_FINAL_URL_TEXT
+        ? r.text(username, texts)
+        : undefined;
+  const rule = r.text(username, texts);
+  const attempts = r.varint();
+  const bytesRead = flags & F_BYTES_READ ? r.varint() : undefined;
+  const cachedAt = flags & F_CACHED_AT ? r.varint() : undefined;
+  if (!r.ended) throw new RangeError('compact outcome: trailing bytes');
+  // Key order as src/engine/outcome.ts builds outcomes, so JSON answers read byte for byte the
+  // same; built by assignment, which is several times faster here than spreads.
+  const evidence: { -readonly [K in keyof Outcome['evidence']]: Outcome['evidence'][K] } = {} as never;
+  if (httpStatus !== undefined) evidence.httpStatus = httpStatus;
+  if (finalUrl !== undefined) evidence.finalUrl = finalUrl;
+  evidence.rule = rule;
+  evidence.attempts = attempts;
+  if (bytesRead !== undefined) evidence.bytesRead = bytesRead;
+  if (cachedAt !== undefined) evidence.cachedAt = cachedAt;
+  const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
+    platform,
+    platformId,
+    category,
+    url,
+    status: STATUS_CODES[flags & 7]!,
+  } as never;
+  if (reason !== undefined) outcome.reason = reason;
+  outcome.responseTime = responseTime;
+  outcome.evidence = evidence;
+  return outcome;
+}
+
+/** The vocabulary ids `bytes` refers to: what a backend with a remote vocabulary fetches before decoding. */
+export function vocabularyIdsIn(bytes: Uint8Array): number[] {
+  if (bytes[0] !== FORMAT_COMPACT) return [];
+  const r = new Reader(bytes);
+  r.byte();
+  const flags = r.varint();
+  r.byte();
+  if (flags & F_REASON) r.varint();
+  const ids: (number | undefined)[] = [r.textId(), r.textId(), r.textId()];
+  r.varint();
+  if (flags & F_HTTP_STATUS) r.varint();
+  if ((flags & (3 << 5)) === F_FINAL_URL_TEXT) ids.push(r.textId());
+  ids.push(r.textId());
+  return ids.filter((id): id is number => id !== undefined);
+}
+
+/** A list of non-negative integers as varints (e.g. a search's platforms as vocabulary ids). */
+export function encodeVarints(numbers: readonly number[]): Uint8Array {
+  const w = new Writer();
+  for (const n of numbers) w.varint(n);
+  return w.done();
+}
+
+export function decodeVarints(bytes: Uint8Array): number[] {
+  const r = new Reader(bytes);
+  const numbers: number[] = [];
+  while (!r.ended) numbers.push(r.varint());
+  return numbers;
+}

@@ -1,0 +1,117 @@
+/**
+ * Cluster mode with two processes that both run the API, searches and the
+ * watchlist scheduler, on one Redis: a watchlist that falls due while both
+ * are up runs once, with one search per name, whichever process claims it.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hashApiKey } from '../../src/api/auth.js';
+import { emulateCatalogue } from '../../src/sim/emulate.js';
+import { SimWeb } from '../../src/sim/server.js';
+import { RedisStore } from '../../src/store/redis.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+import { json, tempDir } from '../support/service.js';
+import { killHard, startUserscout, type UserscoutProcess, waitFor } from './processes.js';
+import { connectTestRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from './redis-support.js';
+
+const KEY = 'usk_cluster-watchlist-test-key';
+const NAMES = ['alice', 'bob', 'carol'];
+const specs = [entry('Alpha'), entry('Bravo'), entry('Charlie')];
+const catalogue = catalogueOf(specs);
+const sim = new SimWeb({ routes: emulateCatalogue(catalogue.platforms, catalogue.shields).routes });
+const prefix = uniquePrefix('watch-cluster');
+let redis: Redis;
+let store: RedisStore;
+const processes: UserscoutProcess[] = [];
+
+beforeAll(async () => {
+  redis = await connectTestRedis();
+  await sim.start();
+  const dir = tempDir('userscout-watch-cluster-');
+  const catalogueFile = join(dir, 'catalogue.json');
+  writeFileSync(catalogueFile, JSON.stringify({ platforms: specs }));
+  const caFile = join(dir, 'sim-ca.pem');
+  writeFileSync(caFile, sim.caCert);
+  store = new RedisStore({ redis, prefix, now: Date.now });
+  await store.createApiKey({
+    id: 'k1',
+    name: 'cluster',
+    tier: 'professional',
+    hash: hashApiKey(KEY),
+    createdAt: Date.now(),
+  });
+  const env = {
+    REDIS_URL: TEST_REDIS_URL,
+    USERSCOUT_REDIS_PREFIX: prefix,
+    HOST: '127.0.0.1',
+    PORT: '0',
+    USERSCOUT_DATA_DIR: dir,
+    USERSCOUT_CATALOGUE: catalogueFile,
+    USERSCOUT_CONNECT_TO: sim.connectTo.join(','),
+    USERSCOUT_CA_FILE: caFile,
+    USERSCOUT_REFUSE_PRIVATE: 'false',
+    USERSCOUT_TIMEOUT_MS: '3000',
+    USERSCOUT_LOG_LEVEL: 'info',
+    USERSCOUT_WATCHLIST_TICK_MS: '20',
+  };
+  const all = await Promise.allSettled([
+    startUserscout('one', 'all', env),
+    startUserscout('two', 'all', env),
+  ]);
+  for (const r of all) if (r.status === 'fulfilled') processes.push(r.value);
+  const failed = all.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}, 90_000);
+
+afterAll(async () => {
+  await Promise.all(processes.map(killHard));
+  await sim.stop();
+  if (redis) {
+    await deleteKeys(redis, `${prefix}:`);
+    await redis.quit();
+  }
+}, 30_000);
+
+describe('watchlists in cluster mode, 2 processes', () => {
+  it('runs a due watchlist once, with one search per name', { timeout: 90_000 }, async () => {
+    // Due a moment from now, so both schedulers, polling every 20 ms, meet it at once.
+    const dueAt = Date.now() + 1_000;
+    await store.watchlists.createWatchlist({
+      id: 'w-cluster',
+      owner: 'key:k1',
+      createdAt: Date.now(),
+      updatedAt: Date.now(),
+      spec: {
+        names: NAMES,
+        intervalMs: 3_600_000,
+        webhookSecret: 'whsec_cluster_test_secret',
+        notify: 'changes',
+      },
+      state: { nextRunAt: dueAt, runs: 0, baseline: {} },
+    });
+    const [one] = processes;
+    const watchlist = await waitFor(
+      'the run',
+      async () => {
+        const w = (await json(`${one!.url}/api/watchlists/w-cluster`, { headers: { 'x-api-key': KEY } }))
+          .body;
+        return w.runs >= 1 && !w.running ? w : undefined;
+      },
+      30_000,
+    );
+    // Long enough for a second run to have started, had a second process claimed it too.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const after = (await json(`${one!.url}/api/watchlists/w-cluster`, { headers: { 'x-api-key': KEY } }))
+      .body;
+    expect(after.runs).toBe(1);
+    expect(after.running).toBeUndefined();
+    expect(Object.keys(watchlist.lastRun.searches).sort()).toEqual(NAMES);
+    const started = processes.flatMap((p) => p.logs.filter((l) => l.msg === 'search started'));
+    expect(started).toHaveLength(NAMES.length);
+    expect(new Set(started.map((l) => l.queryId))).toEqual(
+      new Set(Object.values(watchlist.lastRun.searches)),
+    );
+  });
+});
