@@ -77,7 +77,7 @@ export const SETTINGS = {
     env: 'DATABASE_URL',
     default: '',
     kind: { type: 'string' },
-    doc: 'PostgreSQL URL (postgres://...); when set, searches, outcomes, API keys and platform statistics live there, and Redis (cluster mode) keeps only the queue, limits, live events and the outcome cache',
+    doc: 'PostgreSQL URL (postgres://...); when set, searches, outcomes, API keys, platform statistics and watchlists live there, and Redis (cluster mode) keeps only the queue, limits, live events, the outcome cache and control checks',
     validate: (url: string) =>
       url === '' || /^postgres(ql)?:\/\//.test(url)
         ? undefined

@@ -6,7 +6,8 @@
  * looks like to the cluster: the queue, limits and cache gone). Every search
  * must still end with exactly the outcomes the simulated web's truth implies,
  * searches that were only queued included (the recovery pass), and the key,
- * kept in PostgreSQL, must still work.
+ * a private search, the key's history and a watchlist, kept in PostgreSQL,
+ * must still be there.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -66,6 +67,15 @@ beforeAll(async () => {
     hash: hashApiKey(PRO_KEY),
     createdAt: Date.now(),
   });
+  // A watchlist, not due during the test (a record that must outlive Redis).
+  await store.watchlists.createWatchlist({
+    id: 'w-kept',
+    owner: 'key:pro1',
+    createdAt: Date.now(),
+    updatedAt: Date.now(),
+    spec: { names: ['kept'], intervalMs: 86_400_000, webhookSecret: 'whsec_kept_secret', notify: 'changes' },
+    state: { nextRunAt: Date.now() + 86_400_000, runs: 0, baseline: {} },
+  });
   await store.close();
 
   const env = {
@@ -109,10 +119,11 @@ afterAll(async () => {
 }, 30_000);
 
 describe('cluster mode on Redis and PostgreSQL, Redis emptied mid-run', () => {
-  it('ends every search exactly, queued ones included, and the key still works', async () => {
+  it('ends every search exactly, queued ones included, and the key, history and watchlist still work', async () => {
     const api = processes.slice(0, 2);
     for (const [i, username] of usernames.entries()) {
-      const r = await postSearch(api[i % 2]!.url, { username }, pro);
+      // The first search private: readable only with the key, after the loss too.
+      const r = await postSearch(api[i % 2]!.url, i === 0 ? { username, private: true } : { username }, pro);
       expect(r.status, JSON.stringify(r.body)).toBe(200);
       started.push({ queryId: r.body.queryId, username });
     }
@@ -152,6 +163,18 @@ describe('cluster mode on Redis and PostgreSQL, Redis emptied mid-run', () => {
       for (const o of results)
         expect(o.status, o.platform).toBe(truth[o.platform]!.includes(search.username) ? 'hit' : 'miss');
     }
+
+    // The key's history, its private search and its watchlist, all read from PostgreSQL.
+    const history = await json(`${api[0]!.url}/api/searches?limit=100`, { headers: pro });
+    expect(history.status, JSON.stringify(history.body)).toBe(200);
+    expect(new Set(history.body.searches.map((s: { queryId: string }) => s.queryId))).toEqual(
+      new Set(started.map((s) => s.queryId)),
+    );
+    const anonymous = await json(`${api[1]!.url}/api/search?id=${started[0]!.queryId}`);
+    expect(anonymous.status).toBe(404);
+    const kept = await json(`${api[1]!.url}/api/watchlists/w-kept`, { headers: pro });
+    expect(kept.status, JSON.stringify(kept.body)).toBe(200);
+    expect(kept.body.names).toEqual(['kept']);
 
     // A new search with the key after the loss runs too.
     const again = await postSearch(api[1]!.url, { username: usernames[0]! }, pro);
