@@ -2,9 +2,11 @@
  * The cluster's composition root: cluster mode's parts, all on one Redis (the
  * store, live events, shared rate limits, the cluster-wide request budgets per origin,
  * checks shared between workers and the BullMQ runner), wired from the
- * configuration. The service picks these instead of the embedded ones when
- * REDIS_URL is set. Nothing here waits for Redis to answer: a process starts
- * during an outage and answers 503 until Redis is back.
+ * configuration. With a store of record (PostgreSQL, DATABASE_URL) the store
+ * is that one, and Redis keeps only the outcome cache of it. The service picks
+ * these instead of the embedded ones when REDIS_URL is set. Nothing here waits
+ * for Redis to answer: a process starts during an outage and answers 503 until
+ * Redis is back.
  */
 import type { FastifyRateLimitStoreCtor } from '@fastify/rate-limit';
 import { redisRateLimitStore } from './api/rate-limit-redis.js';
@@ -24,7 +26,8 @@ import { RedisEventHub } from './runner/redis-events.js';
 import type { Runner } from './runner/runner.js';
 import type { SearchJobDeps } from './runner/search-job.js';
 import { RedisStore } from './store/redis.js';
-import type { SearchRecord } from './store/store.js';
+import { SplitStore } from './store/split-store.js';
+import type { SearchRecord, Store } from './store/store.js';
 
 export type RedisBackendConfig = Pick<
   Config,
@@ -45,10 +48,15 @@ export interface RedisBackendHooks {
   readonly onSearchStart?: (search: SearchRecord, worker: string) => void;
   /** The service's clock (ms epoch). */
   readonly now: () => number;
+  /**
+   * The store of record (PostgreSQL) when there is one: searches, outcomes, keys and
+   * statistics go there, and Redis keeps only the outcome cache. Closed with the store.
+   */
+  readonly records?: Store;
 }
 
 export interface RedisBackend {
-  readonly store: RedisStore;
+  readonly store: Store;
   readonly events: EventHub;
   /** Per-origin request budgets over the cluster; the process's own while Redis is away. */
   readonly rateBudget: RateBudget;
@@ -68,12 +76,13 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
   const redis = createRedisClient(config.redisUrl, hooks.onError);
   // Subscriber mode needs a connection of its own; it may queue SUBSCRIBE until Redis is back.
   const subscriber = createRedisClient(config.redisUrl, hooks.onError, { enableOfflineQueue: true });
-  const store = new RedisStore({
+  const redisStore = new RedisStore({
     redis,
     prefix,
     retentionMs: config.retentionDays * 86_400_000,
     now: hooks.now,
   });
+  const store = hooks.records ? new SplitStore(hooks.records, redisStore) : redisStore;
   const leaseMs = 2 * config.timeoutMs + 5_000;
   return {
     store,
@@ -103,6 +112,7 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
         retryAfterSeconds: config.queueFullRetryAfterSeconds,
         lockMs: config.jobLockMs,
         onError: hooks.onError,
+        commands: redis,
         ...(hooks.onSearchStart ? { onStart: hooks.onSearchStart } : {}),
       }),
     waitUntilReady: (timeoutMs) =>

@@ -72,6 +72,17 @@ export const SETTINGS = {
     kind: { type: 'string' },
     doc: 'Prefix of every Redis key and of the BullMQ queue (cluster mode); one per deployment',
   },
+  // The store of record (issue 16): PostgreSQL instead of SQLite, or of Redis in cluster mode.
+  databaseUrl: {
+    env: 'DATABASE_URL',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'PostgreSQL URL (postgres://...); when set, searches, outcomes, API keys, platform statistics and watchlists live there, and Redis (cluster mode) keeps only the queue, limits, live events, the outcome cache and control checks',
+    validate: (url: string) =>
+      url === '' || /^postgres(ql)?:\/\//.test(url)
+        ? undefined
+        : 'a postgres:// or postgresql:// URL, or empty',
+  },
   jobLockMs: {
     env: 'USERSCOUT_JOB_LOCK_MS',
     default: 30_000,

@@ -28,6 +28,7 @@ import { failSearch, runSearchJob, searchJobDeps } from './runner/search-job.js'
 import { SearchThread } from './runner/search-thread.js';
 import { scheduleSelfCheck } from './runner/self-check-schedule.js';
 import { createStore } from './store/create-store.js';
+import { PostgresStore } from './store/postgres.js';
 import { recentLatencies, type Store } from './store/store.js';
 import { WatchlistScheduler } from './watchlists/scheduler.js';
 
@@ -61,22 +62,27 @@ export async function createService(config: Config, options: ServiceOptions = {}
   }
   // Cluster mode: Redis store, events and rate limits, BullMQ runner. Logs go to the app once it exists.
   let log: FastifyBaseLogger | undefined;
+  // The store of record on PostgreSQL when DATABASE_URL is set (in either mode).
+  const postgres = config.databaseUrl
+    ? new PostgresStore({ url: config.databaseUrl, log: (message) => log?.info(message) })
+    : undefined;
   const backend = config.redisUrl
     ? createRedisBackend(config, {
         onError: throttled(10_000, (error: unknown) => log?.warn({ err: error }, 'Redis error')),
         onSearchStart: (search, worker) => log?.info({ queryId: search.id, worker }, 'search job started'),
         now,
+        ...(postgres ? { records: postgres } : {}),
       })
     : undefined;
   const databasePath = join(config.dataDir, DATABASE_FILE);
-  const store = backend?.store ?? createStore({ kind: 'sqlite', path: databasePath });
+  const store = backend?.store ?? postgres ?? createStore({ kind: 'sqlite', path: databasePath });
   const events: EventHub = backend?.events ?? new LocalEventHub();
   const metrics = new Metrics(true);
   let shuttingDown = false;
 
-  // Embedded mode runs searches on a thread of their own unless told not to.
+  // Embedded mode runs searches on a thread of their own (on its own SQLite connection) unless told not to.
   const thread =
-    !backend && config.searchThread
+    !backend && !postgres && config.searchThread
       ? new SearchThread(
           { config, catalogue, databasePath },
           {
@@ -208,6 +214,12 @@ export async function createService(config: Config, options: ServiceOptions = {}
     runner,
     catalogue,
     async listen() {
+      // The schema first; during an outage the store migrates on its first query instead (503 until then).
+      await postgres
+        ?.migrate()
+        .catch((err: unknown) =>
+          app.log.warn({ err }, 'PostgreSQL schema not migrated yet: answering 503 until it is'),
+        );
       if (backend) {
         if (!(await backend.waitUntilReady(2_000)))
           app.log.warn('Redis does not answer yet: answering 503 until it does');

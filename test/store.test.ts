@@ -9,6 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../src/engine/outcome.js';
 import { createStore } from '../src/store/create-store.js';
 import { RedisStore } from '../src/store/redis.js';
+import { SplitStore } from '../src/store/split-store.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { openDatabase } from '../src/store/sqlite-driver.js';
 import type { Store } from '../src/store/store.js';
@@ -38,6 +39,9 @@ describeStoreContract(
 );
 
 describeStoreContract('MemoryStore', () => new MemoryStore());
+
+// Records in one store, the outcome cache in another, as cluster mode with DATABASE_URL splits them.
+describeStoreContract('SplitStore', () => new SplitStore(new SqliteStore(':memory:'), new MemoryStore()));
 
 describe('SqliteStore on a file, reopened', () => {
   const stores: Store[] = [];
@@ -317,6 +321,52 @@ describe('SqliteStore on a database of schema 1 (outcomes as JSON)', () => {
   });
 });
 
+describe('SplitStore', () => {
+  it('keeps the outcome cache, control checks and leases in the cache store and everything else in the records store', async () => {
+    const records = new SqliteStore(':memory:');
+    const cache = new MemoryStore();
+    const split = new SplitStore(records, cache);
+    const hit: Outcome = {
+      platform: 'GitHub',
+      platformId: 'github',
+      category: 'coding',
+      url: 'https://github.com/alice',
+      status: 'hit',
+      responseTime: 10,
+      evidence: { rule: 'exists: status 200', attempts: 1 },
+    };
+    await split.putCachedOutcome('alice', hit, T0 + 60_000);
+    await split.recordCheck('github', 'hit', 10, T0);
+    expect(await cache.getCachedOutcome('alice', 'github', T0)).toEqual(hit);
+    expect(await records.getCachedOutcome('alice', 'github', T0)).toBeUndefined();
+    expect(await records.platformStats()).toMatchObject([{ platformId: 'github', checks: 1 }]);
+    expect(await cache.platformStats()).toEqual([]);
+    // Durable records (health verdicts, watchlists) in the records store; control checks and leases in the cache store.
+    await split.putPlatformHealth('github', { verdict: 'healthy', validatedAt: T0 });
+    expect(await records.listPlatformHealth()).toEqual({ github: { verdict: 'healthy', validatedAt: T0 } });
+    expect(await cache.listPlatformHealth()).toEqual({});
+    expect(split.watchlists).toBe(records.watchlists);
+    expect(await split.claimLease('control:github:default:0', 60_000, T0)).toBe(true);
+    expect(await cache.claimLease('control:github:default:0', 60_000, T0 + 1)).toBe(false);
+    expect(await records.claimLease('control:github:default:0', 60_000, T0 + 1)).toBe(true);
+    const control = {
+      platformId: 'github',
+      identity: 'default',
+      username: 'qzx81kf0ab3c9d2e',
+      status: 'miss' as const,
+      rule: 'missing: status 404',
+      answer: { httpStatus: 404, finalUrl: 'https://github.com/q', bodyLength: 812 },
+      drift: false,
+      checkedAt: T0,
+    };
+    await split.putControl(control);
+    expect(await cache.getControl('github', 'default')).toEqual(control);
+    expect(await records.listControls()).toEqual([]);
+    await split.close();
+    expect(await split.ping()).toBe(false);
+  });
+});
+
 describe('createStore', () => {
   it('makes the backend asked for', async () => {
     const redis = createStore({ kind: 'redis', redis: TEST_REDIS_URL, now: Date.now });
@@ -328,6 +378,6 @@ describe('createStore', () => {
   });
 
   it('refuses an unknown kind, naming it', () => {
-    expect(() => createStore({ kind: 'postgres' } as never)).toThrow(/postgres/);
+    expect(() => createStore({ kind: 'mysql' } as never)).toThrow(/mysql/);
   });
 });

@@ -17,11 +17,14 @@ export async function withStore<T>(
   fn: (store: Store) => Promise<T>,
 ): Promise<T> {
   const config = loadConfig(dataDir !== undefined ? { dataDir } : {});
-  // Cluster mode keeps keys in Redis, where every API process finds them.
-  if (!config.redisUrl) mkdirSync(config.dataDir, { recursive: true });
-  const store = config.redisUrl
-    ? createStore({ kind: 'redis', redis: config.redisUrl, prefix: config.redisPrefix, now: Date.now })
-    : createStore({ kind: 'sqlite', path: join(config.dataDir, DATABASE_FILE) });
+  // Keys live in the store of record: PostgreSQL when set, else Redis in cluster mode, where
+  // every API process finds them, else the SQLite file.
+  if (!config.redisUrl && !config.databaseUrl) mkdirSync(config.dataDir, { recursive: true });
+  const store = config.databaseUrl
+    ? createStore({ kind: 'postgres', url: config.databaseUrl })
+    : config.redisUrl
+      ? createStore({ kind: 'redis', redis: config.redisUrl, prefix: config.redisPrefix, now: Date.now })
+      : createStore({ kind: 'sqlite', path: join(config.dataDir, DATABASE_FILE) });
   try {
     return await fn(store);
   } finally {

@@ -318,6 +318,13 @@ export function buildProgram(): Command {
       await withStore(options.dataDir, (store) => revokeKey(store, id));
       io.err(`key ${id} revoked`);
     });
+  program
+    .command('migrate')
+    .description('Bring the PostgreSQL schema (DATABASE_URL) up to date; the service also does at start-up')
+    .action(async () => {
+      const { runMigrate } = await import('./migrate.js');
+      await runMigrate(io);
+    });
   // --- watch: watchlists of a running service, through its API ---
   const watch = program
     .command('watch')

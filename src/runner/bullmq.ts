@@ -9,9 +9,16 @@
  * platform twice). A worker that stops cleanly (SIGTERM) puts its jobs back at
  * once. A search whose job fails for good is marked `error`. BullMQ priorities
  * are strict, so workers promote free searches that waited too long.
+ *
+ * A Redis that comes back empty (restarted without persistence, flushed) has
+ * lost the queue but not the store of record (PostgreSQL): workers watch for
+ * a marker key that only an emptied Redis lacks, and the one that sets it
+ * again puts the store's unfinished searches back in the queue, once across
+ * the cluster.
  */
 import { hostname } from 'node:os';
 import { type ConnectionOptions, type Job, Queue, WaitingError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
 import { withDeadline } from '../redis/unavailable.js';
 import type { SearchRecord, Tier } from '../store/store.js';
 import { notAcceptingError, queueFullError, type Runner, type RunnerStats } from './runner.js';
@@ -43,6 +50,10 @@ export interface BullMqRunnerOptions {
    * professional searches already waiting), so free searches always make progress. @default 30000
    */
   readonly freeAgingMs?: number;
+  /** A command connection to the same Redis, for the recovery pass's marker; without it, no recovery pass. */
+  readonly commands?: Redis;
+  /** How often a worker looks whether Redis came back empty (the recovery pass), ms. @default 5000 */
+  readonly recoveryCheckMs?: number;
   readonly onError?: (error: unknown, searchId?: string) => void;
   /** A worker took a search (logs; the multi-process test watches for it). */
   readonly onStart?: (search: SearchRecord, worker: string) => void;
@@ -62,6 +73,7 @@ export class BullMqRunner implements Runner {
   #queue: Queue<JobData> | undefined;
   #worker: Worker<JobData> | undefined;
   #aging: NodeJS.Timeout | undefined;
+  #recovery: NodeJS.Timeout | undefined;
   #accepting = false;
   #stopping = false;
   /** The searches this process runs, each with what cancels it. */
@@ -163,6 +175,11 @@ export class BullMqRunner implements Runner {
     // Searches whose job was lost (e.g. Redis restarted without persistence) or failed while
     // the store was unreachable (so the search could not be marked failed) are queued again.
     void this.#requeueUnfinished().catch((error: unknown) => this.#options.onError?.(error));
+    this.#recovery = setInterval(
+      () => void this.#recoverIfEmptied().catch((error: unknown) => this.#options.onError?.(error)),
+      this.#options.recoveryCheckMs ?? 5_000,
+    );
+    this.#recovery.unref();
     const agingMs = this.#options.freeAgingMs ?? 30_000;
     this.#aging = setInterval(
       () => void this.#promoteWaitingFree(agingMs).catch((error: unknown) => this.#options.onError?.(error)),
@@ -180,6 +197,26 @@ export class BullMqRunner implements Runner {
     for (const job of waiting) {
       if (job.priority === PRIORITY.free && job.timestamp <= cutoff)
         await this.#bounded(job.changePriority({ priority: PRIORITY.professional }));
+    }
+  }
+
+  /**
+   * The recovery pass. The marker key is missing only from a Redis that lost its data
+   * (or never had it: the first start, where the pass finds every job in place); the
+   * worker whose SET NX wins runs the pass, the others see the marker and skip it. A
+   * pass that fails gives the marker up, so the next check of any worker tries again.
+   */
+  async #recoverIfEmptied(): Promise<void> {
+    const client = this.#options.commands;
+    if (!client || !this.#queue || !this.#accepting) return;
+    const marker = `${this.#options.prefix ?? 'userscout'}:queue-epoch`;
+    const claimed = await this.#bounded(client.set(marker, `${this.#name} ${Date.now()}`, 'NX'));
+    if (claimed !== 'OK') return;
+    try {
+      await this.#requeueUnfinished();
+    } catch (error) {
+      await this.#bounded(client.del(marker)).catch(() => {});
+      throw error;
     }
   }
 
@@ -238,6 +275,7 @@ export class BullMqRunner implements Runner {
     this.#accepting = false;
     this.#stopping = true;
     clearInterval(this.#aging);
+    clearInterval(this.#recovery);
     const worker = this.#worker;
     const queue = this.#queue;
     this.#worker = undefined;

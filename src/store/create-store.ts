@@ -3,6 +3,7 @@
  * the one place that knows the implementations.
  */
 import { ConfigError } from '../errors.js';
+import { PostgresStore, type PostgresStoreOptions } from './postgres.js';
 import { RedisStore, type RedisStoreOptions } from './redis.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
@@ -11,7 +12,9 @@ export type StoreOptions =
   /** Embedded: one SQLite file (its folders are created), or ':memory:'. */
   | { readonly kind: 'sqlite'; readonly path: string }
   /** Cluster mode: shared by every process; see src/store/redis.ts. */
-  | ({ readonly kind: 'redis' } & RedisStoreOptions);
+  | ({ readonly kind: 'redis' } & RedisStoreOptions)
+  /** The store of record on PostgreSQL (DATABASE_URL); see src/store/postgres.ts. */
+  | ({ readonly kind: 'postgres' } & PostgresStoreOptions);
 
 export function createStore(options: StoreOptions): Store {
   switch (options.kind) {
@@ -19,6 +22,8 @@ export function createStore(options: StoreOptions): Store {
       return new SqliteStore(options.path);
     case 'redis':
       return new RedisStore(options);
+    case 'postgres':
+      return new PostgresStore(options);
     default:
       return unknownKind(options);
   }
@@ -26,5 +31,5 @@ export function createStore(options: StoreOptions): Store {
 
 /** Fails to compile when a kind is added to StoreOptions without a case above. */
 function unknownKind(options: never): never {
-  throw new ConfigError('store kind', (options as { kind: unknown }).kind, "'sqlite' or 'redis'");
+  throw new ConfigError('store kind', (options as { kind: unknown }).kind, "'sqlite', 'redis' or 'postgres'");
 }

@@ -1,0 +1,48 @@
+/**
+ * The PostgreSQL the tests use (CI starts one on 127.0.0.1:5432), a schema
+ * unique to each test, and dropping it after.
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+export const TEST_DATABASE_URL =
+  process.env.USERSCOUT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export function uniqueSchema(label: string): string {
+  return `ustest_${label}_${process.pid}_${randomBytes(4).toString('hex')}`;
+}
+
+/** Runs one statement on a connection of its own; fails with a clear message when no PostgreSQL answers. */
+export async function adminQuery(sql: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL, connectionTimeoutMillis: 3_000 });
+  try {
+    await client.connect();
+  } catch (error) {
+    throw new Error(
+      `These tests need PostgreSQL at ${TEST_DATABASE_URL} (.ci/run starts one): ${(error as Error).message}`,
+    );
+  }
+  try {
+    return await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropSchema(schema: string): Promise<void> {
+  await adminQuery(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+}
+
+/** A database of its own (for processes that take only DATABASE_URL); `drop` removes it. */
+export async function createTestDatabase(label: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = uniqueSchema(label);
+  await adminQuery(`CREATE DATABASE ${name}`);
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.href,
+    drop: async () => {
+      await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    },
+  };
+}
