@@ -41,6 +41,8 @@ export interface CheckContext {
   readonly baseHeaders: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
   readonly bodyCapBytes: number;
+  /** false: a check that leaves no other check to its origin closes its connection after the answer. */
+  readonly keepIdleConnections: boolean;
   readonly maxRedirects: number;
   readonly retry: RetryPolicy;
   readonly now: () => number;
@@ -85,7 +87,9 @@ export async function checkPlatform(
         const through = identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
         // A retry is a request like any other: it waits for its own send slot.
         const slot = (maxWaitMs: number) => ctx.limiter.pace(polite, identity, limit, maxWaitMs, signal);
-        const outcome = await send(platform, request, profileUrl, through, slot, signal);
+        // Asked at each attempt: a check queued meanwhile for this origin keeps the connection.
+        const closeAfter = () => !ctx.keepIdleConnections && !ctx.limiter.othersFor(polite);
+        const outcome = await send(platform, request, profileUrl, through, slot, closeAfter, signal);
         ended = breakerResult(outcome);
         return outcome;
       } finally {
@@ -105,6 +109,7 @@ async function send(
   profileUrl: string,
   ctx: CheckContext,
   slot: RetryClock['slot'],
+  closeAfter: () => boolean,
   signal: AbortSignal | undefined,
 ): Promise<Outcome> {
   signal?.throwIfAborted();
@@ -129,6 +134,7 @@ async function send(
             signal: controller.signal,
             bodyCapBytes: ctx.bodyCapBytes,
             maxRedirects: ctx.maxRedirects,
+            closeConnection: closeAfter(),
             decided: decide,
           });
         } catch (error) {

@@ -24,6 +24,7 @@ export type EngineConfig = Pick<
   | 'budgetBurst'
   | 'egress'
   | 'http2'
+  | 'keepIdleConnections'
   | 'bodyCapBytes'
   | 'retries'
   | 'retryBaseMs'
@@ -104,6 +105,7 @@ export function createEngine(
       },
       userAgent: config.userAgent,
       concurrency: config.concurrency,
+      keepIdleConnections: config.keepIdleConnections,
       perHost: config.perHost,
       budget: { perSecond: config.budgetPerSecond, burst: config.budgetBurst },
       breaker: { threshold: config.breakerTimeouts, cooldownMs: config.breakerCooldownMs },
