@@ -16,6 +16,7 @@ function deepFreeze<T>(value: T, seen: WeakSet<object>): T {
   seen.add(value);
   // An array's elements directly: its key list would be one new string per index.
   if (Array.isArray(value)) for (const item of value) deepFreeze(item, seen);
-  else for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key], seen);
+  else
+    for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key], seen);
   return Object.freeze(value);
 }
