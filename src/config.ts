@@ -158,6 +158,15 @@ export const SETTINGS = {
     kind: { type: 'bool' },
     doc: 'Offer HTTP/2 to origins (ALPN), so checks in flight to one origin share a connection',
   },
+  // A connection is worth keeping for the next check to its origin; a CLI search uses
+  // most origins once, and a thousand idle TLS connections cost ~80 MB (sockets, pools).
+  keepIdleConnections: {
+    env: 'USERSCOUT_KEEP_IDLE_CONNECTIONS',
+    default: true,
+    cliDefault: false,
+    kind: { type: 'bool' },
+    doc: 'Keep a connection open (keep-alive) after a check when no other check to its origin is waiting or in flight; the CLI closes it, since one search uses most origins once',
+  },
   bodyCapBytes: {
     env: 'USERSCOUT_BODY_CAP_BYTES',
     default: 1_048_576,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { SETTINGS } from '../../src/config.js';
 import { originLoads } from '../../src/engine/politeness-bound.js';
 import { estimateSeconds } from '../../src/runner/estimate.js';
+import { type CompiledCliRun, compiledCliMissing, runCompiledCli } from '../compiled-cli.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { runEngineSearches } from '../engine-run.js';
 import {
@@ -139,6 +140,19 @@ export function oneSearchRow(m: OneSearch): Row {
 
 export const RATIO_TARGET = 1.05;
 
+/** Issue 13: one CLI search of the built-in catalogue peaks at or under this (MiB, shown as MB). */
+export const CLI_PEAK_RSS_TARGET_MB = 120;
+
+/** The compiled CLI's own search, in a process of its own (no tsx), or why it was not measured. */
+function measureCompiledCli(ctx: BenchContext): Promise<CompiledCliRun | string> {
+  return ctx.memo('one-search:compiled-cli', async () => {
+    const missing = compiledCliMissing();
+    if (missing) return missing;
+    ctx.log('case 1: one search by the compiled CLI (node dist/cli/main.js), realistic latency');
+    return runCompiledCli(await ctx.sim('builtin', 'realistic'), ONE_SEARCH_USERNAME);
+  });
+}
+
 export const oneSearchCase: BenchCase = {
   id: '1',
   title: 'one search, engine only (CLI path), realistic latency',
@@ -146,16 +160,41 @@ export const oneSearchCase: BenchCase = {
   async run(ctx) {
     const first = await measureOneSearch(ctx, 'builtin', 'first');
     const m = await measureOneSearch(ctx, 'builtin', 'remembered');
+    const cli = await measureCompiledCli(ctx);
+    const cliRow: Row[] =
+      typeof cli === 'string'
+        ? []
+        : [
+            {
+              label: 'builtin, compiled CLI (no tsx)',
+              values: {
+                platforms: cli.outcomes,
+                hanging: null,
+                wallMs: Math.round(cli.wallMs),
+                limitMs: null,
+                ratio: null,
+                estimateRatio: null,
+                worstLateMs: null,
+                cpuMs: Math.round(cli.cpuMs),
+                maxRssMb: Math.round(cli.maxRssMb),
+              },
+            },
+          ];
     return {
       id: this.id,
       title: this.title,
       columns: ONE_SEARCH_COLUMNS,
-      rows: [oneSearchRow(first), oneSearchRow(m)],
+      rows: [oneSearchRow(first), oneSearchRow(m), ...cliRow],
       targets: [
         {
           text: `next run: wall <= ${RATIO_TARGET} x physical limit (${m.ratio.toFixed(3)}; first run ${first.ratio.toFixed(3)})`,
           value: m.ratio,
           met: m.ratio <= RATIO_TARGET,
+        },
+        {
+          text: `compiled CLI: peak RSS <= ${CLI_PEAK_RSS_TARGET_MB} MB (${typeof cli === 'string' ? 'not measured' : Math.round(cli.maxRssMb)})`,
+          value: typeof cli === 'string' ? null : cli.maxRssMb,
+          met: typeof cli === 'string' ? null : cli.maxRssMb <= CLI_PEAK_RSS_TARGET_MB,
         },
       ],
       notes: [
@@ -164,6 +203,10 @@ export const oneSearchCase: BenchCase = {
         `worst late = the most a check ended after its own platform's latency (queueing behind the global and per-host limits, plus overhead)`,
         'first run = a CLI with no latency memory (catalogue order); next run = a new process that reads the memory the first run wrote (USERSCOUT_LATENCY_FILE) and starts the slowest checks first, as the service orders them from its store',
         `${m.checks} checks; catalogue load and engine creation ${Math.round(m.startupMs)} ms (not in wall)`,
+        'the first two rows run the engine in a bench child under tsx (its peak RSS includes tsx, tens of MB, and the catalogue load); the compiled CLI row is `node dist/cli/main.js search` as it ships, in a process of its own, measured whole (startup, catalogue, search, JSON output; wall includes startup), without latency memory',
+        typeof cli === 'string'
+          ? `compiled CLI not measured: ${cli}`
+          : `compiled CLI: ${cli.outcomes} outcomes, ${cli.hits} hits`,
       ],
       settings: {
         engine: `command-line defaults (timeoutMs ${SETTINGS.timeoutMs.default}, concurrency ${SETTINGS.concurrency.default}, perHost ${SETTINGS.perHost.default}, retries ${SETTINGS.retries.default})`,

@@ -14,6 +14,9 @@ export function freezeCatalogue(catalogue: Catalogue): Catalogue {
 function deepFreeze<T>(value: T, seen: WeakSet<object>): T {
   if (value === null || typeof value !== 'object' || seen.has(value)) return value;
   seen.add(value);
-  for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key], seen);
+  // An array's elements directly: its key list would be one new string per index.
+  if (Array.isArray(value)) for (const item of value) deepFreeze(item, seen);
+  else
+    for (const key of Reflect.ownKeys(value)) deepFreeze((value as Record<PropertyKey, unknown>)[key], seen);
   return Object.freeze(value);
 }

@@ -47,6 +47,8 @@ export interface CheckContext {
   readonly baseHeaders: Readonly<Record<string, string>>;
   readonly timeoutMs: number;
   readonly bodyCapBytes: number;
+  /** false: a check that leaves no other check to its origin closes its connection after the answer. */
+  readonly keepIdleConnections: boolean;
   readonly maxRedirects: number;
   readonly retry: RetryPolicy;
   readonly now: () => number;
@@ -91,6 +93,8 @@ export async function checkPlatform(
         const through = identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
         // A retry is a request like any other: it waits for its own send slot.
         const slot = (maxWaitMs: number) => ctx.limiter.pace(polite, identity, limit, maxWaitMs, signal);
+        // Asked at each attempt: a check queued meanwhile for this origin keeps the connection.
+        const closeAfter = () => !ctx.keepIdleConnections && !ctx.limiter.othersFor(polite);
         // A control goes through the same identity, in a send slot of the same budget.
         const sendControl = async (name: string): Promise<SentCheck> => {
           const built = buildRequest(platform, name, ctx.baseHeaders);
@@ -98,14 +102,14 @@ export async function checkPlatform(
             return { outcome: invalidOutcome(platform, built.profileUrl, built.reason, built.message) };
           if (!(await slot(ctx.timeoutMs)))
             return { outcome: budgetExhausted(platform, built.profileUrl, limit, ctx.timeoutMs) };
-          return send(platform, built.request, built.profileUrl, through, slot, signal);
+          return send(platform, built.request, built.profileUrl, through, slot, closeAfter, signal);
         };
         const identityName = ctx.identities?.[identity] ?? DEFAULT_IDENTITY;
         // Eager (the service): sent alongside the check when due, so a hit does not wait for it after its answer.
         const early = ctx.controls?.eager
           ? ctx.controls.current(platform, identityName, sendControl)
           : undefined;
-        const sent = await send(platform, request, profileUrl, through, slot, signal);
+        const sent = await send(platform, request, profileUrl, through, slot, closeAfter, signal);
         ended = breakerResult(sent.outcome);
         if (sent.outcome.status !== 'hit' || !ctx.controls) return sent.outcome;
         return ctx.controls.vet(platform, identityName, sent, sendControl, early);
@@ -126,6 +130,7 @@ async function send(
   profileUrl: string,
   ctx: CheckContext,
   slot: RetryClock['slot'],
+  closeAfter: () => boolean,
   signal: AbortSignal | undefined,
 ): Promise<SentCheck> {
   signal?.throwIfAborted();
@@ -152,6 +157,7 @@ async function send(
             signal: controller.signal,
             bodyCapBytes: ctx.bodyCapBytes,
             maxRedirects: ctx.maxRedirects,
+            closeConnection: closeAfter(),
             decided: decide,
           });
         } catch (error) {

@@ -27,6 +27,7 @@ export type EngineConfig = Pick<
   | 'budgetBurst'
   | 'egress'
   | 'http2'
+  | 'keepIdleConnections'
   | 'bodyCapBytes'
   | 'retries'
   | 'retryBaseMs'
@@ -112,6 +113,7 @@ export function createEngine(
       },
       userAgent: config.userAgent,
       concurrency: config.concurrency,
+      keepIdleConnections: config.keepIdleConnections,
       perHost: config.perHost,
       budget: { perSecond: config.budgetPerSecond, burst: config.budgetBurst },
       breaker: { threshold: config.breakerTimeouts, cooldownMs: config.breakerCooldownMs },

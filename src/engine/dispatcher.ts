@@ -10,6 +10,7 @@ import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher, interceptors, ProxyAgent, Socks5ProxyAgent } from 'undici';
 import { UserscoutError } from '../errors.js';
 import { type ConnectToRule, resolveConnectTo } from './connect-to.js';
+import { leanPoolFactory } from './lean-pool.js';
 import { isPrivateAddress } from './private-address.js';
 import { BLOCKED_DESTINATION_CODE } from './transport-error.js';
 
@@ -145,6 +146,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       ...common,
       ...(options.localAddress ? { localAddress: options.localAddress } : {}),
       connect,
+      factory: leanPoolFactory,
     });
   }
   return dispatcher.compose(decompress);

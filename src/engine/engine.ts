@@ -27,6 +27,11 @@ export interface EngineOptions {
   readonly perHost: number;
   /** Request-rate budget of one origin through one egress identity, unless its platform sets its own. */
   readonly budget: BudgetLimit;
+  /**
+   * Keep a connection open after a check when no other check to its origin is waiting
+   * or in flight; false closes it (`Connection: close`). @default true
+   */
+  readonly keepIdleConnections?: boolean | undefined;
   /** Origins that stopped answering are not sent checks for a while (see origin-breaker.ts). */
   readonly breaker?: { readonly threshold: number; readonly cooldownMs: number } | undefined;
 }
@@ -109,6 +114,7 @@ export class Engine {
       baseHeaders: browserHeaders(options.userAgent),
       timeoutMs: options.timeoutMs,
       bodyCapBytes: options.bodyCapBytes,
+      keepIdleConnections: options.keepIdleConnections ?? true,
       maxRedirects: options.maxRedirects,
       retry: options.retry,
       now,

@@ -15,6 +15,8 @@ export interface ExchangeOptions {
   readonly signal: AbortSignal;
   readonly bodyCapBytes: number;
   readonly maxRedirects: number;
+  /** Close each connection after its answer (`Connection: close`) instead of keeping it for the next request. @default false */
+  readonly closeConnection?: boolean | undefined;
   /** Called with the answer so far; returns true once it has decided (reading stops). */
   readonly decided: (view: ResponseView) => boolean;
 }
@@ -130,6 +132,7 @@ function sendHop(
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
+        ...(options.closeConnection ? { reset: true } : {}),
       },
       handler,
     );

@@ -186,6 +186,12 @@ export class CheckLimiter {
     return true;
   }
 
+  /** Whether a check to `origin` other than the caller's is waiting or in flight (the caller's own counts as one). */
+  othersFor(origin: string): boolean {
+    const host = this.#perOrigin.get(origin);
+    return host !== undefined && host.activeCount + host.pendingCount > 1;
+  }
+
   /** Checks holding a global slot (sending). */
   get active(): number {
     return this.#global.pending;

@@ -1,0 +1,132 @@
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { createEngine } from '../../src/engine/create-engine.js';
+import type { Engine } from '../../src/engine/engine.js';
+import type { Outcome } from '../../src/engine/outcome.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+
+/** A plain HTTP site for every host: 200 for alice, 404 otherwise; it counts connections. */
+let server: Server;
+let port: number;
+const open = new Set<Socket>();
+let connections = 0;
+let requests = 0;
+
+beforeAll(async () => {
+  server = createServer((req, res) => {
+    requests++;
+    const found = (req.url ?? '').endsWith('/alice');
+    res.writeHead(found ? 200 : 404, { 'content-type': 'text/html' }).end(found ? 'profile' : 'none');
+  });
+  server.on('connection', (socket: Socket) => {
+    connections++;
+    open.add(socket);
+    socket.once('close', () => open.delete(socket));
+  });
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  port = (server.address() as AddressInfo).port;
+});
+
+let engine: Engine | undefined;
+
+afterEach(async () => {
+  await engine?.close();
+  engine = undefined;
+  // Bounded: the engine closed its connections; the server sees them go.
+  for (let i = 0; i < 100 && open.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  connections = 0;
+  requests = 0;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  server.close();
+});
+
+function http(name: string, host: string, path = name.toLowerCase()) {
+  return entry(name, { home: `http://${host}/`, profile: `http://${host}/${path}/{username}` });
+}
+
+function engineOf(keepIdleConnections: boolean, platforms: ReturnType<typeof http>[]): Engine {
+  const config = loadConfig(
+    {
+      connectTo: [`::127.0.0.1:${port}`],
+      refusePrivate: false,
+      keepIdleConnections,
+      budgetPerSecond: 1000,
+      budgetBurst: 100,
+      // Counted here: one connection per check, so no control check after a hit.
+      controlWindowMs: 0,
+    },
+    {},
+    'cli',
+  );
+  return createEngine(config, catalogueOf(platforms, false));
+}
+
+async function search(e: Engine, username: string): Promise<Outcome[]> {
+  const out: Outcome[] = [];
+  for await (const outcome of e.search(username, e.catalogue.platforms)) out.push(outcome);
+  return out;
+}
+
+async function settled(): Promise<void> {
+  // Closing is the client's half: give the server's side a moment (bounded) to see it.
+  for (let i = 0; i < 100 && open.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+}
+
+describe('idle connections', () => {
+  it('the command line default closes a connection no other check needs', () => {
+    expect(loadConfig({}, {}, 'cli').keepIdleConnections).toBe(false);
+    expect(loadConfig({}, {}).keepIdleConnections).toBe(true);
+  });
+
+  it('closes each origin’s connection after its last check, with the same outcomes', async () => {
+    const platforms = [http('One', 'one.test'), http('Two', 'two.test'), http('Three', 'three.test')];
+    engine = engineOf(false, platforms);
+    const closed = await search(engine, 'alice');
+    await settled();
+    expect(open.size).toBe(0);
+    expect(connections).toBe(3);
+    await engine.close();
+
+    engine = engineOf(true, platforms);
+    const kept = await search(engine, 'alice');
+    // Kept alive: the three connections stay open until the engine closes.
+    expect(open.size).toBe(3);
+    const statuses = (outcomes: Outcome[]) => outcomes.map((o) => `${o.platform}:${o.status}`).sort();
+    expect(statuses(closed)).toEqual(statuses(kept));
+    expect(statuses(closed)).toEqual(['One:hit', 'Three:hit', 'Two:hit']);
+  });
+
+  it('keeps a connection for the next check to its origin', async () => {
+    // Six platforms on one origin, at most two checks in flight to it: connections are reused.
+    const platforms = ['A', 'B', 'C', 'D', 'E', 'F'].map((n) => http(n, 'shared.test'));
+    const config = loadConfig(
+      {
+        connectTo: [`::127.0.0.1:${port}`],
+        refusePrivate: false,
+        keepIdleConnections: false,
+        perHost: 2,
+        budgetPerSecond: 1000,
+        budgetBurst: 100,
+        controlWindowMs: 0,
+      },
+      {},
+      'cli',
+    );
+    engine = createEngine(config, catalogueOf(platforms, false));
+    const outcomes = await search(engine, 'nobody');
+    expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill('miss'));
+    await settled();
+    expect(requests).toBe(6);
+    expect(connections).toBeLessThan(6);
+    // A check decides before it is sent; the last ones in flight together each saw the
+    // other, so at most that many (perHost) stay open.
+    expect(open.size).toBeLessThanOrEqual(2);
+  });
+});
