@@ -14,6 +14,8 @@ export async function runEngineSearches(
   profile: LatencyProfile,
   batches: readonly (readonly string[])[],
   latencyFile?: string,
+  /** Settings in place of the command line's defaults (names as in src/config.ts). */
+  overrides: EngineInput['overrides'] = {},
 ): Promise<{ ready: EngineReady; reports: SearchesReport[] }> {
   const sim = await ctx.sim(set, profile);
   const engine = await Child.start<EngineReady>('./engine-child.ts', {
@@ -21,7 +23,7 @@ export async function runEngineSearches(
     seed: ctx.seed,
     connectTo: sim.connectTo,
     caFile: sim.caFile,
-    overrides: {},
+    overrides,
     ...(latencyFile ? { latencyFile } : {}),
   } satisfies EngineInput);
   try {

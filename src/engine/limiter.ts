@@ -62,13 +62,19 @@ export function budgetKey(origin: string, identity: string): string {
 }
 
 /**
- * The origin a platform's politeness is counted on. A platform whose host holds
+ * The site a platform's politeness is counted on: the host, whatever the scheme
+ * and port, as sites rate-limit a client address (http://archive.org and
+ * https://archive.org are one site, and one budget). A platform whose host holds
  * the username (`https://{username}.example.com`) is one site to its operator,
- * not one origin per account: its budget is the template's.
+ * not one site per account: its budget is the template's.
  */
 export function politeOrigin(platform: Platform, requestOrigin: string): string {
   const template = splitAuthority(platform.check.url)?.origin;
-  return template?.includes(PLACEHOLDER) ? template.toLowerCase() : requestOrigin;
+  const origin = template?.includes(PLACEHOLDER) ? template : requestOrigin;
+  return origin
+    .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
+    .replace(/:\d+$/, '')
+    .toLowerCase();
 }
 
 /** No send slot within the wait allowed: nothing is sent. */

@@ -31,7 +31,7 @@ describe('politenessBound', () => {
     // shared.test: 10 searches x 2 platforms, 4 at once then 4 a second.
     expect(politenessBound(plain, options)).toEqual({
       boundMs: 4_000,
-      origin: 'https://shared.test',
+      origin: 'shared.test',
       requests: 20,
     });
     // A burst of 4 through each identity, then 8 a second.
@@ -49,7 +49,7 @@ describe('politenessBound', () => {
     // shared.test: 2 platforms at 4 a second: 2 searches a second.
     expect(sustainedRate(plain, { identities: 1, budget: options.budget })).toEqual({
       perHour: 7_200,
-      origin: 'https://shared.test',
+      origin: 'shared.test',
       platforms: 2,
     });
     expect(sustainedRate(plain, { identities: 3, budget: options.budget }).perHour).toBe(21_600);
