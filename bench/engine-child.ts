@@ -3,7 +3,13 @@
  * driven from here, measured from inside (CPU, peak RSS) around the searches only.
  */
 
-import { mergeLatencies, readLatencyMemory, writeLatencyMemory } from '../src/cli/latency-memory.js';
+import {
+  mergeLatencies,
+  readLatencyMemory,
+  rememberedSlow,
+  writeLatencyMemory,
+} from '../src/cli/latency-memory.js';
+import { SLOW_SHARE_OF_TIMEOUT } from '../src/cli/search-checkers.js';
 import { loadConfig, type SettingName } from '../src/config.js';
 import { createEngine } from '../src/engine/create-engine.js';
 import type { Engine } from '../src/engine/engine.js';
@@ -57,7 +63,15 @@ await runChild<EngineInput, EngineReady>(async (input) => {
     {},
     'cli', // the CLI path: its defaults, as `userscout search` runs
   );
-  const engine: Engine = createEngine(config, set.catalogue);
+  // As `userscout search` does: platforms remembered as slow send their controls with their checks.
+  const remembered = readLatencyMemory(input.latencyFile);
+  const engine: Engine = createEngine(
+    config,
+    set.catalogue,
+    input.latencyFile
+      ? { eagerControls: rememberedSlow(remembered, config.timeoutMs * SLOW_SHARE_OF_TIMEOUT) }
+      : {},
+  );
   const startupMs = performance.now() - started;
 
   /** Searches for each username in turn (one search at a time, as the CLI does). */

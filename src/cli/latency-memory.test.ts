@@ -6,6 +6,7 @@ import {
   latencyMemoryPath,
   mergeLatencies,
   readLatencyMemory,
+  rememberedSlow,
   writeLatencyMemory,
 } from './latency-memory.js';
 
@@ -63,5 +64,16 @@ describe('latency memory', () => {
     const blocker = join(dir, 'file');
     writeFileSync(blocker, '');
     expect(writeLatencyMemory(join(blocker, 'under-a-file.json'), new Map([['x', 1]]))).toBe(false);
+  });
+
+  it('names the platforms remembered at or over a threshold as slow, and none never measured', () => {
+    const slow = rememberedSlow(
+      new Map([
+        ['a', 3000],
+        ['b', 2499],
+      ]),
+      2500,
+    );
+    expect([slow({ id: 'a' }), slow({ id: 'b' }), slow({ id: 'c' })]).toEqual([true, false, false]);
   });
 });

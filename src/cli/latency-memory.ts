@@ -70,3 +70,15 @@ export function writeLatencyMemory(path: string | undefined, memory: ReadonlyMap
     return false;
   }
 }
+
+/**
+ * Platforms remembered as slow: at or over `thresholdMs`. The command line sends
+ * their control checks alongside the checks (a slow hit would otherwise wait its
+ * latency again for its control), and the others' only after a hit. Pure.
+ */
+export function rememberedSlow(
+  memory: ReadonlyMap<string, number>,
+  thresholdMs: number,
+): (platform: { readonly id: string }) => boolean {
+  return (platform) => (memory.get(platform.id) ?? 0) >= thresholdMs;
+}

@@ -18,8 +18,12 @@ import {
   latencyMemoryPath,
   mergeLatencies,
   readLatencyMemory,
+  rememberedSlow,
   writeLatencyMemory,
 } from './latency-memory.js';
+
+/** A platform remembered as taking at least this share of the timeout counts as slow. */
+export const SLOW_SHARE_OF_TIMEOUT = 0.25;
 
 export interface CheckRun {
   /** Platforms this search covers. */
@@ -47,7 +51,10 @@ export interface Checker {
 export function localChecker(config: Config, catalogue: Catalogue, platforms: readonly Platform[]): Checker {
   const memoryPath = latencyMemoryPath(config.latencyMemory);
   let latencies = readLatencyMemory(memoryPath);
-  const engine = createEngine(config, catalogue);
+  // A slow platform's control goes out with its check: a hit there then waits for no second latency.
+  const engine = createEngine(config, catalogue, {
+    eagerControls: rememberedSlow(latencies, config.timeoutMs * SLOW_SHARE_OF_TIMEOUT),
+  });
   return {
     names: platforms.map((p) => p.name),
     timeoutMs: config.timeoutMs,

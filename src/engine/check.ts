@@ -106,7 +106,7 @@ export async function checkPlatform(
         };
         const identityName = ctx.identities?.[identity] ?? DEFAULT_IDENTITY;
         // Eager (the service): sent alongside the check when due, so a hit does not wait for it after its answer.
-        const early = ctx.controls?.eager
+        const early = ctx.controls?.eagerFor(platform)
           ? ctx.controls.current(platform, identityName, sendControl)
           : undefined;
         const sent = await send(platform, request, profileUrl, through, slot, closeAfter, signal);

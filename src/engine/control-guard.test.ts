@@ -39,6 +39,23 @@ function guardOn(ledger: ControlLedger, clock: { now: number }) {
 }
 
 describe('ControlGuard', () => {
+  it('is eager for every platform, none, or those a predicate names', () => {
+    const [alpha, bravo] = catalogueOf([entry('Alpha'), entry('Bravo')]).platforms;
+    const make = (eager?: boolean | ((p: typeof alpha) => boolean)) =>
+      new ControlGuard({
+        ledger: new MemoryControlLedger(),
+        windowMs: WINDOW,
+        waitMs: 2_000,
+        clock: Date.now,
+        random: Math.random,
+        ...(eager !== undefined ? { eager: eager as never } : {}),
+      });
+    expect(make().eagerFor(alpha!)).toBe(false);
+    expect(make(true).eagerFor(bravo!)).toBe(true);
+    const slowAlpha = make((p) => p!.id === 'alpha');
+    expect([slowAlpha.eagerFor(alpha!), slowAlpha.eagerFor(bravo!)]).toEqual([true, false]);
+  });
+
   it('sends one control for many hits at once, and none again within the window', async () => {
     const clock = { now: Date.UTC(2026, 0, 1) };
     const guard = guardOn(new MemoryControlLedger(), clock);

@@ -34,9 +34,11 @@ export interface ControlGuardOptions {
    * Send a due control alongside any check of its platform, not only once a hit needs it:
    * a hit then waits for no control after its own answer, at the cost of one request per
    * platform and identity per window whether or not it had a hit (the service). Lazy (a
-   * one-off command) sends one only for platforms that had a hit. @default false
+   * one-off command) sends one only for platforms that had a hit. A predicate decides per
+   * platform: the command line is eager only where it remembers the platform as slow, so a
+   * slow hit does not wait a second latency for its control. @default false
    */
-  readonly eager?: boolean;
+  readonly eager?: boolean | ((platform: Platform) => boolean);
 }
 
 /** How long this process trusts a control record it read before reading the ledger again (ms). */
@@ -61,8 +63,10 @@ export class ControlGuard {
     this.#options = options;
   }
 
-  get eager(): boolean {
-    return this.#options.eager ?? false;
+  /** Whether a due control of `platform` goes out alongside its check (see `eager`). */
+  eagerFor(platform: Platform): boolean {
+    const eager = this.#options.eager ?? false;
+    return typeof eager === 'function' ? eager(platform) : eager;
   }
 
   /** The hit as it stands after its platform's control (see `judgeHit`); other outcomes unchanged. */

@@ -4,7 +4,7 @@
  * that does that IO.
  */
 import { readFileSync } from 'node:fs';
-import type { Catalogue } from '../catalogue/platform.js';
+import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { type Config, egressIdentities, RETRY_ON } from '../config.js';
 import { UserscoutError } from '../errors.js';
 import { parseConnectTo } from './connect-to.js';
@@ -58,6 +58,11 @@ export function createEngine(
     readonly controls?: ControlLedger;
     /** Called with every control record this engine writes. */
     readonly onControl?: (record: ControlRecord) => void;
+    /**
+     * Which platforms' due controls go out alongside their checks. Default: every
+     * platform's when the records are shared (`controls` given: the service), none otherwise.
+     */
+    readonly eagerControls?: (platform: Platform) => boolean;
   } = {},
 ): Engine {
   let ca: string[] = [];
@@ -127,7 +132,7 @@ export function createEngine(
             controls: new ControlGuard({
               ledger: options.controls ?? new MemoryControlLedger(),
               // Shared records (the service): sent alongside the first check of each window.
-              eager: options.controls !== undefined,
+              eager: options.eagerControls ?? options.controls !== undefined,
               windowMs: config.controlWindowMs,
               waitMs: 2 * config.timeoutMs,
               clock: Date.now,
