@@ -129,6 +129,25 @@ function outcomeShapes(rand: () => number, username: string): Outcome[] {
     { ...hit, reason: undefined },
     { ...hit, platform: 'broken \uD800 surrogate' },
     { ...hit, evidence: { ...hit.evidence, rule: 'lone \uDC00' } },
+    // What the engine adds to a hit: a snippet, its control, a profile, linkedFrom; then the cache's cachedAt.
+    {
+      ...hit,
+      evidence: {
+        ...hit.evidence,
+        snippet: `…<h1>[${username}]</h1>…`,
+        control: 'control "zq" read miss (missing: status 404) at 2026-11-24T18:25:33.403Z',
+      },
+      profile: { fullName: 'A \uD800 B', bio: 'x'.repeat(300), links: [`https://x.test/${username}`] },
+      linkedFrom: ['github'],
+    },
+    {
+      ...hit,
+      evidence: { ...hit.evidence, snippet: 's', cachedAt: 1_763_000_000_000 },
+      profile: { followers: 12 },
+    },
+    { ...hit, evidence: { snippet: 'first', ...hit.evidence } },
+    { ...hit, profile: undefined } as Outcome,
+    { profile: { fullName: 'before' }, ...hit } as Outcome,
   );
   return shapes;
 }
@@ -192,6 +211,22 @@ describe('compact outcome', () => {
     expect(decodeOutcome(encodeOutcome(miss('bob'), 'bob', vocab.idOf), 'bob', vocab.textOf)).toEqual(
       miss('bob'),
     );
+  });
+
+  it("keeps a hit's profile and evidence extras compact: the core as format 1, the rest as JSON", () => {
+    const platform = { name: 'GitHub', id: 'github', category: 'coding' as const };
+    const url = 'https://github.com/alice';
+    const hit = answeredOutcome(
+      platform,
+      url,
+      { status: 'hit', rule: 'exists: status 200', snippet: '…[alice]…' },
+      { responseTime: 312, attempts: 1, httpStatus: 200, finalUrl: url, bytesRead: 4_213 },
+    );
+    const withProfile = { ...hit, profile: { fullName: 'Alice' } };
+    const bytes = encodeOutcome(withProfile, 'alice');
+    expect(bytes[0]).toBe(1);
+    expect(bytes.length).toBeLessThan(JSON.stringify(withProfile).length);
+    expect(decodeOutcome(bytes, 'alice', () => '')).toStrictEqual(withProfile);
   });
 
   it('never offers texts that vary by search to the vocabulary', () => {

@@ -7,7 +7,7 @@
  * Format 1 (byte 0 = 1), varints are unsigned LEB128 (7 bits a byte, low first):
  *   varint  flags: bits 0-2 status (index in STATUS_CODES), bit 3 reason,
  *           bit 4 httpStatus, bits 5-6 finalUrl (0 absent, 1 = url, 2 text follows),
- *           bit 7 bytesRead, bit 8 cachedAt
+ *           bit 7 bytesRead, bit 8 cachedAt, bit 9 extras
  *   byte    category (index in CATEGORY_CODES)
  *   [varint reason: index in REASON_CODES]
  *   text    platform, text platformId, text url
@@ -16,6 +16,9 @@
  *   text    rule
  *   varint  attempts
  *   [varint bytesRead] [varint cachedAt]
+ *   [text extras: JSON {o, e, k} of the fields beyond these (a hit's profile and
+ *    linkedFrom; the evidence's snippet and control), written out, and the
+ *    evidence's key order when its extra fields are not all last]
  * A text is a varint t: t even, vocabulary entry t / 2; t odd, (t - 1) / 2 bytes
  * of UTF-8 follow. Every text is a template: U+0000 stands for the search's
  * username (only where the username stands alone, between characters that are
@@ -245,6 +248,39 @@ const F_FINAL_URL_SAME = 1 << 5;
 const F_FINAL_URL_TEXT = 2 << 5;
 const F_BYTES_READ = 1 << 7;
 const F_CACHED_AT = 1 << 8;
+/** Fields beyond the core (a hit's profile, linkedFrom, the evidence's snippet and control) follow as JSON. */
+const F_EXTRAS = 1 << 9;
+
+/** What an outcome holds beyond format 1's core fields, kept as JSON after them. */
+interface Extras {
+  /** Outcome fields after `evidence`, in order. */
+  o?: Record<string, unknown>;
+  /** Evidence fields beyond the core ones. */
+  e?: Record<string, unknown>;
+  /** The evidence's key order, when the extra fields are not all after the core ones. */
+  k?: string[];
+}
+
+/** The fields of `value` beyond `core`, or undefined when a core key is out of order or a value is undefined. */
+function extrasOf(
+  value: Record<string, unknown>,
+  core: readonly string[],
+  coreFirst: boolean,
+): { extra: Record<string, unknown>; order: string[] } | undefined {
+  const keys = Object.keys(value);
+  const coreSet = new Set(core);
+  const extra: Record<string, unknown> = {};
+  for (const k of keys) {
+    if (coreSet.has(k)) continue;
+    if (value[k] === undefined) return undefined;
+    extra[k] = value[k];
+  }
+  const coreInOrder = keys.filter((k) => coreSet.has(k));
+  if (coreInOrder.length !== core.length || coreInOrder.some((k, i) => k !== core[i])) return undefined;
+  // The outcome's own extras must all come after its core fields (they are appended by the engine).
+  if (coreFirst && keys.slice(0, core.length).some((k, i) => k !== core[i])) return undefined;
+  return { extra, order: keys };
+}
 
 /**
  * `outcome` for the search of `username`, in format 1 when it decodes back to
@@ -278,7 +314,19 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
     return undefined;
   // Exactly what decodeOutcome builds, or format 0: the same keys in the same order, and texts
   // that survive UTF-8 and templating unchanged (no U+0000, no lone surrogate).
-  if (!sameKeys(outcome, outcomeKeys(outcome)) || !sameKeys(e, evidenceKeys(e))) return undefined;
+  const oCore = outcomeKeys(outcome);
+  const eCore = evidenceKeys(e);
+  const oExtras = extrasOf(outcome as unknown as Record<string, unknown>, oCore, true);
+  const eExtras = extrasOf(e as unknown as Record<string, unknown>, eCore, false);
+  if (!oExtras || !eExtras) return undefined;
+  const extras: Extras = {};
+  if (Object.keys(oExtras.extra).length > 0) extras.o = oExtras.extra;
+  if (Object.keys(eExtras.extra).length > 0) {
+    extras.e = eExtras.extra;
+    const defaultOrder = [...eCore, ...Object.keys(eExtras.extra)];
+    if (eExtras.order.some((k, i) => k !== defaultOrder[i])) extras.k = eExtras.order;
+  }
+  const extrasJson = extras.o || extras.e ? JSON.stringify(extras) : undefined;
   const texts = [outcome.platform, outcome.platformId, outcome.url, e.rule];
   if (e.finalUrl !== undefined) texts.push(e.finalUrl);
   if (texts.some((t) => typeof t !== 'string' || t.includes(USERNAME) || LONE_SURROGATE.test(t)))
@@ -294,7 +342,8 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
       (e.httpStatus !== undefined ? F_HTTP_STATUS : 0) |
       (e.finalUrl === undefined ? 0 : e.finalUrl === outcome.url ? F_FINAL_URL_SAME : F_FINAL_URL_TEXT) |
       (e.bytesRead !== undefined ? F_BYTES_READ : 0) |
-      (e.cachedAt !== undefined ? F_CACHED_AT : 0),
+      (e.cachedAt !== undefined ? F_CACHED_AT : 0) |
+      (extrasJson !== undefined ? F_EXTRAS : 0),
   );
   w.byte(category);
   if (reason !== undefined) w.varint(reason);
@@ -308,6 +357,7 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
   w.varint(e.attempts);
   if (e.bytesRead !== undefined) w.varint(e.bytesRead);
   if (e.cachedAt !== undefined) w.varint(e.cachedAt);
+  if (extrasJson !== undefined) w.text(extrasJson, () => undefined);
   return w.done();
 }
 
@@ -328,12 +378,6 @@ function evidenceKeys(e: Outcome['evidence']): string[] {
   if (e.bytesRead !== undefined) keys.push('bytesRead');
   if (e.cachedAt !== undefined) keys.push('cachedAt');
   return keys;
-}
-
-function sameKeys(value: object, expected: readonly string[]): boolean {
-  if (typeof value !== 'object' || value === null) return false;
-  const keys = Object.keys(value);
-  return keys.length === expected.length && keys.every((k, i) => k === expected[i]);
 }
 
 /** The outcome `encodeOutcome` was given. `texts` gives the template of each vocabulary id. */
@@ -362,6 +406,7 @@ export function decodeOutcome(bytes: Uint8Array, username: string, texts: Vocabu
   const attempts = r.varint();
   const bytesRead = flags & F_BYTES_READ ? r.varint() : undefined;
   const cachedAt = flags & F_CACHED_AT ? r.varint() : undefined;
+  const extras = flags & F_EXTRAS ? (JSON.parse(r.text('', texts)) as Extras) : undefined;
   if (!r.ended) throw new RangeError('compact outcome: trailing bytes');
   // Key order as src/engine/outcome.ts builds outcomes, so JSON answers read byte for byte the
   // same; built by assignment, which is several times faster here than spreads.
@@ -372,6 +417,12 @@ export function decodeOutcome(bytes: Uint8Array, username: string, texts: Vocabu
   evidence.attempts = attempts;
   if (bytesRead !== undefined) evidence.bytesRead = bytesRead;
   if (cachedAt !== undefined) evidence.cachedAt = cachedAt;
+  if (extras?.e) Object.assign(evidence, extras.e);
+  const ordered = extras?.k
+    ? (Object.fromEntries(
+        extras.k.map((k) => [k, (evidence as Record<string, unknown>)[k]]),
+      ) as typeof evidence)
+    : evidence;
   const outcome: { -readonly [K in keyof Outcome]: Outcome[K] } = {
     platform,
     platformId,
@@ -381,7 +432,8 @@ export function decodeOutcome(bytes: Uint8Array, username: string, texts: Vocabu
   } as never;
   if (reason !== undefined) outcome.reason = reason;
   outcome.responseTime = responseTime;
-  outcome.evidence = evidence;
+  outcome.evidence = ordered;
+  if (extras?.o) Object.assign(outcome, extras.o);
   return outcome;
 }
 
