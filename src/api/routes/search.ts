@@ -11,6 +11,7 @@ import { accountLinks, ProfileUrlMatcher } from '../../engine/linked-accounts.js
 import { UserscoutError } from '../../errors.js';
 import { AnswerCache } from '../answer-cache.js';
 import type { AppDeps } from '../deps.js';
+import { followUpsOf } from '../follow-ups.js';
 import {
   errorResponses,
   SearchQuery,
@@ -70,7 +71,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         request,
         reply,
         [{ username, platforms: selected }, ...(lookalikes?.searched ?? [])],
-        { private: request.body.private === true },
+        { private: request.body.private === true, recursive: request.body.recursive === true },
       );
       if (!lookalikes) return main!;
       return {
@@ -113,9 +114,14 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const snapshot = await deps.store.snapshot(id, all ? {} : { statuses: ['hit'] });
       if (!snapshot || !canRead(snapshot.search, request.caller))
         throw new UserscoutError('search_not_found');
-      const { search } = snapshot;
-      const percent = deps.config.coverageWarningPercent;
+      let { search } = snapshot;
       const results = snapshot.outcomes.map((s) => s.outcome);
+      if (search.state === 'completed' && search.recursive) {
+        // The first answer of a completed recursive search starts its follow-ups (src/api/follow-ups.ts).
+        const followUps = await followUpsOf(deps, search, results, profileUrls, request.log);
+        search = { ...search, followUps };
+      }
+      const percent = deps.config.coverageWarningPercent;
       // Every link comes from a hit's profile, and hits are in both answers.
       const links = accountLinks(results, profileUrls);
       let view: Parameters<typeof searchResponse>[0];
@@ -131,6 +137,8 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       }
       const body = searchResponse(view, percent);
       if (search.state !== 'completed' && search.state !== 'error') return body;
+      // Its follow-ups are being started by another process: not final yet.
+      if (search.recursive && search.state === 'completed' && !search.followUps) return body;
       // Seen finished for the first time here: how long it took against what it was told.
       const seenBefore = finished.get(`${id} ${all ? 'hits' : 'all'}`) !== undefined;
       if (search.state === 'completed' && search.finishedAt !== undefined && !seenBefore)
