@@ -35,8 +35,8 @@ export interface FollowUpName {
   readonly from: string;
 }
 
-/** How long the claim on starting a search's follow-ups holds: longer than any search is kept. */
-export const FOLLOW_UP_CLAIM_MS = 365 * 24 * 3600 * 1000;
+/** How long the claim on starting a search's follow-ups holds: as long as the search is kept, and a day more. */
+export const followUpClaimMs = (retentionDays: number): number => (retentionDays + 1) * 86_400_000;
 
 /** The lease that lets one process start a search's follow-ups. */
 export const followUpClaim = (searchId: string): string => `follow-ups:${searchId}`;
@@ -151,7 +151,13 @@ export async function followUpsOf(
   log: Originator['log'],
 ): Promise<readonly FollowUp[] | undefined> {
   if (search.followUps) return search.followUps;
-  if (!(await deps.store.claimLease(followUpClaim(search.id), FOLLOW_UP_CLAIM_MS, deps.now()))) {
+  if (
+    !(await deps.store.claimLease(
+      followUpClaim(search.id),
+      followUpClaimMs(deps.config.retentionDays),
+      deps.now(),
+    ))
+  ) {
     // Claimed by another process (or this one, by an earlier poll): recorded by now, or soon.
     return (await deps.store.getSearch(search.id))?.followUps;
   }

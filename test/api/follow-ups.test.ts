@@ -18,25 +18,26 @@ const page = (name: string, sameAs: string[]) =>
 <script type="application/ld+json">${JSON.stringify({ '@type': 'Person', name, sameAs })}</script>
 </head><body><h1>${name}</h1></body></html>`;
 
+const catalogue = catalogueOf([
+  entry('Alpha'),
+  entry('Bravo', { known: { claimed: ['bob'], unclaimed: ['x-none-1'] } }),
+  entry('Charlie', { known: { claimed: ['rabbit'], unclaimed: ['x-none-1'] } }),
+]);
+const html = (body: string): Behaviour => ({
+  kind: 'respond',
+  status: 200,
+  headers: { 'content-type': 'text/html' },
+  body,
+});
+const override = (platform: { id: string }, username: string): Behaviour | undefined => {
+  if (platform.id === 'alpha' && username === 'alice')
+    return html(page('Alice', ['https://bravo.test/u/bob', 'https://charlie.test/u/rabbit']));
+  if (platform.id === 'bravo' && username === 'bob')
+    return html(page('Bob', ['https://charlie.test/u/carol']));
+  return undefined;
+};
+
 describe('recursive searches', () => {
-  const catalogue = catalogueOf([
-    entry('Alpha'),
-    entry('Bravo', { known: { claimed: ['bob'], unclaimed: ['x-none-1'] } }),
-    entry('Charlie', { known: { claimed: ['rabbit'], unclaimed: ['x-none-1'] } }),
-  ]);
-  const html = (body: string): Behaviour => ({
-    kind: 'respond',
-    status: 200,
-    headers: { 'content-type': 'text/html' },
-    body,
-  });
-  const override = (platform: { id: string }, username: string): Behaviour | undefined => {
-    if (platform.id === 'alpha' && username === 'alice')
-      return html(page('Alice', ['https://bravo.test/u/bob', 'https://charlie.test/u/rabbit']));
-    if (platform.id === 'bravo' && username === 'bob')
-      return html(page('Bob', ['https://charlie.test/u/carol']));
-    return undefined;
-  };
   const sim = new SimWeb({
     routes: emulateCatalogue(catalogue.platforms, catalogue.shields, { override }).routes,
   });
@@ -90,5 +91,48 @@ describe('recursive searches', () => {
     const again = await json(`${running.url}/api/search?id=${started.body.queryId}`);
     expect(again.body.followUps).toEqual(done.body.followUps);
     expect(await used()).toBe(3);
+  });
+});
+
+describe('recursive searches read by many at once', () => {
+  const sim = new SimWeb({
+    routes: emulateCatalogue(catalogue.platforms, catalogue.shields, { override }).routes,
+  });
+  let running: RunningService;
+
+  beforeAll(async () => {
+    await sim.start();
+    running = await startService(sim, catalogue, { freeLimit: 10 });
+  });
+  afterAll(async () => {
+    await running?.service.close();
+    await sim.stop();
+  });
+
+  it('starts the follow-ups once however many answers of the completed search are served together', async () => {
+    const started = await postSearch(running.url, { username: 'alice', recursive: true });
+    const id = started.body.queryId as string;
+    // Wait on the store, not the API: the first answers of the completed search are the concurrent ones.
+    const deadline = Date.now() + 30_000;
+    while ((await running.service.store.getSearch(id))?.state !== 'completed') {
+      if (Date.now() > deadline) throw new Error('search not completed in 30 s');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        json(`${running.url}/api/search?id=${id}${i % 2 ? '&include=all' : ''}`),
+      ),
+    );
+    const final = (await json(`${running.url}/api/search?id=${id}`)).body.followUps;
+    expect(final).toEqual([
+      { username: 'bob', from: 'alpha', queryId: expect.any(String) },
+      { username: 'rabbit', from: 'alpha', queryId: expect.any(String) },
+    ]);
+    // Each answer has them all or (while another was starting them) none.
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      if (answer.body.followUps !== undefined) expect(answer.body.followUps).toEqual(final);
+    }
+    expect((await json(`${running.url}/api/usage`)).body.searches.used).toBe(3);
   });
 });

@@ -47,7 +47,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         summary: 'Start a search',
         operationId: 'startSearch',
         description:
-          'Starts checking the username on every platform (or the chosen categories/platforms) and answers at once. Counts against the search limit of the tier: free 10 per 15 minutes per client address, professional 1000 per hour per key. Only a started search counts: a refused username, a request that matches no enabled platform and a 503 queue_full do not. With variants: true, lookalike names are searched too, each as a search of its own that counts as one; all start or none (429 when the limit does not hold them all).',
+          'Starts checking the username on every platform (or the chosen categories/platforms) and answers at once. Counts against the search limit of the tier: free 10 per 15 minutes per client address, professional 1000 per hour per key. Only a started search counts: a refused username, a request that matches no enabled platform and a 503 queue_full do not. With variants: true, lookalike names are searched too, each as a search of its own that counts as one; all start or none (429 when the limit does not hold them all). With recursive: true, once completed, the new names in its hits’ profiles start follow-up searches (depth 1, each counted as one, past the limit listed as not searched): see followUps in GET /api/search.',
         body: StartSearchBody,
         response: {
           200: StartSearchResponse,
