@@ -389,6 +389,13 @@ export const SETTINGS = {
     kind: int(0, 100),
     doc: 'Most lookalike names generated, and searched, for one name (`variants` on POST /api/search, `--variants`, `userscout variants`)',
   },
+  // Recursive searches (issue 19): each follow-up counts against the search limit of the parent's caller.
+  maxFollowUps: {
+    env: 'USERSCOUT_MAX_FOLLOW_UPS',
+    default: 10,
+    kind: int(0, 100),
+    doc: 'Most follow-up searches one `recursive` search starts (new names found in its hits\u2019 profile links and ids; depth 1)',
+  },
   trustProxy: {
     env: 'USERSCOUT_TRUST_PROXY',
     default: '',

@@ -148,6 +148,31 @@ export function describeStoreContract(
         expect((await store.unfinishedSearches()).find((s) => s.id === 's1')?.private).toBe(true);
       });
 
+      it('reads back a recursive search and the follow-ups recorded on it, JSON kept whole', async () => {
+        const parent = search('s1', { recursive: true });
+        await store.createSearch(parent);
+        await store.createSearch(search('s2'));
+        expect(await store.getSearch('s1')).toEqual(parent);
+        expect(await store.getSearch('s2')).not.toHaveProperty('recursive');
+        expect(await store.getSearch('s2')).not.toHaveProperty('followUps');
+        const followUps = [
+          { username: 'bob', from: 'alpha', queryId: 's3' },
+          { username: 'Ra"bbit\\', from: 'alpha', notSearched: 'search limit reached' },
+        ];
+        await store.updateSearch('s1', { state: 'completed', finishedAt: T0 + 5 });
+        await store.updateSearch('s1', { followUps });
+        expect(await store.getSearch('s1')).toEqual({
+          ...parent,
+          state: 'completed',
+          finishedAt: T0 + 5,
+          followUps,
+        });
+        expect((await store.snapshot('s1'))?.search.followUps).toEqual(followUps);
+        // A later patch without them keeps them.
+        await store.updateSearch('s1', { error: 'x' });
+        expect((await store.getSearch('s1'))?.followUps).toEqual(followUps);
+      });
+
       it('reads back every optional field', async () => {
         const failed = search('s1', {
           state: 'error',

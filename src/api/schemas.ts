@@ -74,6 +74,12 @@ export const StartSearchBody = Type.Object(
           'Professional keys only: the search and its results are readable only with the key that started it (default false: anyone with the queryId can read them). Refused with 403 private_not_allowed without a professional key.',
       }),
     ),
+    recursive: Type.Optional(
+      Type.Boolean({
+        description:
+          "Once completed, also search the new names its hits' profiles give (links to another platform's profile of another name, and ids such as githubUsername): one follow-up search each, at most the setting maxFollowUps (default 10), on the same platforms, each counted against the search limit; follow-ups are not recursive (depth 1). The search's answer lists them in followUps (default false)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -305,6 +311,24 @@ export const SearchResponse = Type.Object(
         {
           description:
             'Which accounts point to which: links in the hits’ profiles to other platforms’ profiles',
+        },
+      ),
+    ),
+    followUps: Type.Optional(
+      Type.Array(
+        Type.Object({
+          username: Type.String({ description: 'A new name found in a hit’s profile' }),
+          from: Type.String({ description: 'Platform id of the hit whose profile gave it' }),
+          queryId: Type.Optional(
+            Type.String({ description: 'Its follow-up search: poll GET /api/search?id=' }),
+          ),
+          notSearched: Type.Optional(
+            Type.String({ description: 'Why no search was started for it (e.g. search limit reached)' }),
+          ),
+        }),
+        {
+          description:
+            'With recursive: true, once completed: the follow-up searches started, each with the hit that led to it',
         },
       ),
     ),

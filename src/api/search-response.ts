@@ -44,7 +44,7 @@ export function searchSummary(search: SearchRecord): SearchSummaryJson {
 export interface SearchView {
   readonly search: Pick<
     SearchRecord,
-    'id' | 'username' | 'state' | 'estimatedSeconds' | 'createdAt' | 'finishedAt' | 'error'
+    'id' | 'username' | 'state' | 'estimatedSeconds' | 'createdAt' | 'finishedAt' | 'error' | 'followUps'
   >;
   /** Platforms the search covers. */
   readonly total: number;
@@ -102,5 +102,6 @@ export function searchResponse(view: SearchView, warningPercent: number): Search
     createdAt: new Date(search.createdAt).toISOString(),
     ...(search.finishedAt !== undefined ? { completedAt: new Date(search.finishedAt).toISOString() } : {}),
     ...(search.error !== undefined && search.state === 'error' ? { error: search.error } : {}),
+    ...(search.followUps ? { followUps: search.followUps.map((f) => ({ ...f })) } : {}),
   };
 }

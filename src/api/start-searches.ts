@@ -38,6 +38,14 @@ export interface PlannedSearch {
 export interface StartOptions {
   /** Readable only with the key that started them (checked by `checkPrivate` first). */
   readonly private?: boolean | undefined;
+  /** Its new names are searched once it completes (src/api/follow-ups.ts); never given to follow-ups. */
+  readonly recursive?: boolean | undefined;
+}
+
+/** Whose search it is (counted against, readable by), and where its start is logged. */
+export interface Originator {
+  readonly caller: Pick<Caller, 'tier' | 'client'>;
+  readonly log: FastifyRequest['log'];
 }
 
 export interface StartedSearch {
@@ -121,7 +129,9 @@ export async function startSearches(
   setSearchLimitHeaders(reply, limit, window);
   const started: StartedSearch[] = [];
   try {
-    for (const plan of plans) started.push(await startOne(deps, request, plan, options));
+    // Only the first (the name asked for) is recursive: lookalike names are not followed up.
+    for (const [i, plan] of plans.entries())
+      started.push(await startSearch(deps, request, plan, i === 0 ? options : { private: options.private }));
   } catch (error) {
     await deps.searchQuota.release(key, plans.length - started.length).catch(() => {});
     throw error;
@@ -145,9 +155,10 @@ export function checkPrivate(asked: boolean | undefined, caller: Caller): void {
   if (asked && caller.tier !== 'professional') throw new UserscoutError('private_not_allowed');
 }
 
-async function startOne(
+/** Stores and queues one search, already counted against the search limit. */
+export async function startSearch(
   deps: AppDeps,
-  request: FastifyRequest,
+  request: Originator,
   plan: PlannedSearch,
   options: StartOptions,
 ): Promise<StartedSearch> {
@@ -181,6 +192,7 @@ async function startOne(
     estimatedSeconds,
     createdAt: deps.now(),
     ...(options.private ? { private: true as const } : {}),
+    ...(options.recursive ? { recursive: true as const } : {}),
   };
   await deps.store.createSearch(search);
   try {

@@ -23,6 +23,7 @@ import {
   type ApiKeyRecord,
   duplicateIdError,
   emptyByStatus,
+  type FollowUp,
   type PlatformStats,
   RECENT_MS_ALPHA,
   type SearchCursor,
@@ -71,6 +72,8 @@ interface SearchRow {
   tier: Tier;
   client: string;
   private: boolean;
+  recursive: boolean;
+  follow_ups: FollowUp[] | null;
   platform_ids: Buffer;
   estimated_seconds: number;
   created_at: string;
@@ -182,8 +185,8 @@ export class PostgresStore implements Store {
       try {
         await this.#query(
           `INSERT INTO searches (id, username, state, tier, client, private, platform_ids, estimated_seconds,
-             created_at, started_at, finished_at, error)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`,
+             created_at, started_at, finished_at, error, recursive, follow_ups)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
           [
             search.id,
             search.username,
@@ -197,6 +200,8 @@ export class PostgresStore implements Store {
             search.startedAt ?? null,
             search.finishedAt ?? null,
             search.error ?? null,
+            search.recursive === true,
+            search.followUps ? JSON.stringify(search.followUps) : null,
           ],
         );
       } catch (error) {
@@ -215,7 +220,7 @@ export class PostgresStore implements Store {
 
   updateSearch(
     id: string,
-    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error'>>,
+    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error' | 'followUps'>>,
   ): Promise<void> {
     return this.#guard(async () => {
       const params = [
@@ -224,13 +229,15 @@ export class PostgresStore implements Store {
         patch.startedAt ?? null,
         patch.finishedAt ?? null,
         patch.error ?? null,
+        patch.followUps ? JSON.stringify(patch.followUps) : null,
       ];
       // A field left out of the patch is bound as NULL and keeps its value.
       const update = `UPDATE searches SET
           state = COALESCE($2, state),
           started_at = COALESCE($3, started_at),
           finished_at = COALESCE($4, finished_at),
-          error = COALESCE($5, error)
+          error = COALESCE($5, error),
+          follow_ups = COALESCE($6::jsonb, follow_ups)
         WHERE id = $1 RETURNING key`;
       if (patch.state === undefined || !FINISHED.has(patch.state)) {
         await this.#query(update, params);
@@ -690,6 +697,8 @@ async function toSearch(row: SearchRow): Promise<SearchRecord> {
     ...(row.started_at === null ? {} : { startedAt: Number(row.started_at) }),
     ...(row.finished_at === null ? {} : { finishedAt: Number(row.finished_at) }),
     ...(row.error === null ? {} : { error: row.error }),
+    ...(row.recursive ? { recursive: true as const } : {}),
+    ...(row.follow_ups === null ? {} : { followUps: row.follow_ups }),
   };
 }
 

@@ -28,6 +28,7 @@ import {
   type ApiKeyRecord,
   duplicateIdError,
   emptyByStatus,
+  type FollowUp,
   type PlatformStats,
   RECENT_MS_ALPHA,
   type SearchCursor,
@@ -291,13 +292,13 @@ export class RedisStore implements Store {
 
   updateSearch(
     id: string,
-    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error'>>,
+    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error' | 'followUps'>>,
   ): Promise<void> {
     return this.#guard(async () => {
       // A field given as undefined keeps its value, as in the other stores.
       const fields = Object.entries(patch)
         .filter(([, value]) => value !== undefined)
-        .flatMap(([name, value]) => [name, String(value)]);
+        .flatMap(([name, value]) => [name, name === 'followUps' ? JSON.stringify(value) : String(value)]);
       await this.#redis.usUpdateSearch(
         this.#key('search', id),
         this.#key('unfinished'),
@@ -751,6 +752,8 @@ function searchFields(search: SearchRecord, platforms: string): string[] {
     ['startedAt', search.startedAt],
     ['finishedAt', search.finishedAt],
     ['error', search.error],
+    ['recursive', search.recursive ? '1' : undefined],
+    ['followUps', search.followUps ? JSON.stringify(search.followUps) : undefined],
   ];
   return fields.filter(([, value]) => value !== undefined).flatMap(([name, value]) => [name, String(value)]);
 }
@@ -787,6 +790,8 @@ function toSearch(row: Record<string, string>, platformIds: string[]): SearchRec
     ...(row.startedAt === undefined ? {} : { startedAt: Number(row.startedAt) }),
     ...(row.finishedAt === undefined ? {} : { finishedAt: Number(row.finishedAt) }),
     ...(row.error === undefined ? {} : { error: row.error }),
+    ...(row.recursive === '1' ? { recursive: true as const } : {}),
+    ...(row.followUps === undefined ? {} : { followUps: JSON.parse(row.followUps) as FollowUp[] }),
   };
 }
 

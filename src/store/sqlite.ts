@@ -22,6 +22,7 @@ import {
   type ApiKeyRecord,
   duplicateIdError,
   emptyByStatus,
+  type FollowUp,
   type PlatformStats,
   RECENT_MS_ALPHA,
   type SearchCursor,
@@ -131,6 +132,11 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   `,
   // 5: a client's own searches, newest first (GET /api/searches; issue 18).
   `CREATE INDEX searches_by_client ON searches (client, created_at DESC, id DESC);`,
+  // 6: recursive searches and the follow-ups they started (issue 19).
+  `
+  ALTER TABLE searches ADD COLUMN recursive INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE searches ADD COLUMN follow_ups TEXT; -- JSON FollowUp[], once recorded
+  `,
 ];
 
 const SCHEMA_2 = `
@@ -240,6 +246,8 @@ interface SearchRow {
   tier: Tier;
   client: string;
   private: number;
+  recursive: number;
+  follow_ups: string | null;
   platform_ids: Uint8Array;
   estimated_seconds: number;
   created_at: number;
@@ -346,6 +354,8 @@ export class SqliteStore implements Store {
         tier: search.tier,
         client: search.client,
         private: search.private ? 1 : 0,
+        recursive: search.recursive ? 1 : 0,
+        followUps: search.followUps ? JSON.stringify(search.followUps) : null,
         platformIds: encodeVarints(search.platformIds.map((id) => vocabulary.intern(id))),
         estimatedSeconds: search.estimatedSeconds,
         createdAt: search.createdAt,
@@ -391,7 +401,7 @@ export class SqliteStore implements Store {
 
   async updateSearch(
     id: string,
-    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error'>>,
+    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error' | 'followUps'>>,
   ): Promise<void> {
     this.#sql.updateSearch.run({
       id,
@@ -399,6 +409,7 @@ export class SqliteStore implements Store {
       startedAt: patch.startedAt ?? null,
       finishedAt: patch.finishedAt ?? null,
       error: patch.error ?? null,
+      followUps: patch.followUps ? JSON.stringify(patch.followUps) : null,
     });
   }
 
@@ -675,10 +686,10 @@ function prepareStatements(db: Database) {
   return {
     ping: db.prepare('SELECT 1'),
     insertSearch: db.prepare(`
-      INSERT INTO searches (id, username, state, tier, client, private, platform_ids, estimated_seconds,
-        created_at, started_at, finished_at, error)
-      VALUES (@id, @username, @state, @tier, @client, @private, @platformIds, @estimatedSeconds,
-        @createdAt, @startedAt, @finishedAt, @error)`),
+      INSERT INTO searches (id, username, state, tier, client, private, recursive, follow_ups, platform_ids,
+        estimated_seconds, created_at, started_at, finished_at, error)
+      VALUES (@id, @username, @state, @tier, @client, @private, @recursive, @followUps, @platformIds,
+        @estimatedSeconds, @createdAt, @startedAt, @finishedAt, @error)`),
     getSearch: db.prepare('SELECT * FROM searches WHERE id = ?'),
     searchKey: db.prepare('SELECT key, username, outcome_count FROM searches WHERE id = ?'),
     // A field left out of the patch is bound as NULL and keeps its value.
@@ -687,7 +698,8 @@ function prepareStatements(db: Database) {
         state = COALESCE(@state, state),
         started_at = COALESCE(@startedAt, started_at),
         finished_at = COALESCE(@finishedAt, finished_at),
-        error = COALESCE(@error, error)
+        error = COALESCE(@error, error),
+        follow_ups = COALESCE(@followUps, follow_ups)
       WHERE id = @id`),
     searchesByClient: db.prepare(`
       SELECT * FROM searches WHERE client = @client ORDER BY created_at DESC, id DESC LIMIT @limit`),
@@ -788,6 +800,8 @@ function toSearch(row: SearchRow, vocabulary: Vocabulary): SearchRecord {
     ...(row.started_at === null ? {} : { startedAt: row.started_at }),
     ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
     ...(row.error === null ? {} : { error: row.error }),
+    ...(row.recursive ? { recursive: true as const } : {}),
+    ...(row.follow_ups === null ? {} : { followUps: JSON.parse(row.follow_ups) as FollowUp[] }),
   };
 }
 

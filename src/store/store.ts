@@ -41,6 +41,23 @@ export interface SearchRecord {
   readonly startedAt?: number | undefined;
   readonly finishedAt?: number | undefined;
   readonly error?: string | undefined;
+  /**
+   * Asked with `recursive: true` (issue 19): once completed, the new names in its hits' profiles are searched
+   * too (src/api/follow-ups.ts). Absent when not asked.
+   */
+  readonly recursive?: true | undefined;
+  /** The follow-up searches a recursive search started (or could not), once they are recorded. */
+  readonly followUps?: readonly FollowUp[] | undefined;
+}
+
+/** A name found in a recursive search's hits, and the search it started (or why none). */
+export interface FollowUp {
+  readonly username: string;
+  /** The platform id of the hit whose profile named it. */
+  readonly from: string;
+  readonly queryId?: string | undefined;
+  /** Why it was not searched (the search limit, a full queue, a name no platform accepts). */
+  readonly notSearched?: string | undefined;
 }
 
 /** Where a page of a client's searches ends: the last one listed. */
@@ -102,7 +119,7 @@ export interface Store extends ControlLedger {
   /** Moves a search to another state; fields given are set too. */
   updateSearch(
     id: string,
-    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error'>>,
+    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error' | 'followUps'>>,
   ): Promise<void>;
   /**
    * Stores one platform's outcome. Returns its seq, or undefined when this

@@ -50,7 +50,11 @@ describeWatchlistStoreContract('PostgresStore', () => {
   };
 });
 
-const MIGRATIONS = ['1764000000000_initial', '1764100000000_watchlists-controls'];
+const MIGRATIONS = [
+  '1764000000000_initial',
+  '1764100000000_watchlists-controls',
+  '1764200000000_recursive-searches',
+];
 
 function miss(platformId: string): Outcome {
   const url = `https://${platformId}.example/alice`;

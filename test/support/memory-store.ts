@@ -97,7 +97,7 @@ export class MemoryStore implements Store {
 
   async updateSearch(
     id: string,
-    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error'>>,
+    patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error' | 'followUps'>>,
   ): Promise<void> {
     const entry = this.#searches.get(id);
     if (!entry) return;

@@ -11,6 +11,7 @@ import { accountLinks, ProfileUrlMatcher } from '../../engine/linked-accounts.js
 import { UserscoutError } from '../../errors.js';
 import { AnswerCache } from '../answer-cache.js';
 import type { AppDeps } from '../deps.js';
+import { followUpsOf } from '../follow-ups.js';
 import {
   errorResponses,
   SearchQuery,
@@ -46,7 +47,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         summary: 'Start a search',
         operationId: 'startSearch',
         description:
-          'Starts checking the username on every platform (or the chosen categories/platforms) and answers at once. Counts against the search limit of the tier: free 10 per 15 minutes per client address, professional 1000 per hour per key. Only a started search counts: a refused username, a request that matches no enabled platform and a 503 queue_full do not. With variants: true, lookalike names are searched too, each as a search of its own that counts as one; all start or none (429 when the limit does not hold them all).',
+          'Starts checking the username on every platform (or the chosen categories/platforms) and answers at once. Counts against the search limit of the tier: free 10 per 15 minutes per client address, professional 1000 per hour per key. Only a started search counts: a refused username, a request that matches no enabled platform and a 503 queue_full do not. With variants: true, lookalike names are searched too, each as a search of its own that counts as one; all start or none (429 when the limit does not hold them all). With recursive: true, once completed, the new names in its hits’ profiles start follow-up searches (depth 1, each counted as one, past the limit listed as not searched): see followUps in GET /api/search.',
         body: StartSearchBody,
         response: {
           200: StartSearchResponse,
@@ -70,7 +71,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
         request,
         reply,
         [{ username, platforms: selected }, ...(lookalikes?.searched ?? [])],
-        { private: request.body.private === true },
+        { private: request.body.private === true, recursive: request.body.recursive === true },
       );
       if (!lookalikes) return main!;
       return {
@@ -113,9 +114,14 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const snapshot = await deps.store.snapshot(id, all ? {} : { statuses: ['hit'] });
       if (!snapshot || !canRead(snapshot.search, request.caller))
         throw new UserscoutError('search_not_found');
-      const { search } = snapshot;
-      const percent = deps.config.coverageWarningPercent;
+      let { search } = snapshot;
       const results = snapshot.outcomes.map((s) => s.outcome);
+      if (search.state === 'completed' && search.recursive) {
+        // The first answer of a completed recursive search starts its follow-ups (src/api/follow-ups.ts).
+        const followUps = await followUpsOf(deps, search, results, profileUrls, request.log);
+        search = { ...search, followUps };
+      }
+      const percent = deps.config.coverageWarningPercent;
       // Every link comes from a hit's profile, and hits are in both answers.
       const links = accountLinks(results, profileUrls);
       let view: Parameters<typeof searchResponse>[0];
@@ -131,6 +137,8 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       }
       const body = searchResponse(view, percent);
       if (search.state !== 'completed' && search.state !== 'error') return body;
+      // Its follow-ups are being started by another process: not final yet.
+      if (search.recursive && search.state === 'completed' && !search.followUps) return body;
       // Seen finished for the first time here: how long it took against what it was told.
       const seenBefore = finished.get(`${id} ${all ? 'hits' : 'all'}`) !== undefined;
       if (search.state === 'completed' && search.finishedAt !== undefined && !seenBefore)
