@@ -3,18 +3,27 @@
  * against the simulated web, zero latency) are stored by the search job itself
  * (`runSearchJob`: outcomes in batches, the outcome cache, platform statistics)
  * in each backend, then measured: SQLite, the file's bytes per search; Redis,
- * MEMORY USAGE of each search's keys and of the cache entries it wrote.
+ * MEMORY USAGE of each search's keys and of the cache entries it wrote;
+ * PostgreSQL (the store of record with DATABASE_URL, in a schema of this run's
+ * own, dropped after), pg_total_relation_size of `searches` and `outcome_pages`
+ * per search, the outcome cache being in Redis in that mode. A backend that does
+ * not answer gets a row saying so, not a failed case.
  */
+
+import { randomBytes } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { loadConfig } from '../../src/config.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { Outcome } from '../../src/engine/outcome.js';
 import { LocalEventHub } from '../../src/runner/events.js';
 import { runSearchJob, searchJobDeps } from '../../src/runner/search-job.js';
+import { PostgresStore } from '../../src/store/postgres.js';
 import { RedisStore } from '../../src/store/redis.js';
+import { SplitStore } from '../../src/store/split-store.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
 import { openDatabase } from '../../src/store/sqlite-driver.js';
 import type { Store } from '../../src/store/store.js';
@@ -28,26 +37,36 @@ import type { Column, Row } from '../results.js';
 const SEARCHES_FULL = 8;
 const SEARCHES_QUICK = 4;
 
-/** Issue 16: a 991-platform search in at most 60 KB of SQLite. */
+/** Issue 16: a 991-platform search in at most 60 KB, in SQLite and in PostgreSQL. */
 export const SQLITE_BYTES_TARGET = 60_000;
+export const POSTGRES_BYTES_TARGET = 60_000;
+
+/** Where case 9 finds PostgreSQL: DATABASE_URL, else the local test database (trust auth). */
+export function benchDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
+  return env.DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+}
 
 /**
  * Measured by this case at commit 99a65bb (before compact outcomes), 8 searches of
  * 991 platforms: the figures printed beside today's.
  */
-const BEFORE = {
+const BEFORE: Readonly<Record<Backend, { kept: number; cache: number; total: number } | undefined>> = {
   sqlite: { kept: 418_304, cache: 471_040, total: 900_096 },
   redis: { kept: 387_763, cache: 501_896, total: 923_170 },
-} as const;
+  // PostgreSQL came after compact outcomes: nothing to compare with.
+  postgresql: undefined,
+};
 
-interface StoreSize {
-  readonly backend: 'sqlite' | 'redis';
+export type Backend = 'sqlite' | 'redis' | 'postgresql';
+
+export interface StoreSize {
+  readonly backend: Backend;
   readonly searches: number;
   readonly outcomes: number;
   /** What a search keeps for the retention period: its record and its outcomes (bytes). */
   readonly kept: number;
-  /** The outcome-cache entries it wrote, kept for the cache's time to live (bytes). */
-  readonly cache: number;
+  /** The outcome-cache entries it wrote, kept for the cache's time to live (bytes); null: not in this backend (PostgreSQL: in Redis). */
+  readonly cache: number | null;
   /** Bytes all searches share, whatever their number (vocabulary, platform statistics), in all. */
   readonly shared: number;
   /** Everything the store grew by, divided by the searches (SQLite: the file). */
@@ -87,6 +106,7 @@ async function storeSearches(
   usernames: readonly string[],
   outcomes: readonly Outcome[][],
   tag: string,
+  afterEach?: () => Promise<void>,
 ): Promise<string[]> {
   const set = loadPlatformSet('builtin', ctx.seed);
   const ids: string[] = [];
@@ -120,6 +140,7 @@ async function storeSearches(
     };
     await store.createSearch(search);
     await runSearchJob(search, deps, new AbortController().signal);
+    await afterEach?.();
     ids.push(id);
   }
   return ids;
@@ -243,7 +264,102 @@ async function measureRedis(
   }
 }
 
-export async function measureStoreSize(ctx: BenchContext): Promise<StoreSize[]> {
+/** Why PostgreSQL cannot be measured at `url` (it does not answer), or undefined when it answers. */
+async function postgresUnanswered(url: string, timeoutMs = 3_000): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: timeoutMs });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    await client.query('SELECT 1');
+    return undefined;
+  } catch (error) {
+    return (error as Error).message || String(error);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+/** What a search keeps in PostgreSQL: its row and its outcome pages; every other table is shared or not a search's. */
+const POSTGRES_KEPT = ['searches', 'outcome_pages'];
+
+/** pg_total_relation_size (indexes and TOAST included) of every table of `schema`. */
+async function tableBytes(client: pg.Client, schema: string): Promise<Map<string, number>> {
+  const { rows } = await client.query<{ relname: string; bytes: string }>(
+    `SELECT c.relname, pg_total_relation_size(c.oid) AS bytes FROM pg_class c
+     JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relkind = 'r'`,
+    [schema],
+  );
+  return new Map(rows.map((r) => [r.relname, Number(r.bytes)]));
+}
+
+/**
+ * The store of record of cluster mode with DATABASE_URL, in a schema of its own: the searches
+ * are written through PostgresStore (the outcome cache to Redis as in that mode, under a prefix
+ * of its own, when Redis answers), with a plain VACUUM after each search as autovacuum does on
+ * a busy database (the per-batch pages merged away leave space the next search reuses).
+ */
+async function measurePostgres(
+  ctx: BenchContext,
+  usernames: readonly string[],
+  outcomes: Outcome[][],
+  withRedis: boolean,
+): Promise<Omit<StoreSize, 'backend' | 'searches' | 'outcomes' | 'statuses'>> {
+  const url = benchDatabaseUrl();
+  const schema = `userscout_bench_size_${process.pid}_${randomBytes(3).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url, connectionTimeoutMillis: 5_000 });
+  admin.on('error', () => {});
+  await admin.connect();
+  const redisUrl = benchRedisUrl();
+  const prefix = `userscout-bench-store-pg-${process.pid}`;
+  const redis = withRedis ? new Redis(redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
+  // Statements get a minute: the machine may be loaded, and this is a measurement, not a service.
+  const records = new PostgresStore({ url, schema, poolSize: 4, statementTimeoutMs: 60_000 });
+  const store = redis ? new SplitStore(records, new RedisStore({ redis, prefix, now: Date.now })) : records;
+  try {
+    await records.migrate();
+    const empty = await tableBytes(admin, schema);
+    const vacuum = async () => {
+      await admin.query(`VACUUM ${POSTGRES_KEPT.map((t) => `${schema}.${t}`).join(', ')}`);
+    };
+    const ids = await storeSearches(ctx, store, usernames, outcomes, 'postgres', vacuum);
+    const full = await tableBytes(admin, schema);
+    const grown = (name: string) => (full.get(name) ?? 0) - (empty.get(name) ?? 0);
+    ctx.log(
+      `case 9: PostgreSQL bytes per search by table (indexes and TOAST included): ${[...full]
+        .filter(([, bytes]) => bytes > 0)
+        .sort((a, b) => b[1] - a[1])
+        .map(([name, bytes]) => `${name} ${Math.round(bytes / ids.length)}`)
+        .join(', ')}`,
+    );
+    const kept = POSTGRES_KEPT.reduce((n, name) => n + grown(name), 0);
+    // outcome_cache stays empty when the cache is in Redis; without Redis it is not counted either.
+    const shared = [...full.keys()]
+      .filter((name) => !POSTGRES_KEPT.includes(name) && name !== 'outcome_cache')
+      .reduce((n, name) => n + grown(name), 0);
+    const sweep = await measureSweep(store, ids.length);
+    return {
+      ...sweep,
+      kept: kept / ids.length,
+      cache: null,
+      shared,
+      total: (kept + shared) / ids.length,
+    };
+  } finally {
+    await store.close().catch(() => {});
+    if (redis) {
+      await deletePrefix(redisUrl, prefix);
+      redis.disconnect();
+    }
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`).catch(() => {});
+    await admin.end().catch(() => {});
+  }
+}
+
+/** A backend's figures, or why it has none (it did not answer). */
+export type Measured = StoreSize | { readonly backend: Backend; readonly unanswered: string };
+
+export async function measureStoreSize(ctx: BenchContext): Promise<Measured[]> {
   const usernames = ACCOUNT_POOL.slice(0, ctx.quick ? SEARCHES_QUICK : SEARCHES_FULL);
   const outcomes = await realOutcomes(ctx, usernames);
   const total = outcomes.reduce((n, list) => n + list.length, 0);
@@ -255,12 +371,30 @@ export async function measureStoreSize(ctx: BenchContext): Promise<StoreSize[]> 
     .map(([status, n]) => `${status} ${Math.round((n / total) * 100)}%`)
     .join(', ');
   const counts = { searches: usernames.length, outcomes: total, statuses };
-  const sizes: StoreSize[] = [
+  const sizes: Measured[] = [
     { backend: 'sqlite', ...counts, ...(await measureSqlite(ctx, usernames, outcomes)) },
   ];
-  if (await redisAnswers(benchRedisUrl())) {
+  const withRedis = await redisAnswers(benchRedisUrl());
+  if (withRedis) {
     sizes.push({ backend: 'redis', ...counts, ...(await measureRedis(ctx, usernames, outcomes)) });
-  } else ctx.log('case 9: no Redis answers; its row is left out');
+  } else {
+    ctx.log('case 9: no Redis answers; its row says so');
+    sizes.push({ backend: 'redis', unanswered: `no Redis answers at ${benchRedisUrl()}` });
+  }
+  const unanswered = await postgresUnanswered(benchDatabaseUrl());
+  if (unanswered === undefined) {
+    sizes.push({
+      backend: 'postgresql',
+      ...counts,
+      ...(await measurePostgres(ctx, usernames, outcomes, withRedis)),
+    });
+  } else {
+    ctx.log(`case 9: no PostgreSQL answers (${unanswered}); its row says so`);
+    sizes.push({
+      backend: 'postgresql',
+      unanswered: `no PostgreSQL answers at ${benchDatabaseUrl()}: ${unanswered}`,
+    });
+  }
   return sizes;
 }
 
@@ -279,26 +413,41 @@ const COLUMNS: readonly Column[] = [
   { key: 'sweepPauseMs', title: 'sweep longest pause ms', better: 'lower', digits: 1 },
 ];
 
-function sizeRow(s: StoreSize): Row {
-  const platforms = s.outcomes / s.searches;
-  const before = BEFORE[s.backend];
+/** The label of a backend's row: PostgreSQL's says its cache is in Redis, a backend that did not answer says so. */
+export function rowLabel(m: Measured): string {
+  if ('unanswered' in m) return `${m.backend} (not answering)`;
+  return m.backend === 'postgresql' ? 'postgresql (cache in Redis)' : m.backend;
+}
+
+/** One backend's row: every figure '-' (null) where it was not measured or does not apply. */
+export function sizeRow(m: Measured): Row {
+  const before = BEFORE[m.backend];
+  if ('unanswered' in m) {
+    return { label: rowLabel(m), values: Object.fromEntries(COLUMNS.map((c) => [c.key, null])) };
+  }
+  const platforms = m.outcomes / m.searches;
   return {
-    label: s.backend,
+    label: rowLabel(m),
     values: {
-      searches: s.searches,
+      searches: m.searches,
       platforms,
-      kept: Math.round(s.kept),
-      perOutcome: Math.round(s.kept / platforms),
-      cache: Math.round(s.cache),
-      sharedKb: Math.round(s.shared / 1000),
-      total: Math.round(s.total),
-      keptBefore: before.kept,
-      cacheBefore: before.cache,
-      totalBefore: before.total,
-      sweepMs: s.sweepMsPerSearch,
-      sweepPauseMs: s.sweepPauseMs,
+      kept: Math.round(m.kept),
+      perOutcome: Math.round(m.kept / platforms),
+      cache: m.cache === null ? null : Math.round(m.cache),
+      sharedKb: Math.round(m.shared / 1000),
+      total: Math.round(m.total),
+      keptBefore: before?.kept ?? null,
+      cacheBefore: before?.cache ?? null,
+      totalBefore: before?.total ?? null,
+      sweepMs: m.sweepMsPerSearch,
+      sweepPauseMs: m.sweepPauseMs,
     },
   };
+}
+
+function measured(sizes: readonly Measured[], backend: Backend): StoreSize | undefined {
+  const m = sizes.find((s) => s.backend === backend);
+  return m && !('unanswered' in m) ? m : undefined;
 }
 
 export const storeSizeCase: BenchCase = {
@@ -307,7 +456,8 @@ export const storeSizeCase: BenchCase = {
   sims: () => [['builtin', 'zero']],
   async run(ctx) {
     const sizes = await measureStoreSize(ctx);
-    const sqlite = sizes.find((s) => s.backend === 'sqlite')!;
+    const sqlite = measured(sizes, 'sqlite')!;
+    const postgres = measured(sizes, 'postgresql');
     return {
       id: this.id,
       title: this.title,
@@ -319,12 +469,19 @@ export const storeSizeCase: BenchCase = {
           value: sqlite.kept,
           met: sqlite.kept <= SQLITE_BYTES_TARGET,
         },
+        {
+          text: `PostgreSQL <= ${POSTGRES_BYTES_TARGET / 1000} KB kept per search (${postgres ? `${Math.round(postgres.kept / 1000)} KB` : 'not measured'})`,
+          value: postgres?.kept ?? null,
+          met: postgres ? postgres.kept <= POSTGRES_BYTES_TARGET : null,
+        },
       ],
       notes: [
         `outcomes of real searches (built-in catalogue, simulated web, zero latency; ${sqlite.statuses}), stored by the search job: outcomes, outcome cache, platform statistics`,
         'kept: the search and its outcomes, kept for the retention period (7 days by default); cache: the outcome-cache entries it wrote, kept an hour (misses) to a day (hits); shared: vocabulary and platform statistics, bounded by the catalogue',
         'SQLite: page bytes by table and index (dbstat), all = growth of the file (WAL checkpointed) per search; Redis: MEMORY USAGE (SAMPLES 0) of the keys',
-        "sweep: every search deleted as after the retention period (SQLite: 500 rows a transaction); longest pause: the event loop's longest wait meanwhile",
+        'PostgreSQL (DATABASE_URL, a schema of its own, dropped after): pg_total_relation_size (indexes and TOAST included) of searches and outcome_pages, grown from the empty schema, per search, a plain VACUUM after each search as autovacuum does; cache: none, the outcome cache is in Redis in that mode (the redis row gives its size); shared: the other tables (platform statistics)',
+        ...sizes.flatMap((s) => ('unanswered' in s ? [`${s.backend}: not measured, ${s.unanswered}`] : [])),
+        "sweep: every search deleted as after the retention period (SQLite: 500 rows a transaction; PostgreSQL: 500 searches a statement); longest pause: the event loop's longest wait meanwhile",
       ],
       settings: {},
     };

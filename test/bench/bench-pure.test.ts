@@ -3,6 +3,7 @@
  * of two runs, the command line and the measurement of a piece of work.
  */
 import { describe, expect, it } from 'vitest';
+import { benchDatabaseUrl, type StoreSize, sizeRow } from '../../bench/cases/store-size.js';
 import { benchRedisUrl, sumUsage } from '../../bench/cluster.js';
 import { change, formatComparison, textTable } from '../../bench/format.js';
 import { parseOptions } from '../../bench/options.js';
@@ -165,5 +166,46 @@ describe('measure', () => {
     expect(measured.result).toBe('done');
     expect(measured.before.rssBytes).toBe(524_288);
     expect(measured.usage).toEqual({ cpuMs: 5, wallMs: 10, cores: 0.5, maxRssMb: 3 });
+  });
+});
+
+describe('case 9 rows', () => {
+  const base = {
+    searches: 8,
+    outcomes: 8 * 1_000,
+    kept: 80_000,
+    shared: 250_000,
+    total: 110_000,
+    sweepMsPerSearch: 0.5,
+    sweepPauseMs: 1,
+    statuses: 'miss 60%, hit 40%',
+  };
+
+  it('gives PostgreSQL no cache figure (the cache is in Redis) and nothing before compact outcomes', () => {
+    const row = sizeRow({ backend: 'postgresql', ...base, cache: null } satisfies StoreSize);
+    expect(row.label).toBe('postgresql (cache in Redis)');
+    expect(row.values).toMatchObject({
+      kept: 80_000,
+      perOutcome: 80,
+      cache: null,
+      sharedKb: 250,
+      total: 110_000,
+    });
+    expect(row.values).toMatchObject({ keptBefore: null, cacheBefore: null, totalBefore: null });
+    const sqlite = sizeRow({ backend: 'sqlite', ...base, cache: 90_000 });
+    expect(sqlite.label).toBe('sqlite');
+    expect(sqlite.values).toMatchObject({ cache: 90_000, keptBefore: 418_304 });
+  });
+
+  it('says a backend that did not answer, every figure left empty', () => {
+    const row = sizeRow({ backend: 'postgresql', unanswered: 'no PostgreSQL answers at postgres://x' });
+    expect(row.label).toBe('postgresql (not answering)');
+    expect(Object.values(row.values).every((v) => v === null)).toBe(true);
+    expect(Object.keys(row.values)).toContain('kept');
+  });
+
+  it('finds PostgreSQL at DATABASE_URL, else the local test database', () => {
+    expect(benchDatabaseUrl({ DATABASE_URL: 'postgres://u@db:5433/x' })).toBe('postgres://u@db:5433/x');
+    expect(benchDatabaseUrl({})).toBe('postgres://postgres@127.0.0.1:5432/test');
   });
 });
