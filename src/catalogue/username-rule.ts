@@ -114,6 +114,11 @@ export function platformUsername(platform: { readonly username: UsernameRule }, 
  */
 const ASCII_ONLY = /^[\x21-\x7e]*$/;
 
+/** Whether a name is all printable ASCII: what a platform without a pattern of its own allows. */
+export function isPrintableAscii(name: string): boolean {
+  return ASCII_ONLY.test(name);
+}
+
 /**
  * Why a name, as it was given, breaks a platform's rule, or undefined when it fits.
  * On a lowercasing platform the rule is checked on the name before folding first:
@@ -127,7 +132,7 @@ export function ruleViolation(rule: UsernameRule, username: string): string | un
     }
   }
   const name = rule.lowercase ? username.toLowerCase() : username;
-  if (!rule.pattern && !ASCII_ONLY.test(name))
+  if (!rule.pattern && !isPrintableAscii(name))
     return 'has characters outside ASCII, which a platform without a username pattern is taken not to allow';
   const length = [...name].length;
   if (length < rule.minLength) return `shorter than ${rule.minLength} characters`;

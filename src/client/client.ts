@@ -17,7 +17,7 @@ import type {
 } from '../api/schemas.js';
 import type { ChangesResponse, CreateWatchlistBody, WatchlistResponse } from '../api/watchlist-schemas.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
-import { retryDelay } from '../engine/retry-timing.js';
+import { parseRetryAfter, retryDelay } from '../engine/retry-timing.js';
 import { UserscoutClientError } from './client-error.js';
 import { SseParser } from './sse.js';
 
@@ -417,7 +417,9 @@ export class UserscoutClient {
     const body = (await response.json().catch(() => undefined)) as
       | { error?: unknown; code?: unknown; requestId?: unknown; retryAfter?: unknown }
       | undefined;
-    const retryAfter = Number(response.headers.get('retry-after') ?? body?.retryAfter);
+    // Retry-After as seconds or an HTTP date (the engine's parser), else the body's figure.
+    const header = parseRetryAfter(response.headers.get('retry-after') ?? undefined, Date.now());
+    const retryAfter = header !== undefined ? Math.ceil(header / 1000) : Number(body?.retryAfter);
     return new UserscoutClientError(
       typeof body?.code === 'string' ? body.code : `http_${response.status}`,
       typeof body?.error === 'string'

@@ -5,7 +5,7 @@
  */
 import type { Category } from '../categories.js';
 import type { CheckSpec, PlatformSpec, SignalSpec } from '../schema.js';
-import { compileUsernameRule } from '../username-rule.js';
+import { compileUsernameRule, isPrintableAscii } from '../username-rule.js';
 import { type Conversion, rejectEntry } from './assemble.js';
 import { knownNames } from './known-names.js';
 import { pythonRegexToJs } from './python-regex.js';
@@ -28,7 +28,6 @@ export interface EntryParts {
   readonly notes?: readonly string[] | undefined;
 }
 
-const ASCII_NAME = /^[\x21-\x7e]*$/;
 /** Letters and digits of any script, and the separators names commonly hold. */
 const ANY_LETTERS = '^[\\p{L}\\p{M}\\p{N}_.\\-]+$';
 
@@ -43,7 +42,7 @@ export function finishEntry(parts: EntryParts): Conversion {
   }
   // Without a rule an entry is taken to allow ASCII only (username-rule.ts); where its own
   // known accounts are in another script, the site evidently takes letters of any script.
-  if (pattern === undefined && parts.claimed.some((name) => !ASCII_NAME.test(name))) pattern = ANY_LETTERS;
+  if (pattern === undefined && parts.claimed.some((name) => !isPrintableAscii(name))) pattern = ANY_LETTERS;
   const known = knownNames(compileUsernameRule({ pattern }), parts.claimed, parts.unclaimed);
   if ('reason' in known) return rejectEntry(known.reason);
   if (typeof parts.home !== 'string') return rejectEntry(parts.home.reason);
