@@ -11,7 +11,8 @@ export const STORE_RETRY_AFTER_SECONDS = 5;
 const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
 const CONNECTION_MESSAGE =
   /Stream isn't writeable|Connection is closed|Command timed out|Redis not ready|connect ETIMEDOUT|Reached the max retries/i;
-const CONNECTION_CODES = new Set([
+/** Socket errors of a connection refused, lost or never made: an outage of any store's server. */
+export const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',

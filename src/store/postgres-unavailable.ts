@@ -4,18 +4,7 @@
  * an outage into 503 `store_unavailable` with Retry-After, as for Redis. Pure.
  */
 import { isUserscoutError } from '../errors.js';
-import { storeUnavailable } from '../redis/unavailable.js';
-
-const CONNECTION_CODES = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-]);
+import { CONNECTION_CODES, storeUnavailable } from '../redis/unavailable.js';
 
 /**
  * SQLSTATEs of an outage: class 08 (connection exception), 57014 (a statement
