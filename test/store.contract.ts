@@ -483,6 +483,9 @@ export function describeStoreContract(
         for (const batch of [[outcome('github')], []]) {
           await expect(store.addOutcomes('nope', batch)).rejects.toMatchObject({ code: 'search_not_found' });
         }
+        // Nothing was kept under that id: a search created with it afterwards starts empty.
+        expect(await store.getSearch('nope')).toBeUndefined();
+        await store.createSearch(search('nope'));
         expect(await store.listOutcomes('nope')).toEqual([]);
         expect((await store.progress('nope')).checked).toBe(0);
       });

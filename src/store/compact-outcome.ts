@@ -90,7 +90,10 @@ const FORMAT_COMPACT = 1;
 const LEGACY_JSON = 0x7b; // '{'
 const USERNAME = '\u0000';
 
-const STATUS_INDEX = new Map(STATUS_CODES.map((s, i) => [s as string, i]));
+/** A status's stored code (its position in STATUS_CODES): what every backend persists for it. */
+export const STATUS_INDEX: ReadonlyMap<string, number> = new Map(
+  STATUS_CODES.map((s, i) => [s as string, i]),
+);
 const CATEGORY_INDEX = new Map(CATEGORY_CODES.map((c, i) => [c as string, i]));
 const REASON_INDEX = new Map(REASON_CODES.map((r, i) => [r as string, i]));
 

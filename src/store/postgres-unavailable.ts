@@ -30,3 +30,8 @@ export function isPostgresUnavailable(error: unknown): boolean {
 export function asPostgresStoreError(error: unknown): unknown {
   return isPostgresUnavailable(error) && !isUserscoutError(error) ? storeUnavailable(error) : error;
 }
+
+/** A write refused by a unique constraint (SQLSTATE 23505): a duplicate, not an outage. */
+export function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: unknown }).code === '23505';
+}

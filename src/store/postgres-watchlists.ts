@@ -7,6 +7,7 @@
  * with the state or not at all.
  */
 import type pg from 'pg';
+import { isUniqueViolation } from './postgres-unavailable.js';
 import { duplicateIdError } from './store.js';
 import {
   type DeliveryRecord,
@@ -45,10 +46,6 @@ function toWatchlist(row: WatchlistRow): Watchlist {
     spec: row.spec,
     state: row.state,
   };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown }).code === '23505';
 }
 
 const WATCHLIST_COLUMNS = 'id, owner, created_at, updated_at, spec, state, version';

@@ -14,9 +14,10 @@ import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { OUTCOME_STATUSES } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import { STATUS_INDEX } from './compact-outcome.js';
 import { decodeIds, decodePage, encodeIds, encodePage } from './outcome-page.js';
 import { migratePostgres } from './postgres-migrate.js';
-import { asPostgresStoreError } from './postgres-unavailable.js';
+import { asPostgresStoreError, isUniqueViolation } from './postgres-unavailable.js';
 import { PostgresWatchlists } from './postgres-watchlists.js';
 import {
   ANSWERED_STATUSES,
@@ -58,9 +59,6 @@ export interface PostgresStoreOptions {
 /** Searches deleted per sweep statement: each takes its outcome pages along. */
 const SWEEP_SEARCH_BATCH = 500;
 const SWEEP_CACHE_BATCH = 5_000;
-const STATUS_INDEX: Readonly<Record<OutcomeStatus, number>> = Object.fromEntries(
-  OUTCOME_STATUSES.map((status, i) => [status, i]),
-) as Record<OutcomeStatus, number>;
 const FINISHED: ReadonlySet<SearchState> = new Set(['completed', 'error']);
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
@@ -274,7 +272,7 @@ export class PostgresStore implements Store {
           if (seen.has(outcome.platformId)) return undefined;
           seen.add(outcome.platformId);
           page.push(outcome);
-          counts[STATUS_INDEX[outcome.status]]! += 1;
+          counts[STATUS_INDEX.get(outcome.status)!]! += 1;
           return firstSeq + page.length - 1;
         });
         if (page.length === 0) return seqs;
@@ -672,14 +670,10 @@ function progressOf(counts: readonly number[] | undefined): SearchProgress {
   const byStatus = emptyByStatus();
   let checked = 0;
   for (const status of OUTCOME_STATUSES) {
-    byStatus[status] = counts?.[STATUS_INDEX[status]] ?? 0;
+    byStatus[status] = counts?.[STATUS_INDEX.get(status)!] ?? 0;
     checked += byStatus[status];
   }
   return { checked, hits: byStatus.hit, byStatus };
-}
-
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: unknown }).code === '23505';
 }
 
 async function toSearch(row: SearchRow): Promise<SearchRecord> {

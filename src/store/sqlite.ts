@@ -13,7 +13,7 @@ import type { PlatformHealthEntry } from '../catalogue/health.js';
 import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
-import { decodeVarints, encodeVarints, STATUS_CODES } from './compact-outcome.js';
+import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
 import { Vocabulary } from './sqlite-vocabulary.js';
 import { SqliteWatchlists } from './sqlite-watchlists.js';
@@ -235,8 +235,6 @@ function migrateToCompactOutcomes(db: Database): void {
   }
   db.exec(SCHEMA_2_AFTER);
 }
-
-const STATUS_INDEX: ReadonlyMap<OutcomeStatus, number> = new Map(STATUS_CODES.map((s, i) => [s, i]));
 
 interface SearchRow {
   key: number;
