@@ -101,6 +101,17 @@ export function countVerdicts(verdicts: readonly PlatformVerdict[]): VerdictCoun
   return counts;
 }
 
+/** What the health records keep of a platform's verdict (the file, and the store in the service). */
+export function healthEntryOf(
+  v: Pick<PlatformVerdict, 'verdict' | 'reason' | 'validatedAt'>,
+): PlatformHealthEntry {
+  return {
+    verdict: v.verdict,
+    ...(v.reason === undefined ? {} : { reason: v.reason }),
+    validatedAt: v.validatedAt,
+  };
+}
+
 /**
  * The health file after a self-check: this run's verdicts replace those of the
  * same platforms; platforms not checked this time keep their last verdict.
@@ -111,13 +122,7 @@ export function updateHealthFile(
   generatedAt: number,
 ): HealthFile {
   const platforms: Record<string, PlatformHealthEntry> = { ...(previous?.platforms ?? {}) };
-  for (const v of verdicts) {
-    platforms[v.platformId] = {
-      verdict: v.verdict,
-      ...(v.reason === undefined ? {} : { reason: v.reason }),
-      validatedAt: v.validatedAt,
-    };
-  }
+  for (const v of verdicts) platforms[v.platformId] = healthEntryOf(v);
   const sorted = Object.fromEntries(Object.entries(platforms).sort(([a], [b]) => a.localeCompare(b)));
   return { generatedAt, platforms: sorted };
 }

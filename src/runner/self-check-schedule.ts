@@ -10,7 +10,12 @@
  */
 import type { PlatformHealthEntry } from '../catalogue/health.js';
 import type { Platform } from '../catalogue/platform.js';
-import { judgePlatform, type SelfCheckProbe, selfCheckNames } from '../catalogue/self-check.js';
+import {
+  healthEntryOf,
+  judgePlatform,
+  type SelfCheckProbe,
+  selfCheckNames,
+} from '../catalogue/self-check.js';
 import type { Outcome } from '../engine/outcome.js';
 import type { Store } from '../store/store.js';
 
@@ -112,11 +117,7 @@ export class SelfCheckSchedule {
       })),
     ]);
     const verdict = judgePlatform(platform, probes, clock());
-    const entry: PlatformHealthEntry = {
-      verdict: verdict.verdict,
-      ...(verdict.reason === undefined ? {} : { reason: verdict.reason }),
-      validatedAt: verdict.validatedAt,
-    };
+    const entry = healthEntryOf(verdict);
     await store.putPlatformHealth(platform.id, entry);
     this.#options.onVerdict?.(platform.id, entry);
     return entry;
