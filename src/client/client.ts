@@ -247,7 +247,6 @@ export class UserscoutClient {
    */
   async *follow(id: string, options: FollowOptions = {}): AsyncGenerator<FollowEvent> {
     const call = this.#call(options);
-    const seenSeq = new Set<number>();
     const seenPlatforms = new Set<string>();
     let lastEventId = options.lastEventId ?? 0;
     let live = !options.poll;
@@ -287,9 +286,9 @@ export class UserscoutClient {
             if (!event) continue;
             if (event.type === 'result') {
               if (event.seq !== undefined) {
-                if (seenSeq.has(event.seq)) continue;
-                seenSeq.add(event.seq);
-                lastEventId = Math.max(lastEventId, event.seq);
+                // The service sends results in seq order: one at or below the last seen was seen.
+                if (event.seq <= lastEventId) continue;
+                lastEventId = event.seq;
               }
               if (seenPlatforms.has(event.result.platformId)) continue;
               seenPlatforms.add(event.result.platformId);

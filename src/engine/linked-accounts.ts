@@ -25,9 +25,10 @@ interface Template {
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
-/** A matcher of profile URLs built once from the platforms' templates. */
+/** A matcher of profile URLs built once from the platforms' templates, indexed by host. */
 export class ProfileUrlMatcher {
-  readonly #templates: Template[] = [];
+  /** Host without `www.` → the templates on it. */
+  readonly #byHost = new Map<string, Template[]>();
 
   constructor(platforms: readonly Pick<Platform, 'id' | 'profile'>[]) {
     for (const platform of platforms) {
@@ -40,18 +41,27 @@ export class ProfileUrlMatcher {
       // Only templates with the name in the path: a name in the host is too loose to match links by.
       if (!url.pathname.includes('USERNAMEPLACEHOLDER') || url.hostname.includes('usernameplaceholder'))
         continue;
-      const host = url.hostname.replace(/^www\./, '');
+      const host = hostKey(url.hostname);
       const path = escapeRegex(url.pathname).replace('USERNAMEPLACEHOLDER', '([^/?#]{1,100})');
-      this.#templates.push({
+      const templates = this.#byHost.get(host) ?? [];
+      templates.push({
         id: platform.id,
         re: new RegExp(`^https?://(?:www\\.)?${escapeRegex(host)}${path}/?(?:[?#].*)?$`, 'i'),
       });
+      this.#byHost.set(host, templates);
     }
   }
 
   /** The platform and username a URL is the profile of, if any. */
   match(url: string): { id: string; username: string } | undefined {
-    for (const template of this.#templates) {
+    let host: string;
+    try {
+      host = hostKey(new URL(url).hostname);
+    } catch {
+      return undefined;
+    }
+    // Only the templates of the link's own host are tried, not every platform's.
+    for (const template of this.#byHost.get(host) ?? []) {
       const m = template.re.exec(url);
       if (m) {
         let username: string;
@@ -66,6 +76,8 @@ export class ProfileUrlMatcher {
     return undefined;
   }
 }
+
+const hostKey = (hostname: string) => hostname.toLowerCase().replace(/^www\./, '');
 
 /** Every link from a hit's profile to another platform's profile. */
 export function accountLinks(outcomes: readonly Outcome[], matcher: ProfileUrlMatcher): AccountLink[] {

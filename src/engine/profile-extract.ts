@@ -170,6 +170,8 @@ interface Parsed {
   readonly html: string;
   readonly json: Json;
   readonly meta: Map<string, string>;
+  /** What regex rules read: the page, or the JSON answer serialised once (on first use). */
+  readonly text: () => string;
 }
 
 function parse(view: ResponseView): Parsed {
@@ -184,7 +186,16 @@ function parse(view: ResponseView): Parsed {
     }
   }
   const html = json === undefined ? body : '';
-  return { html, json, meta: html ? metaTags(html) : new Map() };
+  let text: string | undefined;
+  return {
+    html,
+    json,
+    meta: html ? metaTags(html) : new Map(),
+    text: () => {
+      text ??= html || (json === undefined ? '' : JSON.stringify(json));
+      return text;
+    },
+  };
 }
 
 function ruleValue(rule: ExtractRule, parsed: Parsed): Json {
@@ -194,9 +205,7 @@ function ruleValue(rule: ExtractRule, parsed: Parsed): Json {
     case 'meta':
       return parsed.meta.get(rule.name);
     case 'regex': {
-      const match = rule.re.exec(
-        parsed.html || (typeof parsed.json === 'undefined' ? '' : JSON.stringify(parsed.json)),
-      );
+      const match = rule.re.exec(parsed.text());
       return match?.groups?.value;
     }
   }
