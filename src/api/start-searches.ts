@@ -6,13 +6,13 @@
  * can refuse a request (a name, the platforms, a full queue, the limit) is
  * checked before anything is counted or stored.
  */
+
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Category } from '../catalogue/categories.js';
 import { lookalikeNames, platformsForVariant, type VariantKind } from '../catalogue/lookalike-names.js';
 import type { Platform } from '../catalogue/platform.js';
 import { selectPlatforms } from '../catalogue/select.js';
-import { usernameProblem } from '../catalogue/username-rule.js';
 import { originLoads } from '../engine/politeness-bound.js';
 import { UserscoutError } from '../errors.js';
 import { estimateSeconds } from '../runner/estimate.js';
@@ -53,17 +53,6 @@ export interface StartedSearch {
   readonly status: 'running';
   readonly totalPlatforms: number;
   readonly estimatedTime: number;
-}
-
-/** Throws 400 invalid_username naming the rule broken (and the name, when `named`). */
-export function checkUsername(username: string, named = false): void {
-  const problem = usernameProblem(username);
-  if (problem)
-    throw new UserscoutError(
-      'invalid_username',
-      named ? `username ${JSON.stringify(username)} ${problem}` : `username ${problem}`,
-      named ? { details: { username } } : undefined,
-    );
 }
 
 /** The enabled, healthy platforms the request chose; 400 when none is left. */

@@ -5,12 +5,13 @@
  * results; with `--variants`, each name's lookalike names are checked after it,
  * as names of their own. Exits 3 when too few platforms answered to trust a missing hit.
  */
+
 import { randomUUID } from 'node:crypto';
 import { SingleBar } from 'cli-progress';
 import { writeFileAtomic } from '../catalogue/atomic-write.js';
+import { checkUsername } from '../catalogue/check-username.js';
 import { lookalikeNames, type Variant } from '../catalogue/lookalike-names.js';
 import { selectPlatforms } from '../catalogue/select.js';
-import { usernameProblem } from '../catalogue/username-rule.js';
 import { UserscoutClient } from '../client/client.js';
 import { type Config, loadConfig } from '../config.js';
 import { countStatuses, coverageOf } from '../engine/coverage.js';
@@ -82,10 +83,7 @@ export async function runSearch(
   }
   if (options.output !== undefined && format === 'table')
     throw new UserscoutError('invalid_argument', '--output needs --format json, csv or html');
-  for (const name of names) {
-    const problem = usernameProblem(name);
-    if (problem) throw new UserscoutError('invalid_username', `username ${JSON.stringify(name)} ${problem}`);
-  }
+  for (const name of names) checkUsername(name, true);
   const all = options.all ?? false;
   const categories = parseCategories(options.category);
   const config = loadConfig(networkOverrides(options), env, 'cli');

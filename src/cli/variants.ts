@@ -3,8 +3,8 @@
  * (or `variants: true` on the API) would check, one a line (ready for
  * `xargs userscout search`), or as JSON with the kind of each.
  */
+import { checkUsername } from '../catalogue/check-username.js';
 import { lookalikeNames } from '../catalogue/lookalike-names.js';
-import { usernameProblem } from '../catalogue/username-rule.js';
 import { loadConfig, SETTINGS } from '../config.js';
 import { UserscoutError } from '../errors.js';
 import type { Io } from './io.js';
@@ -37,8 +37,7 @@ export function runVariants(
   io: Pick<Io, 'out'>,
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): void {
-  const problem = usernameProblem(name);
-  if (problem) throw new UserscoutError('invalid_username', `username ${JSON.stringify(name)} ${problem}`);
+  checkUsername(name, true);
   const format = options.format ?? 'text';
   if (!(VARIANTS_FORMATS as readonly string[]).includes(format))
     throw new UserscoutError(

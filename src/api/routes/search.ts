@@ -4,8 +4,10 @@
  * the queue) before the search limit counts it, so only a started search uses
  * up the limit (src/api/start-searches.ts).
  */
+
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { checkUsername } from '../../catalogue/check-username.js';
 import { unansweredReasons } from '../../engine/coverage.js';
 import { accountLinks, ProfileUrlMatcher } from '../../engine/linked-accounts.js';
 import { UserscoutError } from '../../errors.js';
@@ -24,7 +26,6 @@ import { everyOutcomeView, searchCoverage, searchResponse } from '../search-resp
 import {
   calibrationOf,
   checkPrivate,
-  checkUsername,
   choosePlatforms,
   planVariants,
   startSearches,

@@ -10,8 +10,10 @@
  * key can be cancelled only with that key; one started without a key by
  * anyone who holds its id, the same capability that reads it.
  */
+
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { checkUsername } from '../../catalogue/check-username.js';
 import { UserscoutError } from '../../errors.js';
 import { CANCELLED, failSearch } from '../../runner/search-job.js';
 import type { SearchRecord } from '../../store/store.js';
@@ -28,7 +30,7 @@ import {
 import { canRead } from '../search-access.js';
 import { decodeCursor, encodeCursor } from '../search-cursor.js';
 import { searchSummary } from '../search-response.js';
-import { checkPrivate, checkUsername, choosePlatforms, startSearches } from '../start-searches.js';
+import { checkPrivate, choosePlatforms, startSearches } from '../start-searches.js';
 
 /** Searches per page of GET /api/searches when the client does not say. */
 export const DEFAULT_PAGE_SIZE = 20;

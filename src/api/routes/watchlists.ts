@@ -5,12 +5,13 @@
  * `api_key_required`. Runs themselves happen in the scheduler
  * (src/watchlists/scheduler.ts).
  */
+
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { checkUsername } from '../../catalogue/check-username.js';
 import { selectPlatforms } from '../../catalogue/select.js';
-import { usernameProblem } from '../../catalogue/username-rule.js';
 import { UserscoutError } from '../../errors.js';
 import type {
   DeliveryRecord,
@@ -120,11 +121,7 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         'bad_request',
         `A watchlist holds at most ${config.watchlistMaxNames} names (USERSCOUT_WATCHLIST_MAX_NAMES); received ${unique.length}`,
       );
-    for (const name of unique) {
-      const problem = usernameProblem(name);
-      if (problem)
-        throw new UserscoutError('invalid_username', `username ${JSON.stringify(name)} ${problem}`);
-    }
+    for (const name of unique) checkUsername(name, true);
     if (spec.intervalMs < config.watchlistMinIntervalMs)
       throw new UserscoutError(
         'bad_request',
