@@ -6,33 +6,17 @@
  */
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
+import { redisAnswers } from '../src/redis/connection.js';
 import { Child } from './child.js';
 import type { ProcessUsage } from './process-usage.js';
 import type { ServerLauncher } from './server.js';
 import type { LoopDelay, ServerInput, ServerReady } from './server-child.js';
 
 /** Where the cluster cases find Redis: REDIS_URL, else the local default. */
+export { redisAnswers };
+
 export function benchRedisUrl(env: NodeJS.ProcessEnv = process.env): string {
   return env.REDIS_URL || 'redis://127.0.0.1:6379';
-}
-
-/** Whether a Redis answers at `url` within `timeoutMs`. */
-export async function redisAnswers(url: string, timeoutMs = 2_000): Promise<boolean> {
-  const client = new Redis(url, {
-    lazyConnect: true,
-    connectTimeout: timeoutMs,
-    maxRetriesPerRequest: 0,
-    retryStrategy: () => null,
-  });
-  client.on('error', () => {});
-  try {
-    await client.connect();
-    return (await client.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    client.disconnect();
-  }
 }
 
 /** Deletes every key that starts with `prefix` (BullMQ's included, as it uses the same prefix). */

@@ -40,14 +40,23 @@ export function compiledCliMissing(): string | undefined {
   return newer(join(ROOT, 'src')) ? 'dist/ is older than src/ (run npm run build)' : undefined;
 }
 
-/** One `userscout search USERNAME --all --format json` against `sim`, without latency memory. */
-export async function runCompiledCli(sim: SimHandle, username: string): Promise<CompiledCliRun> {
+/**
+ * One `userscout search USERNAME --all --format json` against `sim`, without
+ * latency memory: over the default selection, or only `platforms` (ids, each
+ * given as `--platform ID`).
+ */
+export async function runCompiledCli(
+  sim: SimHandle,
+  username: string,
+  platforms?: readonly string[],
+): Promise<CompiledCliRun> {
   const args = [
     '--import',
     REPORT_USAGE,
     MAIN,
     'search',
     username,
+    ...(platforms ?? []).flatMap((id) => ['--platform', id]),
     ...sim.connectTo.flatMap((rule) => ['--connect-to', rule]),
     '--ca-file',
     sim.caFile,

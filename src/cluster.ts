@@ -46,6 +46,8 @@ export interface RedisBackendHooks {
   /** Redis errors (connection lost, and so on); called often during an outage. */
   readonly onError: (error: unknown) => void;
   readonly onSearchStart?: (search: SearchRecord, worker: string) => void;
+  /** A worker ran the recovery pass after Redis came back empty. */
+  readonly onRecovered?: (requeued: number, worker: string) => void;
   /** The service's clock (ms epoch). */
   readonly now: () => number;
   /**
@@ -64,7 +66,8 @@ export interface RedisBackend {
   readonly rateLimitStore: FastifyRateLimitStoreCtor;
   /** The search limit's counters, shared by every API process. */
   readonly searchQuota: SearchQuota;
-  createRunner(deps: SearchJobDeps): Runner;
+  /** `afterSearch`: what follows a search, called by the worker that ran it (BullMqRunnerOptions). */
+  createRunner(deps: SearchJobDeps, afterSearch?: (search: SearchRecord) => Promise<void>): Runner;
   /** Whether Redis answered within `timeoutMs`. */
   waitUntilReady(timeoutMs: number): Promise<boolean>;
   /** Closes the shared connection; close the store, events and runner first. */
@@ -102,7 +105,7 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
     }),
     rateLimitStore: redisRateLimitStore(redis, prefix),
     searchQuota: new RedisSearchQuota(redis, prefix),
-    createRunner: (deps) =>
+    createRunner: (deps, afterSearch) =>
       new BullMqRunner(deps, {
         connection: bullmqOptions(config.redisUrl),
         prefix,
@@ -113,7 +116,9 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
         lockMs: config.jobLockMs,
         onError: hooks.onError,
         commands: redis,
+        ...(afterSearch ? { afterSearch } : {}),
         ...(hooks.onSearchStart ? { onStart: hooks.onSearchStart } : {}),
+        ...(hooks.onRecovered ? { onRecovered: hooks.onRecovered } : {}),
       }),
     waitUntilReady: (timeoutMs) =>
       waitUntilReady(redis, timeoutMs).then(

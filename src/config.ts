@@ -114,6 +114,15 @@ export const SETTINGS = {
     kind: int(100, 60_000),
     doc: 'TCP+TLS connect deadline (ms)',
   },
+  connectsAtOnce: {
+    env: 'USERSCOUT_CONNECTS_AT_ONCE',
+    default: 0,
+    // A cold CLI search begins hundreds of handshakes together; 32 at a time peaked ~30 MB
+    // lower at 716 platforms, with the same wall time (bench/README.md, issue 13).
+    cliDefault: 32,
+    kind: int(0, 100_000),
+    doc: 'Connections being opened (TCP+TLS handshake) at once per egress identity, the others waiting their turn (0: no bound); the CLI opens 32 at a time, as a cold search begins hundreds together',
+  },
   concurrency: {
     env: 'USERSCOUT_CONCURRENCY',
     default: 512,
@@ -166,6 +175,15 @@ export const SETTINGS = {
     cliDefault: false,
     kind: { type: 'bool' },
     doc: 'Keep a connection open (keep-alive) after a check when no other check to its origin is waiting or in flight; the CLI closes it, since one search uses most origins once',
+  },
+  // V8 sizes its heap for a long-running server; a CLI search is bounded work that ends
+  // (src/lean-heap.ts: growth rates only, no ceiling, so a large search cannot run out of heap).
+  leanHeap: {
+    env: 'USERSCOUT_LEAN_HEAP',
+    default: false,
+    cliDefault: true,
+    kind: { type: 'bool' },
+    doc: 'Collect garbage sooner rather than let the heap grow (the CLI search does: about a quarter less peak memory for some more CPU); no heap ceiling either way',
   },
   bodyCapBytes: {
     env: 'USERSCOUT_BODY_CAP_BYTES',
@@ -396,6 +414,12 @@ export const SETTINGS = {
     kind: int(0, 100),
     doc: 'Most follow-up searches one `recursive` search starts (new names found in its hits\u2019 profile links and ids; depth 1)',
   },
+  followUpLeaseMs: {
+    env: 'USERSCOUT_FOLLOW_UP_LEASE_MS',
+    default: 60_000,
+    kind: int(1_000, 86_400_000),
+    doc: 'How long (ms) the process starting a completed `recursive` search\u2019s follow-ups holds them; one that died doing it is taken over after this long, by the next read of the search',
+  },
   trustProxy: {
     env: 'USERSCOUT_TRUST_PROXY',
     default: '',
@@ -539,7 +563,7 @@ export type EgressIdentity =
 const PROXY_PROTOCOLS = ['http:', 'https:', 'socks5:', 'socks5h:', 'socks:'];
 
 /** Parses one `addr:IP` or `proxy:URL` entry; a string says what is wrong with it. */
-export function parseEgressEntry(entry: string): EgressIdentity | string {
+function parseEgressEntry(entry: string): EgressIdentity | string {
   const colon = entry.indexOf(':');
   const kind = colon < 0 ? entry : entry.slice(0, colon);
   const value = colon < 0 ? '' : entry.slice(colon + 1);

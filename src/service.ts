@@ -3,16 +3,16 @@
  * runner, events and the HTTP app. The embedded default is SQLite and the
  * in-process runner; nothing else needs to run.
  */
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp } from './api/app.js';
 import type { AppDeps } from './api/deps.js';
+import { followUpStarter } from './api/follow-ups.js';
 import { LiveHealth } from './api/live-health.js';
 import { Metrics } from './api/metrics.js';
 import { buildOpsApp } from './api/ops-app.js';
 import { LocalSearchQuota } from './api/search-quota.js';
-import { injectedSearchStarter } from './api/watchlist-searches.js';
+import { watchlistSearchStarter } from './api/watchlist-searches.js';
 import { PlatformHealth } from './catalogue/health.js';
 import type { Catalogue } from './catalogue/platform.js';
 import { loadCatalogueFrom } from './catalogue/source.js';
@@ -20,6 +20,7 @@ import { createRedisBackend, throttled } from './cluster.js';
 import type { Config } from './config.js';
 import { createEngine } from './engine/create-engine.js';
 import { ConfigError } from './errors.js';
+import { leanHeap } from './lean-heap.js';
 import { type EventHub, LocalEventHub } from './runner/events.js';
 import type { SearchExecutor } from './runner/in-process.js';
 import { InProcessRunner } from './runner/in-process.js';
@@ -29,7 +30,7 @@ import { SearchThread } from './runner/search-thread.js';
 import { scheduleSelfCheck } from './runner/self-check-schedule.js';
 import { createStore } from './store/create-store.js';
 import { PostgresStore } from './store/postgres.js';
-import { recentLatencies, type Store } from './store/store.js';
+import { recentLatencies, type SearchRecord, type Store } from './store/store.js';
 import { WatchlistScheduler } from './watchlists/scheduler.js';
 
 export interface Service {
@@ -55,6 +56,7 @@ export const HEALTH_FILE = 'health.json';
 
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const now = Date.now;
+  if (config.leanHeap) leanHeap();
   const catalogue = options.catalogue ?? loadCatalogueFrom(config.catalogue || undefined).catalogue;
   const fileHealth = PlatformHealth.read(join(config.dataDir, HEALTH_FILE));
   if (!config.redisUrl && config.role !== 'all') {
@@ -70,6 +72,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     ? createRedisBackend(config, {
         onError: throttled(10_000, (error: unknown) => log?.warn({ err: error }, 'Redis error')),
         onSearchStart: (search, worker) => log?.info({ queryId: search.id, worker }, 'search job started'),
+        onRecovered: (requeued, worker) => log?.info({ requeued, worker }, 'recovery pass ran'),
         now,
         ...(postgres ? { records: postgres } : {}),
       })
@@ -89,6 +92,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
             events,
             onOutcome: (outcome) => metrics.observe(outcome),
             onThreadError: (err) => log?.error({ err }, 'search thread failed'),
+            onNoteFailed: (message, platform) =>
+              log?.warn({ platform, error: message }, 'platform statistic or cached outcome not written'),
           },
         )
       : undefined;
@@ -124,16 +129,25 @@ export async function createService(config: Config, options: ServiceOptions = {}
       catalogue,
       now,
       onOutcome: (outcome) => metrics.observe(outcome),
+      onNoteFailed: (err, outcome) =>
+        log?.warn({ err, platform: outcome.platformId }, 'platform statistic or cached outcome not written'),
     });
+  // What follows a search, once it has run (its follow-ups, src/api/follow-ups.ts): the API's, set once the app is built.
+  let followUps: ((search: SearchRecord) => Promise<void>) | undefined;
+  const afterSearch = async (search: SearchRecord) =>
+    followUps?.(search).catch((err: unknown) =>
+      log?.error({ err, queryId: search.id }, 'follow-up searches not started'),
+    );
   const execute: SearchExecutor =
     thread?.execute ?? ((search, signal) => runSearchJob(search, jobDeps!, signal));
   const runner: Runner =
     backend && jobDeps
-      ? backend.createRunner(jobDeps)
+      ? backend.createRunner(jobDeps, afterSearch)
       : new InProcessRunner(store, execute, {
           maxRunning: config.maxRunningSearches,
           maxQueued: config.maxQueuedSearches,
           retryAfterSeconds: config.queueFullRetryAfterSeconds,
+          afterSearch,
           // Not a platform's failure (those are outcomes): the runner's own, so the search ends.
           onError: (err, search) => {
             log?.error({ err, queryId: search.id }, 'search failed');
@@ -141,11 +155,9 @@ export async function createService(config: Config, options: ServiceOptions = {}
           },
         });
 
-  // Watchlists run where the API is (their searches go through it); see src/watchlists/scheduler.ts.
-  const internalToken = randomBytes(32).toString('hex');
+  // Watchlists run where the API is (their searches start as the API starts them); see src/watchlists/scheduler.ts.
   let scheduler: WatchlistScheduler | undefined;
   const appDeps: AppDeps = {
-    internalToken,
     watchlistScheduler: { poke: () => scheduler?.poke() },
     config,
     catalogue,
@@ -167,10 +179,11 @@ export async function createService(config: Config, options: ServiceOptions = {}
       ? await buildOpsApp(appDeps, options.logger ?? false)
       : await buildApp(appDeps, options.logger ?? false);
   log = app.log;
+  followUps = followUpStarter(appDeps, app.log);
   if (!(backend && config.role === 'worker'))
     scheduler = new WatchlistScheduler({
       store,
-      startSearch: injectedSearchStarter(app, internalToken),
+      startSearch: watchlistSearchStarter(appDeps, app.log),
       now,
       tickMs: config.watchlistTickMs,
       leaseMs: config.watchlistLeaseMs,

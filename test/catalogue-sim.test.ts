@@ -13,7 +13,8 @@ import { SimWeb } from '../src/sim/server.js';
 import { engineFor } from './support/engine.js';
 
 describe('built-in catalogue on the simulated web', () => {
-  const { catalogue, problems } = loadBuiltinCatalogue();
+  // That every shipped entry is valid is src/catalogue/builtin.test.ts's.
+  const { catalogue } = loadBuiltinCatalogue();
   const platforms = catalogue.platforms.filter((p) => p.enabled);
   const emulation = emulateCatalogue(platforms, catalogue.shields);
   const sim = new SimWeb({ routes: emulation.routes });
@@ -31,10 +32,6 @@ describe('built-in catalogue on the simulated web', () => {
   afterAll(async () => {
     await engine?.close();
     await sim.stop();
-  });
-
-  it('loads without problems', () => {
-    expect(problems).toEqual([]);
   });
 
   it('every enabled platform can be emulated from its own rules', () => {

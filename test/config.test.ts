@@ -19,6 +19,13 @@ describe('loadConfig', () => {
     expect(loadConfig({}, { USERSCOUT_REFUSE_PRIVATE: 'true' }, 'cli').refusePrivate).toBe(true);
     expect(loadConfig({ refusePrivate: true }, {}, 'cli').refusePrivate).toBe(true);
     expect(loadConfig({}, { USERSCOUT_REFUSE_PRIVATE: 'false' }).refusePrivate).toBe(false);
+    // The CLI's search collects garbage sooner; the service keeps V8's defaults unless asked.
+    expect(cli.leanHeap).toBe(true);
+    expect(service.leanHeap).toBe(false);
+    expect(loadConfig({}, { USERSCOUT_LEAN_HEAP: 'false' }, 'cli').leanHeap).toBe(false);
+    // The CLI opens a bounded number of connections at once; the service does not bound them.
+    expect(cli.connectsAtOnce).toBe(32);
+    expect(service.connectsAtOnce).toBe(0);
     // Settings without a command line default are the same in both modes.
     expect(cli.timeoutMs).toBe(service.timeoutMs);
   });

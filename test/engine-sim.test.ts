@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../src/engine/engine.js';
 import type { Outcome } from '../src/engine/outcome.js';
+import { PROFILE_READ_CHARS } from '../src/engine/profile-extract.js';
 import type { Behaviour } from '../src/sim/behaviour.js';
 import { SimWeb } from '../src/sim/server.js';
 import { catalogueOf, entry } from './support/catalogue.js';
@@ -189,6 +190,17 @@ const cases: {
     expect: { status: 'unknown', reason: 'unexpected_response' },
   },
   {
+    name: 'Huge Hit',
+    behave: {
+      kind: 'huge',
+      status: 200,
+      bytes: 2 * 1024 * 1024,
+      marker: '<html><head><meta property="og:title" content="Alice Liddell"></head><body>',
+      markerAt: 'start',
+    },
+    expect: { status: 'hit', profile: { fullName: 'Alice Liddell' } },
+  },
+  {
     name: 'Server Error',
     behave: { kind: 'respond', status: 500, body: 'oops' },
     expect: { status: 'unknown', reason: 'unexpected_response' },
@@ -253,6 +265,14 @@ describe('engine against the simulated web', () => {
   it('stops reading a huge body once the decision is made', async () => {
     const outcome = await engine.check(platform('Huge Early Marker'), 'alice');
     expect(outcome.evidence.bytesRead).toBeLessThan(512 * 1024);
+  });
+
+  it('reads a hit on for its profile as far as profile extraction reads, not to the body cap', async () => {
+    const outcome = await engine.check(platform('Huge Hit'), 'alice');
+    expect(outcome.profile?.fullName).toBe('Alice Liddell');
+    expect(outcome.evidence.bytesRead).toBeGreaterThanOrEqual(PROFILE_READ_CHARS);
+    // At most one more batch of chunks than the profile needs (http.ts asks at least every 64 KiB).
+    expect(outcome.evidence.bytesRead).toBeLessThanOrEqual(PROFILE_READ_CHARS + 64 * 1024);
   });
 
   it('reads no more than the body cap', async () => {

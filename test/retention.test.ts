@@ -13,6 +13,7 @@ import { SqliteStore, SWEEP_BATCH_ROWS } from '../src/store/sqlite.js';
 import { openDatabase } from '../src/store/sqlite-driver.js';
 import type { SearchRecord, Store } from '../src/store/store.js';
 import { connectTestRedis, deleteKeys, uniquePrefix } from './cluster/redis-support.js';
+import { addOne } from './support/add-one.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
@@ -88,7 +89,7 @@ async function sweepWhileSearching(store: Store, old: number, young: number) {
   let stored = 0;
   const writer = (async () => {
     for (const [j, p] of PLATFORMS.entries()) {
-      expect(await store.addOutcome(running.id, outcome(p, running.username, j))).toBe(j + 1);
+      expect(await addOne(store, running.id, outcome(p, running.username, j))).toBe(j + 1);
       stored++;
       if (sweeping) storedDuringSweep++;
       // A running search's outcomes come from the network, a macrotask apart.

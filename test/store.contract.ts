@@ -6,8 +6,17 @@
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ControlRecord } from '../src/engine/control.js';
-import type { Outcome, OutcomeStatus } from '../src/engine/outcome.js';
+import {
+  ERROR_REASONS,
+  INVALID_REASONS,
+  type Outcome,
+  type OutcomeReason,
+  type OutcomeStatus,
+  UNKNOWN_REASONS,
+} from '../src/engine/outcome.js';
+import { encodeOutcome } from '../src/store/compact-outcome.js';
 import type { ApiKeyRecord, PlatformStats, SearchRecord, Store } from '../src/store/store.js';
+import { addOne } from './support/add-one.js';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 const MINUTE = 60_000;
@@ -248,7 +257,7 @@ export function describeStoreContract(
         // Platform ids out of alphabetical order, so seq order is not confused with id order.
         const added = [outcome('reddit', 'hit'), outcome('github', 'miss'), outcome('mastodon', 'unknown')];
         const seqs = [];
-        for (const o of added) seqs.push(await store.addOutcome('s1', o));
+        for (const o of added) seqs.push(await addOne(store, 's1', o));
         expect(seqs).toEqual([1, 2, 3]);
         expect(await store.listOutcomes('s1')).toEqual(added.map((o, i) => ({ seq: i + 1, outcome: o })));
       });
@@ -257,7 +266,7 @@ export function describeStoreContract(
         const added = (['hit', 'miss', 'unknown', 'error', 'invalid'] as const).map((status) =>
           outcome(`site-${status}`, status),
         );
-        for (const o of added) await store.addOutcome('s1', o);
+        for (const o of added) await addOne(store, 's1', o);
         const listed = await store.listOutcomes('s1');
         expect(listed.map((s) => s.outcome)).toStrictEqual(added);
       });
@@ -319,17 +328,17 @@ export function describeStoreContract(
 
       it('numbers each search on its own', async () => {
         await store.createSearch(search('s2'));
-        expect(await store.addOutcome('s1', outcome('github'))).toBe(1);
-        expect(await store.addOutcome('s2', outcome('github'))).toBe(1);
-        expect(await store.addOutcome('s2', outcome('gitlab'))).toBe(2);
-        expect(await store.addOutcome('s1', outcome('gitlab'))).toBe(2);
+        expect(await addOne(store, 's1', outcome('github'))).toBe(1);
+        expect(await addOne(store, 's2', outcome('github'))).toBe(1);
+        expect(await addOne(store, 's2', outcome('gitlab'))).toBe(2);
+        expect(await addOne(store, 's1', outcome('gitlab'))).toBe(2);
         expect(await store.listOutcomes('s2')).toHaveLength(2);
       });
 
       it('never stores a platform twice in one search, nor counts it, nor leaves a gap', async () => {
-        expect(await store.addOutcome('s1', outcome('github', 'hit'))).toBe(1);
-        expect(await store.addOutcome('s1', outcome('github', 'miss'))).toBeUndefined();
-        expect(await store.addOutcome('s1', outcome('gitlab', 'miss'))).toBe(2);
+        expect(await addOne(store, 's1', outcome('github', 'hit'))).toBe(1);
+        expect(await addOne(store, 's1', outcome('github', 'miss'))).toBeUndefined();
+        expect(await addOne(store, 's1', outcome('gitlab', 'miss'))).toBe(2);
 
         const listed = await store.listOutcomes('s1');
         expect(listed.map((s) => [s.seq, s.outcome.platformId, s.outcome.status])).toEqual([
@@ -342,7 +351,7 @@ export function describeStoreContract(
       });
 
       it('lists only outcomes after afterSeq', async () => {
-        for (const id of ['a', 'b', 'c', 'd']) await store.addOutcome('s1', outcome(id));
+        for (const id of ['a', 'b', 'c', 'd']) await addOne(store, 's1', outcome(id));
         expect((await store.listOutcomes('s1', { afterSeq: 2 })).map((s) => s.seq)).toEqual([3, 4]);
         expect((await store.listOutcomes('s1', { afterSeq: 0 })).map((s) => s.seq)).toEqual([1, 2, 3, 4]);
         expect(await store.listOutcomes('s1', { afterSeq: 4 })).toEqual([]);
@@ -350,7 +359,7 @@ export function describeStoreContract(
 
       it('lists only the statuses given, in seq order', async () => {
         const statuses: OutcomeStatus[] = ['hit', 'miss', 'error', 'hit', 'unknown', 'miss', 'hit'];
-        for (const [i, status] of statuses.entries()) await store.addOutcome('s1', outcome(`p${i}`, status));
+        for (const [i, status] of statuses.entries()) await addOne(store, 's1', outcome(`p${i}`, status));
 
         const hits = await store.listOutcomes('s1', { statuses: ['hit'] });
         expect(hits.map((s) => s.seq)).toEqual([1, 4, 7]);
@@ -366,13 +375,13 @@ export function describeStoreContract(
 
       it('applies afterSeq and statuses together', async () => {
         const statuses: OutcomeStatus[] = ['hit', 'miss', 'hit', 'miss', 'hit'];
-        for (const [i, status] of statuses.entries()) await store.addOutcome('s1', outcome(`p${i}`, status));
+        for (const [i, status] of statuses.entries()) await addOne(store, 's1', outcome(`p${i}`, status));
         const listed = await store.listOutcomes('s1', { afterSeq: 1, statuses: ['hit'] });
         expect(listed.map((s) => s.seq)).toEqual([3, 5]);
       });
 
       it('lists no outcome for an empty statuses list (only the statuses given)', async () => {
-        await store.addOutcome('s1', outcome('github', 'hit'));
+        await addOne(store, 's1', outcome('github', 'hit'));
         expect(await store.listOutcomes('s1', { statuses: [] })).toEqual([]);
       });
 
@@ -392,7 +401,7 @@ export function describeStoreContract(
           'hit',
           'miss',
         ];
-        for (const [i, status] of statuses.entries()) await store.addOutcome('s1', outcome(`p${i}`, status));
+        for (const [i, status] of statuses.entries()) await addOne(store, 's1', outcome(`p${i}`, status));
         expect(await store.progress('s1')).toEqual({
           checked: 8,
           hits: 2,
@@ -409,7 +418,7 @@ export function describeStoreContract(
       // Implied by "exactly as stored": changing what was read back changes nothing stored.
       it('does not share stored outcomes with the caller', async () => {
         const added = outcome('github', 'hit');
-        await store.addOutcome('s1', added);
+        await addOne(store, 's1', added);
         const [first] = await store.listOutcomes('s1');
         (first!.outcome.evidence as { attempts: number }).attempts = 99;
         expect((await store.listOutcomes('s1'))[0]!.outcome).toEqual(added);
@@ -417,7 +426,7 @@ export function describeStoreContract(
 
       // Not in the doc comments: an outcome belongs to a search, so one for an unknown search is refused.
       it('refuses an outcome for an unknown search', async () => {
-        await expect(store.addOutcome('nope', outcome('github'))).rejects.toMatchObject({
+        await expect(addOne(store, 'nope', outcome('github'))).rejects.toMatchObject({
           code: 'search_not_found',
         });
         expect(await store.listOutcomes('nope')).toEqual([]);
@@ -430,18 +439,18 @@ export function describeStoreContract(
       });
 
       it('numbers a batch in the order given, after what is stored, and stores every field', async () => {
-        expect(await store.addOutcome('s1', outcome('reddit', 'hit'))).toBe(1);
+        expect(await addOne(store, 's1', outcome('reddit', 'hit'))).toBe(1);
         const batch = (['error', 'miss', 'unknown', 'invalid', 'hit'] as const).map((status) =>
           outcome(`site-${status}`, status),
         );
         expect(await store.addOutcomes('s1', batch)).toEqual([2, 3, 4, 5, 6]);
         const listed = await store.listOutcomes('s1');
         expect(listed.slice(1)).toStrictEqual(batch.map((o, i) => ({ seq: i + 2, outcome: o })));
-        expect(await store.addOutcome('s1', outcome('gitlab'))).toBe(7);
+        expect(await addOne(store, 's1', outcome('gitlab'))).toBe(7);
       });
 
       it('skips a platform stored already or given twice, without a seq, a count or a gap', async () => {
-        await store.addOutcome('s1', outcome('github', 'hit'));
+        await addOne(store, 's1', outcome('github', 'hit'));
         const seqs = await store.addOutcomes('s1', [
           outcome('github', 'miss'),
           outcome('gitlab', 'miss'),
@@ -464,7 +473,7 @@ export function describeStoreContract(
 
       it('takes an empty batch', async () => {
         expect(await store.addOutcomes('s1', [])).toEqual([]);
-        expect(await store.addOutcome('s1', outcome('github'))).toBe(1);
+        expect(await addOne(store, 's1', outcome('github'))).toBe(1);
       });
 
       it('numbers concurrent batches without gaps or duplicates', async () => {
@@ -491,6 +500,121 @@ export function describeStoreContract(
       });
     });
 
+    describe('replacing an outcome', () => {
+      beforeEach(async () => {
+        await store.createSearch(search('s1'));
+        await store.addOutcomes('s1', [
+          outcome('github', 'error'),
+          outcome('gitlab', 'miss'),
+          outcome('reddit', 'hit'),
+        ]);
+      });
+      const later = { ...outcome('github', 'hit'), responseTime: 420 };
+
+      it('gives the later answer the next seq and lists it there, the replaced one no more', async () => {
+        expect(await store.replaceOutcome('s1', later)).toBe(4);
+        expect(await store.listOutcomes('s1')).toStrictEqual([
+          { seq: 2, outcome: outcome('gitlab', 'miss') },
+          { seq: 3, outcome: outcome('reddit', 'hit') },
+          { seq: 4, outcome: later },
+        ]);
+        // Followed by seq, it comes after what was seen; by status, the old status lists it no more.
+        expect(await store.listOutcomes('s1', { afterSeq: 3 })).toStrictEqual([{ seq: 4, outcome: later }]);
+        expect(await store.listOutcomes('s1', { afterSeq: 4 })).toEqual([]);
+        expect(await store.listOutcomes('s1', { statuses: ['error'] })).toEqual([]);
+        expect((await store.listOutcomes('s1', { statuses: ['hit'] })).map((s) => s.seq)).toEqual([3, 4]);
+      });
+
+      it('moves one count from the old status to the new, checked unchanged', async () => {
+        await store.replaceOutcome('s1', later);
+        expect(await store.progress('s1')).toEqual({
+          checked: 3,
+          hits: 2,
+          byStatus: { hit: 2, miss: 1, unknown: 0, error: 0, invalid: 0 },
+        });
+        expect(await store.snapshot('s1')).toEqual({
+          search: await store.getSearch('s1'),
+          progress: await store.progress('s1'),
+          outcomes: await store.listOutcomes('s1'),
+        });
+        expect((await store.snapshot('s1', { statuses: ['hit'] }))?.outcomes.map((s) => s.seq)).toEqual([
+          3, 4,
+        ]);
+      });
+
+      it('never gives the replaced seq again, and still stores the platform once', async () => {
+        await store.replaceOutcome('s1', later);
+        expect(await addOne(store, 's1', outcome('github', 'miss'))).toBeUndefined();
+        expect(await store.addOutcomes('s1', [outcome('mastodon'), outcome('github')])).toEqual([
+          5,
+          undefined,
+        ]);
+        expect(await store.replaceOutcome('s1', outcome('github', 'miss'))).toBe(6);
+        const listed = await store.listOutcomes('s1');
+        expect(listed.map((s) => [s.seq, s.outcome.platformId, s.outcome.status])).toEqual([
+          [2, 'gitlab', 'miss'],
+          [3, 'reddit', 'hit'],
+          [5, 'mastodon', 'miss'],
+          [6, 'github', 'miss'],
+        ]);
+        expect(await store.progress('s1')).toEqual({
+          checked: 4,
+          hits: 1,
+          byStatus: { hit: 1, miss: 3, unknown: 0, error: 0, invalid: 0 },
+        });
+      });
+
+      it('replaces nothing for a platform not stored, and gives no seq', async () => {
+        expect(await store.replaceOutcome('s1', outcome('mastodon', 'hit'))).toBeUndefined();
+        expect((await store.listOutcomes('s1')).map((s) => s.seq)).toEqual([1, 2, 3]);
+        expect((await store.progress('s1')).checked).toBe(3);
+        expect(await addOne(store, 's1', outcome('mastodon'))).toBe(4);
+      });
+
+      it('keeps the later answer once the search has ended', async () => {
+        await store.replaceOutcome('s1', later);
+        await store.updateSearch('s1', { state: 'completed', finishedAt: T0 + MINUTE });
+        const before = await store.listOutcomes('s1');
+        expect(before.map((s) => s.seq)).toEqual([2, 3, 4]);
+        expect(before[2]!.outcome).toStrictEqual(later);
+        // Replaced after it ended too (a resumed search's last check).
+        expect(await store.replaceOutcome('s1', outcome('gitlab', 'unknown'))).toBe(5);
+        expect((await store.listOutcomes('s1')).map((s) => [s.seq, s.outcome.platformId])).toEqual([
+          [3, 'reddit'],
+          [4, 'github'],
+          [5, 'gitlab'],
+        ]);
+        expect((await store.progress('s1')).byStatus).toEqual({
+          hit: 2,
+          miss: 0,
+          unknown: 1,
+          error: 0,
+          invalid: 0,
+        });
+      });
+
+      it('numbers concurrent replacements and additions without duplicates, each platform listed once', async () => {
+        const more = Array.from({ length: 10 }, (_, i) => outcome(`more-${i}`));
+        const seqs = await Promise.all([
+          store.replaceOutcome('s1', later),
+          store.replaceOutcome('s1', outcome('gitlab', 'hit')),
+          store.addOutcomes('s1', more.slice(0, 5)),
+          store.replaceOutcome('s1', outcome('reddit', 'miss')),
+          store.addOutcomes('s1', more.slice(5)),
+        ]);
+        const given = seqs.flat() as number[];
+        expect([...given].sort((a, b) => a - b)).toEqual(Array.from({ length: 13 }, (_, i) => i + 4));
+        const listed = await store.listOutcomes('s1');
+        expect(listed.map((s) => s.seq)).toEqual([...given].sort((a, b) => a - b));
+        expect(new Set(listed.map((s) => s.outcome.platformId)).size).toBe(13);
+        expect((await store.progress('s1')).checked).toBe(13);
+      });
+
+      it('refuses a replacement for an unknown search', async () => {
+        await expect(store.replaceOutcome('nope', later)).rejects.toMatchObject({ code: 'search_not_found' });
+      });
+    });
+
     describe('snapshot', () => {
       it('reads a search with its progress and its outcomes, only the statuses given when given', async () => {
         await store.createSearch(search('s1'));
@@ -498,7 +622,7 @@ export function describeStoreContract(
         const statuses: OutcomeStatus[] = ['miss', 'hit', 'error', 'hit'];
         const added = statuses.map((status, i) => outcome(`p${i}`, status));
         await store.addOutcomes('s1', added);
-        await store.addOutcome('s2', outcome('other', 'hit'));
+        await addOne(store, 's2', outcome('other', 'hit'));
         const progress = await store.progress('s1');
         expect(progress.checked).toBe(4);
 
@@ -527,6 +651,107 @@ export function describeStoreContract(
       });
     });
 
+    describe('a finished search (its outcomes packed, issue 16)', () => {
+      /** A hit with everything the engine adds to one: snippet, control, profile, linkedFrom. */
+      function fullHit(platformId: string): Outcome {
+        const base = outcome(platformId, 'hit');
+        return {
+          ...base,
+          evidence: {
+            ...base.evidence,
+            snippet: `…<div class="name">alice</div> <div>[data-user="alice"]</div> at ${base.url}…`,
+            control: 'control "qwertyuiop1234" read miss (missing: status 404) at 2025-01-15T11:58:00.000Z',
+          },
+          profile: {
+            fullName: 'Alice A.',
+            bio: 'alice on ' + platformId,
+            links: [base.url],
+            ids: { userId: '42' },
+          },
+          linkedFrom: ['github'],
+        };
+      }
+
+      it('reads the same outcomes, progress and snapshots after it finishes, and takes later outcomes after them', async () => {
+        await store.createSearch(search('s1'));
+        const statuses: OutcomeStatus[] = ['miss', 'hit', 'error', 'unknown', 'invalid', 'miss', 'hit'];
+        const added = statuses.map((status, i) =>
+          status === 'hit' ? fullHit(`p${i}`) : outcome(`p${i}`, status),
+        );
+        await store.addOutcomes('s1', added.slice(0, 4));
+        await store.addOutcomes('s1', added.slice(4));
+        const before = {
+          all: JSON.stringify(await store.listOutcomes('s1')),
+          after: JSON.stringify(await store.listOutcomes('s1', { afterSeq: 3, statuses: ['hit', 'miss'] })),
+          progress: await store.progress('s1'),
+          hits: JSON.stringify((await store.snapshot('s1', { statuses: ['hit'] }))?.outcomes),
+        };
+        await store.updateSearch('s1', { state: 'completed', finishedAt: T0 + 1 });
+        expect(JSON.stringify(await store.listOutcomes('s1'))).toBe(before.all);
+        expect(
+          JSON.stringify(await store.listOutcomes('s1', { afterSeq: 3, statuses: ['hit', 'miss'] })),
+        ).toBe(before.after);
+        expect(await store.listOutcomes('s1', { afterSeq: 7 })).toEqual([]);
+        expect(await store.progress('s1')).toEqual(before.progress);
+        const snapshot = await store.snapshot('s1', { statuses: ['hit'] });
+        expect(JSON.stringify(snapshot?.outcomes)).toBe(before.hits);
+        expect(snapshot?.progress).toEqual(before.progress);
+        expect(snapshot?.search.state).toBe('completed');
+
+        // After it: a platform stored already is refused, a new one numbered next, and both read together.
+        expect(await store.addOutcomes('s1', [outcome('p1', 'miss'), outcome('late', 'hit')])).toEqual([
+          undefined,
+          8,
+        ]);
+        expect(
+          (await store.listOutcomes('s1', { afterSeq: 6 })).map((s) => [s.seq, s.outcome.platformId]),
+        ).toEqual([
+          [7, 'p6'],
+          [8, 'late'],
+        ]);
+        await store.updateSearch('s1', { state: 'error', error: 'late' });
+        const listed = await store.listOutcomes('s1');
+        expect(JSON.stringify(listed.slice(0, 7))).toBe(before.all);
+        expect(listed.map((s) => s.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+        expect((await store.progress('s1')).byStatus).toEqual({ ...before.progress.byStatus, hit: 3 });
+      });
+
+      it('replaces an outcome after it finished, keeping the others as they were', async () => {
+        await store.createSearch(search('s1'));
+        const added = [fullHit('github'), outcome('gitlab'), outcome('reddit', 'error')];
+        await store.addOutcomes('s1', added);
+        await store.updateSearch('s1', { state: 'completed', finishedAt: T0 + 1 });
+        const later = fullHit('reddit');
+        expect(await store.replaceOutcome('s1', later)).toBe(4);
+        expect(JSON.stringify(await store.listOutcomes('s1'))).toBe(
+          JSON.stringify([
+            { seq: 1, outcome: added[0] },
+            { seq: 2, outcome: added[1] },
+            { seq: 4, outcome: later },
+          ]),
+        );
+        expect((await store.progress('s1')).byStatus).toEqual({
+          hit: 2,
+          miss: 1,
+          unknown: 0,
+          error: 0,
+          invalid: 0,
+        });
+        expect(await store.addOutcomes('s1', [outcome('github'), outcome('new')])).toEqual([undefined, 5]);
+      });
+
+      it('sweeps a finished search whole: created again under its id, it starts empty at seq 1', async () => {
+        await store.createSearch(search('old', { createdAt: T0 - MINUTE }));
+        await store.addOutcomes('old', [fullHit('github'), outcome('gitlab')]);
+        await store.updateSearch('old', { state: 'completed', finishedAt: T0 });
+        expect(await store.sweepSearches(T0)).toBe(1);
+        await store.createSearch(search('old', { createdAt: T0 }));
+        expect(await store.listOutcomes('old')).toEqual([]);
+        expect((await store.progress('old')).checked).toBe(0);
+        expect(await store.addOutcomes('old', [outcome('github')])).toEqual([1]);
+      });
+    });
+
     describe('concurrent outcomes', () => {
       beforeEach(async () => {
         await store.createSearch(search('s1'));
@@ -536,7 +761,7 @@ export function describeStoreContract(
         const added = Array.from({ length: 200 }, (_, i) =>
           outcome(`platform-${i}`, i % 7 === 0 ? 'hit' : 'miss'),
         );
-        const seqs = await Promise.all(added.map((o) => store.addOutcome('s1', o)));
+        const seqs = await Promise.all(added.map((o) => addOne(store, 's1', o)));
         const expected = Array.from({ length: 200 }, (_, i) => i + 1);
         expect([...seqs].sort((a, b) => a! - b!)).toEqual(expected);
 
@@ -551,13 +776,13 @@ export function describeStoreContract(
       it('stores a platform once when it is added concurrently', async () => {
         const results = await Promise.all(
           Array.from({ length: 20 }, (_, i) =>
-            store.addOutcome('s1', outcome('github', i % 2 ? 'hit' : 'miss')),
+            addOne(store, 's1', outcome('github', i % 2 ? 'hit' : 'miss')),
           ),
         );
         expect(results.filter((r) => r !== undefined)).toEqual([1]);
         expect(await store.listOutcomes('s1')).toHaveLength(1);
         expect((await store.progress('s1')).checked).toBe(1);
-        expect(await store.addOutcome('s1', outcome('gitlab'))).toBe(2);
+        expect(await addOne(store, 's1', outcome('gitlab'))).toBe(2);
       });
     });
 
@@ -656,8 +881,8 @@ export function describeStoreContract(
           ['new', T0 + MINUTE, 'queued'],
         ] as const) {
           await store.createSearch(search(id, { createdAt, state }));
-          await store.addOutcome(id, outcome('github', 'hit'));
-          await store.addOutcome(id, outcome('gitlab', 'miss'));
+          await addOne(store, id, outcome('github', 'hit'));
+          await addOne(store, id, outcome('gitlab', 'miss'));
         }
       });
 
@@ -689,7 +914,7 @@ export function describeStoreContract(
         await store.sweepSearches(T0);
         await store.createSearch(search('old-1', { createdAt: T0 + 2 * MINUTE }));
         expect(await store.listOutcomes('old-1')).toEqual([]);
-        expect(await store.addOutcome('old-1', outcome('github', 'miss'))).toBe(1);
+        expect(await addOne(store, 'old-1', outcome('github', 'miss'))).toBe(1);
       });
 
       it('keeps fresh cached outcomes', async () => {
@@ -731,6 +956,87 @@ export function describeStoreContract(
           outcome('github', 'miss', 'Alice'),
         );
         expect(await store.getCachedOutcome('alice', 'gitlab', T0)).toEqual(outcome('gitlab', 'miss'));
+      });
+
+      it('gives back every kind of outcome exactly as put, cachedAt and key order included (issue 16)', async () => {
+        const cachedAt = T0 - 5 * MINUTE;
+        // As the engine builds them (src/engine/outcome.ts, key order included) and the search
+        // job caches them (cachedAt added last), so each takes the compact path, checked below.
+        const subject = (id: string, username = 'alice') => ({
+          platform: id.charAt(0).toUpperCase() + id.slice(1),
+          platformId: id,
+          category: 'social' as const,
+          url: `https://${id}.example/${username}`,
+        });
+        const answer = (url: string, httpStatus: number, rule: string) => ({
+          httpStatus,
+          finalUrl: url,
+          rule,
+          attempts: 1,
+          bytesRead: 48_213,
+        });
+        const hitOf = (username: string): Outcome => {
+          const s = subject('full', username);
+          return {
+            ...s,
+            status: 'hit',
+            responseTime: 312,
+            evidence: {
+              ...answer(s.url, 200, 'exists: text "data-user"'),
+              snippet: `…<div class="name">${username}</div> <div>[data-user="${username}"]</div> at ${s.url}…`,
+              control: 'control "qwertyuiop1234" read miss (missing: status 404) at 2025-01-15T11:58:00.000Z',
+              cachedAt,
+            },
+            profile: {
+              fullName: 'Alice A.',
+              bio: `${username} on full`,
+              links: [s.url],
+              ids: { userId: '42' },
+            },
+            linkedFrom: ['github'],
+          };
+        };
+        const miss: Outcome = {
+          ...subject('missed'),
+          status: 'miss',
+          responseTime: 187,
+          evidence: { ...answer(subject('missed').url, 404, 'missing: status 404'), cachedAt },
+        };
+        // Each non-answer: unknown with an answer read (but budget_exhausted: nothing sent), error and invalid without one.
+        const nonAnswer = (status: 'unknown' | 'error' | 'invalid', reason: OutcomeReason): Outcome => {
+          const s = subject(`${status}-${reason.replaceAll('_', '-')}`);
+          const sent = status === 'error' || (status === 'unknown' && reason !== 'budget_exhausted');
+          return {
+            ...s,
+            status,
+            reason,
+            responseTime: sent ? 1_234 : 0,
+            evidence:
+              status === 'unknown' && sent
+                ? { ...answer(s.url, 403, `shield: ${reason}`), cachedAt }
+                : { rule: `${reason}: not answered for alice`, attempts: sent ? 3 : 0, cachedAt },
+          };
+        };
+        const shapes = [
+          hitOf('alice'),
+          miss,
+          ...UNKNOWN_REASONS.map((r) => nonAnswer('unknown', r)),
+          ...ERROR_REASONS.map((r) => nonAnswer('error', r)),
+          ...INVALID_REASONS.map((r) => nonAnswer('invalid', r)),
+        ];
+        // Format 1 (compact), not its JSON fallback: what a backend keeps for these.
+        expect(shapes.map((o) => encodeOutcome(o, 'alice')[0])).toEqual(shapes.map(() => 1));
+        for (const o of shapes) await store.putCachedOutcome('alice', o, expiresAt);
+        // The same platform cached for another username gives back that username's addresses.
+        await store.putCachedOutcome('bob', hitOf('bob'), expiresAt);
+        for (const o of shapes) {
+          const got = await store.getCachedOutcome('alice', o.platformId, T0);
+          expect(got).toStrictEqual(o);
+          expect(JSON.stringify(got)).toBe(JSON.stringify(o));
+        }
+        expect(JSON.stringify(await store.getCachedOutcome('bob', 'full', T0))).toBe(
+          JSON.stringify(hitOf('bob')),
+        );
       });
 
       it('replaces the outcome and its expiry when put again', async () => {

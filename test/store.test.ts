@@ -15,6 +15,7 @@ import { openDatabase } from '../src/store/sqlite-driver.js';
 import type { Store } from '../src/store/store.js';
 import { TEST_REDIS_URL } from './cluster/redis-support.js';
 import { describeStoreContract } from './store.contract.js';
+import { addOne } from './support/add-one.js';
 import { MemoryStore } from './support/memory-store.js';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -85,7 +86,7 @@ describe('SqliteStore on a file, reopened', () => {
       createdAt: T0,
       startedAt: T0 + 10,
     });
-    expect(await before.addOutcome('s1', hit)).toBe(1);
+    expect(await addOne(before, 's1', hit)).toBe(1);
     await before.putCachedOutcome('alice', hit, T0 + 60_000);
     await before.createApiKey({
       id: 'k1',
@@ -103,11 +104,85 @@ describe('SqliteStore on a file, reopened', () => {
     ]);
     expect(await after.listOutcomes('s1')).toEqual([{ seq: 1, outcome: hit }]);
     // Numbering resumes where it stopped, and the platform already stored is still refused.
-    expect(await after.addOutcome('s1', hit)).toBeUndefined();
-    expect(await after.addOutcome('s1', { ...hit, platformId: 'gitlab', platform: 'GitLab' })).toBe(2);
+    expect(await addOne(after, 's1', hit)).toBeUndefined();
+    expect(await addOne(after, 's1', { ...hit, platformId: 'gitlab', platform: 'GitLab' })).toBe(2);
     expect(await after.getCachedOutcome('alice', 'github', T0)).toEqual(hit);
     expect(await after.findApiKeyByHash('ab'.repeat(32))).toMatchObject({ id: 'k1' });
     expect(await after.platformStats()).toMatchObject([{ platformId: 'github', checks: 1, recentMs: 241 }]);
+  });
+
+  it('packs a finished search into one page, rows gone, read back the same after a restart', async () => {
+    const path = join(dir, 'packed', 'store.db');
+    const before = open(path);
+    await before.createSearch({
+      id: 's1',
+      username: 'alice',
+      state: 'running',
+      tier: 'free',
+      client: 'ip:198.51.100.4',
+      platformIds: ['github', 'gitlab'],
+      estimatedSeconds: 3,
+      createdAt: T0,
+    });
+    const miss: Outcome = {
+      ...hit,
+      platform: 'GitLab',
+      platformId: 'gitlab',
+      url: 'https://gitlab.com/alice',
+      status: 'miss',
+      evidence: { ...hit.evidence, httpStatus: 404, finalUrl: 'https://gitlab.com/alice', rule: 'missing' },
+    };
+    await before.addOutcomes('s1', [hit, miss]);
+    await before.updateSearch('s1', { state: 'completed', finishedAt: T0 + 5 });
+    await before.close();
+    const db = openDatabase(path);
+    const rows = db.prepare('SELECT COUNT(*) AS n FROM outcomes').get() as { n: number };
+    const pages = db.prepare('SELECT last_seq, seqs FROM outcome_pages').all();
+    db.close();
+    expect(rows.n).toBe(0);
+    expect(pages).toEqual([{ last_seq: 2, seqs: null }]);
+    const after = open(path);
+    expect(await after.listOutcomes('s1')).toEqual([
+      { seq: 1, outcome: hit },
+      { seq: 2, outcome: miss },
+    ]);
+    expect(await after.progress('s1')).toMatchObject({ checked: 2, hits: 1 });
+  });
+
+  it('packs a finished search with a replaced outcome too, its seqs with their gap', async () => {
+    const path = join(dir, 'packed-gaps', 'store.db');
+    const store = open(path);
+    await store.createSearch({
+      id: 's1',
+      username: 'alice',
+      state: 'running',
+      tier: 'free',
+      client: 'ip:198.51.100.4',
+      platformIds: ['github', 'gitlab'],
+      estimatedSeconds: 3,
+      createdAt: T0,
+    });
+    const gitlab: Outcome = {
+      ...hit,
+      platform: 'GitLab',
+      platformId: 'gitlab',
+      url: 'https://gitlab.com/alice',
+    };
+    await store.addOutcomes('s1', [{ ...hit, status: 'error', reason: 'timeout' }, gitlab]);
+    expect(await store.replaceOutcome('s1', hit)).toBe(3);
+    await store.updateSearch('s1', { state: 'completed', finishedAt: T0 + 5 });
+    await store.close();
+    const db = openDatabase(path);
+    const rows = db.prepare('SELECT COUNT(*) AS n FROM outcomes').get() as { n: number };
+    const pages = db.prepare('SELECT last_seq, seqs FROM outcome_pages').all() as { seqs: Uint8Array }[];
+    db.close();
+    expect(rows.n).toBe(0);
+    expect(pages).toMatchObject([{ last_seq: 3 }]);
+    expect([...pages[0]!.seqs]).toEqual([2, 1]);
+    expect(await open(path).listOutcomes('s1')).toEqual([
+      { seq: 2, outcome: gitlab },
+      { seq: 3, outcome: hit },
+    ]);
   });
 
   it('lets two handles on one file see each other’s writes', async () => {
@@ -124,7 +199,7 @@ describe('SqliteStore on a file, reopened', () => {
       estimatedSeconds: 1,
       createdAt: T0,
     });
-    await writer.addOutcome('s1', hit);
+    await addOne(writer, 's1', hit);
     expect(await reader.progress('s1')).toMatchObject({ checked: 1, hits: 1 });
   });
 
@@ -154,7 +229,7 @@ describe('SqliteStore on a file, reopened', () => {
       a.addOutcomes('s1', [on('fresh'), { ...on('broken'), platformId: null as never }]),
     ).rejects.toThrow();
     await b.addOutcomes('s1', [on('other')]);
-    expect(await a.addOutcome('s1', on('fresh'))).toBe(2);
+    expect(await addOne(a, 's1', on('fresh'))).toBe(2);
     const expected = [
       { seq: 1, outcome: on('other') },
       { seq: 2, outcome: on('fresh') },
@@ -306,8 +381,8 @@ describe('SqliteStore on a database of schema 1 (outcomes as JSON)', () => {
       expect((await store.unfinishedSearches()).map((s) => s.id)).toEqual(['running']);
       expect(await store.findApiKeyByHash('cd'.repeat(32))).toMatchObject({ id: 'k1' });
       // Numbering goes on after the migrated outcomes; the cache, only a cache, starts empty.
-      expect(await store.addOutcome('running', outcomes[0]!)).toBe(1);
-      expect(await store.addOutcome('old', { ...outcomes[0]!, platformId: 'x', platform: 'X' })).toBe(4);
+      expect(await addOne(store, 'running', outcomes[0]!)).toBe(1);
+      expect(await addOne(store, 'old', { ...outcomes[0]!, platformId: 'x', platform: 'X' })).toBe(4);
       expect(await store.getCachedOutcome('alice', 'github', T0)).toBeUndefined();
       expect(await store.sweepSearches(T0 + 1)).toBe(1);
       expect(await store.listOutcomes('old')).toEqual([]);

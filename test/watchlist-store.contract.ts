@@ -114,6 +114,24 @@ export function describeWatchlistStoreContract(
       expect((await store.claimDueWatchlist(T0 + HOUR, 1_000))?.value.id).toBe('late');
     });
 
+    it('defers a claimed watchlist under its lease, leaving its state as it is', async () => {
+      await store.createWatchlist(watchlist('w1'));
+      const first = (await store.claimDueWatchlist(T0, 1_000))!;
+      const run = { id: 'r1', startedAt: T0, searches: { alice: 's1' }, skipped: {} };
+      expect(await store.saveWatchlistState('w1', first.token, { ...first.value.state, run }, T0 + 50)).toBe(
+        true,
+      );
+      expect(await store.deferWatchlist('w1', first.token, T0 + 500)).toBe(true);
+      // Due at the deferred time, not at the saved one, nor at the lease's end.
+      expect(await store.claimDueWatchlist(T0 + 499, 1_000)).toBeUndefined();
+      const second = (await store.claimDueWatchlist(T0 + 500, 1_000))!;
+      expect(second.value).toEqual({ ...watchlist('w1'), state: { ...watchlist('w1').state, run } });
+      // A stale lease defers nothing.
+      expect(await store.deferWatchlist('w1', first.token, T0)).toBe(false);
+      expect(await store.claimDueWatchlist(T0 + 600, 1_000)).toBeUndefined();
+      expect(await store.deferWatchlist('nope', second.token, T0)).toBe(false);
+    });
+
     it('never gives one due watchlist to two claims at once', async () => {
       await store.createWatchlist(watchlist('w1'));
       const claims = await Promise.all(Array.from({ length: 8 }, () => store.claimDueWatchlist(T0, 60_000)));

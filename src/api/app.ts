@@ -71,7 +71,7 @@ export async function buildApp(
   });
 
   installErrorHandler(app, deps.metrics);
-  installAuth(app, deps.store, deps.internalToken);
+  installAuth(app, deps.store);
   await installRateLimits(app, deps.config, deps.rateLimitStore);
 
   await app.register(async (scope) => searchRoutes(scope, deps));

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { UserscoutError } from '../errors.js';
-import type { Store, Tier } from '../store/store.js';
+import type { ApiKeyRecord, Store, Tier } from '../store/store.js';
 
 export interface Caller {
   readonly tier: Tier;
@@ -26,7 +26,7 @@ export function hashApiKey(key: string): string {
 }
 
 /** The presented key, if any. Pure. */
-export function presentedKey(headers: FastifyRequest['headers']): string | undefined {
+function presentedKey(headers: FastifyRequest['headers']): string | undefined {
   const header = headers['x-api-key'];
   const value = Array.isArray(header) ? header[0] : header;
   if (value?.trim()) return value.trim();
@@ -38,39 +38,28 @@ export function presentedKey(headers: FastifyRequest['headers']): string | undef
 /** Every /api/ answer says which tier served it, so a client can show it (not on a 401). */
 export const TIER_HEADER = 'x-userscout-tier';
 
-/**
- * Requests the service makes to itself for a key (a watchlist's searches, via
- * inject): they carry this process's random token and the key's id, and are
- * served as that key, counted against its limits. The token never leaves the process.
- */
-export const INTERNAL_TOKEN_HEADER = 'x-userscout-internal';
-export const ON_BEHALF_HEADER = 'x-userscout-on-behalf-of';
-
-async function internalCaller(
-  request: FastifyRequest,
-  store: Store,
-  internalToken: string | undefined,
-): Promise<Caller | undefined> {
-  const token = request.headers[INTERNAL_TOKEN_HEADER];
-  if (internalToken === undefined || token === undefined) return undefined;
-  const keyId = request.headers[ON_BEHALF_HEADER];
-  if (token !== internalToken || typeof keyId !== 'string')
-    throw new UserscoutError('unauthorized', 'The internal token is not valid');
-  const record = (await store.listApiKeys()).find((k) => k.id === keyId);
-  if (!record || record.revokedAt !== undefined)
-    throw new UserscoutError('unauthorized', 'The API key is unknown or revoked');
+/** The caller a key stands for: its tier, counted as `key:KEYID`. */
+function keyCaller(record: ApiKeyRecord): Caller {
   return { tier: record.tier, client: `key:${record.id}`, keyName: record.name };
 }
 
-export function installAuth(app: FastifyInstance, store: Store, internalToken?: string): void {
+/**
+ * The caller a watchlist's owner (`key:KEYID`) stands for while the key is
+ * valid (a watchlist's searches are the key's, counted against its limits);
+ * undefined once it is revoked or gone.
+ */
+export async function ownerCaller(
+  store: Pick<Store, 'listApiKeys'>,
+  owner: string,
+): Promise<Caller | undefined> {
+  const id = owner.startsWith('key:') ? owner.slice('key:'.length) : undefined;
+  const record = id === undefined ? undefined : (await store.listApiKeys()).find((k) => k.id === id);
+  return record && record.revokedAt === undefined ? keyCaller(record) : undefined;
+}
+
+export function installAuth(app: FastifyInstance, store: Store): void {
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (request, reply) => {
-    const internal = await internalCaller(request, store, internalToken);
-    if (internal) {
-      request.caller = internal;
-      reply.header(TIER_HEADER, internal.tier);
-      return;
-    }
     const key = request.url.startsWith('/api/') ? presentedKey(request.headers) : undefined;
     if (key === undefined) {
       request.caller = { tier: 'free', client: `ip:${request.ip}` };
@@ -84,7 +73,7 @@ export function installAuth(app: FastifyInstance, store: Store, internalToken?: 
         'The API key is unknown or revoked; send no key for the free tier',
       );
     }
-    request.caller = { tier: record.tier, client: `key:${record.id}`, keyName: record.name };
+    request.caller = keyCaller(record);
     reply.header(TIER_HEADER, record.tier);
   });
 }

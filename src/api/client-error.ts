@@ -18,7 +18,7 @@ interface ParserError extends Error {
 }
 
 /** Our code and message for an error of Node's HTTP parser. Pure. */
-export function parserErrorBody(error: ParserError, requestId: string): ErrorBodyShape {
+function parserErrorBody(error: ParserError, requestId: string): ErrorBodyShape {
   const code: ErrorCode =
     error.code === 'HPE_HEADER_OVERFLOW'
       ? 'headers_too_large'
@@ -33,7 +33,7 @@ export function parserErrorBody(error: ParserError, requestId: string): ErrorBod
 }
 
 /** The whole HTTP response for a parser error, ready to write on the socket. Pure. */
-export function parserErrorResponse(error: ParserError, requestId: string): string {
+function parserErrorResponse(error: ParserError, requestId: string): string {
   const body = parserErrorBody(error, requestId);
   const status = ERROR_CODES[body.code as ErrorCode].status;
   const json = JSON.stringify(body);

@@ -33,8 +33,6 @@ export interface AppDeps {
   readonly rateLimitStore?: RateLimitPluginOptions['store'];
   /** The watchlist scheduler, told when a run is asked for; absent where none runs (a worker). */
   readonly watchlistScheduler?: { poke(): void };
-  /** This process's token for requests it makes to itself (src/api/auth.ts). */
-  readonly internalToken?: string;
   /** Extra routes (the web page). */
   readonly plugins?: readonly ((app: FastifyInstance) => Promise<void>)[];
 }

@@ -29,7 +29,7 @@ const FASTIFY_CODES: Record<string, ErrorCode> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'bad_request',
 };
 
-export function errorBody(
+function errorBody(
   request: FastifyRequest,
   code: ErrorCode | string,
   message: string,

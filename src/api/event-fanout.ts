@@ -32,7 +32,7 @@ export function encodeSearchEvent(event: SearchEvent): Buffer {
 }
 
 /** Milliseconds a client waits before it reconnects after a `reconnect` event. */
-export const RECONNECT_AFTER_MS = 2_000;
+const RECONNECT_AFTER_MS = 2_000;
 
 /**
  * The last event of a stream the server closes while the search goes on (shutdown,

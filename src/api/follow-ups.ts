@@ -5,28 +5,41 @@
  * follow-up search each, at most `maxFollowUps`, depth 1 (follow-ups are never
  * recursive themselves).
  *
- * Where they start: in the API process that first serves the completed parent
- * (GET /api/search, which already notices first completion for the estimate
- * calibration), not in the runner. Each follow-up counts against the search
- * limit of the parent's caller, and the limit, the queue's admission and the
- * way a search is stored and queued all live in the API (start-searches.ts):
- * starting them there reuses all of it, and keeps the runner free of policy it
- * does not own. Two API processes may serve the same completed parent at
- * once: a store lease named after the search (`claimLease`, as the control
- * checks use) lets exactly one start them; it then records them on the parent
- * (`followUps`), and the others answer without them until they are recorded.
- * A process that dies between the claim and the record leaves the parent
- * without follow-ups (they are never started twice, which a limit-counted
- * action must not be).
+ * When they start: as the search completes, whether anyone reads it or not
+ * (a client of its event stream, a webhook, a report reader). The runner that
+ * ran it calls `followUpStarter`'s function once the search is over (the
+ * composition root, src/service.ts, gives it to the runner: the runner never
+ * imports the API): in embedded mode the main thread's in-process runner, when
+ * the search thread says it is done; in cluster mode the worker process that
+ * ran the job, inside the job. Each follow-up counts against the search limit
+ * of the parent's caller, and the limit, the queue's admission and the way a
+ * search is stored and queued live in the API (start-searches.ts): starting
+ * them through it reuses all of it, and keeps the runner free of policy it
+ * does not own.
+ *
+ * Exactly once: a store lease named after the search (`claimLease`, as the
+ * control checks use) lets one process at a time start them; it then records
+ * them on the parent (`followUps`). A follow-up's id is derived from its
+ * parent's and its name (`followUpId`), so one started before its starter died
+ * is found again, never started (nor counted) twice, and a second start of the
+ * same follow-up fails on the id. A process that dies between completion and
+ * the record leaves the lease to expire (`followUpLeaseMs`). Until they are
+ * recorded, GET /api/search (and the report) says they are pending; once the
+ * search finished longer ago than the lease, a read starts what is missing
+ * itself, under the same lease (src/api/search-view.ts). A worker that takes
+ * over a dead worker's job tries too, under the same lease.
  */
+import { createHash } from 'node:crypto';
 import type { Platform } from '../catalogue/platform.js';
 import { selectPlatforms } from '../catalogue/select.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
-import { accountLinks, type ProfileUrlMatcher } from '../engine/linked-accounts.js';
+import { accountLinks, ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import type { Outcome } from '../engine/outcome.js';
+import { ERROR_CODES, isUserscoutError } from '../errors.js';
 import type { FollowUp, SearchRecord } from '../store/store.js';
 import type { AppDeps } from './deps.js';
 import { quotaKey, searchLimitOf } from './search-quota.js';
+import { followUpsPending } from './search-response.js';
 import { type Originator, startSearch } from './start-searches.js';
 
 /** A name to follow up, and the platform whose hit gave it. */
@@ -35,11 +48,23 @@ export interface FollowUpName {
   readonly from: string;
 }
 
-/** How long the claim on starting a search's follow-ups holds: as long as the search is kept, and a day more. */
-export const followUpClaimMs = (retentionDays: number): number => (retentionDays + 1) * 86_400_000;
-
 /** The lease that lets one process start a search's follow-ups. */
 export const followUpClaim = (searchId: string): string => `follow-ups:${searchId}`;
+
+/**
+ * The id of the follow-up of `parentId` for `username` (case-insensitive): a
+ * UUID (version 8, RFC 9562) from a hash of both, the same in every process
+ * and every attempt, so a follow-up is stored once whoever starts it. Pure.
+ */
+export function followUpId(parentId: string, username: string): string {
+  const hex = createHash('sha256').update(`follow-up\n${parentId}\n${username.toLowerCase()}`).digest('hex');
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** A refusal that passes (the runner stopping, the store out of reach): the follow-ups are left for a later attempt. */
+export const passing = (error: unknown): boolean =>
+  isUserscoutError(error) && (error.code === 'unavailable' || error.code === 'store_unavailable');
 
 /**
  * The new names in the hits' profiles, in the hits' platform order, each once
@@ -79,10 +104,23 @@ const NOT_SEARCHED = {
 } as const;
 
 /**
+ * Why a start was refused, as the answer shows it: a coded error's message; any
+ * other (a fault, whose text may hold internals) logged, and shown as `internal`'s.
+ */
+function refusal(error: unknown, log: Originator['log'], parentId: string): string {
+  if (isUserscoutError(error)) return error.message;
+  log.error({ err: error, queryId: parentId }, 'follow-up search not started');
+  return ERROR_CODES.internal.message;
+}
+
+/**
  * Starts one search per name, on the parent's platforms still enabled and
  * healthy, each counted against the parent caller's search limit as it
  * starts: names past the limit, refused by the queue or broken are listed
- * with the reason, never started.
+ * with the reason, never started. A follow-up stored already (by an attempt
+ * that died before recording them) is listed as started, not started again.
+ * Throws, recording nothing, when the runner or the store is unavailable: a
+ * later attempt starts what is missing.
  */
 export async function startFollowUps(
   deps: AppDeps,
@@ -106,6 +144,11 @@ export async function startFollowUps(
       notSearched(`username ${problem}`);
       continue;
     }
+    const id = followUpId(parent.id, name.username);
+    if (await deps.store.getSearch(id)) {
+      followUps.push({ ...name, queryId: id });
+      continue;
+    }
     if (platforms.length === 0) {
       notSearched(NOT_SEARCHED.platforms);
       continue;
@@ -113,7 +156,8 @@ export async function startFollowUps(
     try {
       await deps.runner.admit(parent.tier);
     } catch (error) {
-      notSearched((error as Error).message);
+      if (passing(error)) throw error;
+      notSearched(refusal(error, log, parent.id));
       continue;
     }
     const taken = await deps.searchQuota.take(key, 1, limit, windowMs);
@@ -126,12 +170,15 @@ export async function startFollowUps(
         deps,
         originator,
         { username: name.username, platforms },
-        { private: parent.private === true },
+        { private: parent.private === true, id },
       );
       followUps.push({ ...name, queryId: started.queryId });
     } catch (error) {
       await deps.searchQuota.release(key, 1).catch(() => {});
-      notSearched((error as Error).message);
+      // Started meanwhile by another attempt (one whose lease ran out): it is that one.
+      if (isUserscoutError(error) && error.code === 'duplicate_id') followUps.push({ ...name, queryId: id });
+      else if (passing(error)) throw error;
+      else notSearched(refusal(error, log, parent.id));
     }
   }
   log.info({ queryId: parent.id, followUps: followUps.length }, 'follow-up searches started');
@@ -151,18 +198,36 @@ export async function followUpsOf(
   log: Originator['log'],
 ): Promise<readonly FollowUp[] | undefined> {
   if (search.followUps) return search.followUps;
-  if (
-    !(await deps.store.claimLease(
-      followUpClaim(search.id),
-      followUpClaimMs(deps.config.retentionDays),
-      deps.now(),
-    ))
-  ) {
-    // Claimed by another process (or this one, by an earlier poll): recorded by now, or soon.
+  if (!(await deps.store.claimLease(followUpClaim(search.id), deps.config.followUpLeaseMs, deps.now()))) {
+    // Claimed by another process (or this one): recorded by now, or soon.
     return (await deps.store.getSearch(search.id))?.followUps;
   }
   const names = followUpNames(results, matcher, search.username, deps.config.maxFollowUps);
   const followUps = await startFollowUps(deps, search, names, log);
   await deps.store.updateSearch(search.id, { followUps });
   return followUps;
+}
+
+/** Whether a read of this search may start its follow-ups: only when the start at completion has had its time (the lease). */
+export function followUpsOverdue(search: SearchRecord, now: number, leaseMs: number): boolean {
+  return followUpsPending(search) && search.finishedAt !== undefined && now - search.finishedAt >= leaseMs;
+}
+
+/**
+ * What the runner calls once a search is over (src/service.ts gives it to the
+ * runner): starts the follow-ups of a completed recursive search not recorded
+ * yet. Nothing for any other search, without a store read.
+ */
+export function followUpStarter(
+  deps: AppDeps,
+  log: Originator['log'],
+): (search: Pick<SearchRecord, 'id' | 'recursive'>) => Promise<void> {
+  const matcher = new ProfileUrlMatcher(deps.catalogue.platforms);
+  return async (finished) => {
+    if (!finished.recursive) return;
+    const snapshot = await deps.store.snapshot(finished.id, { statuses: ['hit'] });
+    if (snapshot?.search.state !== 'completed' || snapshot.search.followUps) return;
+    const results = snapshot.outcomes.map((s) => s.outcome);
+    await followUpsOf(deps, snapshot.search, results, matcher, log);
+  };
 }

@@ -15,7 +15,7 @@ export interface HealthSource {
 }
 
 /** How often the store's verdicts are read again (ms). */
-export const HEALTH_REFRESH_MS = 5_000;
+const HEALTH_REFRESH_MS = 5_000;
 
 export class LiveHealth implements HealthSource {
   readonly #file: PlatformHealth;

@@ -7,7 +7,7 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 
 /** Version of the REST API (the document's info.version), not of the package. */
-export const API_VERSION = '1.0.0';
+const API_VERSION = '1.0.0';
 
 const header = (description: string, schema: object = { type: 'integer' }) => ({ description, schema });
 
@@ -43,7 +43,7 @@ type Operation = { responses?: Record<string, { headers?: Record<string, unknown
 type Document = { paths?: Record<string, Record<string, Operation>> };
 
 /** Adds the response headers to every operation under /api/. Mutates and returns the generated document. */
-export function documentResponseHeaders<T>(doc: T): T {
+function documentResponseHeaders<T>(doc: T): T {
   for (const [path, operations] of Object.entries((doc as Document).paths ?? {})) {
     if (!path.startsWith('/api/')) continue;
     for (const operation of Object.values(operations)) {
@@ -70,7 +70,7 @@ const PARSER_REFUSAL = {
 };
 
 /** Adds the parser's 431 to every operation under /api/. Mutates and returns the generated document. */
-export function documentParserErrors<T>(doc: T): T {
+function documentParserErrors<T>(doc: T): T {
   for (const [path, operations] of Object.entries((doc as Document).paths ?? {})) {
     if (!path.startsWith('/api/')) continue;
     for (const operation of Object.values(operations)) {

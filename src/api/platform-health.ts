@@ -1,11 +1,15 @@
 /**
- * One platform's health as the platform list shows it: what the last
- * self-check found (health.json, or the scheduled self-check) and what its
- * control checks found (rule drift), merged. Pure.
+ * One platform's health as the platform list and the report show it: what the
+ * last self-check found (health.json, or the scheduled self-check) and what its
+ * control checks found (rule drift), merged (`platformHealthView`, pure).
+ * `readPlatformHealth` reads both for every platform: the one source of
+ * GET /api/platforms and of the report's platform health.
  */
 import type { PlatformHealthEntry } from '../catalogue/health.js';
 import { type ControlRecord, describeControl } from '../engine/control.js';
+import type { Store } from '../store/store.js';
 import type { HealthState } from './health-states.js';
+import type { HealthSource } from './live-health.js';
 
 export interface PlatformHealthView {
   /** `rule_drift` (a control read hit: hits are unknown), then `broken`, `blocked`, `healthy`; `unchecked` when nothing was measured. */
@@ -16,7 +20,7 @@ export interface PlatformHealthView {
   readonly reason?: string;
 }
 
-export function platformHealthView(
+function platformHealthView(
   selfCheck: PlatformHealthEntry | undefined,
   controls: readonly ControlRecord[],
 ): PlatformHealthView {
@@ -38,7 +42,7 @@ export function platformHealthView(
 }
 
 /** Control records by platform id. */
-export function controlsByPlatform(records: readonly ControlRecord[]): Map<string, ControlRecord[]> {
+function controlsByPlatform(records: readonly ControlRecord[]): Map<string, ControlRecord[]> {
   const out = new Map<string, ControlRecord[]>();
   for (const r of records) {
     const list = out.get(r.platformId);
@@ -46,4 +50,15 @@ export function controlsByPlatform(records: readonly ControlRecord[]): Map<strin
     else out.set(r.platformId, [r]);
   }
   return out;
+}
+
+/** The health of each platform now, by id: the self-check's verdicts and the store's control records. */
+export async function readPlatformHealth(
+  deps: { readonly health: HealthSource; readonly store: Pick<Store, 'listControls'> },
+  platformIds: readonly string[],
+): Promise<Map<string, PlatformHealthView>> {
+  const controls = controlsByPlatform(await deps.store.listControls());
+  return new Map(
+    platformIds.map((id) => [id, platformHealthView(deps.health.get(id), controls.get(id) ?? [])]),
+  );
 }

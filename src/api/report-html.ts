@@ -21,6 +21,8 @@ export interface ReportExtras {
   readonly health?: readonly ReportHealth[];
   /** Who made it, e.g. `userscout 0.1.0`. */
   readonly generator?: string;
+  /** Where a follow-up search's own report is, from this one; without it (or undefined), its id is shown unlinked. */
+  readonly followUpHref?: (queryId: string) => string | undefined;
 }
 
 type ResultJson = SearchJson['results'][number];
@@ -135,6 +137,29 @@ ${reasons.map(([reason, list]) => `<tr><th>Not told: ${escapeHtml(reason)}</th><
     )
     .join('\n');
 
+  const followUpRows = (search.followUps ?? [])
+    .map((f) => {
+      const href = f.queryId ? extras.followUpHref?.(f.queryId) : undefined;
+      const searched = f.queryId
+        ? href
+          ? `<a href="${escapeHtml(href)}">${escapeHtml(f.queryId)}</a>`
+          : `<code>${escapeHtml(f.queryId)}</code>`
+        : `<span class="muted">not searched: ${escapeHtml(f.notSearched ?? '')}</span>`;
+      return `<tr><td><code>${escapeHtml(f.username)}</code></td><td>${escapeHtml(names.get(f.from) ?? f.from)}</td><td>${searched}</td></tr>`;
+    })
+    .join('\n');
+  const followUps = search.followUpsPending
+    ? '<h2>Follow-up searches</h2>\n<p class="muted">The follow-up searches of this recursive search are being started: make the report again to see them.</p>'
+    : followUpRows
+      ? `<h2>Follow-up searches (${search.followUps!.length})</h2>
+<p class="muted">New names found in the hits’ profiles, each searched on its own (depth 1).</p>
+<table><thead><tr><th>Name</th><th>Found in the hit on</th><th>Search</th></tr></thead><tbody>
+${followUpRows}
+</tbody></table>`
+      : search.followUps
+        ? '<h2>Follow-up searches (0)</h2>\n<p class="muted">No hit’s profile gave a new name.</p>'
+        : '';
+
   const nonAnswers = reasons
     .map(
       ([reason, list]) => `<h3>${escapeHtml(reason)}: ${list.length}</h3>
@@ -168,10 +193,11 @@ ${summary}
 ${hits.length ? `<table><thead><tr><th>Platform</th><th>Profile</th><th>Details</th><th>Evidence</th></tr></thead><tbody>\n${hitRows}\n</tbody></table>` : '<p>No hit among the platforms that answered.</p>'}
 <h2>Linked accounts</h2>
 ${graph ? `<ul>${graph}</ul>` : '<p class="muted">No hit’s profile links to another platform’s profile.</p>'}
+${followUps}
 <h2>Platforms that did not tell (${others.length})</h2>
 ${nonAnswers || '<p class="muted">Every platform checked answered.</p>'}
 <h2>Platform health at the time</h2>
-${health ? `<table><thead><tr><th>Platform</th><th>State</th><th>Why</th></tr></thead><tbody>${health}</tbody></table>` : '<p class="muted">No platform was known to be broken.</p>'}
+${health ? `<table><thead><tr><th>Platform</th><th>State</th><th>Why</th></tr></thead><tbody>${health}</tbody></table>` : '<p class="muted">No platform was known to be broken, blocked or drifting.</p>'}
 </body></html>
 `;
 }

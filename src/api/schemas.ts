@@ -36,7 +36,7 @@ export const ErrorBody = Type.Object(
   { $id: 'Error', description: 'The body of every 4xx and 5xx response' },
 );
 
-export const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+const UUID_PATTERN = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
 
 const USERNAME_RULE =
   '1-100 characters, no white space, control characters or / ? # % \\ @ : < > " \' ` [ ] { } | ^';
@@ -124,6 +124,12 @@ export const StartBatchBody = Type.Object(
     platforms: StartSearchBody.properties.platforms,
     includeNsfw: StartSearchBody.properties.includeNsfw,
     private: StartSearchBody.properties.private,
+    recursive: Type.Optional(
+      Type.Boolean({
+        description:
+          "Each name's search is recursive, as recursive on POST /api/search: once completed, it searches the new names its hits' profiles give, each follow-up counted against the search limit (the batch's all-or-none applies to the names, not to follow-ups, which start or are listed as not searched later) (default false)",
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -332,6 +338,12 @@ export const SearchResponse = Type.Object(
         },
       ),
     ),
+    followUpsPending: Type.Optional(
+      Type.Literal(true, {
+        description:
+          'With recursive: true, completed, while its follow-up searches are being started: followUps comes in a later answer',
+      }),
+    ),
   },
   { $id: 'Search' },
 );
@@ -413,6 +425,16 @@ export const errorResponses = {
   429: Type.Ref('Error'),
   500: Type.Ref('Error'),
 };
+
+/** The errors a request that starts searches may meet besides errorResponses: key, privacy, body size and type, a full queue or an absent store. */
+export const startErrorResponses = {
+  401: { $ref: 'Error#' },
+  403: { $ref: 'Error#' },
+  413: { $ref: 'Error#' },
+  415: { $ref: 'Error#' },
+  503: { $ref: 'Error#' },
+  ...errorResponses,
+} as const;
 
 // The API's result is the engine's outcome: this fails to compile when either drifts from the other.
 const sameShape = <A, B>(_: A extends B ? (B extends A ? true : never) : never) => undefined;

@@ -23,7 +23,7 @@ export type SearchJson = Static<typeof SearchResponse>;
 export type SearchSummaryJson = Static<typeof SearchSummary>;
 
 /** The state a client sees: a queued search has started from its point of view. */
-export function apiStatus(state: SearchRecord['state']): SearchJson['status'] {
+function apiStatus(state: SearchRecord['state']): SearchJson['status'] {
   return state === 'queued' ? 'running' : state;
 }
 
@@ -44,7 +44,15 @@ export function searchSummary(search: SearchRecord): SearchSummaryJson {
 export interface SearchView {
   readonly search: Pick<
     SearchRecord,
-    'id' | 'username' | 'state' | 'estimatedSeconds' | 'createdAt' | 'finishedAt' | 'error' | 'followUps'
+    | 'id'
+    | 'username'
+    | 'state'
+    | 'estimatedSeconds'
+    | 'createdAt'
+    | 'finishedAt'
+    | 'error'
+    | 'followUps'
+    | 'recursive'
   >;
   /** Platforms the search covers. */
   readonly total: number;
@@ -76,6 +84,11 @@ export function everyOutcomeView(
   };
 }
 
+/** A completed recursive search whose follow-ups are not recorded yet (src/api/follow-ups.ts). Pure. */
+export function followUpsPending(search: Pick<SearchRecord, 'state' | 'recursive' | 'followUps'>): boolean {
+  return search.state === 'completed' && search.recursive === true && search.followUps === undefined;
+}
+
 /** The search's coverage and whether its answer carries a warning (completed and low). */
 export function searchCoverage(
   view: Pick<SearchView, 'search' | 'progress'>,
@@ -103,5 +116,6 @@ export function searchResponse(view: SearchView, warningPercent: number): Search
     ...(search.finishedAt !== undefined ? { completedAt: new Date(search.finishedAt).toISOString() } : {}),
     ...(search.error !== undefined && search.state === 'error' ? { error: search.error } : {}),
     ...(search.followUps ? { followUps: search.followUps.map((f) => ({ ...f })) } : {}),
+    ...(followUpsPending(search) ? { followUpsPending: true as const } : {}),
   };
 }

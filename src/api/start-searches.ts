@@ -1,6 +1,7 @@
 /**
  * Starting searches, one or many at once (POST /api/search with its lookalike
- * names, POST /api/searches): the platforms each covers, the search limit
+ * names, POST /api/searches, a watchlist's run for its owner through
+ * `startSearchFor`): the platforms each covers, the search limit
  * (all or none: a request that needs more searches than are left starts none),
  * then for each an estimate, the stored record and the queue. Everything that
  * can refuse a request (a name, the platforms, a full queue, the limit) is
@@ -10,6 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Category } from '../catalogue/categories.js';
+import { checkUsername } from '../catalogue/check-username.js';
 import { lookalikeNames, platformsForVariant, type VariantKind } from '../catalogue/lookalike-names.js';
 import type { Platform } from '../catalogue/platform.js';
 import { selectPlatforms } from '../catalogue/select.js';
@@ -33,13 +35,15 @@ export interface PlatformChoice {
 export interface PlannedSearch {
   readonly username: string;
   readonly platforms: readonly Platform[];
+  /** Its new names are searched once it completes (src/api/follow-ups.ts); never given to follow-ups or lookalike names. */
+  readonly recursive?: boolean | undefined;
 }
 
 export interface StartOptions {
   /** Readable only with the key that started them (checked by `checkPrivate` first). */
   readonly private?: boolean | undefined;
-  /** Its new names are searched once it completes (src/api/follow-ups.ts); never given to follow-ups. */
-  readonly recursive?: boolean | undefined;
+  /** The id to store it under (a follow-up's, src/api/follow-ups.ts); a new random one otherwise. Taken already: duplicate_id. */
+  readonly id?: string | undefined;
 }
 
 /** Whose search it is (counted against, readable by), and where its start is logged. */
@@ -53,6 +57,21 @@ export interface StartedSearch {
   readonly status: 'running';
   readonly totalPlatforms: number;
   readonly estimatedTime: number;
+}
+
+/** What a start asks for: POST /api/search's body, or a watched name with its watchlist's choices. */
+export interface SearchAsk extends PlatformChoice {
+  readonly username: string;
+  /** Its lookalike names too, each a search of its own. */
+  readonly variants?: boolean | undefined;
+  readonly private?: boolean | undefined;
+  readonly recursive?: boolean | undefined;
+}
+
+/** The search asked for, with its lookalike names when they were asked for. */
+export interface StartedAsk extends StartedSearch {
+  readonly variants?: (StartedSearch & { username: string; kind: VariantKind })[];
+  readonly variantsNotSearched?: { username: string; kind: VariantKind }[];
 }
 
 /** The enabled, healthy platforms the request chose; 400 when none is left. */
@@ -93,34 +112,63 @@ export function planVariants(
 }
 
 /**
+ * Starts the search `ask` names for `originator`, with its lookalike names when
+ * asked: the one way a search is started on someone's behalf, whether by their
+ * own request (POST /api/search) or by their watchlist's run. It meets every
+ * check and counts against the originator's search limit (see `startSearches`).
+ * `reply`, when a request asked: where the search limit's RateLimit-* headers go.
+ */
+export async function startSearchFor(
+  deps: AppDeps,
+  originator: Originator,
+  ask: SearchAsk,
+  reply?: FastifyReply,
+): Promise<StartedAsk> {
+  const { username, categories, platforms, includeNsfw, variants } = ask;
+  checkUsername(username);
+  checkPrivate(ask.private, originator.caller);
+  const selected = choosePlatforms(deps, { categories, platforms, includeNsfw });
+  const lookalikes = variants ? planVariants(deps, username, selected) : undefined;
+  const [main, ...others] = await startSearches(
+    deps,
+    originator,
+    // Only the name asked for is recursive: lookalike names are not followed up.
+    [{ username, platforms: selected, recursive: ask.recursive === true }, ...(lookalikes?.searched ?? [])],
+    { private: ask.private === true },
+    reply,
+  );
+  if (!lookalikes) return main!;
+  return {
+    ...main!,
+    variants: lookalikes.searched.map((v, i) => ({ username: v.username, kind: v.kind, ...others[i]! })),
+    variantsNotSearched: lookalikes.skipped,
+  };
+}
+
+/**
  * Starts every planned search, or none: the queue must have room and the
- * caller's search limit must hold all of them (else 429 with how many are
- * left). Sets the search limit's RateLimit-* headers. A search the queue
- * refuses after the count is given back to the limit, with those after it;
- * searches already started stay started.
+ * originator's search limit must hold all of them (else 429 with how many are
+ * left). Sets the search limit's RateLimit-* headers on `reply` when given. A
+ * search the queue refuses after the count is given back to the limit, with
+ * those after it; searches already started stay started.
  */
 export async function startSearches(
   deps: AppDeps,
-  request: FastifyRequest,
-  reply: FastifyReply,
+  originator: Originator,
   plans: readonly PlannedSearch[],
   options: StartOptions = {},
+  reply?: FastifyReply,
 ): Promise<StartedSearch[]> {
-  const { tier, client } = request.caller;
+  const { tier, client } = originator.caller;
   await deps.runner.admit(tier);
   const { limit, windowMs } = searchLimitOf(tier, deps.config);
   const key = quotaKey(client);
   const window = await deps.searchQuota.take(key, plans.length, limit, windowMs);
-  if (!window.granted) {
-    setSearchLimitHeaders(reply, limit, window);
-    throw searchLimitError(tier, deps.config, window, plans.length);
-  }
-  setSearchLimitHeaders(reply, limit, window);
+  if (reply) setSearchLimitHeaders(reply, limit, window);
+  if (!window.granted) throw searchLimitError(tier, deps.config, window, plans.length);
   const started: StartedSearch[] = [];
   try {
-    // Only the first (the name asked for) is recursive: lookalike names are not followed up.
-    for (const [i, plan] of plans.entries())
-      started.push(await startSearch(deps, request, plan, i === 0 ? options : { private: options.private }));
+    for (const plan of plans) started.push(await startSearch(deps, originator, plan, options));
   } catch (error) {
     await deps.searchQuota.release(key, plans.length - started.length).catch(() => {});
     throw error;
@@ -139,9 +187,14 @@ export function calibrationOf(deps: AppDeps): EstimateCalibration {
   return calibration;
 }
 
+/** Whether the caller may start private searches: professional keys only. */
+export function mayStartPrivate(caller: Pick<Caller, 'tier'>): boolean {
+  return caller.tier === 'professional';
+}
+
 /** Throws 403 private_not_allowed when a private search is asked for without a professional key. */
-export function checkPrivate(asked: boolean | undefined, caller: Caller): void {
-  if (asked && caller.tier !== 'professional') throw new UserscoutError('private_not_allowed');
+export function checkPrivate(asked: boolean | undefined, caller: Pick<Caller, 'tier'>): void {
+  if (asked && !mayStartPrivate(caller)) throw new UserscoutError('private_not_allowed');
 }
 
 /** Stores and queues one search, already counted against the search limit. */
@@ -172,7 +225,7 @@ export async function startSearch(
   });
   const estimatedSeconds = calibrationOf(deps).apply(modelSeconds);
   const search: SearchRecord = {
-    id: randomUUID(),
+    id: options.id ?? randomUUID(),
     username: plan.username,
     state: 'queued',
     tier: request.caller.tier,
@@ -181,7 +234,7 @@ export async function startSearch(
     estimatedSeconds,
     createdAt: deps.now(),
     ...(options.private ? { private: true as const } : {}),
-    ...(options.recursive ? { recursive: true as const } : {}),
+    ...(plan.recursive ? { recursive: true as const } : {}),
   };
   await deps.store.createSearch(search);
   try {

@@ -1,47 +1,41 @@
 /**
- * How a watchlist's run starts its searches: as ordinary POST /api/search
- * requests made by the service to itself (inject) on behalf of the owner's
- * key, so each is checked, counted against the key's search limit, queued and
- * estimated exactly as one a client starts. They are private to the key (only
- * it can read them) where its tier allows private searches.
+ * How a watchlist's run starts its searches: as its owner's key, through the
+ * same `startSearchFor` a client's POST /api/search goes through, so each is
+ * checked, counted against the key's search limit, queued and estimated
+ * exactly as one the key starts. They are private to the key (only it can read
+ * them) where its tier allows private searches.
  */
-import type { FastifyInstance } from 'fastify';
-import type { Watchlist } from '../store/watchlists.js';
+import type { FastifyBaseLogger } from 'fastify';
+import { ERROR_CODES, isUserscoutError } from '../errors.js';
 import type { StartSearch } from '../watchlists/scheduler.js';
-import { INTERNAL_TOKEN_HEADER, ON_BEHALF_HEADER } from './auth.js';
+import { ownerCaller } from './auth.js';
+import type { AppDeps } from './deps.js';
+import { mayStartPrivate, startSearchFor } from './start-searches.js';
 
-export function injectedSearchStarter(app: FastifyInstance, internalToken: string): StartSearch {
-  const start = async (watchlist: Watchlist, username: string, asPrivate: boolean) => {
-    const { spec } = watchlist;
-    return app.inject({
-      method: 'POST',
-      url: '/api/search',
-      headers: {
-        'content-type': 'application/json',
-        [INTERNAL_TOKEN_HEADER]: internalToken,
-        [ON_BEHALF_HEADER]: watchlist.owner.replace(/^key:/, ''),
-      },
-      payload: JSON.stringify({
-        username,
-        ...(spec.categories ? { categories: spec.categories } : {}),
-        ...(spec.platforms ? { platforms: spec.platforms } : {}),
-        ...(spec.includeNsfw !== undefined ? { includeNsfw: spec.includeNsfw } : {}),
-        ...(asPrivate ? { private: true } : {}),
-      }),
-    });
-  };
+export function watchlistSearchStarter(deps: AppDeps, log: FastifyBaseLogger): StartSearch {
   return async (watchlist, username) => {
-    let response = await start(watchlist, username, true);
-    // A key whose tier cannot start private searches still watches, with ordinary ones.
-    if (response.statusCode === 403 && response.json<{ code?: string }>().code === 'private_not_allowed')
-      response = await start(watchlist, username, false);
-    let body: { queryId?: string; code?: string; error?: string } = {};
+    const caller = await ownerCaller(deps.store, watchlist.owner);
+    if (!caller) return { skipped: `unauthorized: ${ERROR_CODES.unauthorized.message}` };
+    const { spec } = watchlist;
     try {
-      body = response.json();
-    } catch {
-      // not JSON: said below by the status
+      const started = await startSearchFor(
+        deps,
+        { caller, log },
+        {
+          username,
+          categories: spec.categories,
+          platforms: spec.platforms,
+          includeNsfw: spec.includeNsfw,
+          // A key whose tier cannot start private searches still watches, with ordinary ones.
+          private: mayStartPrivate(caller),
+        },
+      );
+      return { queryId: started.queryId };
+    } catch (error) {
+      // Refused as a client's start would be (the limit, a full queue, no platform left): said in the run.
+      if (isUserscoutError(error)) return { skipped: `${error.code}: ${error.message}` };
+      log.error({ err: error, watchlistId: watchlist.id }, 'watchlist search not started');
+      return { skipped: `internal: ${ERROR_CODES.internal.message}` };
     }
-    if (response.statusCode === 200 && body.queryId) return { queryId: body.queryId };
-    return { skipped: `${body.code ?? `HTTP ${response.statusCode}`}: ${body.error ?? 'not started'}` };
   };
 }

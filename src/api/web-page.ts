@@ -11,7 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { UserscoutError } from '../errors.js';
 
 /** Where `npm run build` puts the page: dist/web of the package, from src/api or dist/api alike. */
-export const BUILT_WEB_DIR = fileURLToPath(new URL('../../dist/web/', import.meta.url));
+const BUILT_WEB_DIR = fileURLToPath(new URL('../../dist/web/', import.meta.url));
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",

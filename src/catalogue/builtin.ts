@@ -1,15 +1,21 @@
 /**
  * The built-in catalogue: every `data/<category>.json` file plus `shields.json`,
- * read from the source tree (the same path from `src/` and from `dist/`).
+ * read from the source tree (the same path from `src/` and from `dist/`). Its
+ * entries are proved valid by a test (builtin.test.ts: the validating loader finds
+ * no problem and builds the same catalogue), so a process loads it without the
+ * schema validator (TypeBox), which costs the command line's search memory; a
+ * catalogue file a user gives is validated (loader.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type LoadResult, loadCatalogue, parseCatalogueText } from './loader.js';
+import type { LoadResult } from './loader.js';
+import { normaliseCatalogue } from './normalise.js';
+import { parseCatalogueText } from './parse-text.js';
 
 const SOURCE_DIR = fileURLToPath(new URL('../../src/catalogue/', import.meta.url));
-export const BUILTIN_DATA_DIR = join(SOURCE_DIR, 'data');
-export const BUILTIN_SHIELDS_FILE = join(SOURCE_DIR, 'shields.json');
+const BUILTIN_DATA_DIR = join(SOURCE_DIR, 'data');
+const BUILTIN_SHIELDS_FILE = join(SOURCE_DIR, 'shields.json');
 
 /** Platforms of every data file, concatenated, with the shield fingerprints. */
 export function readBuiltinDocument(): { platforms: unknown[]; shields: unknown[] } {
@@ -35,6 +41,6 @@ let cached: LoadResult | undefined;
 
 /** Loads once per process; the result is frozen. */
 export function loadBuiltinCatalogue(): LoadResult {
-  cached ??= loadCatalogue(readBuiltinDocument());
+  cached ??= { catalogue: normaliseCatalogue(readBuiltinDocument()), problems: [] };
   return cached;
 }

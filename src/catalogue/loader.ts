@@ -5,21 +5,10 @@
  */
 import { Value } from '@sinclair/typebox/value';
 import { CatalogueError } from '../errors.js';
-import { CATEGORIES, type Category } from './categories.js';
+import { CATEGORIES } from './categories.js';
 import { freezeCatalogue } from './freeze.js';
-import {
-  type BasicSignal,
-  type Catalogue,
-  type CheckRequestSpec,
-  type ExtractRule,
-  type ExtractRules,
-  type Platform,
-  platformId,
-  type Shield,
-  type Signal,
-  type SignalPart,
-} from './platform.js';
-import { PROFILE_FIELDS, type ProfileField } from './profile-fields.js';
+import { normalisePlatform, normaliseShield } from './normalise.js';
+import type { Catalogue, Platform, Shield } from './platform.js';
 import {
   type BasicSignalSpec,
   CatalogueFileSchema,
@@ -32,6 +21,8 @@ import {
 } from './schema.js';
 import { inspectTemplate } from './template.js';
 import { compileUsernameRule, ruleViolation, type UsernameRule } from './username-rule.js';
+
+export { parseCatalogueText } from './parse-text.js';
 
 export interface CatalogueProblem {
   /** Platform name, or `#index` when the entry has no usable name. */
@@ -100,25 +91,6 @@ export function loadCatalogue(data: unknown, extraShields: readonly Shield[] = [
   return {
     catalogue: freezeCatalogue({ platforms, shields }),
     problems,
-  };
-}
-
-/** Parses JSON text; a syntax error names the source. */
-export function parseCatalogueText(text: string, source: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new CatalogueError(`${source} is not valid JSON: ${(error as Error).message}`, { cause: error });
-  }
-}
-
-export function normaliseShield(spec: ShieldSpec): Shield {
-  return {
-    name: spec.name,
-    reason: spec.reason,
-    status: spec.status ? [...spec.status] : undefined,
-    headers: Object.entries(spec.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v] as const),
-    body: [...(spec.body ?? [])],
   };
 }
 
@@ -247,25 +219,6 @@ function basicSignalProblem(signal: BasicSignalSpec): string | undefined {
   return undefined;
 }
 
-type ExtractSpec = Partial<Record<ProfileField, ExtractRuleSpec>> & { ids?: Record<string, ExtractRuleSpec> };
-
-function normaliseExtractRule(spec: ExtractRuleSpec): ExtractRule {
-  if ('json' in spec) return { kind: 'json', path: spec.json.split('.') };
-  if ('meta' in spec) return { kind: 'meta', name: spec.meta.toLowerCase() };
-  return { kind: 'regex', re: new RegExp(spec.regex, spec.flags) };
-}
-
-function normaliseExtract(spec: ExtractSpec): ExtractRules {
-  const fields: Partial<Record<ProfileField, ExtractRule>> = {};
-  for (const field of PROFILE_FIELDS) {
-    const rule = spec[field];
-    if (rule) fields[field] = normaliseExtractRule(rule);
-  }
-  const ids: Record<string, ExtractRule> = {};
-  for (const [name, rule] of Object.entries(spec.ids ?? {})) ids[name] = normaliseExtractRule(rule);
-  return { fields, ids };
-}
-
 /** What is wrong with an extract rule beyond its shape, or undefined. */
 function extractRuleProblem(rule: ExtractRuleSpec): string | undefined {
   if ('json' in rule && rule.json.split('.').some((seg) => seg === ''))
@@ -280,63 +233,4 @@ function extractRuleProblem(rule: ExtractRuleSpec): string | undefined {
     if (!/\(\?<value>/.test(re.source)) return 'regex needs a named group `value` (?<value>…)';
   }
   return undefined;
-}
-
-function normaliseSignal(spec: SignalSpec): Signal {
-  if ('all' in spec)
-    return {
-      kind: 'all',
-      parts: spec.all.map(
-        (part): SignalPart =>
-          'not' in part ? { kind: 'not', signal: normaliseBasic(part.not) } : normaliseBasic(part),
-      ),
-    };
-  return normaliseBasic(spec);
-}
-
-function normaliseBasic(spec: BasicSignalSpec): BasicSignal {
-  if ('status' in spec) return { kind: 'status', codes: [...spec.status] };
-  if ('text' in spec) return { kind: 'text', text: spec.text };
-  if ('regex' in spec) return { kind: 'regex', re: new RegExp(spec.regex, spec.flags) };
-  if ('redirect' in spec) return { kind: 'redirect', target: spec.redirect };
-  if ('json' in spec) {
-    const path = spec.json.split('.');
-    return 'equals' in spec ? { kind: 'json', path, equals: spec.equals ?? null } : { kind: 'json', path };
-  }
-  return {
-    kind: 'header',
-    name: spec.header.toLowerCase(),
-    ...(spec.value === undefined ? {} : { value: spec.value }),
-  };
-}
-
-function normalisePlatform(spec: PlatformSpec): Platform {
-  const check: CheckRequestSpec = {
-    url: spec.check?.url ?? spec.profile,
-    method: spec.check?.method ?? 'GET',
-    headers: { ...(spec.check?.headers ?? {}) },
-    body: spec.check?.body,
-    bodyType: spec.check?.bodyType ?? 'json',
-    redirects: spec.check?.redirects ?? 'manual',
-  };
-  return {
-    id: platformId(spec.name),
-    name: spec.name.trim(),
-    category: spec.category as Category,
-    home: spec.home,
-    profile: spec.profile,
-    check,
-    detect: {
-      exists: spec.detect.exists.map(normaliseSignal),
-      missing: spec.detect.missing.map(normaliseSignal),
-    },
-    username: compileUsernameRule(spec.username),
-    known: { claimed: [...spec.known.claimed], unclaimed: [...spec.known.unclaimed] },
-    tags: [...(spec.tags ?? [])],
-    nsfw: spec.nsfw ?? spec.category === 'nsfw',
-    enabled: spec.enabled ?? true,
-    disabledReason: spec.disabledReason,
-    budget: spec.budget ? { perSecond: spec.budget.perSecond, burst: spec.budget.burst ?? 1 } : undefined,
-    extract: spec.extract ? normaliseExtract(spec.extract as ExtractSpec) : undefined,
-  };
 }

@@ -15,7 +15,7 @@ import { importWhatsMyName } from './importers/whatsmyname.js';
 import { loadCatalogue, parseCatalogueText } from './loader.js';
 
 /** Where each list lives inside the reference folder. */
-export const REFERENCE_FILES: Readonly<Record<ReferenceSource, string>> = {
+const REFERENCE_FILES: Readonly<Record<ReferenceSource, string>> = {
   whatsmyname: 'whatsmyname/wmn-data.json',
   sherlock: 'sherlock/data.json',
   maigret: 'maigret/data.json',

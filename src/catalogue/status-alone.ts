@@ -13,7 +13,7 @@ import type { BasicSignal, Platform, Signal } from './platform.js';
 const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
 
 /** The statuses the exists side accepts when it is status alone; undefined when it reads anything else. */
-export function statusAloneCodes(platform: Platform): readonly number[] | undefined {
+function statusAloneCodes(platform: Platform): readonly number[] | undefined {
   let codes: number[] | undefined;
   for (const signal of platform.detect.exists) {
     const parts: readonly BasicSignal[] = signal.kind === 'all' ? positiveParts(signal) : [signal];

@@ -108,7 +108,7 @@ export async function runSelfCheck(
     deps.env ?? process.env,
     'cli',
   );
-  const catalogue = loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
+  const catalogue = await loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
   // Every enabled platform, NSFW ones too: their health matters as much.
   const platforms = selectPlatforms(catalogue, {
     categories,

@@ -25,7 +25,7 @@ import type { Io } from './io.js';
 export { SYNC_FORMATS, type SyncFormat } from './choices.js';
 
 /** Folder of the data dir where synced lists are stored. */
-export const CATALOGUES_DIR = 'catalogues';
+const CATALOGUES_DIR = 'catalogues';
 
 export interface SyncCommandOptions {
   from: string;
@@ -152,7 +152,7 @@ async function download(url: string, timeoutMs: number, unchanged: string): Prom
   }
 }
 
-export function formatSyncReport(report: SyncReport, format: SyncFormat): string {
+function formatSyncReport(report: SyncReport, format: SyncFormat): string {
   if (format === 'json') return JSON.stringify(report, null, 2);
   // Upstream lists leave hundreds of entries out; the reasons are in the JSON report.
   return [

@@ -32,7 +32,7 @@ export async function withStore<T>(
   }
 }
 
-export function newApiKey(): string {
+function newApiKey(): string {
   return `usk_${randomBytes(24).toString('base64url')}`;
 }
 

@@ -75,11 +75,12 @@ function oneLineUsageErrors(command: CommandType): void {
 /** The command whose action runs, for the hint after an argument its action refuses. */
 let running: CommandType | undefined;
 
-export function buildProgram(): Command {
+function buildProgram(): Command {
   const program = new Command('userscout').description(
     'Check whether a username exists on hundreds of online platforms',
   );
 
+  const cliSettings = async () => (await import('../config.js')).loadConfig({}, process.env, 'cli');
   const search = program
     .command('search')
     .description('Check one or more usernames on every platform')
@@ -106,10 +107,16 @@ export function buildProgram(): Command {
     .option(
       '--variants',
       'also check lookalike names of each (see userscout variants; USERSCOUT_MAX_VARIANTS a name)',
+    )
+    .option(
+      '--recursive',
+      "also check the new names each name's hits give (profile links, ids; USERSCOUT_MAX_FOLLOW_UPS a name, depth 1)",
     );
   addNetworkOptions(search)
     .option('--no-progress', 'no progress bar')
     .action(async (names: string[], options: SearchCommandOptions) => {
+      // This process does one search and exits: it collects garbage sooner (lean-heap.ts).
+      if ((await cliSettings()).leanHeap) (await import('../lean-heap.js')).leanHeap();
       const { runSearch } = await import('./search.js');
       process.exitCode = await runSearch(names, options, io);
     });
@@ -329,7 +336,6 @@ export function buildProgram(): Command {
   const watch = program
     .command('watch')
     .description('Watchlists of a running service (--server/--key or USERSCOUT_SERVER/USERSCOUT_KEY)');
-  const cliSettings = async () => (await import('../config.js')).loadConfig({}, process.env, 'cli');
   const target = (command: CommandType) =>
     command
       .option('--server <url>', 'the service, e.g. http://127.0.0.1:3000 (default: USERSCOUT_SERVER)')

@@ -17,6 +17,7 @@ import {
 import { type AccountLink, accountLinks, type ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
 import { outcomesCsv } from '../engine/outcome-csv.js';
+import type { FollowUp } from '../store/store.js';
 
 export { OUTPUT_FORMATS, type OutputFormat } from './choices.js';
 
@@ -30,9 +31,11 @@ export interface SearchReport {
   /** When the search started and ended (ms epoch). */
   readonly startedAt: number;
   readonly finishedAt: number;
+  /** With --recursive: the follow-up searches of the new names its hits gave (their ids are their reports'). */
+  readonly followUps?: readonly FollowUp[];
 }
 
-export function sortOutcomes(outcomes: readonly Outcome[]): Outcome[] {
+function sortOutcomes(outcomes: readonly Outcome[]): Outcome[] {
   return [...outcomes].sort(byPlatformName);
 }
 
@@ -67,7 +70,7 @@ function cellsOf(o: Outcome): string[] {
 }
 
 /** Widths that fit the header and every row given. */
-export function layoutFor(rows: readonly Outcome[], colour: boolean): TableLayout {
+function layoutFor(rows: readonly Outcome[], colour: boolean): TableLayout {
   const cells = rows.map(cellsOf);
   return { widths: HEADER.map((h, i) => Math.max(h.length, ...cells.map((c) => c[i]!.length))), colour };
 }
@@ -153,7 +156,7 @@ export type { SearchJson };
  * One name as the API reports a finished search (the same builder as
  * `GET /api/search?id=`): hits only, or every outcome with `all` (`include=all`).
  */
-export function searchJson(
+function searchJson(
   report: SearchReport,
   all: boolean,
   warningPercent: number,
@@ -169,6 +172,7 @@ export function searchJson(
         estimatedSeconds: Math.max(1, Math.ceil((report.finishedAt - report.startedAt) / 1000)),
         createdAt: report.startedAt,
         finishedAt: report.finishedAt,
+        ...(report.followUps ? { followUps: report.followUps } : {}),
       },
       total: report.totalPlatforms,
       progress: { checked: report.results.length, byStatus: countStatuses(report.results) },
@@ -180,17 +184,25 @@ export function searchJson(
   );
 }
 
-/** The report of each search, as the service's report.html gives it, with every outcome. */
+/**
+ * The report of each search, as the service's report.html gives it, with every
+ * outcome; `followUpHref` says where a follow-up's report is (by its id).
+ */
 export function formatHtml(
   reports: readonly SearchReport[],
   warningPercent: number,
   profileUrls: ProfileUrlMatcher | undefined,
   now: number,
+  followUpHref?: (queryId: string) => string | undefined,
 ): string[] {
   return reports.map((r) =>
     renderReport(
       searchJson(r, true, warningPercent, profileUrls ? accountLinks(r.results, profileUrls) : []),
-      { generatedAt: now, generator: 'userscout (command line)' },
+      {
+        generatedAt: now,
+        generator: 'userscout (command line)',
+        ...(followUpHref ? { followUpHref } : {}),
+      },
     ),
   );
 }

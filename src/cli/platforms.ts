@@ -55,7 +55,7 @@ export interface PlatformRow {
 }
 
 /** The rows to show, in catalogue order. Pure. */
-export function platformRows(
+function platformRows(
   catalogue: Catalogue,
   options: {
     readonly categories?: readonly Category[];
@@ -100,7 +100,7 @@ export function platformRows(
 }
 
 /** Rows from a service's GET /api/platforms, in its order. Pure. */
-export function remotePlatformRows(
+function remotePlatformRows(
   platforms: readonly PlatformList['platforms'][number][],
   categories: readonly Category[] = [],
 ): PlatformRow[] {
@@ -131,7 +131,7 @@ function table(
   return [line(header), ...rows.map(line)].join('\n');
 }
 
-export function formatPlatforms(rows: readonly PlatformRow[], withStats: boolean): string {
+function formatPlatforms(rows: readonly PlatformRow[], withStats: boolean): string {
   const enabled = rows.filter((r) => r.state === 'enabled').length;
   const categories = new Set(rows.map((r) => r.category)).size;
   const footer = `${rows.length} platforms, ${enabled} searched, in ${categories} categor${categories === 1 ? 'y' : 'ies'}`;

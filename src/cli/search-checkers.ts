@@ -14,6 +14,7 @@ import { ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import type { Outcome } from '../engine/outcome.js';
 import { ERROR_CODES, type ErrorCode, UserscoutError } from '../errors.js';
 import { slowestFirst } from '../runner/check-order.js';
+import type { FollowUp } from '../store/store.js';
 import {
   latencyMemoryPath,
   mergeLatencies,
@@ -29,6 +30,10 @@ export interface CheckRun {
   /** Platforms this search covers. */
   readonly total: number;
   readonly outcomes: AsyncIterable<Outcome>;
+  /** The search's id where it has one of its own (on the service). */
+  readonly id?: string;
+  /** A recursive search's follow-ups, where the service starts them: once its outcomes are read. */
+  followUps?(): Promise<FollowUp[]>;
 }
 
 export interface Checker {
@@ -41,7 +46,7 @@ export interface Checker {
    * Checks `username`; a lookalike `variant` (its username) only on the platforms
    * whose rule accepts it where the rules are known here (this machine's engine).
    */
-  run(username: string, signal: AbortSignal, variant?: Variant): Promise<CheckRun>;
+  run(username: string, signal: AbortSignal, variant?: Variant, recursive?: boolean): Promise<CheckRun>;
   /** After a search that ran to its end, with everything it found. */
   finished(outcomes: readonly Outcome[]): void;
   close(): Promise<void>;
@@ -89,6 +94,10 @@ export function commandErrorOf(error: unknown): unknown {
 }
 
 /** A userscout service, through the client: the search runs there and its outcomes stream here. */
+/** How often, and how many times, a recursive search is read for its follow-ups (at most a minute). */
+const FOLLOW_UP_READ_MS = 500;
+const FOLLOW_UP_READS = 120;
+
 export async function remoteChecker(
   client: UserscoutClient,
   filters: { categories?: string[]; platforms?: string[]; includeNsfw?: boolean },
@@ -100,12 +109,13 @@ export async function remoteChecker(
     names: list.platforms.map((p) => p.name),
     // The service's own deadline per platform is not published; columns allow for a 5-digit time.
     timeoutMs: 99_999,
-    async run(username, signal) {
+    async run(username, signal, _variant, recursive) {
       const started = await client
         .start(username, {
           ...(filters.categories ? { categories: filters.categories as never } : {}),
           ...(filters.platforms ? { platforms: filters.platforms } : {}),
           ...(filters.includeNsfw !== undefined ? { includeNsfw: filters.includeNsfw } : {}),
+          ...(recursive ? { recursive: true } : {}),
           signal,
         })
         .catch((error: unknown) => {
@@ -126,7 +136,23 @@ export async function remoteChecker(
           throw commandErrorOf(error);
         }
       }
-      return { total: started.totalPlatforms, outcomes: outcomes() };
+      // The service starts them just after the search completes: read it until they are listed.
+      const followUps = async (): Promise<FollowUp[]> => {
+        for (let attempt = 0; attempt < FOLLOW_UP_READS; attempt++) {
+          const search = await client.get(started.queryId, { signal }).catch((error: unknown) => {
+            throw commandErrorOf(error);
+          });
+          if (!search.followUpsPending) return (search.followUps ?? []).map((f) => ({ ...f }));
+          await new Promise((resolve) => setTimeout(resolve, FOLLOW_UP_READ_MS));
+        }
+        throw new UserscoutError('unavailable', 'the service did not list the follow-up searches in time');
+      };
+      return {
+        id: started.queryId,
+        total: started.totalPlatforms,
+        outcomes: outcomes(),
+        ...(recursive ? { followUps } : {}),
+      };
     },
     finished() {},
     close: async () => {},

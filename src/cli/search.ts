@@ -7,16 +7,20 @@
  */
 
 import { randomUUID } from 'node:crypto';
+import { basename } from 'node:path';
 import { SingleBar } from 'cli-progress';
+import { followUpNames } from '../api/follow-ups.js';
 import { writeFileAtomic } from '../catalogue/atomic-write.js';
 import { checkUsername } from '../catalogue/check-username.js';
 import { lookalikeNames, type Variant } from '../catalogue/lookalike-names.js';
 import { selectPlatforms } from '../catalogue/select.js';
+import { usernameProblem } from '../catalogue/username-rule.js';
 import { UserscoutClient } from '../client/client.js';
 import { type Config, loadConfig } from '../config.js';
 import { countStatuses, coverageOf } from '../engine/coverage.js';
 import { ERROR_REASONS, INVALID_REASONS, type Outcome, UNKNOWN_REASONS } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import type { FollowUp } from '../store/store.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
 import { EXIT_LOW_COVERAGE } from './exit-codes.js';
 import type { Io } from './io.js';
@@ -37,7 +41,7 @@ import {
   type SearchReport,
   shownInTable,
 } from './output.js';
-import { type Checker, localChecker, remoteChecker } from './search-checkers.js';
+import { type Checker, type CheckRun, localChecker, remoteChecker } from './search-checkers.js';
 
 export type { Io } from './io.js';
 
@@ -57,6 +61,8 @@ export interface SearchCommandOptions extends NetworkCommandOptions {
   progress?: boolean;
   /** Also check each name's lookalike names (`USERSCOUT_MAX_VARIANTS` a name). */
   variants?: boolean;
+  /** Also check the new names each name's hits give (`USERSCOUT_MAX_FOLLOW_UPS` a name; depth 1). */
+  recursive?: boolean;
 }
 
 /** Every status a table row may show, for widths known before any result. */
@@ -96,14 +102,15 @@ export async function runSearch(
         }),
         { categories, platforms: options.platform, includeNsfw: options.nsfw },
       )
-    : localCheckerFor(options, config, categories, io);
+    : await localCheckerFor(options, config, categories, io);
 
-  // Each name, then (with --variants) its lookalike names.
-  const targets = names.flatMap((username) => [
-    { username, variant: undefined as Variant | undefined },
+  // Each name, then (with --variants) its lookalike names; with --recursive, follow-ups join as found.
+  const targets: Target[] = names.flatMap((username) => [
+    { username, id: randomUUID(), recursive: options.recursive === true },
     ...(options.variants
       ? lookalikeNames(username, config.maxVariantsPerRequest).map((v) => ({
           username: v.username,
+          id: randomUUID(),
           variant: v,
         }))
       : []),
@@ -122,8 +129,10 @@ export async function runSearch(
   const onSigint = () => controller.abort(new UserscoutError('invalid_argument', 'interrupted'));
   process.once('SIGINT', onSigint);
   try {
-    for (const { username, variant } of targets) {
-      const run = await checker.run(username, controller.signal, variant);
+    // Follow-ups are pushed while this runs: the array's iterator reaches them too.
+    for (const target of targets) {
+      const { username, variant } = target;
+      const run = await checker.run(username, controller.signal, variant, target.recursive);
       // A lookalike name no platform here accepts is not checked, nor shown.
       if (variant && run.total === 0) continue;
       if (format === 'table' && targets.length > 1) io.out(formatHeading(username));
@@ -141,8 +150,17 @@ export async function runSearch(
       bar?.start(run.total, 0, { hits: 0 });
       let hits = 0;
       let rowsShown = 0;
+      // A platform answered again (a service checks again one a hit links to): the later answer replaces it.
+      const indexOf = new Map<string, number>();
       for await (const outcome of run.outcomes) {
-        outcomes.push(outcome);
+        const earlier = indexOf.get(outcome.platformId);
+        if (earlier === undefined) {
+          indexOf.set(outcome.platformId, outcomes.length);
+          outcomes.push(outcome);
+        } else {
+          if (outcomes[earlier]?.status === 'hit') hits--;
+          outcomes[earlier] = outcome;
+        }
         if (outcome.status === 'hit') hits++;
         if (liveLayout && shownInTable(outcome, all)) {
           // Clear the bar's line first; it redraws itself below the row. The bar goes back to the
@@ -152,18 +170,23 @@ export async function runSearch(
           io.out(formatRow(outcome, liveLayout));
           if (bar) io.stderr.write('\x1b7');
         }
-        bar?.increment(1, { hits });
+        bar?.increment(earlier === undefined ? 1 : 0, { hits });
       }
       bar?.stop();
       if (!controller.signal.aborted) checker.finished(outcomes);
+      const finishedAt = Date.now();
+      const followUps = target.recursive
+        ? await followUpsOfRun(run, checker, outcomes, username, config.maxFollowUps, targets)
+        : undefined;
       const report: SearchReport = {
-        id: randomUUID(),
+        id: run.id ?? target.id,
         username,
         status: 'completed',
         totalPlatforms: run.total,
         results: outcomes,
         startedAt,
-        finishedAt: Date.now(),
+        finishedAt,
+        ...(followUps ? { followUps } : {}),
       };
       reports.push(report);
       if (format === 'table' && !live) {
@@ -185,24 +208,74 @@ export async function runSearch(
   if (format === 'json') emit(io, options.output, formatJson(reports, all, config.coverageWarningPercent));
   if (format === 'csv') emit(io, options.output, formatCsv(reports, options.all ?? false));
   if (format === 'html') {
-    const pages = formatHtml(reports, config.coverageWarningPercent, checker.profileUrls, Date.now());
-    for (const [i, page] of pages.entries()) {
-      const file =
-        options.output && pages.length > 1 ? perName(options.output, reports[i]!.username) : options.output;
-      emit(io, file, page);
-    }
+    const fileOf = (report: SearchReport) =>
+      options.output && reports.length > 1 ? perName(options.output, report.username) : options.output;
+    const byId = new Map(reports.map((r) => [r.id, r]));
+    // A follow-up's report: the file beside this one, or (searched on the service) the service's.
+    const followUpHref = (queryId: string) => {
+      const local = byId.get(queryId);
+      if (local) {
+        const file = fileOf(local);
+        return file === undefined ? undefined : basename(file);
+      }
+      return server
+        ? new URL(`/api/search/${encodeURIComponent(queryId)}/report.html`, server).href
+        : undefined;
+    };
+    const pages = formatHtml(
+      reports,
+      config.coverageWarningPercent,
+      checker.profileUrls,
+      Date.now(),
+      followUpHref,
+    );
+    for (const [i, page] of pages.entries()) emit(io, fileOf(reports[i]!), page);
   }
   return lowCoverage ? EXIT_LOW_COVERAGE : 0;
 }
 
+/** One search of the run: a name asked for, a lookalike of one, or a follow-up. */
+interface Target {
+  readonly username: string;
+  /** Its report's id (a follow-up's is known before it runs: its parent's report links to it). */
+  readonly id: string;
+  readonly variant?: Variant;
+  /** Its new names are searched after it (never a lookalike's or a follow-up's: depth 1). */
+  readonly recursive?: boolean;
+}
+
+/**
+ * The follow-ups of a recursive search that has run: the service's (searched
+ * there), or, run here, the new names its hits gave (the service's rule,
+ * src/api/follow-ups.ts), each added to `targets` to be searched in turn.
+ */
+async function followUpsOfRun(
+  run: CheckRun,
+  checker: Checker,
+  outcomes: readonly Outcome[],
+  username: string,
+  max: number,
+  targets: Target[],
+): Promise<FollowUp[] | undefined> {
+  if (run.followUps) return run.followUps();
+  if (!checker.profileUrls) return undefined;
+  return followUpNames(outcomes, checker.profileUrls, username, max).map((name) => {
+    const problem = usernameProblem(name.username);
+    if (problem) return { ...name, notSearched: `username ${problem}` };
+    const id = randomUUID();
+    targets.push({ username: name.username, id });
+    return { ...name, queryId: id };
+  });
+}
+
 /** This machine's engine over the platforms the filters choose. */
-function localCheckerFor(
+async function localCheckerFor(
   options: SearchCommandOptions,
   config: Config,
   categories: ReturnType<typeof parseCategories>,
   io: Io,
-): Checker {
-  const catalogue = loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
+): Promise<Checker> {
+  const catalogue = await loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
   const platforms = selectPlatforms(catalogue, {
     categories,
     platforms: options.platform,

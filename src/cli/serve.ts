@@ -71,7 +71,7 @@ async function startDemo(base: Config, dataDir: string, io: Pick<Io, 'err'>): Pr
       'invalid_argument',
       '--sim runs the embedded service only; unset REDIS_URL (or --redis-url)',
     );
-  const catalogue = loadCommandCatalogue(base.catalogue || undefined, io.err);
+  const catalogue = await loadCommandCatalogue(base.catalogue || undefined, io.err);
   const { startStandaloneSim, simSettings } = await import('../sim/main.js');
   const { sim, caFile } = await startStandaloneSim(catalogue, {
     port: 0,

@@ -66,7 +66,7 @@ export function newWatchlist(names: string[], options: WatchAddOptions): NewWatc
   };
 }
 
-export function watchlistTable(watchlists: readonly Watchlist[]): string {
+function watchlistTable(watchlists: readonly Watchlist[]): string {
   if (watchlists.length === 0) return 'no watchlists';
   const rows = watchlists.map((w) =>
     [

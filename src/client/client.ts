@@ -56,7 +56,17 @@ export interface CallOptions {
 }
 
 export type FollowEvent =
-  | { readonly type: 'result'; readonly result: SearchResult; readonly seq?: number }
+  | {
+      readonly type: 'result';
+      readonly result: SearchResult;
+      readonly seq?: number;
+      /**
+       * A later answer of a platform already reported: it replaces the earlier
+       * one (a platform that had not answered, checked again because a hit's
+       * profile links to it).
+       */
+      readonly replaces?: true;
+    }
   | { readonly type: 'progress'; readonly progress: { checked: number; total: number; hits: number } }
   | { readonly type: 'done'; readonly status: 'completed' | 'error'; readonly error?: string };
 
@@ -140,6 +150,7 @@ export class UserscoutClient {
     if (options.platforms) body.platforms = options.platforms;
     if (options.includeNsfw !== undefined) body.includeNsfw = options.includeNsfw;
     if (options.private !== undefined) body.private = options.private;
+    if (options.recursive !== undefined) body.recursive = options.recursive;
     return this.#json<SearchStarted>(
       { method: 'POST', path: '/api/search', body, idempotent: false },
       this.#call(options),
@@ -241,13 +252,31 @@ export class UserscoutClient {
   }
 
   /**
-   * The outcomes of a search as they arrive, each exactly once, then `done`.
+   * The outcomes of a search as they arrive, each once, then `done`; a later
+   * answer of a platform already reported comes with `replaces: true`.
    * Live events first, resumed with Last-Event-ID when the stream drops; when
    * no stream can be had, polling about once a second.
    */
   async *follow(id: string, options: FollowOptions = {}): AsyncGenerator<FollowEvent> {
     const call = this.#call(options);
-    const seenPlatforms = new Set<string>();
+    /** Each platform's last reported answer, as the fields a later check changes (not linkedFrom, read over time). */
+    const reported = new Map<string, string>();
+    /** Whether `result` is new: undefined (already reported), or whether it replaces an earlier answer. */
+    const fresh = (result: SearchResult): { replaces: boolean } | undefined => {
+      const { status, reason, responseTime, evidence } = result;
+      const text = JSON.stringify([
+        status,
+        reason,
+        responseTime,
+        evidence.rule,
+        evidence.attempts,
+        evidence.cachedAt,
+      ]);
+      const earlier = reported.get(result.platformId);
+      if (earlier === text) return undefined;
+      reported.set(result.platformId, text);
+      return { replaces: earlier !== undefined };
+    };
     let lastEventId = options.lastEventId ?? 0;
     let live = !options.poll;
     for (let reconnects = 0; live && reconnects <= MAX_STREAM_RECONNECTS; reconnects++) {
@@ -290,8 +319,10 @@ export class UserscoutClient {
                 if (event.seq <= lastEventId) continue;
                 lastEventId = event.seq;
               }
-              if (seenPlatforms.has(event.result.platformId)) continue;
-              seenPlatforms.add(event.result.platformId);
+              const news = fresh(event.result);
+              if (!news) continue;
+              yield news.replaces ? { ...event, replaces: true } : event;
+              continue;
             }
             yield event;
             if (event.type === 'done') return;
@@ -303,13 +334,12 @@ export class UserscoutClient {
       }
       await this.#pause(reconnects, undefined, call);
     }
-    // Polling: every outcome, each reported once, until the search ends.
+    // Polling: every outcome, each reported once (and again when replaced), until the search ends.
     for (let polls = 0; polls < MAX_POLLS; polls++) {
       const search = await this.get(id, { ...call.options, all: true });
       for (const result of search.results) {
-        if (seenPlatforms.has(result.platformId)) continue;
-        seenPlatforms.add(result.platformId);
-        yield { type: 'result', result };
+        const news = fresh(result);
+        if (news) yield { type: 'result', result, ...(news.replaces ? { replaces: true as const } : {}) };
       }
       const { checked, total, hits } = search.progress;
       yield { type: 'progress', progress: { checked, total, hits } };

@@ -5,7 +5,7 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Platform, Shield } from '../catalogue/platform.js';
-import { classify, type Verdict } from './classify.js';
+import { classify, type Decision, finalVerdict } from './classify.js';
 import { type AnswerPrint, answerPrint } from './control.js';
 import type { ControlGuard, SentCheck } from './control-guard.js';
 import { type Exchange, exchange } from './http.js';
@@ -23,9 +23,10 @@ import {
   type Outcome,
   unsentUnknownOutcome,
 } from './outcome.js';
-import { extractProfile } from './profile-extract.js';
+import { extractProfile, PROFILE_READ_CHARS } from './profile-extract.js';
 import type { BudgetLimit } from './rate-budget.js';
 import { buildRequest, type CheckRequest } from './request.js';
+import type { ResponseView } from './response-view.js';
 import { type Attempt, type RetryClock, type RetryPolicy, withRetries } from './retry.js';
 import { describeTransportError, transportErrorReason } from './transport-error.js';
 
@@ -140,17 +141,19 @@ async function send(
   const timer = setTimeout(() => controller.abort(new CheckTimeoutError(ctx.timeoutMs)), ctx.timeoutMs);
   const onCancel = () => controller.abort(signal?.reason);
   signal?.addEventListener('abort', onCancel, { once: true });
-  // A hit reads on to the end of its answer (within the size cap): its profile details are in it.
-  const decide = (view: Parameters<typeof classify>[1]) => {
-    const verdict = classify(platform, view, ctx.shields);
-    return verdict !== 'pending' && (verdict.status !== 'hit' || view.complete);
+  // A hit reads on for its profile details: to the end of its answer, or as far as extractProfile reads.
+  const decide = (view: ResponseView): Decision | undefined => {
+    const decision = classify(platform, view, ctx.shields);
+    if (decision === 'pending') return undefined;
+    const enough = decision.status !== 'hit' || view.complete || view.body.length >= PROFILE_READ_CHARS;
+    return enough ? decision : undefined;
   };
   // The answer the outcome was read from, for comparing a hit with its control's.
   let answer: AnswerPrint | undefined;
   try {
     const outcome = await withRetries(
       async (attempts): Promise<Attempt<Outcome>> => {
-        let result: Exchange;
+        let result: Exchange<Decision>;
         try {
           result = await exchange(request, {
             dispatcher: ctx.dispatcher,
@@ -158,7 +161,7 @@ async function send(
             bodyCapBytes: ctx.bodyCapBytes,
             maxRedirects: ctx.maxRedirects,
             closeConnection: closeAfter(),
-            decided: decide,
+            decide,
           });
         } catch (error) {
           if (signal?.aborted) throw signal.reason;
@@ -175,7 +178,7 @@ async function send(
               ),
           };
         }
-        const verdict = finalVerdict(platform, result, ctx.shields);
+        const verdict = finalVerdict(platform, result.view, ctx.shields, result.decision);
         answer = answerPrint(result.view, result.bytesRead);
         return {
           end: {
@@ -230,14 +233,4 @@ function unresponsive(platform: Platform, profileUrl: string, refusal: BreakerRe
     'timeout',
     `not sent: the last ${refusal.timeouts} checks to this origin timed out; it is tried again in ${Math.ceil(refusal.retryInMs / 1000)} s`,
   );
-}
-
-function finalVerdict(platform: Platform, result: Exchange, shields: readonly Shield[]): Verdict {
-  const verdict = classify(platform, result.view, shields);
-  if (verdict !== 'pending') return verdict;
-  // Only reachable if the body ended early without `complete`; read it as complete.
-  const whole = classify(platform, { ...result.view, complete: true }, shields);
-  return whole === 'pending'
-    ? { status: 'unknown', reason: 'unexpected_response', rule: 'undecided' }
-    : whole;
 }

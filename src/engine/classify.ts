@@ -26,33 +26,21 @@ export interface Verdict {
   readonly snippet?: string;
 }
 
-/** A verdict, or 'pending' when the body read so far does not decide yet. */
-export type Classification = Verdict | 'pending';
+/**
+ * What `classify` decides: a verdict, with the signals that held for it (a miss's
+ * missing signal, a hit's exists signals). Its snippet is cut once, by `finalVerdict`,
+ * not each time a partial body is classified.
+ */
+export interface Decision extends Verdict {
+  readonly decidedBy?: readonly Signal[];
+}
+
+/** A decision, or 'pending' when the body read so far does not decide yet. */
+export type Classification = Decision | 'pending';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-interface Remembered {
-  readonly platform: Platform;
-  readonly shields: readonly Shield[];
-  readonly result: Classification;
-}
-
-/**
- * Classifications by view: a check classifies the view it stopped reading on twice
- * (to stop, then for its outcome), with other checks' in between. Views are
- * immutable (readonly, built afresh for each read), so identity is equality here.
- */
-const remembered = new WeakMap<ResponseView, Remembered>();
-
 export function classify(platform: Platform, view: ResponseView, shields: readonly Shield[]): Classification {
-  const known = remembered.get(view);
-  if (known && known.platform === platform && known.shields === shields) return known.result;
-  const result = classifyView(platform, view, shields);
-  remembered.set(view, { platform, shields, result });
-  return result;
-}
-
-function classifyView(platform: Platform, view: ResponseView, shields: readonly Shield[]): Classification {
   const shield = detectShield(shields, view);
   if (shield === 'pending') return 'pending';
   if (shield) return { status: 'unknown', reason: shield.reason, rule: `shield: ${shield.name}` };
@@ -62,7 +50,7 @@ function classifyView(platform: Platform, view: ResponseView, shields: readonly 
   for (const signal of platform.detect.missing) {
     const held = evaluateSignal(signal, view);
     if (held === true)
-      return withSnippet({ status: 'miss', rule: `missing: ${describeSignal(signal)}` }, [signal], view);
+      return { status: 'miss', rule: `missing: ${describeSignal(signal)}`, decidedBy: [signal] };
     if (held === 'pending') missingPending = true;
   }
   let existsPending = false;
@@ -72,16 +60,30 @@ function classifyView(platform: Platform, view: ResponseView, shields: readonly 
     if (held === 'pending') existsPending = true;
   }
   if (missingPending || existsPending) return 'pending';
-  return withSnippet(
-    { status: 'hit', rule: `exists: ${platform.detect.exists.map(describeSignal).join(' & ')}` },
-    platform.detect.exists,
-    view,
-  );
+  return {
+    status: 'hit',
+    rule: `exists: ${platform.detect.exists.map(describeSignal).join(' & ')}`,
+    decidedBy: platform.detect.exists,
+  };
 }
 
-/** The verdict with the snippet of the first text or regex signal among those that decided it. */
-function withSnippet(verdict: Verdict, signals: readonly Signal[], view: ResponseView): Verdict {
-  for (const signal of signals) {
+/**
+ * The verdict of an answer whose reading has ended: `decided` when the classifier
+ * stopped the reading on `view`, else `view` classified once more; as complete when it
+ * still waits (a body that ended early). With the snippet of the first text or
+ * regex signal among those that decided it.
+ */
+export function finalVerdict(
+  platform: Platform,
+  view: ResponseView,
+  shields: readonly Shield[],
+  decided?: Decision,
+): Verdict {
+  let decision = decided ?? classify(platform, view, shields);
+  if (decision === 'pending') decision = classify(platform, { ...view, complete: true }, shields);
+  if (decision === 'pending') return { status: 'unknown', reason: 'unexpected_response', rule: 'undecided' };
+  const { decidedBy, ...verdict } = decision;
+  for (const signal of decidedBy ?? []) {
     const snippet = signalSnippet(signal, view.body);
     if (snippet !== undefined) return { ...verdict, snippet };
   }

@@ -21,6 +21,7 @@ export type EngineConfig = Pick<
   Config,
   | 'timeoutMs'
   | 'connectTimeoutMs'
+  | 'connectsAtOnce'
   | 'concurrency'
   | 'perHost'
   | 'budgetPerSecond'
@@ -85,6 +86,7 @@ export function createEngine(
     insecure: config.insecureTls,
     refusePrivate: config.refusePrivate,
     connectTimeoutMs: config.connectTimeoutMs,
+    connectsAtOnce: config.connectsAtOnce || undefined,
     connectionsPerOrigin: config.perHost,
     keepAliveTimeoutMs: 10_000,
     allowH2: config.http2,

@@ -6,12 +6,14 @@
  */
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
-import { createSecureContext, rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, TLSSocket } from 'node:tls';
 import { Agent, buildConnector, type Dispatcher, interceptors, ProxyAgent, Socks5ProxyAgent } from 'undici';
 import { UserscoutError } from '../errors.js';
+import { ConnectGate } from './connect-gate.js';
 import { type ConnectToRule, resolveConnectTo } from './connect-to.js';
 import { leanPoolFactory } from './lean-pool.js';
 import { isPrivateAddress } from './private-address.js';
+import { TlsSessionKeeper } from './tls-sessions.js';
 import { BLOCKED_DESTINATION_CODE } from './transport-error.js';
 
 export interface DispatcherOptions {
@@ -28,6 +30,8 @@ export interface DispatcherOptions {
   readonly keepAliveTimeoutMs: number;
   /** Local source address of every connection (an egress identity); absent: the default route. */
   readonly localAddress?: string | undefined;
+  /** Connections being opened (handshakes) at once; absent: no bound (see connect-gate.ts). */
+  readonly connectsAtOnce?: number | undefined;
   /** Offer HTTP/2 (ALPN h2) to TLS origins; HTTP/1.1 otherwise. @default false */
   readonly allowH2?: boolean | undefined;
 }
@@ -81,6 +85,9 @@ const decompress = (() => {
   }
 })();
 
+/** TLS sessions kept to resume, one per server name: a catalogue's origins and then some. */
+const MAX_TLS_SESSIONS = 4096;
+
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const tls = {
     // One secure context for every connection: passing `ca` per connection would
@@ -91,16 +98,19 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     rejectUnauthorized: !options.insecure,
   };
   const allowH2 = options.allowH2 ?? false;
+  // undici holds its cached sessions weakly: kept here, so they are there to resume (tls-sessions.ts).
+  const sessions = new TlsSessionKeeper(MAX_TLS_SESSIONS);
   const base = buildConnector({
     ...tls,
     allowH2,
     timeout: options.connectTimeoutMs,
     // One TLS session per origin to resume, for all of a catalogue (undici keeps 100):
     // a resumed handshake skips the certificate checks that dominate a cold search's CPU.
-    maxCachedSessions: 4096,
+    maxCachedSessions: MAX_TLS_SESSIONS,
     ...(options.refusePrivate ? { lookup: guardedLookup } : {}),
   } as buildConnector.BuildOptions);
 
+  const gate = options.connectsAtOnce ? new ConnectGate(options.connectsAtOnce) : undefined;
   const connect: buildConnector.connector = (opts, callback) => {
     const defaultPort = opts.protocol === 'https:' ? 443 : 80;
     const target = resolveConnectTo(options.connectTo, opts.hostname, Number(opts.port) || defaultPort);
@@ -109,7 +119,15 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       return;
     }
     const servername = opts.servername || (isIP(opts.hostname) ? undefined : opts.hostname);
-    base({ ...opts, hostname: target.host, port: String(target.port), servername } as typeof opts, callback);
+    const open = { ...opts, hostname: target.host, port: String(target.port), servername } as typeof opts;
+    const opened = (done?: () => void): Parameters<typeof base>[1] =>
+      ((error: Error | null, socket: unknown) => {
+        done?.();
+        if (socket instanceof TLSSocket && servername) sessions.watch(socket, servername);
+        (callback as (e: Error | null, s: unknown) => void)(error, socket);
+      }) as Parameters<typeof base>[1];
+    if (!gate) base(open, opened());
+    else gate.run((done) => base(open, opened(done)));
   };
 
   const common = {

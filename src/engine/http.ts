@@ -10,20 +10,22 @@ import type { Dispatcher } from 'undici';
 import type { CheckRequest } from './request.js';
 import type { ResponseView } from './response-view.js';
 
-export interface ExchangeOptions {
+export interface ExchangeOptions<D> {
   readonly dispatcher: Dispatcher;
   readonly signal: AbortSignal;
   readonly bodyCapBytes: number;
   readonly maxRedirects: number;
   /** Close each connection after its answer (`Connection: close`) instead of keeping it for the next request. @default false */
   readonly closeConnection?: boolean | undefined;
-  /** Called with the answer so far; returns true once it has decided (reading stops). */
-  readonly decided: (view: ResponseView) => boolean;
+  /** Called with the answer so far; returns its decision once it has one (reading stops), else undefined. */
+  readonly decide: (view: ResponseView) => D | undefined;
 }
 
-export interface Exchange {
+export interface Exchange<D> {
   readonly view: ResponseView;
   readonly bytesRead: number;
+  /** What `decide` answered for `view`, when it stopped the reading; absent when the body ended first. */
+  readonly decision?: D | undefined;
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
@@ -48,17 +50,26 @@ const RELEASE_MAX_MS = 2_000;
  */
 const DECIDE_EVERY_BYTES = 64 * 1024;
 
+/**
+ * When the answer says how long its body is (Content-Length) and no more than this
+ * is still to come, the classifier is not asked again before the end: reading the
+ * rest costs less than classifying the body so far once more (which scans all of it
+ * and the shields' window), and the connection is then free at once. A decision on a
+ * partial body is the one the whole body gives (classify.ts), so only bytesRead changes.
+ */
+const SMALL_REST_BYTES = 64 * 1024;
+
 /** One hop's answer: a redirect to follow, or the exchange that ends the check. */
-type Hop =
+type Hop<D> =
   | {
       readonly kind: 'redirect';
       readonly status: number;
       readonly headers: Record<string, string>;
       readonly location: string;
     }
-  | { readonly kind: 'final'; readonly exchange: Exchange };
+  | { readonly kind: 'final'; readonly exchange: Exchange<D> };
 
-export async function exchange(req: CheckRequest, options: ExchangeOptions): Promise<Exchange> {
+export async function exchange<D>(req: CheckRequest, options: ExchangeOptions<D>): Promise<Exchange<D>> {
   let url = req.url;
   let method: string = req.method;
   let body = req.body;
@@ -82,13 +93,13 @@ export async function exchange(req: CheckRequest, options: ExchangeOptions): Pro
 }
 
 /** The exchange of an answer whose body is not read (HEAD, a redirect to another scheme). */
-function bodiless(
+function bodiless<D>(
   status: number,
   headers: Record<string, string>,
   url: string,
   redirected: boolean,
-  options: ExchangeOptions,
-): Exchange {
+  options: ExchangeOptions<D>,
+): Exchange<D> {
   const view = (complete: boolean): ResponseView => ({
     status,
     headers,
@@ -98,7 +109,11 @@ function bodiless(
     complete,
   });
   // As with any answer, status and headers alone may decide; otherwise the (empty) body is complete.
-  return { view: options.decided(view(false)) ? view(false) : view(true), bytesRead: 0 };
+  const partial = view(false);
+  const decision = options.decide(partial);
+  return decision === undefined
+    ? { view: view(true), bytesRead: 0 }
+    : { view: partial, bytesRead: 0, decision };
 }
 
 function flattenHeaders(headers: Record<string, string | string[] | undefined>): Record<string, string> {
@@ -111,19 +126,19 @@ function flattenHeaders(headers: Record<string, string | string[] | undefined>):
   return out;
 }
 
-function sendHop(
+function sendHop<D>(
   url: string,
   method: string,
   headers: Readonly<Record<string, string>>,
   body: string | undefined,
   redirected: boolean,
   follow: boolean,
-  options: ExchangeOptions,
-): Promise<Hop> {
+  options: ExchangeOptions<D>,
+): Promise<Hop<D>> {
   const { signal } = options;
   if (signal.aborted) return Promise.reject(signal.reason);
   const target = new URL(url);
-  return new Promise<Hop>((resolve, reject) => {
+  return new Promise<Hop<D>>((resolve, reject) => {
     const handler = new HopHandler(url, method, redirected, follow, options, resolve, reject);
     options.dispatcher.dispatch(
       {
@@ -132,7 +147,11 @@ function sendHop(
         method: method as Dispatcher.HttpMethod,
         headers,
         body,
-        ...(options.closeConnection ? { reset: true } : {}),
+        // undici closes the connection after a HEAD answer unless told otherwise, in case a server
+        // sends the body it should not; every HEAD check would then open a new (TLS) connection. A
+        // stray body would make the next answer on the connection unparseable (a transport error),
+        // never a different answer, so the connection is kept like any other.
+        ...(options.closeConnection ? { reset: true } : method === 'HEAD' ? { reset: false } : {}),
       },
       handler,
     );
@@ -146,13 +165,13 @@ function sendHop(
 type Mode = 'read' | 'drain' | 'release';
 
 /** undici handler of one request: status, headers and body chunks arrive as calls, read in place. */
-class HopHandler implements Dispatcher.DispatchHandler {
+class HopHandler<D> implements Dispatcher.DispatchHandler {
   readonly #url: string;
   readonly #method: string;
   readonly #redirected: boolean;
   readonly #follow: boolean;
-  readonly #options: ExchangeOptions;
-  readonly #resolve: (hop: Hop) => void;
+  readonly #options: ExchangeOptions<D>;
+  readonly #resolve: (hop: Hop<D>) => void;
   readonly #reject: (error: unknown) => void;
   #controller: Dispatcher.DispatchController | undefined;
   #settled = false;
@@ -164,6 +183,8 @@ class HopHandler implements Dispatcher.DispatchHandler {
   #text = '';
   #decoder: TextDecoder | undefined;
   #bytesRead = 0;
+  /** Where the body ends (Content-Length, within the cap); unknown: never near. */
+  #readsTo = Number.POSITIVE_INFINITY;
   /** Body bytes read when the classifier was last asked. */
   #askedAt = 0;
   /** A decision is due once the chunks that arrived together have been read. */
@@ -171,14 +192,16 @@ class HopHandler implements Dispatcher.DispatchHandler {
   /** Bytes drained or released (thrown away). */
   #dropped = 0;
   #releaseTimer: NodeJS.Timeout | undefined;
+  /** The body ended: the answer waits until undici has released the connection (see #settle). */
+  #answerAfterRelease = false;
 
   constructor(
     url: string,
     method: string,
     redirected: boolean,
     follow: boolean,
-    options: ExchangeOptions,
-    resolve: (hop: Hop) => void,
+    options: ExchangeOptions<D>,
+    resolve: (hop: Hop<D>) => void,
     reject: (error: unknown) => void,
   ) {
     this.#url = url;
@@ -218,9 +241,13 @@ class HopHandler implements Dispatcher.DispatchHandler {
       this.#mode = 'drain';
       return;
     }
+    const length = Number(this.#headers['content-length']);
+    if (Number.isSafeInteger(length) && length >= 0)
+      this.#readsTo = Math.min(length, this.#options.bodyCapBytes);
     // Status and headers alone may decide (a 404 with a status rule, a redirect).
     const view = this.#view(false);
-    if (this.#options.decided(view)) this.#finish(view);
+    const decision = this.#options.decide(view);
+    if (decision !== undefined) this.#finish(view, decision);
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
@@ -238,7 +265,9 @@ class HopHandler implements Dispatcher.DispatchHandler {
     this.#append(part);
     if (this.#bytesRead >= this.#options.bodyCapBytes) {
       this.#flush();
-      this.#finish(this.#view(true));
+      this.#finish(this.#view(true), undefined);
+    } else if (this.#readsTo - this.#bytesRead <= SMALL_REST_BYTES) {
+      // The rest is small: read to the end, classified once there (onResponseEnd).
     } else if (this.#bytesRead - this.#askedAt >= DECIDE_EVERY_BYTES) this.#ask();
     else if (!this.#askDue) {
       this.#askDue = true;
@@ -255,25 +284,26 @@ class HopHandler implements Dispatcher.DispatchHandler {
   #ask(): void {
     this.#askedAt = this.#bytesRead;
     const view = this.#view(false);
-    let decided: boolean;
+    let decision: D | undefined;
     try {
-      decided = this.#options.decided(view);
+      decision = this.#options.decide(view);
     } catch (error) {
       // A classifier bug fails this check only, as a thrown error did with streams.
       this.#settle(() => this.#reject(error));
       this.#drop();
       return;
     }
-    if (decided) this.#finish(view);
+    if (decision !== undefined) this.#finish(view, decision);
   }
 
   onResponseEnd(): void {
     this.#options.signal.removeEventListener('abort', this.#onAbort);
     clearTimeout(this.#releaseTimer);
+    this.#answerAfterRelease = true;
     if (this.#mode === 'drain') this.#endDrain();
     else if (this.#mode === 'read') {
       this.#flush();
-      this.#finish(this.#view(true), false);
+      this.#finish(this.#view(true), undefined, false);
     }
   }
 
@@ -311,9 +341,8 @@ class HopHandler implements Dispatcher.DispatchHandler {
   }
 
   /** The check's answer is known; the rest of the body, if any, is released. */
-  #finish(view: ResponseView, more = true): void {
-    // The very view the classifier decided on, so its verdict is remembered (classify.ts).
-    const exchange: Exchange = { view, bytesRead: this.#bytesRead };
+  #finish(view: ResponseView, decision: D | undefined, more = true): void {
+    const exchange: Exchange<D> = { view, bytesRead: this.#bytesRead, decision };
     this.#settle(() => this.#resolve({ kind: 'final', exchange }));
     if (!more) return;
     this.#mode = 'release';
@@ -325,7 +354,7 @@ class HopHandler implements Dispatcher.DispatchHandler {
   #endDrain(): void {
     this.#mode = 'release';
     if (this.#location !== undefined) {
-      const hop: Hop = {
+      const hop: Hop<D> = {
         kind: 'redirect',
         status: this.#status,
         headers: this.#headers,
@@ -348,6 +377,11 @@ class HopHandler implements Dispatcher.DispatchHandler {
   #settle(action: () => void): void {
     if (this.#settled) return;
     this.#settled = true;
-    action();
+    // undici gives a connection whose answer ended to the next request one event-loop turn
+    // later (a setImmediate its parser schedules right after calling onResponseEnd). Answered
+    // before that, a request that follows at once on the same origin (a hit's control, a
+    // followed redirect) finds the connection still busy and opens another: a TLS handshake.
+    if (this.#answerAfterRelease) queueMicrotask(() => setImmediate(action));
+    else action();
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../catalogue/loader.js';
 import type { Platform } from '../catalogue/platform.js';
-import { cleanCount, cleanText, cleanUrl, extractProfile } from './profile-extract.js';
+import { cleanCount, cleanText, cleanUrl, extractProfile, PROFILE_READ_CHARS } from './profile-extract.js';
 import type { ResponseView } from './response-view.js';
 
 const view = (body: string, type = 'text/html', url = 'https://site.test/u/alice'): ResponseView => ({
@@ -117,6 +117,16 @@ describe('extractProfile', () => {
     expect(answer('http://alice.dev')?.website).toBe('http://alice.dev/');
     expect(answer('javascript:alert(1)')?.website).toBeUndefined();
     expect(answer('/about')?.website).toBe('https://api.site.test/about');
+  });
+
+  it(`reads details within the first PROFILE_READ_CHARS characters only`, () => {
+    const meta = '<meta property="og:title" content="Alice Liddell">';
+    const filler = (n: number) => '<p>x</p>'.repeat(Math.ceil(n / 8)).slice(0, n);
+    const inside = `<html><head><title>t</title></head><body>${filler(PROFILE_READ_CHARS - 200)}${meta}${filler(1000)}</body></html>`;
+    expect(inside.indexOf(meta) + meta.length).toBeLessThan(PROFILE_READ_CHARS);
+    expect(extractProfile(generic, view(inside))?.fullName).toBe('Alice Liddell');
+    const past = `<html><head><title>t</title></head><body>${filler(PROFILE_READ_CHARS + 10)}${meta}</body></html>`;
+    expect(extractProfile(generic, view(past))?.fullName).toBe('t');
   });
 
   it('answers nothing for an empty or detail-less answer', () => {

@@ -17,8 +17,15 @@ import {
 } from './profile.js';
 import type { ResponseView } from './response-view.js';
 
-/** Bodies larger than this are not searched for profile details (characters). */
-const MAX_SCAN = 512 * 1024;
+/**
+ * How far into a hit's answer profile details are looked for (characters), and so
+ * how far a hit reads on once it is decided (check.ts): meta tags, the title, the
+ * canonical link and JSON-LD sit in a page's first few kilobytes, and a JSON
+ * answer, which must be whole to be parsed, is far smaller than this for a
+ * profile. An answer cut here keeps what lies before the cut only (a JSON one
+ * then gives nothing).
+ */
+export const PROFILE_READ_CHARS = 256 * 1024;
 
 const ENTITIES: Record<string, string> = {
   amp: '&',
@@ -175,7 +182,7 @@ interface Parsed {
 }
 
 function parse(view: ResponseView): Parsed {
-  const body = view.body.length > MAX_SCAN ? view.body.slice(0, MAX_SCAN) : view.body;
+  const body = view.body.length > PROFILE_READ_CHARS ? view.body.slice(0, PROFILE_READ_CHARS) : view.body;
   const type = view.headers['content-type'] ?? '';
   let json: Json;
   if (/json/i.test(type) || /^\s*[[{]/.test(body)) {

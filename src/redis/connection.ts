@@ -7,10 +7,10 @@
 import { Redis, type RedisOptions } from 'ioredis';
 
 /** Longest wait for one Redis command before it counts as unavailable. */
-export const REDIS_COMMAND_TIMEOUT_MS = 3_000;
+const REDIS_COMMAND_TIMEOUT_MS = 3_000;
 
 /** Options for command connections (store, events, rate limits, request budgets). */
-export function commandOptions(): RedisOptions {
+function commandOptions(): RedisOptions {
   return {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
@@ -71,6 +71,25 @@ export async function closeRedis(client: Redis): Promise<void> {
     if (client.status === 'ready') await client.quit();
     else client.disconnect();
   } catch {
+    client.disconnect();
+  }
+}
+
+/** Whether a Redis answers PING at `url` within `timeoutMs` (a probe: one connection, no retries). */
+export async function redisAnswers(url: string, timeoutMs = 2_000): Promise<boolean> {
+  const client = new Redis(url, {
+    lazyConnect: true,
+    connectTimeout: timeoutMs,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  client.on('error', () => {});
+  try {
+    await client.connect();
+    return (await client.ping()) === 'PONG';
+  } catch {
+    return false;
+  } finally {
     client.disconnect();
   }
 }

@@ -6,7 +6,7 @@
 import { isUserscoutError, UserscoutError } from '../errors.js';
 
 /** Seconds a client is told to wait when Redis is unreachable. */
-export const STORE_RETRY_AFTER_SECONDS = 5;
+const STORE_RETRY_AFTER_SECONDS = 5;
 
 const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
 const CONNECTION_MESSAGE =
@@ -23,7 +23,7 @@ export const CONNECTION_CODES: ReadonlySet<string> = new Set([
   'EAI_AGAIN',
 ]);
 
-export function isRedisUnavailable(error: unknown): boolean {
+function isRedisUnavailable(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (isUserscoutError(error)) return error.code === 'store_unavailable';
   if (error.name === 'ReplyError') return TRANSIENT_REPLY.test(error.message);

@@ -54,7 +54,15 @@ export interface BullMqRunnerOptions {
   readonly commands?: Redis;
   /** How often a worker looks whether Redis came back empty (the recovery pass), ms. @default 5000 */
   readonly recoveryCheckMs?: number;
+  /** This worker ran the recovery pass, putting `requeued` searches back in the queue (logs; the cluster test counts passes). */
+  readonly onRecovered?: (requeued: number, worker: string) => void;
   readonly onError?: (error: unknown, searchId?: string) => void;
+  /**
+   * Called in the worker once a search has run to its end, inside its job (so a
+   * worker that dies during it leaves the job to another, which calls it again):
+   * what follows a search (its follow-ups, src/service.ts).
+   */
+  readonly afterSearch?: (search: SearchRecord) => Promise<void>;
   /** A worker took a search (logs; the multi-process test watches for it). */
   readonly onStart?: (search: SearchRecord, worker: string) => void;
 }
@@ -213,28 +221,35 @@ export class BullMqRunner implements Runner {
     const claimed = await this.#bounded(client.set(marker, `${this.#name} ${Date.now()}`, 'NX'));
     if (claimed !== 'OK') return;
     try {
-      await this.#requeueUnfinished();
+      this.#options.onRecovered?.(await this.#requeueUnfinished(), this.#name);
     } catch (error) {
       await this.#bounded(client.del(marker)).catch(() => {});
       throw error;
     }
   }
 
-  async #requeueUnfinished(): Promise<void> {
+  /** Queues again the store's unfinished searches that have no job or a failed one; how many. */
+  async #requeueUnfinished(): Promise<number> {
     const queue = this.#queue;
-    if (!queue) return;
+    if (!queue) return 0;
+    let requeued = 0;
     for (const search of await this.#deps.store.unfinishedSearches()) {
-      if (!this.#accepting) return;
+      if (!this.#accepting) break;
       const job = await this.#bounded(queue.getJob(search.id));
       if (!job) await this.#bounded(this.#add(queue, search));
       else if (await this.#bounded(job.isFailed())) await this.#bounded(job.retry());
+      else continue;
+      requeued++;
     }
+    return requeued;
   }
 
   async #process(job: Job<JobData>, token: string | undefined, signal: AbortSignal | undefined) {
     const search = await this.#deps.store.getSearch(job.data.searchId);
-    // Swept, cancelled, or finished by a worker that died before it could complete the job.
-    if (!search || search.state === 'completed' || search.state === 'error') return;
+    // Swept, cancelled, or finished by a worker that died before it could complete the job
+    // (perhaps before what follows it was done: done here, once, see afterSearch).
+    if (search?.state === 'completed') return this.#afterSearch(search);
+    if (!search || search.state === 'error') return;
     this.#options.onStart?.(search, this.#name);
     // A search cancelled through another process ends as an error: its `done` event says so here.
     const cancel = new AbortController();
@@ -248,6 +263,7 @@ export class BullMqRunner implements Runner {
         this.#deps,
         signal ? AbortSignal.any([signal, cancel.signal]) : cancel.signal,
       );
+      await this.#afterSearch(search);
     } catch (error) {
       if (error instanceof SearchCancelledError && this.#stopping) {
         // Back in the queue at once, for another worker or the next start.
@@ -261,6 +277,13 @@ export class BullMqRunner implements Runner {
       unsubscribe();
       this.#cancels.delete(search.id);
     }
+  }
+
+  /** Never fails the job: the search is over whatever happens here. */
+  async #afterSearch(search: SearchRecord): Promise<void> {
+    await this.#options
+      .afterSearch?.(search)
+      .catch((error: unknown) => this.#options.onError?.(error, search.id));
   }
 
   async cancel(searchId: string): Promise<void> {

@@ -21,6 +21,12 @@ export interface InProcessRunnerOptions {
   /** Retry-After (seconds) of that 503. */
   readonly retryAfterSeconds: number;
   readonly onError?: (error: unknown, search: SearchRecord) => void;
+  /**
+   * Called once a search has run to its end (not when interrupted), before its
+   * slot is given up: what follows a search (its follow-ups, src/service.ts).
+   * Handles its own errors.
+   */
+  readonly afterSearch?: (search: SearchRecord) => Promise<void>;
 }
 
 export class InProcessRunner implements Runner {
@@ -84,6 +90,8 @@ export class InProcessRunner implements Runner {
       if (!search) return;
       const controller = new AbortController();
       const done = this.#execute(search, controller.signal)
+        // Its own errors are its own to report: never taken for the search's failure.
+        .then(() => this.#options.afterSearch?.(search).catch(() => {}))
         .catch((error: unknown) => {
           if (!(error instanceof SearchCancelledError)) this.#options.onError?.(error, search);
         })

@@ -8,14 +8,22 @@
  * Outcomes are stored in batches (`OutcomeBatcher`): those that arrive within
  * `OUTCOME_FLUSH_MS`, or `OUTCOME_BATCH_MAX` of them, go to the store in one
  * write, and each is published with its seq once that write is done. The
- * batch is always written before the search ends, fails or stops. A crash
- * loses at most the unwritten batch, never counted anywhere: the search
- * resumes from what is stored and checks those platforms again.
+ * checks made since the last batch are noted beside it (platform statistics,
+ * the outcome cache: `noteCheck`), never one store round trip per check in
+ * the loop over the engine's results. The batch is always written before the
+ * search ends, fails or stops. A crash loses at most the unwritten batch,
+ * never counted anywhere: the search resumes from what is stored and checks
+ * those platforms again.
  *
- * A platform that had not answered (error, unknown) when a hit's profile
- * already linked to its profile of the searched name is checked once more
- * before its outcome is stored, and the later answer is the one stored
- * (linked-recheck.ts). One stored before the link was seen stays as it is.
+ * A platform that had not answered (error, unknown) and that a hit's profile
+ * links to (its profile of the searched name) is checked once more, whichever
+ * came first (linked-recheck.ts): before its outcome is stored when the link
+ * came first, else once the link is seen, the later answer then replacing the
+ * stored one (`Store.replaceOutcome`: a new seq, published as a `result`; the
+ * progress moves one count from the old status to the new). A resumed search
+ * does the same for outcomes stored by its earlier run. Each platform is
+ * checked again at most once; a check that fails in the engine leaves the
+ * first answer; a stop aborts these checks with the others.
  */
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
@@ -24,11 +32,11 @@ import type { Engine } from '../engine/engine.js';
 import { ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import type { Outcome } from '../engine/outcome.js';
 import { isUserscoutError } from '../errors.js';
-import { recentLatencies, type SearchRecord, type Store } from '../store/store.js';
+import { isFinished, recentLatencies, type SearchRecord, type Store } from '../store/store.js';
 import { type CacheTtls, cacheExpiry, cacheTtlsOf } from './cache-policy.js';
 import { slowestFirst } from './check-order.js';
 import { type EventHub, type ProgressSnapshot, progressSnapshot } from './events.js';
-import { isUnanswered, linkedPlatforms } from './linked-recheck.js';
+import { LinkedRechecks } from './linked-recheck.js';
 
 export interface SearchJobDeps {
   readonly engine: Engine;
@@ -41,6 +49,8 @@ export interface SearchJobDeps {
   readonly now: () => number;
   /** Called for every stored outcome (metrics). */
   readonly onOutcome?: (outcome: Outcome) => void;
+  /** A platform statistic or cache entry that could not be written (the search goes on): logged. */
+  readonly onNoteFailed?: (error: unknown, outcome: Outcome) => void;
   /** Profile URLs of the catalogue; without it, no platform is checked again for a link to it. */
   readonly linkMatcher?: ProfileUrlMatcher;
 }
@@ -60,6 +70,7 @@ export function searchJobDeps(
     readonly catalogue: Pick<Catalogue, 'platforms'>;
     readonly now: () => number;
     readonly onOutcome?: (outcome: Outcome) => void;
+    readonly onNoteFailed?: (error: unknown, outcome: Outcome) => void;
   },
 ): SearchJobDeps {
   return {
@@ -72,6 +83,7 @@ export function searchJobDeps(
     now: parts.now,
     linkMatcher: new ProfileUrlMatcher(parts.catalogue.platforms),
     ...(parts.onOutcome ? { onOutcome: parts.onOutcome } : {}),
+    ...(parts.onNoteFailed ? { onNoteFailed: parts.onNoteFailed } : {}),
   };
 }
 
@@ -88,32 +100,85 @@ export const OUTCOME_FLUSH_MS = 25;
 export const OUTCOME_BATCH_MAX = 64;
 
 /**
- * Gathers a search's outcomes and writes them with `addOutcomes`, one batch
- * at a time in arrival order; `stored` is called for each with its seq (or
- * undefined: stored already). A failed write is thrown by the next `add` or
- * by `drain`, and nothing after it is written.
+ * Checks a search notes at once at most: a batch's notes overlap their round trips without
+ * taking a networked store's whole connection pool from the other searches and the API.
+ */
+export const NOTES_IN_FLIGHT = 4;
+
+/** A check the engine made, and when: noted in the platform's statistics and the outcome cache. */
+export interface CheckMade {
+  readonly outcome: Outcome;
+  readonly at: number;
+}
+
+/** The writes an `OutcomeBatcher` makes. */
+export interface OutcomeWrites {
+  /** Stores a batch: each outcome's seq, or undefined (stored already). */
+  readonly add: (outcomes: readonly Outcome[]) => Promise<(number | undefined)[]>;
+  /** Stores a later answer in place of its platform's outcome: its new seq, or undefined (none stored). */
+  readonly replace: (outcome: Outcome) => Promise<number | undefined>;
+  /** Notes the checks made since the last batch, written beside it. */
+  readonly note: (checks: readonly CheckMade[]) => Promise<void>;
+}
+
+/** What an `OutcomeBatcher` reports once a write is done, in the order of the writes. */
+export interface OutcomeReports {
+  /** An outcome added, with its seq (undefined: stored already). */
+  readonly stored: (outcome: Outcome, seq: number | undefined) => void;
+  /** A later answer stored in place of `first`, with its new seq. */
+  readonly replaced: (first: Outcome, again: Outcome, seq: number) => void;
+}
+
+/**
+ * Gathers a search's outcomes and the checks made, and writes them one batch
+ * at a time in arrival order: outcomes with `add`, checks with `note` beside
+ * them (so the search never waits for a store round trip per check). A
+ * replacement is written after everything added before it. Each write is
+ * reported once done, in order, so seqs are published ascending. A failed
+ * write is thrown by the next `add`, `replace` or by `drain`, and nothing
+ * after it is written.
  */
 export class OutcomeBatcher {
-  readonly #write: (outcomes: readonly Outcome[]) => Promise<(number | undefined)[]>;
-  readonly #stored: (outcome: Outcome, seq: number | undefined) => void;
+  readonly #writes: OutcomeWrites;
+  readonly #reports: OutcomeReports;
   #buffer: Outcome[] = [];
+  #checks: CheckMade[] = [];
   #timer: ReturnType<typeof setTimeout> | undefined;
   #writing: Promise<void> = Promise.resolve();
+  /** Writes chained and not done yet. */
+  #outstanding = 0;
   #failed: { error: unknown } | undefined;
 
-  constructor(
-    write: (outcomes: readonly Outcome[]) => Promise<(number | undefined)[]>,
-    stored: (outcome: Outcome, seq: number | undefined) => void,
-  ) {
-    this.#write = write;
-    this.#stored = stored;
+  constructor(writes: OutcomeWrites, reports: OutcomeReports) {
+    this.#writes = writes;
+    this.#reports = reports;
   }
 
   add(outcome: Outcome): void {
     if (this.#failed) throw this.#failed.error;
     this.#buffer.push(outcome);
-    if (this.#buffer.length >= OUTCOME_BATCH_MAX) this.#flush();
-    else this.#timer ??= setTimeout(() => this.#flush(), OUTCOME_FLUSH_MS);
+    this.#soon();
+  }
+
+  /** A check made: noted with the next batch. */
+  note(check: CheckMade): void {
+    this.#checks.push(check);
+    this.#soon();
+  }
+
+  /** Replaces the stored `first` with a later answer, once everything added before is written. */
+  replace(first: Outcome, again: Outcome): void {
+    if (this.#failed) throw this.#failed.error;
+    this.#flush();
+    this.#chain(async () => {
+      const seq = await this.#writes.replace(again);
+      if (seq !== undefined) this.#reports.replaced(first, again, seq);
+    });
+  }
+
+  /** Whether anything is gathered or being written (what `drain` would wait for, or more since). */
+  get busy(): boolean {
+    return this.#buffer.length > 0 || this.#checks.length > 0 || this.#outstanding > 0;
   }
 
   /** Writes what is gathered and waits for every write; throws the first failure. */
@@ -123,22 +188,76 @@ export class OutcomeBatcher {
     if (this.#failed) throw this.#failed.error;
   }
 
+  #soon(): void {
+    if (this.#buffer.length + this.#checks.length >= OUTCOME_BATCH_MAX) this.#flush();
+    else this.#timer ??= setTimeout(() => this.#flush(), OUTCOME_FLUSH_MS);
+  }
+
   #flush(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    if (this.#buffer.length === 0) return;
+    if (this.#buffer.length === 0 && this.#checks.length === 0) return;
     const batch = this.#buffer;
+    const checks = this.#checks;
     this.#buffer = [];
+    this.#checks = [];
+    this.#chain(async () => {
+      const [added, noted] = await Promise.allSettled([
+        batch.length > 0 ? this.#writes.add(batch) : [],
+        checks.length > 0 ? this.#writes.note(checks) : undefined,
+      ]);
+      if (added.status === 'fulfilled')
+        for (const [i, outcome] of batch.entries()) this.#reports.stored(outcome, added.value[i]);
+      if (added.status === 'rejected') throw added.reason;
+      if (noted.status === 'rejected') throw noted.reason;
+    });
+  }
+
+  /** Runs `write` after the writes before it, unless one failed; a failure stops every later write. */
+  #chain(write: () => Promise<void>): void {
+    this.#outstanding++;
     this.#writing = this.#writing.then(async () => {
-      if (this.#failed) return;
       try {
-        const seqs = await this.#write(batch);
-        for (const [i, outcome] of batch.entries()) this.#stored(outcome, seqs[i]);
+        if (!this.#failed) await write();
       } catch (error) {
         this.#failed = { error };
+      } finally {
+        this.#outstanding--;
       }
     });
   }
+}
+
+/**
+ * Notes a check the engine made: the platform's statistics, and the outcome cache while it
+ * is fresh. Both are aids (a lost one costs a check later, never a result), so a write that
+ * fails does not end the search; a store that cannot be reached does stop it, to resume.
+ */
+async function noteCheck(
+  { outcome, at }: CheckMade,
+  username: string,
+  deps: Pick<SearchJobDeps, 'store' | 'cache' | 'onNoteFailed'>,
+): Promise<void> {
+  // Each write on its own: a failed statistic does not cost the cache entry, nor the reverse.
+  const attempt = async (write: () => Promise<void>) => {
+    try {
+      await write();
+    } catch (error) {
+      if (isUserscoutError(error) && error.code === 'store_unavailable') throw error;
+      deps.onNoteFailed?.(error, outcome);
+    }
+  };
+  if (outcome.status !== 'invalid')
+    await attempt(() => deps.store.recordCheck(outcome.platformId, outcome.status, outcome.responseTime, at));
+  const expiresAt = cacheExpiry(outcome, at, deps.cache);
+  if (expiresAt !== undefined)
+    await attempt(() =>
+      deps.store.putCachedOutcome(
+        username,
+        { ...outcome, evidence: { ...outcome.evidence, cachedAt: at } },
+        expiresAt,
+      ),
+    );
 }
 
 export async function runSearchJob(
@@ -160,61 +279,75 @@ export async function runSearchJob(
     await store.updateSearch(search.id, { state: 'running', startedAt: deps.now() });
   events.publish(search.id, { type: 'started', progress: snapshot() });
 
+  const rechecks = new LinkedRechecks(deps.linkMatcher, search.username);
   const outcomes = new OutcomeBatcher(
-    (batch) => store.addOutcomes(search.id, batch),
-    (outcome, seq) => {
-      if (seq === undefined) return; // already stored: never counted twice
-      checked++;
-      byStatus[outcome.status]++;
-      deps.onOutcome?.(outcome);
-      events.publish(search.id, { type: 'result', seq, outcome, progress: snapshot() });
+    {
+      add: (batch) => store.addOutcomes(search.id, batch),
+      replace: (outcome) => store.replaceOutcome(search.id, outcome),
+      note: async (checks) => {
+        for (let i = 0; i < checks.length; i += NOTES_IN_FLIGHT)
+          await Promise.all(
+            checks.slice(i, i + NOTES_IN_FLIGHT).map((check) => noteCheck(check, search.username, deps)),
+          );
+      },
+    },
+    {
+      stored: (outcome, seq) => {
+        if (seq === undefined) return; // already stored: never counted twice
+        checked++;
+        byStatus[outcome.status]++;
+        deps.onOutcome?.(outcome);
+        events.publish(search.id, { type: 'result', seq, outcome, progress: snapshot() });
+        if (rechecks.stored(outcome)) recheck(outcome, true);
+      },
+      replaced: (first, again, seq) => {
+        byStatus[first.status]--;
+        byStatus[again.status]++;
+        deps.onOutcome?.(again);
+        events.publish(search.id, { type: 'result', seq, outcome: again, progress: snapshot() });
+      },
     },
   );
-  const record = (outcome: Outcome) => outcomes.add(outcome);
   const priority = CHECK_PRIORITY[search.tier];
-  const noteChecked = async (outcome: Outcome) => {
-    const now = deps.now();
-    if (outcome.status !== 'invalid')
-      await store.recordCheck(outcome.platformId, outcome.status, outcome.responseTime, now);
-    const expiresAt = cacheExpiry(outcome, now, deps.cache);
-    if (expiresAt !== undefined)
-      await store.putCachedOutcome(
-        search.username,
-        { ...outcome, evidence: { ...outcome.evidence, cachedAt: now } },
-        expiresAt,
-      );
-  };
-  // Platforms the hits so far (stored ones too, on resume) link to for the searched name.
-  const linked = new Set<string>();
-  const noteLinks = (outcome: Outcome) => {
-    if (deps.linkMatcher && outcome.status === 'hit')
-      for (const id of linkedPlatforms(outcome, deps.linkMatcher, search.username)) linked.add(id);
-  };
-  for (const outcome of stored) noteLinks(outcome);
-  const rechecks: Promise<void>[] = [];
-  /** Records an outcome, or, for a linked platform that had not answered, checks it once more first. */
-  const settle = (outcome: Outcome) => {
-    noteLinks(outcome);
-    const platform = deps.platformsById.get(outcome.platformId);
-    if (!platform || !isUnanswered(outcome) || !linked.has(outcome.platformId)) {
-      record(outcome);
+  const checkMade = (outcome: Outcome) => outcomes.note({ outcome, at: deps.now() });
+  /** Checks in flight for a link (linked-recheck.ts); none starts once the search is ending. */
+  const inFlight = new Set<Promise<void>>();
+  let ending = false;
+  /** Checks `first`'s platform once more; the later answer is stored, or replaces `first` when it `wasStored`. */
+  const recheck = (first: Outcome, wasStored: boolean): void => {
+    const platform = deps.platformsById.get(first.platformId);
+    if (ending || !platform) {
+      if (!wasStored) outcomes.add(first);
       return;
     }
-    rechecks.push(
-      engine.check(platform, search.username, signal, priority).then(
-        async (again) => {
-          record(again);
-          await noteChecked(again);
-        },
-        (error: unknown) => {
-          if (signal.aborted) throw error;
-          record(outcome); // the engine failed: the first answer stands
-        },
-      ),
+    const check = engine.check(platform, search.username, signal, priority).then(
+      (again) => {
+        checkMade(again);
+        const { owed } = rechecks.arriving(again);
+        if (wasStored) outcomes.replace(first, again);
+        else outcomes.add(again);
+        for (const o of owed) recheck(o, true);
+      },
+      (error: unknown) => {
+        if (signal.aborted) throw error;
+        if (!wasStored) outcomes.add(first); // the engine failed: the first answer stands
+      },
     );
+    inFlight.add(check);
+    // Awaited below; this handler also keeps a rejection from going unhandled meanwhile.
+    const settled = () => inFlight.delete(check);
+    check.then(settled, settled);
+  };
+  /** Stores an outcome, or checks it once more first; checks again the stored ones its links vouch for. */
+  const settle = (outcome: Outcome) => {
+    const { checkFirst, owed } = rechecks.arriving(outcome);
+    if (checkFirst) recheck(outcome, false);
+    else outcomes.add(outcome);
+    for (const o of owed) recheck(o, true);
   };
 
   try {
+    for (const first of rechecks.resume(stored)) recheck(first, true);
     const pending: Platform[] = [];
     // A cached hit found before its platform's rule drifted is not passed on as a hit.
     let controls: Promise<ReadonlyMap<string, ControlRecord>> | undefined;
@@ -236,11 +369,15 @@ export async function runSearchJob(
     const recent = await recentLatencies(store);
     const ordered = slowestFirst(pending, recent, deps.unmeasuredLatencyMs);
     for await (const outcome of engine.search(search.username, ordered, signal, { priority })) {
+      checkMade(outcome);
       settle(outcome);
-      await noteChecked(outcome);
     }
-    await Promise.all(rechecks);
-    await outcomes.drain();
+    // A later answer may link to more, a write may show a link came first, and a check again
+    // ends in a write: until no check and no write is left (each platform is checked again once at most).
+    do {
+      await Promise.all(inFlight);
+      await outcomes.drain();
+    } while (inFlight.size > 0 || outcomes.busy);
     signal.throwIfAborted();
     // Cancelled while its last checks ran: it stays cancelled.
     if (await hasEnded(store, search.id)) return;
@@ -248,7 +385,8 @@ export async function runSearchJob(
     events.publish(search.id, { type: 'done', state: 'completed', progress: snapshot() });
   } catch (error) {
     // What was gathered is kept whatever ended the search (a failed write is already `error`).
-    await Promise.allSettled(rechecks);
+    ending = true;
+    await Promise.allSettled(inFlight);
     await outcomes.drain().catch(() => {});
     // A stop (shutdown, lost worker) leaves the search running: it resumes from what is stored.
     if (signal.aborted)
@@ -267,7 +405,7 @@ function driftedControls(records: readonly ControlRecord[]): ReadonlyMap<string,
 /** Whether the search is completed, failed or cancelled (or gone). */
 async function hasEnded(store: Store, id: string): Promise<boolean> {
   const current = await store.getSearch(id);
-  return !current || current.state === 'completed' || current.state === 'error';
+  return !current || isFinished(current.state);
 }
 
 /** The error text of a search cancelled by its owner (DELETE /api/search/{id}). */
@@ -283,7 +421,7 @@ export async function failSearch(
   deps: Pick<SearchJobDeps, 'store' | 'events' | 'now'>,
 ): Promise<void> {
   const search = await deps.store.getSearch(searchId);
-  if (!search || search.state === 'completed' || search.state === 'error') return;
+  if (!search || isFinished(search.state)) return;
   await deps.store.updateSearch(searchId, { state: 'error', finishedAt: deps.now(), error: message });
   const progress = await deps.store.progress(searchId);
   deps.events.publish(searchId, {

@@ -32,7 +32,19 @@ const events: EventHub = {
 };
 // The scheduled self-check runs here, where the engine and its request budgets are.
 const selfCheck = scheduleSelfCheck(config, { platforms: catalogue.platforms, engine, store });
-const deps = searchJobDeps(config, { engine, store, events, catalogue, now: Date.now });
+const deps = searchJobDeps(config, {
+  engine,
+  store,
+  events,
+  catalogue,
+  now: Date.now,
+  onNoteFailed: (error, outcome) =>
+    send({
+      type: 'warning',
+      message: error instanceof Error ? error.message : String(error),
+      platformId: outcome.platformId,
+    }),
+});
 const running = new Map<string, { controller: AbortController; done: Promise<void> }>();
 
 async function close(): Promise<void> {

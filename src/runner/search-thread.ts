@@ -36,6 +36,7 @@ export type FromThread =
   | { readonly type: 'event'; readonly id: string; readonly event: SearchEvent }
   | { readonly type: 'done'; readonly id: string }
   | { readonly type: 'failed'; readonly id: string; readonly cancelled: boolean; readonly message: string }
+  | { readonly type: 'warning'; readonly message: string; readonly platformId: string }
   | { readonly type: 'closed' };
 
 export interface SearchThreadHooks {
@@ -44,6 +45,8 @@ export interface SearchThreadHooks {
   readonly onOutcome?: (outcome: Outcome) => void;
   /** The thread failed (it is restarted while it does not fail too often). */
   readonly onThreadError?: (error: unknown) => void;
+  /** A statistic or cache write the thread could not make (its search went on). */
+  readonly onNoteFailed?: (message: string, platformId: string) => void;
 }
 
 /** Restarts allowed within RESTART_WINDOW_MS before the running searches are given up. */
@@ -186,6 +189,9 @@ export class SearchThread {
         return;
       case 'done':
         this.#settle(message.id);
+        return;
+      case 'warning':
+        this.#hooks.onNoteFailed?.(message.message, message.platformId);
         return;
       case 'failed':
         this.#settle(

@@ -66,12 +66,7 @@ export function simSettings(sim: SimWeb, caFile: string): Partial<Record<Setting
   return { connectTo: sim.connectTo, caFile, refusePrivate: false };
 }
 
-export function simBanner(
-  sim: SimWeb,
-  caFile: string,
-  options: StandaloneOptions,
-  platformCount: number,
-): string {
+function simBanner(sim: SimWeb, caFile: string, options: StandaloneOptions, platformCount: number): string {
   return [
     `simulated web: ${platformCount} platforms on 127.0.0.1, HTTP port ${sim.port}, HTTPS port ${sim.tlsPort}, latency ${options.latency}, seed ${options.seed}${options.rateLimits ? ', rate limits on' : ''}`,
     `CA certificate: ${caFile}`,

@@ -32,7 +32,7 @@ export interface SimWebOptions {
   readonly logRequests?: boolean;
 }
 
-export const CONTROL_HOST = 'sim.userscout.test';
+const CONTROL_HOST = 'sim.userscout.test';
 const MAX_REQUEST_BODY = 64 * 1024;
 
 export class SimWeb {

@@ -146,6 +146,46 @@ function outcomeShapes(rand: () => number, username: string): Outcome[] {
       profile: { followers: 12 },
     },
     { ...hit, evidence: { snippet: 'first', ...hit.evidence } },
+    // As the outcome cache keeps a hit: cachedAt added after the snippet and control (search-job.ts).
+    {
+      ...hit,
+      evidence: {
+        ...hit.evidence,
+        snippet: 'cached',
+        control: 'control "q9" read miss (m) at 2026-11-24T18:25:33.403Z',
+        cachedAt: 1_763_000_000_000,
+      },
+      profile: { fullName: 'cached' },
+    },
+    { ...hit, evidence: { ...hit.evidence, snippet: 'cached', cachedAt: 1_763_000_000_001 } },
+    {
+      ...hit,
+      evidence: {
+        ...hit.evidence,
+        control: 'control "q10" read miss (m) at 2026-11-24T18:25:33.403Z',
+        cachedAt: 1_763_000_000_002,
+      },
+    },
+    // Control lines kept in parts (a reason, a drift note, the username in the rule, the control
+    // not last), and lines that are not quite one (kept as JSON).
+    ...[
+      'control "q1" read unknown/waf (shield: cloudflare) at 2026-01-02T03:04:05.006Z',
+      'control "q\\"2" read miss (missing: text ") at x") at 1970-01-01T00:00:00.000Z; drifted since an earlier control read hit',
+      `control "q3" read hit (exists: text "${username}") at 2026-11-24T18:25:33.403Z`,
+      'control "q4" read maybe (x) at 2026-11-24T18:25:33.403Z',
+      'control "q5" read miss (x) at 2026-13-24T18:25:33.403Z',
+      'control "q6" read miss/nope (x) at 2026-11-24T18:25:33.403Z',
+      'control q7 read miss (x) at 2026-11-24T18:25:33.403Z',
+      'control "\uD800" read miss (x) at 2026-11-24T18:25:33.403Z',
+    ].map((control) => ({ ...hit, evidence: { ...hit.evidence, control } })),
+    {
+      ...hit,
+      evidence: {
+        ...hit.evidence,
+        control: 'control "q8" read miss (m) at 2026-11-24T18:25:33.403Z',
+        snippet: 'after the control',
+      },
+    },
     { ...hit, profile: undefined } as Outcome,
     { profile: { fullName: 'before' }, ...hit } as Outcome,
   );
@@ -227,6 +267,53 @@ describe('compact outcome', () => {
     expect(bytes[0]).toBe(1);
     expect(bytes.length).toBeLessThan(JSON.stringify(withProfile).length);
     expect(decodeOutcome(bytes, 'alice', () => '')).toStrictEqual(withProfile);
+  });
+
+  it('keeps a cached hit (cachedAt after its snippet and control) in its order without listing its keys', () => {
+    const platform = { name: 'GitHub', id: 'github', category: 'coding' as const };
+    const url = 'https://github.com/alice';
+    const hit = answeredOutcome(
+      platform,
+      url,
+      { status: 'hit', rule: 'exists: status 200', snippet: '…[alice]…' },
+      { responseTime: 312, attempts: 1, httpStatus: 200, finalUrl: url, bytesRead: 4_213 },
+    );
+    const withControl = {
+      ...hit,
+      evidence: { ...hit.evidence, control: 'control "q" read miss (m) at 2026-11-24T18:25:33.403Z' },
+      profile: { fullName: 'Alice' },
+    };
+    // What the search job puts in the outcome cache.
+    const cached = { ...withControl, evidence: { ...withControl.evidence, cachedAt: 1_763_000_000_000 } };
+    const bytes = encodeOutcome(cached, 'alice');
+    expect(Object.keys(cached.evidence).at(-1)).toBe('cachedAt');
+    expect(new TextDecoder().decode(bytes)).not.toContain('"k"');
+    // cachedAt's own bytes (a flag and a 6-byte varint), no key list.
+    expect(bytes.length - encodeOutcome(withControl, 'alice').length).toBeLessThanOrEqual(7);
+    expect(JSON.stringify(decodeOutcome(bytes, 'alice', () => ''))).toBe(JSON.stringify(cached));
+  });
+
+  it("keeps a hit's control line in parts: its rule from the vocabulary, its time as a number", () => {
+    const platform = { name: 'GitHub', id: 'github', category: 'coding' as const };
+    const url = 'https://github.com/alice';
+    const hit = answeredOutcome(
+      platform,
+      url,
+      { status: 'hit', rule: 'exists: status 200' },
+      { responseTime: 312, attempts: 1, httpStatus: 200, finalUrl: url, bytesRead: 4_213 },
+    );
+    const control =
+      'control "upwburotrado6377" read miss (missing: text "No channels found") at 2026-11-24T20:13:22.695Z';
+    const withControl = { ...hit, evidence: { ...hit.evidence, control } };
+    const vocab = vocabulary();
+    for (const t of vocabularyOf(withControl, 'alice')) vocab.intern(t);
+    expect(vocab.size).toBe(5);
+    const plain = encodeOutcome(hit, 'alice', vocab.idOf);
+    const bytes = encodeOutcome(withControl, 'alice', vocab.idOf);
+    // The name (17 bytes), status, reason, the rule's id, the time (6) and an empty rest.
+    expect(bytes.length - plain.length).toBeLessThanOrEqual(30);
+    expect(JSON.stringify(decodeOutcome(bytes, 'alice', vocab.textOf))).toBe(JSON.stringify(withControl));
+    expect(vocabularyIdsIn(bytes)).toContain(vocab.idOf('missing: text "No channels found"'));
   });
 
   it('never offers texts that vary by search to the vocabulary', () => {

@@ -17,8 +17,16 @@
  *   varint  attempts
  *   [varint bytesRead] [varint cachedAt]
  *   [text extras: JSON {o, e, k} of the fields beyond these (a hit's profile and
- *    linkedFrom; the evidence's snippet and control), written out, and the
- *    evidence's key order when its extra fields are not all last]
+ *    linkedFrom; the evidence's snippet, and its control when not below), written
+ *    out, and the evidence's key order when its extra fields are not all last,
+ *    unless bit 11 gives it]
+ *   [control (bit 10), the evidence's `control` line (engine/control.ts
+ *    describeControl) in parts, when they give it back exactly: text name,
+ *    varint status, varint reason + 1 (0: none), text rule, varint checkedAt ms,
+ *    text what follows the time (usually nothing)]
+ *   bit 11 (cachedAt last): the evidence's cachedAt comes after its extra fields and
+ *   control, not after bytesRead (the order of an outcome the search job caches:
+ *   src/runner/search-job.ts adds cachedAt to the evidence the engine built)
  * A text is a varint t: t even, vocabulary entry t / 2; t odd, (t - 1) / 2 bytes
  * of UTF-8 follow. Every text is a template: U+0000 stands for the search's
  * username (only where the username stands alone, between characters that are
@@ -141,6 +149,10 @@ export function vocabularyOf(outcome: Outcome, username: string): string[] {
     if (template.includes(USERNAME)) texts.push(template);
   }
   if (ruleFromCatalogue(outcome)) texts.push(toTemplate(outcome.evidence.rule, username));
+  // A control that read hit or miss was decided by a catalogue rule too.
+  const control = controlParts(outcome.evidence.control);
+  if (control && (STATUS_CODES[control.status] === 'hit' || STATUS_CODES[control.status] === 'miss'))
+    texts.push(toTemplate(control.rule, username));
   return texts;
 }
 
@@ -232,6 +244,15 @@ class Reader {
     return fromTemplate(template, username);
   }
 
+  /** The next `length` bytes, as a view. */
+  slice(length: number): Uint8Array {
+    const end = this.#at + length;
+    if (end > this.bytes.length) throw new RangeError('compact outcome: truncated');
+    const part = this.bytes.subarray(this.#at, end);
+    this.#at = end;
+    return part;
+  }
+
   /** Vocabulary id of the next text, or undefined when it is written out (skipped). */
   textId(): number | undefined {
     const t = this.varint();
@@ -253,6 +274,52 @@ const F_BYTES_READ = 1 << 7;
 const F_CACHED_AT = 1 << 8;
 /** Fields beyond the core (a hit's profile, linkedFrom, the evidence's snippet and control) follow as JSON. */
 const F_EXTRAS = 1 << 9;
+/** The evidence's control line follows in parts (its rule a catalogue text, its time a number). */
+const F_CONTROL = 1 << 10;
+/** The evidence's cachedAt is its last key (after the extras and the control), as the outcome cache keeps it. */
+const F_CACHED_AT_LAST = 1 << 11;
+
+/** The parts of a control line (engine/control.ts describeControl), which render back to it. */
+interface ControlParts {
+  readonly name: string;
+  readonly status: number;
+  readonly reason: number | undefined;
+  readonly rule: string;
+  readonly at: number;
+  readonly rest: string;
+}
+
+const CONTROL_LINE =
+  /^control ("(?:[^"\\]|\\.)*") read ([a-z]+)(?:\/([a-z_]+))? \((.*)\) at (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z)(.*)$/s;
+
+function renderControl(c: ControlParts): string {
+  const read =
+    c.reason === undefined ? STATUS_CODES[c.status] : `${STATUS_CODES[c.status]}/${REASON_CODES[c.reason]}`;
+  return `control ${JSON.stringify(c.name)} read ${read} (${c.rule}) at ${new Date(c.at).toISOString()}${c.rest}`;
+}
+
+/** The parts of `line`, or undefined when it is not a control line they give back exactly. */
+function controlParts(line: unknown): ControlParts | undefined {
+  if (typeof line !== 'string') return undefined;
+  const m = CONTROL_LINE.exec(line);
+  if (!m) return undefined;
+  let name: unknown;
+  try {
+    name = JSON.parse(m[1]!);
+  } catch {
+    return undefined;
+  }
+  const status = STATUS_INDEX.get(m[2]!);
+  const reason = m[3] === undefined ? undefined : REASON_INDEX.get(m[3]);
+  const at = Date.parse(m[5]!);
+  if (typeof name !== 'string' || status === undefined || (m[3] !== undefined && reason === undefined))
+    return undefined;
+  if (!Number.isSafeInteger(at) || at < 0) return undefined;
+  const parts = { name, status, reason, rule: m[4]!, at, rest: m[6]! };
+  const texts = [parts.name, parts.rule, parts.rest];
+  if (texts.some((t) => t.includes(USERNAME) || LONE_SURROGATE.test(t))) return undefined;
+  return renderControl(parts) === line ? parts : undefined;
+}
 
 /** What an outcome holds beyond format 1's core fields, kept as JSON after them. */
 interface Extras {
@@ -324,12 +391,18 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
   if (!oExtras || !eExtras) return undefined;
   const extras: Extras = {};
   if (Object.keys(oExtras.extra).length > 0) extras.o = oExtras.extra;
-  if (Object.keys(eExtras.extra).length > 0) {
-    extras.e = eExtras.extra;
-    const defaultOrder = [...eCore, ...Object.keys(eExtras.extra)];
-    if (eExtras.order.some((k, i) => k !== defaultOrder[i])) extras.k = eExtras.order;
+  const control = controlParts(eExtras.extra.control);
+  if (control) delete eExtras.extra.control;
+  let cachedAtLast = false;
+  if (Object.keys(eExtras.extra).length > 0 || control) {
+    if (Object.keys(eExtras.extra).length > 0) extras.e = eExtras.extra;
+    // Decoded in this order: the core, the JSON extras, then the control (then cachedAt, with bit 11).
+    const defaultOrder = [...eCore, ...Object.keys(eExtras.extra), ...(control ? ['control'] : [])];
+    const cachedLast = [...defaultOrder.filter((k) => k !== 'cachedAt'), 'cachedAt'];
+    if (e.cachedAt !== undefined && eExtras.order.every((k, i) => k === cachedLast[i])) cachedAtLast = true;
+    else if (eExtras.order.some((k, i) => k !== defaultOrder[i])) extras.k = eExtras.order;
   }
-  const extrasJson = extras.o || extras.e ? JSON.stringify(extras) : undefined;
+  const extrasJson = extras.o || extras.e || extras.k ? JSON.stringify(extras) : undefined;
   const texts = [outcome.platform, outcome.platformId, outcome.url, e.rule];
   if (e.finalUrl !== undefined) texts.push(e.finalUrl);
   if (texts.some((t) => typeof t !== 'string' || t.includes(USERNAME) || LONE_SURROGATE.test(t)))
@@ -346,7 +419,9 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
       (e.finalUrl === undefined ? 0 : e.finalUrl === outcome.url ? F_FINAL_URL_SAME : F_FINAL_URL_TEXT) |
       (e.bytesRead !== undefined ? F_BYTES_READ : 0) |
       (e.cachedAt !== undefined ? F_CACHED_AT : 0) |
-      (extrasJson !== undefined ? F_EXTRAS : 0),
+      (extrasJson !== undefined ? F_EXTRAS : 0) |
+      (control ? F_CONTROL : 0) |
+      (cachedAtLast ? F_CACHED_AT_LAST : 0),
   );
   w.byte(category);
   if (reason !== undefined) w.varint(reason);
@@ -361,6 +436,14 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
   if (e.bytesRead !== undefined) w.varint(e.bytesRead);
   if (e.cachedAt !== undefined) w.varint(e.cachedAt);
   if (extrasJson !== undefined) w.text(extrasJson, () => undefined);
+  if (control) {
+    w.text(control.name, () => undefined);
+    w.varint(control.status);
+    w.varint(control.reason === undefined ? 0 : control.reason + 1);
+    w.text(toTemplate(control.rule, username), ids);
+    w.varint(control.at);
+    w.text(control.rest, () => undefined);
+  }
   return w.done();
 }
 
@@ -410,6 +493,20 @@ export function decodeOutcome(bytes: Uint8Array, username: string, texts: Vocabu
   const bytesRead = flags & F_BYTES_READ ? r.varint() : undefined;
   const cachedAt = flags & F_CACHED_AT ? r.varint() : undefined;
   const extras = flags & F_EXTRAS ? (JSON.parse(r.text('', texts)) as Extras) : undefined;
+  let control: string | undefined;
+  if (flags & F_CONTROL) {
+    const name = r.text('', texts);
+    const status = r.varint();
+    const reason = r.varint();
+    control = renderControl({
+      name,
+      status,
+      reason: reason === 0 ? undefined : reason - 1,
+      rule: r.text(username, texts),
+      at: r.varint(),
+      rest: r.text('', texts),
+    });
+  }
   if (!r.ended) throw new RangeError('compact outcome: trailing bytes');
   // Key order as src/engine/outcome.ts builds outcomes, so JSON answers read byte for byte the
   // same; built by assignment, which is several times faster here than spreads.
@@ -419,8 +516,11 @@ export function decodeOutcome(bytes: Uint8Array, username: string, texts: Vocabu
   evidence.rule = rule;
   evidence.attempts = attempts;
   if (bytesRead !== undefined) evidence.bytesRead = bytesRead;
-  if (cachedAt !== undefined) evidence.cachedAt = cachedAt;
+  const cachedAtLast = (flags & F_CACHED_AT_LAST) !== 0;
+  if (cachedAt !== undefined && !cachedAtLast) evidence.cachedAt = cachedAt;
   if (extras?.e) Object.assign(evidence, extras.e);
+  if (control !== undefined) (evidence as { control?: string }).control = control;
+  if (cachedAt !== undefined && cachedAtLast) evidence.cachedAt = cachedAt;
   const ordered = extras?.k
     ? (Object.fromEntries(
         extras.k.map((k) => [k, (evidence as Record<string, unknown>)[k]]),
@@ -453,6 +553,16 @@ export function vocabularyIdsIn(bytes: Uint8Array): number[] {
   if (flags & F_HTTP_STATUS) r.varint();
   if ((flags & (3 << 5)) === F_FINAL_URL_TEXT) ids.push(r.textId());
   ids.push(r.textId());
+  if (flags & F_CONTROL) {
+    r.varint();
+    if (flags & F_BYTES_READ) r.varint();
+    if (flags & F_CACHED_AT) r.varint();
+    if (flags & F_EXTRAS) r.textId();
+    r.textId();
+    r.varint();
+    r.varint();
+    ids.push(r.textId());
+  }
   return ids.filter((id): id is number => id !== undefined);
 }
 
@@ -468,4 +578,25 @@ export function decodeVarints(bytes: Uint8Array): number[] {
   const numbers: number[] = [];
   while (!r.ended) numbers.push(r.varint());
   return numbers;
+}
+
+/** Byte strings end to end, each after its length as a varint, after their count. */
+export function joinLengthPrefixed(parts: readonly Uint8Array[]): Uint8Array {
+  const w = new Writer();
+  w.varint(parts.length);
+  for (const part of parts) {
+    w.varint(part.length);
+    w.raw(part);
+  }
+  return w.done();
+}
+
+/** The byte strings `joinLengthPrefixed` was given (views into `bytes`). */
+export function splitLengthPrefixed(bytes: Uint8Array): Uint8Array[] {
+  const r = new Reader(bytes);
+  const count = r.varint();
+  const parts: Uint8Array[] = [];
+  for (let i = 0; i < count; i++) parts.push(r.slice(r.varint()));
+  if (!r.ended) throw new RangeError('compact outcome: trailing bytes');
+  return parts;
 }

@@ -1,5 +1,7 @@
 /**
- * How the PostgreSQL store keeps a batch of outcomes: one page, exactly the
+ * How the PostgreSQL store kept a batch of outcomes before compact pages
+ * (compact-page.ts; pages of this format still read, and tests write them to
+ * prove it), and a search's platforms by name: one page, exactly the
  * outcomes added (every field, and the order of their keys, so the API's JSON
  * is byte for byte what it was), laid out by column and brotli-compressed.
  * Most outcomes of a search are misses that differ in little but the
@@ -13,6 +15,7 @@
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
 import type { Outcome } from '../engine/outcome.js';
+import { decodeVarints, encodeVarints } from './compact-outcome.js';
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);
@@ -24,7 +27,7 @@ const FORMAT_COLUMNS_BROTLI = 1;
  * search merged once is worth more effort (about 80 ms of one pool thread for
  * a 991-platform search, for a tenth fewer bytes than quality 7).
  */
-export const PAGE_QUALITY = { batch: 5, merged: 10 } as const;
+const PAGE_QUALITY = { batch: 5, merged: 10 } as const;
 
 /** The marker for `evidence.finalUrl` equal to `url` (a real finalUrl is a string, or is kept boxed). */
 const SAME_AS_URL = 1;
@@ -138,6 +141,15 @@ export async function encodeIds(ids: readonly string[]): Promise<Buffer> {
       [constants.BROTLI_PARAM_QUALITY]: 5,
     },
   });
+}
+
+/** Vocabulary ids (a search's platforms) as brotli of their varints: a thousand in about 1.3 KB. */
+export async function encodeVocabularyIds(ids: readonly number[]): Promise<Buffer> {
+  return compress(encodeVarints(ids), { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } });
+}
+
+export async function decodeVocabularyIds(body: Uint8Array): Promise<number[]> {
+  return decodeVarints(await decompress(body));
 }
 
 export async function decodeIds(body: Uint8Array): Promise<string[]> {

@@ -153,6 +153,14 @@ export class PostgresWatchlists implements WatchlistStore {
     return (rowCount ?? 0) > 0;
   }
 
+  async deferWatchlist(id: string, token: number, dueAt: number): Promise<boolean> {
+    const { rowCount } = await this.#db.query(
+      'UPDATE watchlists SET due_at = $3 WHERE id = $1 AND version = $2',
+      [id, token, dueAt],
+    );
+    return (rowCount ?? 0) > 0;
+  }
+
   finishWatchlistRun(
     id: string,
     token: number,

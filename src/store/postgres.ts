@@ -1,10 +1,16 @@
 /**
  * The store of record on PostgreSQL (DATABASE_URL), through node-postgres' pool.
  * A search is one row; its outcomes are pages, one per batch written (one
- * INSERT, one transaction), merged into one page when the search ends (see
- * src/store/outcome-page.ts and migrations/postgres). Writes to one search's
- * outcomes hold its row lock, so seqs have no gaps and a platform is stored
- * once. The schema is migrated before the first query. An outage surfaces as
+ * INSERT, one transaction), merged into one page when the search ends: compact
+ * outcomes compressed together (src/store/compact-page.ts; the texts a platform
+ * repeats in `vocabulary`, postgres-vocabulary.ts), or, written before those,
+ * columns (outcome-page.ts); see migrations/postgres. Writes to one search's
+ * outcomes hold its row lock, so seqs are given once and a platform is stored
+ * once. An outcome replaced by a later answer (`replaceOutcome`) stays in its
+ * page, and the later answer is a page of its own at the next seq: on read, a
+ * platform's last outcome wins (checked only when the search has one replaced,
+ * that is when it has given more seqs than it counts outcomes). The schema is
+ * migrated before the first query. An outage surfaces as
  * UserscoutError `store_unavailable` (503) within the connection and statement
  * timeouts, never as a hang.
  */
@@ -12,19 +18,27 @@ import pg from 'pg';
 import type { PlatformHealthEntry } from '../catalogue/health.js';
 import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
-import { OUTCOME_STATUSES } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { STATUS_INDEX } from './compact-outcome.js';
-import { decodeIds, decodePage, encodeIds, encodePage } from './outcome-page.js';
+import {
+  COMPACT_PAGE_QUALITY,
+  decodeCompactPage,
+  encodeCompactPage,
+  FORMAT_COMPACT_PAGE,
+} from './compact-page.js';
+import { decodeIds, decodePage, decodeVocabularyIds, encodeVocabularyIds } from './outcome-page.js';
 import { migratePostgres } from './postgres-migrate.js';
 import { asPostgresStoreError, isUniqueViolation } from './postgres-unavailable.js';
+import { PostgresVocabulary } from './postgres-vocabulary.js';
 import { PostgresWatchlists } from './postgres-watchlists.js';
+import { progressOf, searchRecordOf } from './search-record.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
   duplicateIdError,
-  emptyByStatus,
   type FollowUp,
+  isFinished,
+  noSearchForOutcomes,
   type PlatformStats,
   RECENT_MS_ALPHA,
   type SearchCursor,
@@ -59,7 +73,8 @@ export interface PostgresStoreOptions {
 /** Searches deleted per sweep statement: each takes its outcome pages along. */
 const SWEEP_SEARCH_BATCH = 500;
 const SWEEP_CACHE_BATCH = 5_000;
-const FINISHED: ReadonlySet<SearchState> = new Set(['completed', 'error']);
+/** Running searches whose stored platforms a process keeps in memory (a few hundred bytes... 15 KB each). */
+const WRITTEN_SEARCHES = 256;
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
 interface SearchRow {
@@ -72,7 +87,8 @@ interface SearchRow {
   private: boolean;
   recursive: boolean;
   follow_ups: FollowUp[] | null;
-  platform_ids: Buffer;
+  platform_ids: Buffer | null;
+  platform_vocab: Buffer | null;
   estimated_seconds: number;
   created_at: string;
   started_at: string | null;
@@ -97,6 +113,9 @@ export class PostgresStore implements Store {
   #schemaReady: Promise<void> | undefined;
   #closed = false;
   readonly watchlists: PostgresWatchlists;
+  readonly #vocabulary: PostgresVocabulary;
+  /** The platforms stored of searches this process writes, by search key, with the outcome_count they match. */
+  readonly #written = new Map<string, { count: number; platforms: Set<string> }>();
 
   constructor(options: PostgresStoreOptions) {
     const schema = options.schema ?? 'public';
@@ -117,6 +136,7 @@ export class PostgresStore implements Store {
     });
     // An idle connection that breaks reports here (else it would crash the process); the pool replaces it.
     this.#pool.on('error', () => {});
+    this.#vocabulary = new PostgresVocabulary((sql, params) => this.#query(sql, params));
     this.watchlists = new PostgresWatchlists({
       query: (sql, params) => this.#guard(() => this.#query(sql, params)),
       transaction: (work) => this.#guard(() => this.#transaction(work)),
@@ -180,9 +200,10 @@ export class PostgresStore implements Store {
 
   createSearch(search: SearchRecord): Promise<void> {
     return this.#guard(async () => {
+      await this.#vocabulary.intern(search.platformIds);
       try {
         await this.#query(
-          `INSERT INTO searches (id, username, state, tier, client, private, platform_ids, estimated_seconds,
+          `INSERT INTO searches (id, username, state, tier, client, private, platform_vocab, estimated_seconds,
              created_at, started_at, finished_at, error, recursive, follow_ups)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
           [
@@ -192,7 +213,7 @@ export class PostgresStore implements Store {
             search.tier,
             search.client,
             search.private === true,
-            await encodeIds(search.platformIds),
+            await encodeVocabularyIds(search.platformIds.map((id) => this.#vocabulary.idOf(id)!)),
             search.estimatedSeconds,
             search.createdAt,
             search.startedAt ?? null,
@@ -212,7 +233,7 @@ export class PostgresStore implements Store {
   getSearch(id: string): Promise<SearchRecord | undefined> {
     return this.#guard(async () => {
       const { rows } = await this.#query<SearchRow>('SELECT * FROM searches WHERE id = $1', [id]);
-      return rows[0] && (await toSearch(rows[0]));
+      return rows[0] && (await this.#toSearch(rows[0]));
     });
   }
 
@@ -236,64 +257,257 @@ export class PostgresStore implements Store {
           finished_at = COALESCE($4, finished_at),
           error = COALESCE($5, error),
           follow_ups = COALESCE($6::jsonb, follow_ups)
-        WHERE id = $1 RETURNING key`;
-      if (patch.state === undefined || !FINISHED.has(patch.state)) {
+        WHERE id = $1 RETURNING key, username`;
+      if (patch.state === undefined || !isFinished(patch.state)) {
         await this.#query(update, params);
         return;
       }
       // A search that ends has its pages merged into one: it compresses best as a whole.
       await this.#transaction(async (client) => {
-        const { rows } = await client.query<{ key: string }>(update, params);
-        if (rows[0]) await mergePages(client, rows[0].key);
+        const { rows } = await client.query<{ key: string; username: string }>(update, params);
+        if (rows[0]) await this.#mergePages(client, rows[0].key, rows[0].username);
       });
     });
   }
 
-  async addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
-    return (await this.addOutcomes(searchId, [outcome]))[0];
+  /** The username of a search outcomes are added to; search_not_found when there is none. */
+  async #usernameOf(searchId: string): Promise<string> {
+    const { rows } = await this.#query<Pick<SearchRow, 'username'>>(
+      'SELECT username FROM searches WHERE id = $1',
+      [searchId],
+    );
+    const username = rows[0]?.username;
+    if (username === undefined) throw noSearchForOutcomes(searchId);
+    return username;
   }
 
-  /** One transaction: the search's row lock, one page INSERT, its counts updated. */
+  /**
+   * Encoded first (its texts interned, committed on their own), then one transaction: the
+   * search's row lock, one page INSERT, its counts updated. The platforms stored already come
+   * from this process's memory when it wrote the search's last batch (the row's outcome_count
+   * says so), else from the pages' lists: never every page per batch of a search written here.
+   */
   addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]> {
-    return this.#guard(() =>
-      this.#transaction(async (client) => {
+    return this.#guard(async () => {
+      const username = await this.#usernameOf(searchId);
+      const encoded = await this.#vocabulary.encode(outcomes, username);
+      let key: string | undefined;
+      try {
+        return await this.#transaction(async (client) => {
+          const { rows } = await client.query<Pick<SearchRow, 'key' | 'outcome_count' | 'status_counts'>>(
+            'SELECT key, outcome_count, status_counts FROM searches WHERE id = $1 FOR UPDATE',
+            [searchId],
+          );
+          const row = rows[0];
+          if (!row) throw noSearchForOutcomes(searchId);
+          if (outcomes.length === 0) return [];
+          key = row.key;
+          const known = this.#written.get(row.key);
+          const seen =
+            known?.count === row.outcome_count
+              ? known.platforms
+              : await this.#storedPlatforms(client, row.key, username);
+          this.#written.delete(row.key);
+          const page: Uint8Array[] = [];
+          const ids: string[] = [];
+          const counts = [...row.status_counts];
+          const firstSeq = row.outcome_count + 1;
+          const seqs = outcomes.map((outcome, i) => {
+            if (seen.has(outcome.platformId)) return undefined;
+            seen.add(outcome.platformId);
+            ids.push(outcome.platformId);
+            page.push(encoded[i]!);
+            counts[STATUS_INDEX.get(outcome.status)!]! += 1;
+            return firstSeq + page.length - 1;
+          });
+          if (page.length === 0) return seqs;
+          await client.query(
+            `INSERT INTO outcome_pages (search_key, first_seq, count, platform_ids, body) VALUES ($1, $2, $3, $4, $5)`,
+            [
+              row.key,
+              firstSeq,
+              page.length,
+              JSON.stringify(ids),
+              await encodeCompactPage(page, COMPACT_PAGE_QUALITY.batch),
+            ],
+          );
+          const count = row.outcome_count + page.length;
+          await client.query('UPDATE searches SET outcome_count = $2, status_counts = $3 WHERE key = $1', [
+            row.key,
+            count,
+            counts,
+          ]);
+          // Kept for the next batch once this one commits (set before COMMIT; forgotten if it fails).
+          this.#remember(row.key, { count, platforms: seen });
+          return seqs;
+        });
+      } catch (error) {
+        if (key !== undefined) this.#written.delete(key);
+        throw error;
+      }
+    });
+  }
+
+  /** Remembers a running search's platforms, this process's most recently written searches only. */
+  #remember(key: string, written: { count: number; platforms: Set<string> }): void {
+    this.#written.delete(key);
+    this.#written.set(key, written);
+    if (this.#written.size > WRITTEN_SEARCHES) this.#written.delete(this.#written.keys().next().value!);
+  }
+
+  /** Platform ids in a search's pages, read on the transaction's own connection (the pool may be all in use). */
+  async #storedPlatforms(client: pg.PoolClient, searchKey: string, username: string): Promise<Set<string>> {
+    const { rows } = await client.query<{ platform_ids: string | null; body: Buffer | null }>(
+      `SELECT platform_ids, CASE WHEN platform_ids IS NULL THEN body END AS body
+       FROM outcome_pages WHERE search_key = $1`,
+      [searchKey],
+    );
+    const seen = new Set<string>();
+    for (const row of rows) {
+      const ids =
+        row.platform_ids === null
+          ? (await this.#decodePage(row.body!, username, client)).map((o) => o.platformId)
+          : (JSON.parse(row.platform_ids) as string[]);
+      for (const id of ids) seen.add(id);
+    }
+    return seen;
+  }
+
+  /** A page's outcomes: the compact format, or the columns written before it. */
+  async #decodePage(body: Buffer, username: string, connection?: pg.PoolClient): Promise<Outcome[]> {
+    return body[0] === FORMAT_COMPACT_PAGE
+      ? this.#vocabulary.decode(
+          decodeCompactPage(body),
+          username,
+          connection && ((sql, params) => connection.query(sql, params)),
+        )
+      : decodePage(body);
+  }
+
+  /** A page's compact outcomes, as they are or encoded from the columns written before. */
+  async #compactOf(body: Buffer, username: string): Promise<Uint8Array[]> {
+    return body[0] === FORMAT_COMPACT_PAGE
+      ? decodeCompactPage(body)
+      : this.#vocabulary.encode(await decodePage(body), username);
+  }
+
+  /** Replaces a search's pages by one (inside the caller's transaction, which holds the search's row). */
+  async #mergePages(client: pg.PoolClient, searchKey: string, username: string): Promise<void> {
+    const { rows } = await client.query<{ body: Buffer }>(
+      'SELECT body FROM outcome_pages WHERE search_key = $1 ORDER BY first_seq FOR UPDATE',
+      [searchKey],
+    );
+    this.#written.delete(searchKey);
+    // Even one page is written again: batches are compressed fast, a whole search once well.
+    if (rows.length === 0) return;
+    const encoded = (await Promise.all(rows.map((row) => this.#compactOf(row.body, username)))).flat();
+    await client.query('DELETE FROM outcome_pages WHERE search_key = $1', [searchKey]);
+    await client.query(
+      'INSERT INTO outcome_pages (search_key, first_seq, count, platform_ids, body) VALUES ($1, 1, $2, NULL, $3)',
+      [searchKey, encoded.length, await encodeCompactPage(encoded)],
+    );
+  }
+
+  /** A search's record: its platforms from the vocabulary, or by name as written before it. */
+  async #toSearch(row: SearchRow): Promise<SearchRecord> {
+    const platformIds =
+      row.platform_vocab !== null
+        ? await this.#vocabulary.textsOf(await decodeVocabularyIds(row.platform_vocab))
+        : await decodeIds(row.platform_ids!);
+    return toSearch(row, platformIds);
+  }
+
+  /**
+   * Outcomes of pages in seq order, numbered from each page's first seq, after `afterSeq`, only `only`
+   * when given. When `replaced`, an outcome whose platform comes again later is left out: the later
+   * answer replaced it (its seq is higher, so it is in the pages read whenever the earlier one is).
+   */
+  async #storedOutcomes(
+    pages: readonly { first_seq: number; body: Buffer }[],
+    username: string,
+    afterSeq: number,
+    only: readonly OutcomeStatus[] | undefined,
+    replaced: boolean,
+  ): Promise<StoredOutcome[]> {
+    const statuses = only && new Set(only);
+    const decoded = await Promise.all(pages.map((page) => this.#decodePage(page.body, username)));
+    const all: StoredOutcome[] = [];
+    for (const [i, outcomes] of decoded.entries()) {
+      for (const [j, outcome] of outcomes.entries()) {
+        const seq = pages[i]!.first_seq + j;
+        if (seq > afterSeq) all.push({ seq, outcome });
+      }
+    }
+    const later = new Set<string>();
+    const listed: StoredOutcome[] = [];
+    for (let i = all.length - 1; i >= 0; i--) {
+      const stored = all[i]!;
+      if (replaced) {
+        if (later.has(stored.outcome.platformId)) continue;
+        later.add(stored.outcome.platformId);
+      }
+      if (!statuses || statuses.has(stored.outcome.status)) listed.push(stored);
+    }
+    return listed.reverse();
+  }
+
+  /** A platform's outcome as it stands (the last stored), read from the pages that may hold it. */
+  async #latestOutcomeOf(
+    client: pg.PoolClient,
+    searchKey: string,
+    username: string,
+    platformId: string,
+  ): Promise<Outcome | undefined> {
+    const { rows } = await client.query<{ body: Buffer }>(
+      `SELECT body FROM outcome_pages
+       WHERE search_key = $1 AND (platform_ids IS NULL OR platform_ids::jsonb ? $2)
+       ORDER BY first_seq DESC`,
+      [searchKey, platformId],
+    );
+    for (const row of rows) {
+      const found = (await this.#decodePage(row.body, username, client)).findLast(
+        (o) => o.platformId === platformId,
+      );
+      if (found) return found;
+    }
+    return undefined;
+  }
+
+  /** One transaction under the search's row lock: the replaced outcome's status read, a page of one added. */
+  replaceOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
+    return this.#guard(async () => {
+      const username = await this.#usernameOf(searchId);
+      const encoded = await this.#vocabulary.encode([outcome], username);
+      return this.#transaction(async (client) => {
         const { rows } = await client.query<Pick<SearchRow, 'key' | 'outcome_count' | 'status_counts'>>(
           'SELECT key, outcome_count, status_counts FROM searches WHERE id = $1 FOR UPDATE',
           [searchId],
         );
         const row = rows[0];
-        if (!row) throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
-        if (outcomes.length === 0) return [];
-        const seen = await storedPlatforms(client, row.key);
-        const page: Outcome[] = [];
+        if (!row) throw noSearchForOutcomes(searchId);
+        const old = await this.#latestOutcomeOf(client, row.key, username, outcome.platformId);
+        if (!old) return undefined;
+        const seq = row.outcome_count + 1;
         const counts = [...row.status_counts];
-        const firstSeq = row.outcome_count + 1;
-        const seqs = outcomes.map((outcome) => {
-          if (seen.has(outcome.platformId)) return undefined;
-          seen.add(outcome.platformId);
-          page.push(outcome);
-          counts[STATUS_INDEX.get(outcome.status)!]! += 1;
-          return firstSeq + page.length - 1;
-        });
-        if (page.length === 0) return seqs;
+        counts[STATUS_INDEX.get(old.status)!]! -= 1;
+        counts[STATUS_INDEX.get(outcome.status)!]! += 1;
         await client.query(
-          `INSERT INTO outcome_pages (search_key, first_seq, count, platform_ids, body) VALUES ($1, $2, $3, $4, $5)`,
+          `INSERT INTO outcome_pages (search_key, first_seq, count, platform_ids, body) VALUES ($1, $2, 1, $3, $4)`,
           [
             row.key,
-            firstSeq,
-            page.length,
-            JSON.stringify(page.map((o) => o.platformId)),
-            await encodePage(page),
+            seq,
+            JSON.stringify([outcome.platformId]),
+            await encodeCompactPage(encoded, COMPACT_PAGE_QUALITY.batch),
           ],
         );
         await client.query('UPDATE searches SET outcome_count = $2, status_counts = $3 WHERE key = $1', [
           row.key,
-          row.outcome_count + page.length,
+          seq,
           counts,
         ]);
-        return seqs;
-      }),
-    );
+        return seq;
+      });
+    });
   }
 
   listOutcomes(
@@ -302,12 +516,17 @@ export class PostgresStore implements Store {
   ): Promise<StoredOutcome[]> {
     return this.#guard(async () => {
       const afterSeq = options.afterSeq ?? 0;
-      const { rows } = await this.#query<{ first_seq: number; body: Buffer }>(
-        `SELECT p.first_seq, p.body FROM outcome_pages p JOIN searches s ON s.key = p.search_key
+      const { rows } = await this.#query<
+        { first_seq: number; body: Buffer } & Pick<SearchRow, 'username' | 'outcome_count' | 'status_counts'>
+      >(
+        `SELECT p.first_seq, p.body, s.username, s.outcome_count, s.status_counts
+         FROM outcome_pages p JOIN searches s ON s.key = p.search_key
          WHERE s.id = $1 AND p.first_seq + p.count - 1 > $2 ORDER BY p.first_seq`,
         [searchId, afterSeq],
       );
-      return storedOutcomes(rows, afterSeq, options.statuses);
+      const first = rows[0];
+      if (!first) return [];
+      return this.#storedOutcomes(rows, first.username, afterSeq, options.statuses, hasReplaced(first));
     });
   }
 
@@ -317,7 +536,7 @@ export class PostgresStore implements Store {
         'SELECT status_counts FROM searches WHERE id = $1',
         [searchId],
       );
-      return progressOf(rows[0]?.status_counts);
+      return progressOfCounts(rows[0]?.status_counts);
     });
   }
 
@@ -338,9 +557,9 @@ export class PostgresStore implements Store {
       if (!row) return undefined;
       const pages = row.page_seqs.map((first_seq, i) => ({ first_seq, body: row.page_bodies[i]! }));
       return {
-        search: await toSearch(row),
-        progress: progressOf(row.status_counts),
-        outcomes: await storedOutcomes(pages, 0, options.statuses),
+        search: await this.#toSearch(row),
+        progress: progressOfCounts(row.status_counts),
+        outcomes: await this.#storedOutcomes(pages, row.username, 0, options.statuses, hasReplaced(row)),
       };
     });
   }
@@ -362,7 +581,7 @@ export class PostgresStore implements Store {
             'SELECT * FROM searches WHERE client = $1 ORDER BY created_at DESC, id DESC LIMIT $2',
             [client, limit],
           );
-      return Promise.all(rows.map(toSearch));
+      return Promise.all(rows.map((row) => this.#toSearch(row)));
     });
   }
 
@@ -371,7 +590,7 @@ export class PostgresStore implements Store {
       const { rows } = await this.#query<SearchRow>(
         `SELECT * FROM searches WHERE state IN ('queued', 'running') ORDER BY created_at, id`,
       );
-      return Promise.all(rows.map(toSearch));
+      return Promise.all(rows.map((row) => this.#toSearch(row)));
     });
   }
 
@@ -392,8 +611,8 @@ export class PostgresStore implements Store {
       await this.#query('DELETE FROM leases WHERE expires_at <= $1', [before]);
       for (let batch = 0; batch < 1_000_000; batch++) {
         const { rowCount } = await this.#query(
-          `DELETE FROM outcome_cache WHERE (platform_id, username) IN
-             (SELECT platform_id, username FROM outcome_cache WHERE expires_at <= $1 LIMIT $2)`,
+          `DELETE FROM outcome_cache WHERE (username, platform) IN
+             (SELECT username, platform FROM outcome_cache WHERE expires_at <= $1 LIMIT $2)`,
           [before, SWEEP_CACHE_BATCH],
         );
         if ((rowCount ?? 0) < SWEEP_CACHE_BATCH) break;
@@ -404,20 +623,23 @@ export class PostgresStore implements Store {
 
   getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
     return this.#guard(async () => {
-      const { rows } = await this.#query<{ outcome: string }>(
-        'SELECT outcome FROM outcome_cache WHERE platform_id = $1 AND username = $2 AND expires_at > $3',
-        [platformId, username, now],
+      // The platform by its text: one statement, whether or not this process has seen its id.
+      const { rows } = await this.#query<{ outcome: Buffer }>(
+        `SELECT c.outcome FROM outcome_cache c JOIN vocabulary v ON v.id = c.platform
+         WHERE v.text = $1 AND c.username = $2 AND c.expires_at > $3`,
+        [Buffer.from(platformId, 'utf8'), username, now],
       );
-      return rows[0] && (JSON.parse(rows[0].outcome) as Outcome);
+      return rows[0] && (await this.#vocabulary.decode([rows[0].outcome], username))[0];
     });
   }
 
   putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
     return this.#guard(async () => {
+      const [encoded] = await this.#vocabulary.encode([outcome], username);
       await this.#query(
-        `INSERT INTO outcome_cache (platform_id, username, outcome, expires_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (platform_id, username) DO UPDATE SET outcome = excluded.outcome, expires_at = excluded.expires_at`,
-        [outcome.platformId, username, JSON.stringify(outcome), expiresAt],
+        `INSERT INTO outcome_cache (username, platform, outcome, expires_at) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (username, platform) DO UPDATE SET outcome = excluded.outcome, expires_at = excluded.expires_at`,
+        [username, this.#vocabulary.idOf(outcome.platformId), encoded, expiresAt],
       );
     });
   }
@@ -615,85 +837,35 @@ export class PostgresStore implements Store {
   }
 }
 
-/** Platform ids stored for a search: from each page's list, or its body once merged. */
-async function storedPlatforms(client: pg.PoolClient, searchKey: string): Promise<Set<string>> {
-  const { rows } = await client.query<{ platform_ids: string | null; body: Buffer | null }>(
-    `SELECT platform_ids, CASE WHEN platform_ids IS NULL THEN body END AS body
-     FROM outcome_pages WHERE search_key = $1`,
-    [searchKey],
-  );
-  const seen = new Set<string>();
-  for (const row of rows) {
-    const ids =
-      row.platform_ids === null
-        ? (await decodePage(row.body!)).map((o) => o.platformId)
-        : (JSON.parse(row.platform_ids) as string[]);
-    for (const id of ids) seen.add(id);
-  }
-  return seen;
+/** Progress from a search's `status_counts` (by STATUS_CODES index). */
+function progressOfCounts(counts: readonly number[] | undefined): SearchProgress {
+  return progressOf((status) => counts?.[STATUS_INDEX.get(status)!] ?? 0);
 }
 
-/** Replaces a search's pages by one (inside the caller's transaction, which holds the search's row). */
-async function mergePages(client: pg.PoolClient, searchKey: string): Promise<void> {
-  const { rows } = await client.query<{ body: Buffer }>(
-    'SELECT body FROM outcome_pages WHERE search_key = $1 ORDER BY first_seq FOR UPDATE',
-    [searchKey],
-  );
-  if (rows.length <= 1) return;
-  const outcomes = (await Promise.all(rows.map((row) => decodePage(row.body)))).flat();
-  await client.query('DELETE FROM outcome_pages WHERE search_key = $1', [searchKey]);
-  await client.query(
-    'INSERT INTO outcome_pages (search_key, first_seq, count, platform_ids, body) VALUES ($1, 1, $2, NULL, $3)',
-    [searchKey, outcomes.length, await encodePage(outcomes, true)],
-  );
+/** SQL over `searches s`: whether the search has given more seqs than it counts outcomes (one was replaced). */
+/** Whether a search has an outcome replaced: it gave more seqs than it counts outcomes. */
+function hasReplaced(row: Pick<SearchRow, 'outcome_count' | 'status_counts'>): boolean {
+  return row.outcome_count > row.status_counts.reduce((sum, n) => sum + n, 0);
 }
 
-/** Outcomes of pages in seq order, numbered from each page's first seq, after `afterSeq`, only `only` when given. */
-async function storedOutcomes(
-  pages: readonly { first_seq: number; body: Buffer }[],
-  afterSeq: number,
-  only: readonly OutcomeStatus[] | undefined,
-): Promise<StoredOutcome[]> {
-  const statuses = only && new Set(only);
-  const decoded = await Promise.all(pages.map((page) => decodePage(page.body)));
-  const listed: StoredOutcome[] = [];
-  for (const [i, outcomes] of decoded.entries()) {
-    for (const [j, outcome] of outcomes.entries()) {
-      const seq = pages[i]!.first_seq + j;
-      if (seq > afterSeq && (!statuses || statuses.has(outcome.status))) listed.push({ seq, outcome });
-    }
-  }
-  return listed;
-}
-
-function progressOf(counts: readonly number[] | undefined): SearchProgress {
-  const byStatus = emptyByStatus();
-  let checked = 0;
-  for (const status of OUTCOME_STATUSES) {
-    byStatus[status] = counts?.[STATUS_INDEX.get(status)!] ?? 0;
-    checked += byStatus[status];
-  }
-  return { checked, hits: byStatus.hit, byStatus };
-}
-
-async function toSearch(row: SearchRow): Promise<SearchRecord> {
-  return {
+function toSearch(row: SearchRow, platformIds: readonly string[]): SearchRecord {
+  const number = (value: string | null) => (value === null ? null : Number(value));
+  return searchRecordOf({
     id: row.id,
     username: row.username,
     state: row.state,
     tier: row.tier,
     client: row.client,
-    ...(row.private ? { private: true as const } : {}),
-    platformIds: await decodeIds(row.platform_ids),
+    private: row.private,
+    platformIds,
     estimatedSeconds: row.estimated_seconds,
     createdAt: Number(row.created_at),
-    // Absent rather than undefined, so a record reads back deep-equal to the one created.
-    ...(row.started_at === null ? {} : { startedAt: Number(row.started_at) }),
-    ...(row.finished_at === null ? {} : { finishedAt: Number(row.finished_at) }),
-    ...(row.error === null ? {} : { error: row.error }),
-    ...(row.recursive ? { recursive: true as const } : {}),
-    ...(row.follow_ups === null ? {} : { followUps: row.follow_ups }),
-  };
+    startedAt: number(row.started_at),
+    finishedAt: number(row.finished_at),
+    error: row.error,
+    recursive: row.recursive,
+    followUps: row.follow_ups,
+  });
 }
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {

@@ -12,8 +12,9 @@ import type { Redis } from 'ioredis';
 import type { Outcome } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeOutcome, encodeOutcome, vocabularyIdsIn, vocabularyOf } from './compact-outcome.js';
+import { VocabularyCache } from './vocabulary-cache.js';
 
-export const INTERN_SCRIPT = {
+const INTERN_SCRIPT = {
   // KEYS: vocab, vocab-ids. ARGV: a new generation (used if there is none), texts...
   // Returns the generation, then each text's id.
   numberOfKeys: 2,
@@ -44,11 +45,18 @@ export function checkGeneration(vocabKey: number, generationArg: number): string
   return `if redis.call('HGET', KEYS[${vocabKey}], '0') ~= ARGV[${generationArg}] then return ${STALE_VOCABULARY} end`;
 }
 
+/** Outcomes encoded with one generation's ids (see RedisVocabulary.encode). */
+export interface EncodedOutcomes {
+  readonly generation: string;
+  readonly rows: readonly Buffer[];
+  /** Each outcome's platform id in the vocabulary. */
+  readonly platforms: readonly number[];
+}
+
 type Interning = Redis & { usIntern(...args: string[]): Promise<(string | number)[]> };
 
 export class RedisVocabulary {
-  readonly #ids = new Map<string, number>();
-  readonly #texts = new Map<number, string>();
+  readonly #cache = new VocabularyCache();
   #generation: string | undefined;
 
   constructor(
@@ -67,16 +75,19 @@ export class RedisVocabulary {
   /** Forgets every id when Redis's generation is not the one cached (it was emptied since). */
   observe(generation: string | null): void {
     if (generation !== null && generation !== this.#generation) {
-      this.#ids.clear();
-      this.#texts.clear();
+      this.#cache.clear();
       this.#generation = generation;
     }
   }
 
-  /** Forgets everything: the next write interns again. */
-  reset(): void {
-    this.#ids.clear();
-    this.#texts.clear();
+  /**
+   * Forgets the ids of `stale`, the generation a write was refused for: the next write
+   * interns again. Ids of a newer generation, learnt meanwhile by a concurrent write,
+   * are kept (forgetting them would pull ids from under that write's interning).
+   */
+  reset(stale: string): void {
+    if (stale !== this.generation) return;
+    this.#cache.clear();
     this.#generation = undefined;
   }
 
@@ -84,7 +95,7 @@ export class RedisVocabulary {
   async intern(texts: Iterable<string>): Promise<void> {
     const wanted = [...new Set(texts)];
     for (let round = 0; round < 2; round++) {
-      const missing = wanted.filter((t) => !this.#ids.has(t));
+      const missing = wanted.filter((t) => this.#cache.idOf(t) === undefined);
       if (missing.length === 0 && this.#generation !== undefined) return;
       const [generation, ...ids] = await (this.redis as Interning).usIntern(
         this.vocabKey,
@@ -94,49 +105,54 @@ export class RedisVocabulary {
       );
       // Another generation: the ids cached are forgotten, and those asked for again.
       this.observe(String(generation));
-      for (const [i, text] of missing.entries()) this.#remember(text, Number(ids[i]));
+      for (const [i, text] of missing.entries()) this.#cache.remember(text, Number(ids[i]));
     }
-    if (wanted.some((t) => !this.#ids.has(t)))
+    if (wanted.some((t) => this.#cache.idOf(t) === undefined))
       throw new UserscoutError('internal', 'The vocabulary changed generation twice in a row');
-  }
-
-  #remember(text: string, id: number): void {
-    this.#ids.set(text, id);
-    this.#texts.set(id, text);
   }
 
   /** The id of a text interned already. */
   idOf(text: string): number | undefined {
-    return this.#ids.get(text);
+    return this.#cache.idOf(text);
   }
 
-  /** Interns what the outcomes need and encodes them, for the search of `username`. */
-  async encode(outcomes: readonly Outcome[], username: string): Promise<Buffer[]> {
+  /**
+   * Interns what the outcomes need and encodes them, for the search of `username`, with
+   * the generation their ids belong to and each outcome's platform id, read in the same
+   * turn (a concurrent read or write may change the generation between turns). An id
+   * forgotten meanwhile gives the generation '' that every write script refuses: encode again.
+   */
+  async encode(outcomes: readonly Outcome[], username: string): Promise<EncodedOutcomes> {
     await this.intern(outcomes.flatMap((o) => vocabularyOf(o, username)));
-    return outcomes.map((o) => Buffer.from(encodeOutcome(o, username, (text) => this.#ids.get(text))));
+    const platforms = outcomes.map((o) => this.#cache.idOf(o.platformId));
+    return {
+      generation: platforms.includes(undefined) ? '' : this.generation,
+      rows: outcomes.map((o) => Buffer.from(encodeOutcome(o, username, (text) => this.#cache.idOf(text)))),
+      platforms: platforms.map((id) => id ?? -1),
+    };
   }
 
   /** Decodes outcomes read from Redis, fetching the texts not cached (one round trip). */
   async decode(rows: readonly Uint8Array[], username: string): Promise<Outcome[]> {
     await this.#load(rows.flatMap((row) => vocabularyIdsIn(row)));
-    return rows.map((row) => decodeOutcome(row, username, (id) => this.#texts.get(id)!));
+    return rows.map((row) => decodeOutcome(row, username, (id) => this.#cache.textOf(id)!));
   }
 
   /** The texts of these ids, fetching those not cached (one round trip). */
   async textsOf(ids: readonly number[]): Promise<string[]> {
     await this.#load(ids);
-    return ids.map((id) => this.#texts.get(id)!);
+    return ids.map((id) => this.#cache.textOf(id)!);
   }
 
   async #load(ids: readonly number[]): Promise<void> {
-    const missing = [...new Set(ids)].filter((id) => !this.#texts.has(id));
+    const missing = [...new Set(ids)].filter((id) => this.#cache.textOf(id) === undefined);
     if (missing.length === 0) return;
     const texts = await this.redis.hmget(this.vocabKey, ...missing.map(String));
     for (const [i, id] of missing.entries()) {
       const text = texts[i];
       if (text === null || text === undefined)
         throw new UserscoutError('internal', `The store's vocabulary has no entry ${id}`);
-      this.#remember(text, id);
+      this.#cache.remember(text, id);
     }
   }
 }

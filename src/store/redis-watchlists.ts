@@ -90,6 +90,14 @@ const SCRIPTS = {
       redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
       return 1`,
   },
+  // KEYS: wl, due. ARGV: id, token, dueAt.
+  usWlDefer: {
+    numberOfKeys: 2,
+    lua: `
+      if redis.call('HGET', KEYS[1], 'version') ~= ARGV[2] then return 0 end
+      redis.call('ZADD', KEYS[2], ARGV[3], ARGV[1])
+      return 1`,
+  },
   // KEYS: wl, due, changes, deliveries list, deliveries due. ARGV: id, token, dueAt, delivery key prefix,
   // changes count, deliveries count, state fields count, state fields..., change JSON...,
   // (id, watchlistId, createdAt, JSON, dueAt or '') per delivery.
@@ -284,6 +292,13 @@ export class RedisWatchlists implements WatchlistStore {
           dueAt,
           ...stateFields(state),
         )) === 1,
+    );
+  }
+
+  deferWatchlist(id: string, token: number, dueAt: number): Promise<boolean> {
+    return this.#guard(
+      async () =>
+        (await this.#redis.usWlDefer(this.#key('wl', id), this.#key('wl-due'), id, token, dueAt)) === 1,
     );
   }
 

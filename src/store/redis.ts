@@ -6,7 +6,8 @@
  * surfaces as UserscoutError `store_unavailable` (503), never as a hang.
  *
  * Keys, under `PREFIX:`: `search:ID` (hash; its platforms as vocabulary ids), `outcomes:ID` (list of compact
- * outcomes, see compact-outcome.ts; seq = index + 1), `seen:ID` (bitmap by the
+ * outcomes, see compact-outcome.ts; seq = index + 1; an outcome replaced by a later answer is
+ * left as an empty entry, so indexes never move), `seen:ID` (bitmap by the
  * vocabulary id of each platform id stored), `counts:ID` (status → n), `searches`
  * and `unfinished` and `by-client:CLIENT` (sorted sets by creation time), `cache:PLATFORM:USERNAME`
  * (expiry time as a varint, then the compact outcome), `key:ID` (hash),
@@ -23,12 +24,14 @@ import { asStoreError } from '../redis/unavailable.js';
 import { decodeVarints, encodeVarints } from './compact-outcome.js';
 import { checkGeneration, RedisVocabulary, STALE_VOCABULARY } from './redis-vocabulary.js';
 import { RedisWatchlists } from './redis-watchlists.js';
+import { progressOf, searchRecordOf } from './search-record.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
   duplicateIdError,
   emptyByStatus,
   type FollowUp,
+  noSearchForOutcomes,
   type PlatformStats,
   RECENT_MS_ALPHA,
   type SearchCursor,
@@ -127,6 +130,22 @@ const SCRIPTS = {
         end
       end
       return seqs`,
+  },
+  // KEYS: search, outcomes, counts, vocab. ARGV: vocabulary generation, index of the outcome
+  // replaced, its bytes as read, its status, the new status, the new compact outcome. Returns -1
+  // (no such search), STALE_VOCABULARY, 0 (that entry changed since it was read: read again), or
+  // the new outcome's seq. The replaced entry is emptied in place, so every seq keeps its index.
+  usReplaceOutcome: {
+    numberOfKeys: 4,
+    lua: `
+      if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
+      ${checkGeneration(4, 1)}
+      if redis.call('LINDEX', KEYS[2], ARGV[2]) ~= ARGV[3] then return 0 end
+      redis.call('LSET', KEYS[2], ARGV[2], '')
+      local seq = redis.call('RPUSH', KEYS[2], ARGV[6])
+      redis.call('HINCRBY', KEYS[3], ARGV[4], -1)
+      redis.call('HINCRBY', KEYS[3], ARGV[5], 1)
+      return seq`,
   },
   // KEYS: cache key, vocab. ARGV: vocabulary generation, value, ttl (ms).
   usPutCached: {
@@ -239,6 +258,7 @@ export class RedisStore implements Store {
       for (let attempt = 1; ; attempt++) {
         await this.#vocabulary.intern(search.platformIds);
         const platforms = search.platformIds.map((id) => this.#vocabulary.idOf(id)!.toString(36)).join(',');
+        const generation = this.#vocabulary.generation;
         const created = await this.#redis.usCreateSearch(
           k.search,
           this.#key('searches'),
@@ -252,11 +272,11 @@ export class RedisStore implements Store {
           search.createdAt,
           UNFINISHED.has(search.state) ? '1' : '0',
           this.#retentionMs,
-          this.#vocabulary.generation,
+          generation,
           ...searchFields(search, platforms),
         );
         if (created === STALE_VOCABULARY && attempt < 2) {
-          this.#vocabulary.reset();
+          this.#vocabulary.reset(generation);
           continue;
         }
         if (created !== 1) throw duplicateIdError('Search', search.id);
@@ -309,15 +329,10 @@ export class RedisStore implements Store {
     });
   }
 
-  async addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
-    return (await this.addOutcomes(searchId, [outcome]))[0];
-  }
-
   /** One script call: atomic, and one round trip for the whole batch (two when a text is new). */
   addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]> {
     return this.#guard(async () => {
-      const notFound = () =>
-        new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
+      const notFound = () => noSearchForOutcomes(searchId);
       const k = this.#searchKeys(searchId);
       const username = outcomes.length === 0 ? null : await this.#redis.hget(k.search, 'username');
       if (username === null) {
@@ -326,28 +341,68 @@ export class RedisStore implements Store {
       }
       // Twice at most: a Redis emptied since the vocabulary was cached is seen once, then interned anew.
       for (let attempt = 1; ; attempt++) {
-        const encoded = await this.#vocabulary.encode(outcomes, username);
+        const { generation, rows, platforms } = await this.#vocabulary.encode(outcomes, username);
         const seqs = (await this.#redis.usAddOutcomes(
           k.search,
           k.seen,
           k.outcomes,
           k.counts,
           this.#vocabulary.vocabKey,
-          this.#vocabulary.generation,
-          ...outcomes.flatMap((o, i) => [
-            this.#vocabulary.idOf(o.platformId)!,
-            o.platformId,
-            o.status,
-            encoded[i]!,
-          ]),
+          generation,
+          ...outcomes.flatMap((o, i) => [platforms[i]!, o.platformId, o.status, rows[i]!]),
         )) as unknown as number | number[];
         if (seqs === STALE_VOCABULARY && attempt < 2) {
-          this.#vocabulary.reset();
+          this.#vocabulary.reset(generation);
           continue;
         }
         if (!Array.isArray(seqs)) throw notFound();
         return seqs.map((seq) => (seq === 0 ? undefined : seq));
       }
+    });
+  }
+
+  /**
+   * Reads the list to find the platform's entry, then one script replaces it if it is
+   * still what was read (else reads again, a few times at most). Rare: a platform
+   * checked again, at most once a search.
+   */
+  replaceOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
+    return this.#guard(async () => {
+      const notFound = () => noSearchForOutcomes(searchId);
+      const k = this.#searchKeys(searchId);
+      for (let attempt = 1; attempt <= 4; attempt++) {
+        const results = await this.#redis
+          .multi()
+          .hget(k.search, 'username')
+          .lrangeBuffer(k.outcomes, 0, -1)
+          .hget(this.#vocabulary.vocabKey, '0')
+          .exec();
+        const [username, rows, generation] = valuesOf(results) as [string | null, Buffer[], string | null];
+        if (username === null) throw notFound();
+        const stored = await this.#storedOutcomes(rows, username, generation, 0, undefined);
+        const old = stored.find((s) => s.outcome.platformId === outcome.platformId);
+        if (!old) return undefined;
+        const encoded = await this.#vocabulary.encode([outcome], username);
+        const seq = await this.#redis.usReplaceOutcome(
+          k.search,
+          k.outcomes,
+          k.counts,
+          this.#vocabulary.vocabKey,
+          encoded.generation,
+          old.seq - 1,
+          rows[old.seq - 1]!,
+          old.outcome.status,
+          outcome.status,
+          encoded.rows[0]!,
+        );
+        if (seq === STALE_VOCABULARY) this.#vocabulary.reset(encoded.generation);
+        else if (seq === -1) throw notFound();
+        else if (seq > 0) return seq;
+      }
+      throw new UserscoutError(
+        'internal',
+        `The outcome of ${outcome.platformId} kept changing while replaced`,
+      );
     });
   }
 
@@ -371,7 +426,7 @@ export class RedisStore implements Store {
 
   progress(searchId: string): Promise<SearchProgress> {
     return this.#guard(async () => {
-      return progressOf(await this.#redis.hgetall(this.#key('counts', searchId)));
+      return progressOfHash(await this.#redis.hgetall(this.#key('counts', searchId)));
     });
   }
 
@@ -399,7 +454,7 @@ export class RedisStore implements Store {
       if (!search) return undefined;
       return {
         search,
-        progress: progressOf(counts),
+        progress: progressOfHash(counts),
         outcomes: await this.#storedOutcomes(rows, search.username, generation, 0, options.statuses),
       };
     });
@@ -546,16 +601,16 @@ export class RedisStore implements Store {
     return this.#guard(async () => {
       const ttl = Math.max(0, Math.ceil(expiresAt - this.#now())) + CACHE_GRACE_MS;
       for (let attempt = 1; attempt <= 2; attempt++) {
-        const [encoded] = await this.#vocabulary.encode([outcome], username);
+        const { generation, rows } = await this.#vocabulary.encode([outcome], username);
         const done = await this.#redis.usPutCached(
           this.#cacheKey(username, outcome.platformId),
           this.#vocabulary.vocabKey,
-          this.#vocabulary.generation,
-          Buffer.concat([encodeVarints([Math.max(0, Math.round(expiresAt))]), encoded!]),
+          generation,
+          Buffer.concat([encodeVarints([Math.max(0, Math.round(expiresAt))]), rows[0]!]),
           ttl,
         );
         if (done !== STALE_VOCABULARY) return;
-        this.#vocabulary.reset();
+        this.#vocabulary.reset(generation);
       }
     });
   }
@@ -647,11 +702,19 @@ export class RedisStore implements Store {
     only: readonly OutcomeStatus[] | undefined,
   ): Promise<StoredOutcome[]> {
     this.#vocabulary.observe(generation);
-    const outcomes = await this.#vocabulary.decode(rows, username);
+    // An empty entry is an outcome replaced by a later answer: it keeps its place, unlisted.
+    const seqs: number[] = [];
+    const kept: Buffer[] = [];
+    for (const [i, row] of rows.entries()) {
+      if (row.length === 0) continue;
+      seqs.push(afterSeq + i + 1);
+      kept.push(row);
+    }
+    const outcomes = await this.#vocabulary.decode(kept, username);
     const statuses = only && new Set(only);
     const listed: StoredOutcome[] = [];
     for (const [i, outcome] of outcomes.entries()) {
-      if (!statuses || statuses.has(outcome.status)) listed.push({ seq: afterSeq + i + 1, outcome });
+      if (!statuses || statuses.has(outcome.status)) listed.push({ seq: seqs[i]!, outcome });
     }
     return listed;
   }
@@ -758,41 +821,35 @@ function searchFields(search: SearchRecord, platforms: string): string[] {
   return fields.filter(([, value]) => value !== undefined).flatMap(([name, value]) => [name, String(value)]);
 }
 
-/** Progress from a search's counts hash. */
-function progressOf(counts: Record<string, string>): SearchProgress {
-  const byStatus = emptyByStatus();
-  let checked = 0;
-  for (const status of Object.keys(byStatus) as OutcomeStatus[]) {
-    byStatus[status] = Number(counts[status] ?? 0);
-    checked += byStatus[status];
-  }
-  return { checked, hits: byStatus.hit, byStatus };
-}
-
 /** The replies of a MULTI, throwing the first error. */
 function valuesOf(results: [Error | null, unknown][] | null): unknown[] {
   for (const [error] of results ?? []) if (error) throw error;
   return (results ?? []).map(([, value]) => value);
 }
 
+/** Progress from a search's counts hash (status → count). */
+function progressOfHash(counts: Record<string, string>): SearchProgress {
+  return progressOf((status) => Number(counts[status] ?? 0));
+}
+
 function toSearch(row: Record<string, string>, platformIds: string[]): SearchRecord {
-  return {
+  const number = (field: string | undefined) => (field === undefined ? undefined : Number(field));
+  return searchRecordOf({
     id: row.id!,
     username: row.username!,
     state: row.state as SearchState,
     tier: row.tier as Tier,
     client: row.client!,
-    ...(row.private === '1' ? { private: true as const } : {}),
+    private: row.private === '1',
     platformIds,
     estimatedSeconds: Number(row.estimatedSeconds),
     createdAt: Number(row.createdAt),
-    // Absent rather than undefined, so a record reads back deep-equal to the one created.
-    ...(row.startedAt === undefined ? {} : { startedAt: Number(row.startedAt) }),
-    ...(row.finishedAt === undefined ? {} : { finishedAt: Number(row.finishedAt) }),
-    ...(row.error === undefined ? {} : { error: row.error }),
-    ...(row.recursive === '1' ? { recursive: true as const } : {}),
-    ...(row.followUps === undefined ? {} : { followUps: JSON.parse(row.followUps) as FollowUp[] }),
-  };
+    startedAt: number(row.startedAt),
+    finishedAt: number(row.finishedAt),
+    error: row.error,
+    recursive: row.recursive === '1',
+    followUps: row.followUps === undefined ? undefined : (JSON.parse(row.followUps) as FollowUp[]),
+  });
 }
 
 function apiKeyFields(key: ApiKeyRecord): string[] {

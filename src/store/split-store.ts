@@ -26,8 +26,8 @@ export class SplitStore implements Store {
   createSearch: Store['createSearch'] = (search) => this.#records.createSearch(search);
   getSearch: Store['getSearch'] = (id) => this.#records.getSearch(id);
   updateSearch: Store['updateSearch'] = (id, patch) => this.#records.updateSearch(id, patch);
-  addOutcome: Store['addOutcome'] = (id, outcome) => this.#records.addOutcome(id, outcome);
   addOutcomes: Store['addOutcomes'] = (id, outcomes) => this.#records.addOutcomes(id, outcomes);
+  replaceOutcome: Store['replaceOutcome'] = (id, outcome) => this.#records.replaceOutcome(id, outcome);
   listOutcomes: Store['listOutcomes'] = (id, options) => this.#records.listOutcomes(id, options);
   progress: Store['progress'] = (id) => this.#records.progress(id);
   snapshot: Store['snapshot'] = (id, options) => this.#records.snapshot(id, options);

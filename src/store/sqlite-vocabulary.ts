@@ -6,6 +6,7 @@ import type { Outcome } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeOutcome, encodeOutcome, vocabularyOf } from './compact-outcome.js';
 import type { Database, Statement } from './sqlite-driver.js';
+import { VocabularyCache } from './vocabulary-cache.js';
 
 /**
  * The `vocabulary` table, cached: an id, once given, never changes, so this
@@ -14,8 +15,7 @@ import type { Database, Statement } from './sqlite-driver.js';
  * the ids of a transaction rolled back, which another process may give again.
  */
 export class Vocabulary {
-  readonly #ids = new Map<string, number>();
-  readonly #texts = new Map<number, string>();
+  readonly #cache = new VocabularyCache();
   #uncommitted: string[] = [];
   readonly #insert: Statement;
   readonly #find: Statement;
@@ -27,42 +27,36 @@ export class Vocabulary {
     this.#text = db.prepare('SELECT text FROM vocabulary WHERE id = ?');
   }
 
-  #remember(text: string, id: number): number {
-    this.#ids.set(text, id);
-    this.#texts.set(id, text);
-    return id;
-  }
-
   /** The id of `text`, added when new. Only inside a write transaction. */
   intern(text: string): number {
     const known = this.find(text);
     if (known !== undefined) return known;
     this.#insert.run(text);
     this.#uncommitted.push(text);
-    return this.#remember(text, (this.#find.get(text) as { id: number }).id);
+    return this.#cache.remember(text, (this.#find.get(text) as { id: number }).id);
   }
 
   /** The id of `text`, or undefined when it has none. */
   find(text: string): number | undefined {
-    const cached = this.#ids.get(text);
+    const cached = this.#cache.idOf(text);
     if (cached !== undefined) return cached;
     const row = this.#find.get(text) as { id: number } | undefined;
-    return row && this.#remember(text, row.id);
+    return row && this.#cache.remember(text, row.id);
   }
 
   text(id: number): string {
-    const cached = this.#texts.get(id);
+    const cached = this.#cache.textOf(id);
     if (cached !== undefined) return cached;
     const row = this.#text.get(id) as { text: string } | undefined;
     if (!row) throw new UserscoutError('internal', `The store's vocabulary has no entry ${id}`);
-    this.#remember(row.text, id);
+    this.#cache.remember(row.text, id);
     return row.text;
   }
 
   /** `outcome` compact, its repeated texts interned. Only inside a write transaction. */
   encode(outcome: Outcome, username: string): Uint8Array {
     for (const text of vocabularyOf(outcome, username)) this.intern(text);
-    return encodeOutcome(outcome, username, (text) => this.#ids.get(text));
+    return encodeOutcome(outcome, username, (text) => this.#cache.idOf(text));
   }
 
   decode(bytes: Uint8Array, username: string): Outcome {
@@ -74,11 +68,7 @@ export class Vocabulary {
   }
 
   forgetUncommitted(): void {
-    for (const text of this.#uncommitted) {
-      const id = this.#ids.get(text);
-      this.#ids.delete(text);
-      if (id !== undefined) this.#texts.delete(id);
-    }
+    for (const text of this.#uncommitted) this.#cache.forget(text);
     this.#uncommitted = [];
   }
 }

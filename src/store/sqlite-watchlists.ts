@@ -90,6 +90,7 @@ export class SqliteWatchlists implements WatchlistStore {
       due: p('SELECT * FROM watchlists WHERE due_at <= ? ORDER BY due_at, id LIMIT 1'),
       lease: p('UPDATE watchlists SET due_at = ?, version = version + 1 WHERE id = ?'),
       saveState: p('UPDATE watchlists SET state = ?, due_at = ? WHERE id = ? AND version = ?'),
+      defer: p('UPDATE watchlists SET due_at = ? WHERE id = ? AND version = ?'),
       lastSeq: p('SELECT MAX(seq) AS seq FROM watch_changes WHERE watchlist_id = ?'),
       insertChange: p('INSERT INTO watch_changes (watchlist_id, seq, change) VALUES (?, ?, ?)'),
       changes: p('SELECT change FROM watch_changes WHERE watchlist_id = ? AND seq > ? ORDER BY seq LIMIT ?'),
@@ -176,6 +177,10 @@ export class SqliteWatchlists implements WatchlistStore {
     dueAt: number,
   ): Promise<boolean> {
     return this.#sql.saveState!.run(JSON.stringify(state), dueAt, id, token).changes > 0;
+  }
+
+  async deferWatchlist(id: string, token: number, dueAt: number): Promise<boolean> {
+    return this.#sql.defer!.run(dueAt, id, token).changes > 0;
   }
 
   async finishWatchlistRun(

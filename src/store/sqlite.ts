@@ -6,6 +6,9 @@
  * Outcomes are kept compact (src/store/compact-outcome.ts): a row of small
  * integers and a blob of a dozen bytes for a plain miss, the texts a platform
  * repeats kept once in `vocabulary`. A search's platforms are vocabulary ids too.
+ * When a search finishes, its rows are packed into one compressed page
+ * (compact-page.ts, `outcome_pages`): a hit's evidence is most of its bytes, and
+ * a search's hits repeat much of it. Outcomes stored after that are rows again.
  */
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
@@ -14,6 +17,8 @@ import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
+import { decodeCompactPage, encodeCompactPage } from './compact-page.js';
+import { progressOf, searchRecordOf } from './search-record.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
 import { Vocabulary } from './sqlite-vocabulary.js';
 import { SqliteWatchlists } from './sqlite-watchlists.js';
@@ -21,8 +26,9 @@ import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
   duplicateIdError,
-  emptyByStatus,
   type FollowUp,
+  isFinished,
+  noSearchForOutcomes,
   type PlatformStats,
   RECENT_MS_ALPHA,
   type SearchCursor,
@@ -136,6 +142,16 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   `
   ALTER TABLE searches ADD COLUMN recursive INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE searches ADD COLUMN follow_ups TEXT; -- JSON FollowUp[], once recorded
+  `,
+  // 7: a finished search's outcomes in one compressed page (issue 16); rows written before stay rows and read as before.
+  `
+  CREATE TABLE outcome_pages (
+    search_key INTEGER PRIMARY KEY, -- searches.key
+    last_seq INTEGER NOT NULL, -- the highest seq in the page
+    seqs BLOB, -- each outcome's seq, as varints of the steps between them; NULL: 1 to last_seq
+    status_counts BLOB NOT NULL, -- outcomes of each status, varints in STATUS_CODES order
+    body BLOB NOT NULL -- compact-page.ts, in seq order
+  );
   `,
 ];
 
@@ -255,6 +271,13 @@ interface SearchRow {
   outcome_count: number;
 }
 
+interface PageRow {
+  last_seq: number;
+  seqs: Uint8Array | null;
+  status_counts: Uint8Array;
+  body: Uint8Array;
+}
+
 interface ApiKeyRow {
   id: string;
   name: string;
@@ -288,6 +311,7 @@ export class SqliteStore implements Store {
     SearchSnapshot | undefined
   >;
   readonly #addOutcomes: Transaction<[string, readonly Outcome[]], (number | undefined)[]>;
+  readonly #replaceOutcome: Transaction<[string, Outcome], number | undefined>;
   readonly #createSearch: Transaction<[SearchRecord], void>;
   readonly #putCached: Transaction<[string, Outcome, number], void>;
   /** Deletes up to SWEEP_BATCH_ROWS searches created before the time given, noting them in `swept`. */
@@ -328,10 +352,12 @@ export class SqliteStore implements Store {
         | Pick<SearchRow, 'key' | 'username' | 'outcome_count'>
         | undefined;
       if (search === undefined) {
-        throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
+        throw noSearchForOutcomes(searchId);
       }
       let seq = search.outcome_count;
+      const packed = this.#packedPlatforms(search);
       const seqs = outcomes.map((outcome) => {
+        if (packed?.has(outcome.platformId)) return undefined;
         const inserted = sql.insertOutcome.run(
           search.key,
           vocabulary.intern(outcome.platformId),
@@ -343,6 +369,27 @@ export class SqliteStore implements Store {
       });
       if (seq !== search.outcome_count) sql.setOutcomeCount.run(seq, search.key);
       return seqs;
+    });
+    // The platform's row takes the next seq and the later answer: one row per platform, as before.
+    this.#replaceOutcome = this.#db.transaction((searchId: string, outcome: Outcome) => {
+      const search = sql.searchKey.get(searchId) as
+        | Pick<SearchRow, 'key' | 'username' | 'outcome_count'>
+        | undefined;
+      if (search === undefined) {
+        throw noSearchForOutcomes(searchId);
+      }
+      this.#unpack(search);
+      const seq = search.outcome_count + 1;
+      const replaced = sql.replaceOutcome.run(
+        seq,
+        STATUS_INDEX.get(outcome.status) ?? -1,
+        vocabulary.encode(outcome, search.username),
+        search.key,
+        vocabulary.intern(outcome.platformId),
+      );
+      if (replaced.changes === 0) return undefined;
+      sql.setOutcomeCount.run(seq, search.key);
+      return seq;
     });
     this.#createSearch = this.#db.transaction((search: SearchRecord) => {
       sql.insertSearch.run({
@@ -409,14 +456,78 @@ export class SqliteStore implements Store {
       error: patch.error ?? null,
       followUps: patch.followUps ? JSON.stringify(patch.followUps) : null,
     });
+    if (patch.state !== undefined && isFinished(patch.state)) await this.#pack(id);
   }
 
-  async addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
-    return this.#writing(() => this.#addOutcomes.immediate(searchId, [outcome]))[0];
+  /**
+   * Packs a finished search's rows into its page: read, compressed off the event
+   * loop, then written in one transaction that first checks no other process
+   * packed them meanwhile (else it leaves them: they read the same either way).
+   */
+  async #pack(id: string): Promise<void> {
+    const sql = this.#sql;
+    const search = sql.searchKey.get(id) as Pick<SearchRow, 'key' | 'username'> | undefined;
+    if (!search) return;
+    const page = sql.getPage.get(search.key) as PageRow | undefined;
+    const rows = sql.outcomeRows.all(search.key) as { seq: number; status: number; outcome: Uint8Array }[];
+    const from = page?.last_seq ?? 0;
+    if (rows.length === 0) return;
+    const seqs = [...(page ? pageSeqs(page) : []), ...rows.map((row) => row.seq)];
+    const counts = page ? decodeVarints(page.status_counts) : STATUS_CODES.map(() => 0);
+    for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
+    const body = await encodeCompactPage([
+      ...(page ? decodeCompactPage(page.body) : []),
+      ...rows.map((row) => row.outcome),
+    ]);
+    const lastSeq = rows.at(-1)!.seq;
+    this.#db
+      .transaction(() => {
+        const now = sql.getPage.get(search.key) as PageRow | undefined;
+        if ((now?.last_seq ?? 0) !== from) return;
+        const { n } = sql.countRowsUpTo.get(search.key, lastSeq) as { n: number };
+        if (n !== rows.length) return;
+        sql.putPage.run(search.key, lastSeq, encodeSeqs(seqs), encodeVarints(counts), body);
+        sql.deleteRowsUpTo.run(search.key, lastSeq);
+      })
+      .immediate();
+  }
+
+  /**
+   * A packed search's outcomes back as rows, its page gone (inside the caller's write
+   * transaction): what replacing one needs, rare (a check again after the search ended).
+   */
+  #unpack(search: Pick<SearchRow, 'key' | 'username'>): void {
+    const page = this.#sql.getPage.get(search.key) as PageRow | undefined;
+    if (!page) return;
+    const seqs = pageSeqs(page);
+    for (const [i, bytes] of decodeCompactPage(page.body).entries()) {
+      const outcome = this.#vocabulary.decode(bytes, search.username);
+      this.#sql.insertOutcome.run(
+        search.key,
+        this.#vocabulary.intern(outcome.platformId),
+        seqs[i]!,
+        STATUS_INDEX.get(outcome.status) ?? -1,
+        bytes,
+      );
+    }
+    this.#sql.deletePage.run(search.key);
+  }
+
+  /** Platform ids in the search's page, or undefined when it has none (the rows' key refuses the rest). */
+  #packedPlatforms(search: Pick<SearchRow, 'key' | 'username'>): Set<string> | undefined {
+    const page = this.#sql.getPage.get(search.key) as PageRow | undefined;
+    if (!page) return undefined;
+    return new Set(
+      decodeCompactPage(page.body).map((bytes) => this.#vocabulary.decode(bytes, search.username).platformId),
+    );
   }
 
   async addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]> {
     return this.#writing(() => this.#addOutcomes.immediate(searchId, outcomes));
+  }
+
+  async replaceOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
+    return this.#writing(() => this.#replaceOutcome.immediate(searchId, outcome));
   }
 
   async listOutcomes(
@@ -431,18 +542,31 @@ export class SqliteStore implements Store {
     search: Pick<SearchRow, 'key' | 'username'>,
     options: { afterSeq?: number; statuses?: readonly OutcomeStatus[] },
   ): StoredOutcome[] {
+    const afterSeq = options.afterSeq ?? 0;
+    const listed: StoredOutcome[] = [];
+    const lastPacked = (this.#sql.pageLastSeq.get(search.key) as { last_seq: number } | undefined)?.last_seq;
+    if (lastPacked !== undefined && lastPacked > afterSeq) {
+      const page = this.#sql.getPage.get(search.key) as PageRow;
+      const seqs = pageSeqs(page);
+      const only = options.statuses && new Set<string>(options.statuses);
+      for (const [i, bytes] of decodeCompactPage(page.body).entries()) {
+        const seq = seqs[i]!;
+        if (seq <= afterSeq) continue;
+        const outcome = this.#vocabulary.decode(bytes, search.username);
+        if (!only || only.has(outcome.status)) listed.push({ seq, outcome });
+      }
+    }
     const rows = this.#sql.listOutcomes.all({
       searchKey: search.key,
-      afterSeq: options.afterSeq ?? 0,
+      afterSeq,
       statuses:
         options.statuses === undefined
           ? null
           : JSON.stringify(options.statuses.map((s) => STATUS_INDEX.get(s) ?? -1)),
     }) as { seq: number; outcome: Uint8Array }[];
-    return rows.map((row) => ({
-      seq: row.seq,
-      outcome: this.#vocabulary.decode(row.outcome, search.username),
-    }));
+    for (const row of rows)
+      listed.push({ seq: row.seq, outcome: this.#vocabulary.decode(row.outcome, search.username) });
+    return listed;
   }
 
   async progress(searchId: string): Promise<SearchProgress> {
@@ -459,13 +583,11 @@ export class SqliteStore implements Store {
 
   #progress(searchKey: number): SearchProgress {
     const rows = this.#sql.countOutcomes.all(searchKey) as { status: number; n: number }[];
-    const byStatus = emptyByStatus();
-    let checked = 0;
-    for (const row of rows) {
-      byStatus[STATUS_CODES[row.status]!] = row.n;
-      checked += row.n;
-    }
-    return { checked, hits: byStatus.hit, byStatus };
+    const page = this.#sql.pageCounts.get(searchKey) as Pick<PageRow, 'status_counts'> | undefined;
+    if (page) rows.push(...decodeVarints(page.status_counts).map((n, status) => ({ status, n })));
+    const counts: number[] = [];
+    for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + row.n;
+    return progressOf((status) => counts[STATUS_INDEX.get(status)!] ?? 0);
   }
 
   async listSearchesByClient(
@@ -511,6 +633,7 @@ export class SqliteStore implements Store {
         await nextTick();
         if (changes < SWEEP_BATCH_ROWS) break;
       }
+      sql.deletePage.run(key);
       sql.forgetSwept.run(key);
     }
     // Rows that expired before the cutoff are past any use; no clock needed.
@@ -719,7 +842,21 @@ function prepareStatements(db: Database) {
     insertOutcome: db.prepare(`
       INSERT INTO outcomes (search_key, platform, seq, status, outcome) VALUES (?, ?, ?, ?, ?)
       ON CONFLICT (search_key, platform) DO NOTHING`),
+    replaceOutcome: db.prepare(
+      'UPDATE outcomes SET seq = ?, status = ?, outcome = ? WHERE search_key = ? AND platform = ?',
+    ),
     setOutcomeCount: db.prepare('UPDATE searches SET outcome_count = ? WHERE key = ?'),
+    outcomeRows: db.prepare('SELECT seq, status, outcome FROM outcomes WHERE search_key = ? ORDER BY seq'),
+    countRowsUpTo: db.prepare('SELECT COUNT(*) AS n FROM outcomes WHERE search_key = ? AND seq <= ?'),
+    deleteRowsUpTo: db.prepare('DELETE FROM outcomes WHERE search_key = ? AND seq <= ?'),
+    getPage: db.prepare('SELECT last_seq, seqs, status_counts, body FROM outcome_pages WHERE search_key = ?'),
+    pageLastSeq: db.prepare('SELECT last_seq FROM outcome_pages WHERE search_key = ?'),
+    pageCounts: db.prepare('SELECT status_counts FROM outcome_pages WHERE search_key = ?'),
+    putPage: db.prepare(`
+      INSERT INTO outcome_pages (search_key, last_seq, seqs, status_counts, body) VALUES (?, ?, ?, ?, ?)
+      ON CONFLICT (search_key) DO UPDATE SET last_seq = excluded.last_seq, seqs = excluded.seqs,
+        status_counts = excluded.status_counts, body = excluded.body`),
+    deletePage: db.prepare('DELETE FROM outcome_pages WHERE search_key = ?'),
     listOutcomes: db.prepare(`
       SELECT seq, outcome FROM outcomes
       WHERE search_key = @searchKey AND seq > @afterSeq
@@ -784,23 +921,22 @@ function prepareStatements(db: Database) {
 }
 
 function toSearch(row: SearchRow, vocabulary: Vocabulary): SearchRecord {
-  return {
+  return searchRecordOf({
     id: row.id,
     username: row.username,
     state: row.state,
     tier: row.tier,
     client: row.client,
-    ...(row.private ? { private: true as const } : {}),
+    private: row.private !== 0,
     platformIds: decodeVarints(row.platform_ids).map((id) => vocabulary.text(id)),
     estimatedSeconds: row.estimated_seconds,
     createdAt: row.created_at,
-    // Absent rather than undefined, so a record reads back deep-equal to the one created.
-    ...(row.started_at === null ? {} : { startedAt: row.started_at }),
-    ...(row.finished_at === null ? {} : { finishedAt: row.finished_at }),
-    ...(row.error === null ? {} : { error: row.error }),
-    ...(row.recursive ? { recursive: true as const } : {}),
-    ...(row.follow_ups === null ? {} : { followUps: JSON.parse(row.follow_ups) as FollowUp[] }),
-  };
+    startedAt: row.started_at,
+    finishedAt: row.finished_at,
+    error: row.error,
+    recursive: row.recursive !== 0,
+    followUps: row.follow_ups === null ? null : (JSON.parse(row.follow_ups) as FollowUp[]),
+  });
 }
 
 function toApiKey(row: ApiKeyRow): ApiKeyRecord {
@@ -812,6 +948,19 @@ function toApiKey(row: ApiKeyRow): ApiKeyRecord {
     createdAt: row.created_at,
     ...(row.revoked_at === null ? {} : { revokedAt: row.revoked_at }),
   };
+}
+
+/** Each outcome's seq in a page: 1, 2, 3... unless a replaced outcome left gaps. */
+function pageSeqs(page: Pick<PageRow, 'seqs' | 'last_seq'>): number[] {
+  if (page.seqs === null) return Array.from({ length: page.last_seq }, (_, i) => i + 1);
+  let seq = 0;
+  return decodeVarints(page.seqs).map((step) => (seq += step));
+}
+
+/** NULL for 1, 2, 3..., else the steps between seqs (mostly 1: a byte each). */
+function encodeSeqs(seqs: readonly number[]): Uint8Array | null {
+  if (seqs.every((seq, i) => seq === i + 1)) return null;
+  return encodeVarints(seqs.map((seq, i) => seq - (i === 0 ? 0 : seqs[i - 1]!)));
 }
 
 function nextTick(): Promise<void> {

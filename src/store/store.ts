@@ -17,6 +17,10 @@ import type { WatchlistStore } from './watchlists.js';
 /** Internal life of a search. The API shows `queued` as `running` (it has started from the client's view). */
 export const SEARCH_STATES = ['queued', 'running', 'completed', 'error'] as const;
 export type SearchState = (typeof SEARCH_STATES)[number];
+/** States a search does not leave: its outcomes are all in (backends then store them packed). */
+export const FINISHED_STATES: ReadonlySet<SearchState> = new Set(['completed', 'error']);
+/** Whether a search has finished (see FINISHED_STATES), narrowing its state. */
+export const isFinished = (state: SearchState): state is 'completed' | 'error' => FINISHED_STATES.has(state);
 
 export const TIERS = ['free', 'professional'] as const;
 export type Tier = (typeof TIERS)[number];
@@ -67,7 +71,10 @@ export interface SearchCursor {
 }
 
 export interface StoredOutcome {
-  /** 1, 2, 3... in the order outcomes were stored for this search; SSE event ids. */
+  /**
+   * 1, 2, 3... in the order outcomes were stored for this search; SSE event ids.
+   * Ascending, with a gap where an outcome was replaced (`replaceOutcome`).
+   */
   readonly seq: number;
   readonly outcome: Outcome;
 }
@@ -122,17 +129,23 @@ export interface Store extends ControlLedger {
     patch: Partial<Pick<SearchRecord, 'state' | 'startedAt' | 'finishedAt' | 'error' | 'followUps'>>,
   ): Promise<void>;
   /**
-   * Stores one platform's outcome. Returns its seq, or undefined when this
-   * platform already has an outcome in this search (never counted twice).
-   */
-  addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined>;
-  /**
    * Stores several outcomes at once, all or none (one transaction, one round
    * trip), in the order given. Returns each one's seq in that order, undefined
    * for a platform stored already or given twice (the first one counts).
-   * Throws 'search_not_found' as `addOutcome` does, storing nothing.
+   * Throws 'search_not_found' when there is no such search, storing nothing.
    */
   addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]>;
+  /**
+   * Replaces a platform's stored outcome in a search with a later answer (the
+   * platform checked again, issue 19). The later answer takes the next seq, as
+   * an outcome added now would, so whoever follows by seq (`afterSeq`, SSE ids)
+   * sees it; the outcome replaced is no longer listed, and its seq is never
+   * given again (a gap). Progress: `checked` unchanged, one count moves from the
+   * old status to the new. Atomic, like `addOutcomes`. Returns the new seq, or
+   * undefined when this platform has no outcome in this search (nothing is
+   * stored then). Throws 'search_not_found' as `addOutcomes` does.
+   */
+  replaceOutcome(searchId: string, outcome: Outcome): Promise<number | undefined>;
   /** Outcomes in seq order, after `afterSeq` when given, only the given statuses when given. */
   listOutcomes(
     searchId: string,
@@ -213,4 +226,9 @@ export function duplicateIdError(
   cause?: unknown,
 ): UserscoutError {
   return new UserscoutError('duplicate_id', `${what} ${id} exists already`, { cause });
+}
+
+/** What `addOutcomes` and `replaceOutcome` throw when there is no such search. */
+export function noSearchForOutcomes(searchId: string): UserscoutError {
+  return new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
 }

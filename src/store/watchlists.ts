@@ -147,6 +147,11 @@ export interface WatchlistStore {
   /** Saves the state under the lease and makes it due at `dueAt`; false when the token is stale. */
   saveWatchlistState(id: string, token: number, state: WatchlistState, dueAt: number): Promise<boolean>;
   /**
+   * Makes the watchlist due at `dueAt` under the lease, its state untouched (a
+   * run still waiting for its searches: nothing else changed); false when the token is stale.
+   */
+  deferWatchlist(id: string, token: number, dueAt: number): Promise<boolean>;
+  /**
    * Ends a run, all or nothing: saves the state (due at `dueAt`), appends the
    * changes (numbered here) and adds the deliveries. False, storing nothing,
    * when the token is stale.

@@ -19,7 +19,7 @@ function isAnswer(status: OutcomeStatus): status is 'hit' | 'miss' {
 }
 
 /** What one platform's new status means against its entry, if anything. */
-export function changeOf(entry: BaselineEntry | undefined, status: OutcomeStatus): ChangeKind | undefined {
+function changeOf(entry: BaselineEntry | undefined, status: OutcomeStatus): ChangeKind | undefined {
   if (!entry || !isAnswer(status)) return undefined;
   if (entry.answer !== undefined && entry.answer !== status) return status === 'hit' ? 'new_hit' : 'gone';
   if (!isAnswer(entry.last)) return 'changed';

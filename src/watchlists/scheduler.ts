@@ -168,7 +168,8 @@ export class WatchlistScheduler {
       }
       if (search.state === 'queued' || search.state === 'running') {
         if (!overdue) {
-          await save({ ...watchlist.state, run }, now() + this.#o.tickMs);
+          // Nothing changed but when to look again: the state (with its baseline) is not written again.
+          await store.watchlists.deferWatchlist(watchlist.id, token, now() + this.#o.tickMs);
           return;
         }
         skipped[name] = 'its search did not finish in time';

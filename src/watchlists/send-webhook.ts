@@ -4,10 +4,9 @@
  * watchlists; the network sits here, the policy in delivery-policy.ts.
  */
 import { Agent, fetch } from 'undici';
-import { guardedLookup } from '../engine/dispatcher.js';
 import type { DeliveryAttempt, DeliveryRecord } from '../store/watchlists.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
-import { type Resolve, refusedDestination, resolveAll } from './webhook-url.js';
+import { checkDestination, pinnedLookup, type Resolve, resolveAll } from './webhook-url.js';
 
 export interface SendOptions {
   readonly secret: string;
@@ -20,24 +19,27 @@ export interface SendOptions {
   readonly signal?: AbortSignal;
 }
 
-/**
- * Connections of webhooks that must not reach private addresses: the address
- * checked is the one connected to, so a name that resolves differently at
- * connect time (DNS rebinding) is refused too. Made once, on first use.
- */
-let guardedAgent: Agent | undefined;
-const publicOnly = () => {
-  guardedAgent ??= new Agent({ connect: { lookup: guardedLookup } });
-  return guardedAgent;
-};
-
 /** Longest receiver's answer kept in the log, characters. */
 const ERROR_TEXT_MAX = 200;
 
 export async function sendWebhook(delivery: DeliveryRecord, options: SendOptions): Promise<DeliveryAttempt> {
   const at = options.now();
-  const refused = await refusedDestination(delivery.url, options.allowPrivate, options.resolve ?? resolveAll);
-  if (refused) return { at, error: refused, durationMs: 0 };
+  let destination: Awaited<ReturnType<typeof checkDestination>>;
+  try {
+    // Resolved once per attempt: the connection goes to the addresses checked (no DNS rebinding).
+    destination = await checkDestination(delivery.url, options.allowPrivate, options.resolve ?? resolveAll);
+  } catch (error) {
+    return {
+      at,
+      error: error instanceof Error ? error.message : String(error),
+      durationMs: options.now() - at,
+    };
+  }
+  if ('refused' in destination) return { at, error: destination.refused, durationMs: 0 };
+  const { addresses } = destination;
+  // Its own connections, closed after the attempt: a kept one could outlive what was checked.
+  const pinned =
+    addresses === 'any' ? undefined : new Agent({ connect: { lookup: pinnedLookup(addresses) } });
   const timestamp = Math.floor(at / 1000);
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
@@ -46,7 +48,7 @@ export async function sendWebhook(delivery: DeliveryRecord, options: SendOptions
       method: 'POST',
       redirect: 'manual',
       signal,
-      ...(options.allowPrivate ? {} : { dispatcher: publicOnly() }),
+      ...(pinned ? { dispatcher: pinned } : {}),
       headers: {
         'content-type': 'application/json',
         'user-agent': options.userAgent ?? 'userscout-webhook/1',
@@ -76,5 +78,7 @@ export async function sendWebhook(delivery: DeliveryRecord, options: SendOptions
         : ((error as { cause?: { message?: string } }).cause?.message ??
           (error instanceof Error ? error.message : String(error)));
     return { at, error: message, durationMs };
+  } finally {
+    await pinned?.destroy().catch(() => {});
   }
 }

@@ -26,6 +26,8 @@ export interface SearchOptions {
   readonly categories?: readonly string[];
   readonly platforms?: readonly string[];
   readonly includeNsfw?: boolean;
+  /** Follow up the new names the hits' profiles give (src/api/follow-ups.ts). */
+  readonly recursive?: boolean;
 }
 
 export interface ApiClient {
@@ -46,6 +48,7 @@ function narrowing(narrow: SearchOptions): Record<string, unknown> {
     ...(narrow.categories?.length ? { categories: narrow.categories } : {}),
     ...(narrow.platforms?.length ? { platforms: narrow.platforms } : {}),
     ...(narrow.includeNsfw ? { includeNsfw: true } : {}),
+    ...(narrow.recursive ? { recursive: true } : {}),
   };
 }
 

@@ -1,7 +1,7 @@
 /**
  * The professional API key, kept in the browser's local storage (never in a URL).
  */
-export const API_KEY_STORAGE = 'userscout.apiKey';
+const API_KEY_STORAGE = 'userscout.apiKey';
 
 export interface KeyStore {
   get(): string | undefined;

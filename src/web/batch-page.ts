@@ -1,7 +1,8 @@
 /**
  * The page for many names at once: a pasted list or a CSV file becomes one
  * batch (POST /api/searches), and each name gets its own result table of
- * hits, polled about once a second until its search ends.
+ * hits, polled about once a second until its search ends (and, followed up,
+ * until its follow-up searches are listed).
  */
 import { createApiClient } from './api-client.js';
 import { ApiError } from './api-failure.js';
@@ -9,6 +10,7 @@ import { localKeyStore } from './api-key-store.js';
 import type { SearchSnapshot } from './api-types.js';
 import { byId, h, safeHref } from './dom.js';
 import { failureMessage } from './failure-message.js';
+import { followUpItems, followUpsStatus } from './follow-ups.js';
 import { namesFromCsv, namesFromText } from './name-list.js';
 
 const POLL_MS = 1000;
@@ -18,6 +20,7 @@ const el = {
   names: byId('names', HTMLTextAreaElement),
   file: byId('names-file', HTMLInputElement),
   button: byId('batch-button', HTMLButtonElement),
+  recursive: byId('recursive', HTMLInputElement),
   status: byId('batch-status', HTMLParagraphElement),
   alert: byId('alert', HTMLDivElement),
   alertText: byId('alert-text', HTMLParagraphElement),
@@ -38,7 +41,7 @@ function showAlert(text: string | undefined): void {
   el.alertText.textContent = text ?? '';
 }
 
-/** One name's section: a heading, a status line and its table of hits. */
+/** One name's section: a heading, a status line, its table of hits and, followed up, its follow-ups. */
 function nameSection(username: string, index: number) {
   const headingId = `batch-heading-${index}`;
   const status = h('p', { class: 'status-line', role: 'status' }, 'Running…');
@@ -60,12 +63,22 @@ function nameSection(username: string, index: number) {
     ),
     body,
   );
+  const followUpsStatusLine = h('p', { class: 'hint', role: 'status' });
+  const followUpsList = h('ul');
+  const followUps = h(
+    'div',
+    { class: 'follow-ups', hidden: true },
+    h('h3', {}, 'Follow-up searches'),
+    followUpsStatusLine,
+    followUpsList,
+  );
   const section = h(
     'section',
     { class: 'panel batch-result', 'aria-labelledby': headingId, 'data-username': username },
     h('h2', { id: headingId }, `Results for “${username}”`),
     status,
     table,
+    followUps,
   );
   const render = (search: SearchSnapshot) => {
     body.replaceChildren(
@@ -88,6 +101,11 @@ function nameSection(username: string, index: number) {
         : search.status === 'completed'
           ? `Finished: ${hits} hit${hits === 1 ? '' : 's'} among ${total} platforms.`
           : `Ended with an error: ${search.error ?? 'unknown'}. ${hits} hit${hits === 1 ? '' : 's'} found before.`;
+    followUps.hidden = search.followUps === undefined && !search.followUpsPending;
+    if (followUps.hidden) return;
+    followUpsStatusLine.textContent = followUpsStatus(search);
+    const names = new Map(search.results.map((r) => [r.platformId, r.platform]));
+    followUpsList.replaceChildren(...followUpItems(search.followUps ?? [], (id) => names.get(id) ?? id));
   };
   return { section, render, fail: (text: string) => (status.textContent = text) };
 }
@@ -98,7 +116,8 @@ async function follow(id: string, view: ReturnType<typeof nameSection>): Promise
     try {
       const search = await client.getHits(id);
       view.render(search);
-      if (search.status !== 'running') return;
+      // A recursive search's follow-ups start just after it completes: read it until they are listed.
+      if (search.status !== 'running' && !search.followUpsPending) return;
     } catch (error) {
       if (error instanceof ApiError && error.failure.kind === 'not_found') {
         view.fail('This search has expired.');
@@ -131,7 +150,7 @@ el.form.addEventListener('submit', (event) => {
   el.button.disabled = true;
   el.status.textContent = `Starting ${names.length} search${names.length === 1 ? '' : 'es'}…`;
   client
-    .startBatch(names)
+    .startBatch(names, { recursive: el.recursive.checked })
     .then(({ searches }) => {
       el.results.replaceChildren();
       const views = searches.map((s, i) => {

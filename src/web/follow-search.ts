@@ -68,13 +68,28 @@ export function followSearch(
     on.failed(asFailure(error));
   };
 
-  /** Reports a snapshot; true when the search has ended. */
+  let ended = false;
+  /**
+   * Reports a snapshot; true when there is nothing more to follow: the search
+   * has ended and, for a recursive one, its follow-ups are listed (they are
+   * started just after it completes: `done` is reported at once, and the search
+   * read again until they are).
+   */
   const report = (search: SearchSnapshot): boolean => {
     on.snapshot(search);
     if (search.status === 'running') return false;
-    stop();
-    on.done(search.status, search.error);
-    return true;
+    const final = !search.followUpsPending;
+    if (final) stop();
+    if (!ended) {
+      ended = true;
+      on.done(search.status, search.error);
+    }
+    return final;
+  };
+  /** After a snapshot that was not the last: the stream for a running search, polls for pending follow-ups. */
+  const goOn = (search: SearchSnapshot, follow: () => void) => {
+    if (search.status === 'running') follow();
+    else poll(maxPolls);
   };
 
   const poll = (remaining: number) => {
@@ -140,7 +155,7 @@ export function followSearch(
       // The stream's outcomes are all there; one last read gives the finishing time and status.
       client.getSearch(id).then(
         (search) => {
-          if (!stopped && !report(search)) startPolling();
+          if (!stopped && !report(search)) goOn(search, startPolling);
         },
         (error: unknown) => fail(error),
       );
@@ -154,8 +169,7 @@ export function followSearch(
   client.getSearch(id).then(
     (search) => {
       if (stopped || report(search)) return;
-      if (ES) listen(ES);
-      else startPolling();
+      goOn(search, () => (ES ? listen(ES) : startPolling()));
     },
     (error: unknown) => fail(error),
   );

@@ -12,7 +12,7 @@ export const STATUS_LABELS: Record<OutcomeStatus, { readonly symbol: string; rea
   invalid: { symbol: '–', label: 'Name not allowed' },
 };
 
-export const REASON_LABELS: Record<OutcomeReason, string> = {
+const REASON_LABELS: Record<OutcomeReason, string> = {
   waf: 'blocked by a bot shield',
   captcha: 'asked for a captcha',
   rate_limited: 'rate limited by the platform',

@@ -35,7 +35,7 @@ export interface ProgressView {
  * first second and the slowest ones last, so the average since the start would
  * promise an end long before it comes.
  */
-export const PACE_WINDOW_MS = 5000;
+const PACE_WINDOW_MS = 5000;
 
 /** Checked at `at`, read off the samples (the search starts at 0 checked); linear between two samples. */
 function checkedAt(samples: readonly ProgressSample[], at: number): number {

@@ -14,6 +14,7 @@ import { byId, download, h } from './dom.js';
 import { exportFileName, toCsv, toJson } from './export-format.js';
 import { failureMessage, isRetryable } from './failure-message.js';
 import { type Following, type FollowMode, followSearch } from './follow-search.js';
+import { followUpItems, followUpsStatus } from './follow-ups.js';
 import { STATUS_LABELS } from './labels.js';
 import {
   addSample,
@@ -56,6 +57,8 @@ interface CurrentSearch {
   error?: string;
   createdAt: string;
   completedAt?: string;
+  /** A recursive search's follow-ups, once completed (or that they are being started). */
+  followUps?: Pick<Snapshot, 'followUps' | 'followUpsPending'>;
 }
 
 const el = {
@@ -68,6 +71,10 @@ const el = {
   categoriesStatus: byId('categories-status', HTMLParagraphElement),
   platformsField: byId('platforms-field', HTMLInputElement),
   includeNsfw: byId('include-nsfw', HTMLInputElement),
+  recursive: byId('recursive', HTMLInputElement),
+  followUps: byId('follow-ups', HTMLElement),
+  followUpsStatus: byId('follow-ups-status', HTMLParagraphElement),
+  followUpsList: byId('follow-ups-list', HTMLUListElement),
   searchButton: byId('search-button', HTMLButtonElement),
   tier: byId('tier', HTMLElement),
   quota: byId('quota', HTMLSpanElement),
@@ -338,7 +345,12 @@ function readSearchOptions(): SearchOptions {
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
-  return { categories: checkedCategories(), platforms, includeNsfw: el.includeNsfw.checked };
+  return {
+    categories: checkedCategories(),
+    platforms,
+    includeNsfw: el.includeNsfw.checked,
+    recursive: el.recursive.checked,
+  };
 }
 
 function renderOptionsSummary(): void {
@@ -479,6 +491,9 @@ function adopt(search: Snapshot): void {
     ...(search.error !== undefined ? { error: search.error } : {}),
     createdAt: search.createdAt,
     ...(search.completedAt !== undefined ? { completedAt: search.completedAt } : {}),
+    ...(search.followUps !== undefined || search.followUpsPending
+      ? { followUps: { followUps: search.followUps, followUpsPending: search.followUpsPending } }
+      : {}),
   };
   mergeOutcomes(outcomes, search.results);
   if (el.username.value === '') el.username.value = search.username;
@@ -609,9 +624,21 @@ function renderResults(): void {
   el.nextPage.disabled = page.index >= page.count - 1;
   el.exportCsv.disabled = shown.length === 0;
   el.exportJson.disabled = shown.length === 0;
+  renderFollowUps();
   // The service's self-contained HTML report of the whole search (every outcome, not only those shown).
   el.reportLink.hidden = !current;
   if (current) el.reportLink.href = `/api/search/${encodeURIComponent(current.id)}/report.html`;
+}
+
+/** A recursive search's follow-ups: which hit gave each new name, and a link to its search. */
+function renderFollowUps(): void {
+  const shown = current?.followUps;
+  el.followUps.hidden = shown === undefined;
+  if (!shown) return;
+  el.followUpsStatus.textContent = followUpsStatus(shown);
+  el.followUpsList.replaceChildren(
+    ...followUpItems(shown.followUps ?? [], (id) => outcomes.get(id)?.platform ?? id),
+  );
 }
 
 function readFilter(): ResultFilter {

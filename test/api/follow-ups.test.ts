@@ -4,43 +4,42 @@
  * With recursive: true the completed search starts one follow-up per new
  * name, counted against the search limit (here 3: a plain search, the
  * recursive one and bob's fit; rabbit's does not), and says which hit led to
- * each; bob's profile links further, but a follow-up never recurses.
+ * each; bob's profile links further, but a follow-up never recurses. They
+ * start as the search completes, whether anyone reads it or not (on the search
+ * thread or without it), and a read starts those a dead process left unstarted.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Behaviour } from '../../src/sim/behaviour.js';
-import { emulateCatalogue } from '../../src/sim/emulate.js';
-import { SimWeb } from '../../src/sim/server.js';
-import { catalogueOf, entry } from '../support/catalogue.js';
+import { followUpClaim, followUpId } from '../../src/api/follow-ups.js';
+import { UserscoutError } from '../../src/errors.js';
+import type { SearchRecord } from '../../src/store/store.js';
+import { followUpsCatalogue as catalogue, followUpsSim } from '../support/follow-ups-fixture.js';
 import { json, pollUntilDone, postSearch, type RunningService, startService } from '../support/service.js';
 
-const page = (name: string, sameAs: string[]) =>
-  `<!DOCTYPE html><html><head><title>${name}</title>
-<script type="application/ld+json">${JSON.stringify({ '@type': 'Person', name, sameAs })}</script>
-</head><body><h1>${name}</h1></body></html>`;
+/** Polls the search until it is finished and its follow-ups (if any) are recorded. */
+async function pollUntilFollowedUp(url: string, id: string) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const r = await pollUntilDone(url, id);
+    if (!r.body.followUpsPending) return r;
+    if (Date.now() > deadline) throw new Error(`follow-ups of ${id} still pending after 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
 
-const catalogue = catalogueOf([
-  entry('Alpha'),
-  entry('Bravo', { known: { claimed: ['bob'], unclaimed: ['x-none-1'] } }),
-  entry('Charlie', { known: { claimed: ['rabbit'], unclaimed: ['x-none-1'] } }),
-]);
-const html = (body: string): Behaviour => ({
-  kind: 'respond',
-  status: 200,
-  headers: { 'content-type': 'text/html' },
-  body,
-});
-const override = (platform: { id: string }, username: string): Behaviour | undefined => {
-  if (platform.id === 'alpha' && username === 'alice')
-    return html(page('Alice', ['https://bravo.test/u/bob', 'https://charlie.test/u/rabbit']));
-  if (platform.id === 'bravo' && username === 'bob')
-    return html(page('Bob', ['https://charlie.test/u/carol']));
-  return undefined;
-};
+/** Waits on the store, never the API, until `ready` holds of the search. */
+async function storeUntil(running: RunningService, id: string, ready: (s: SearchRecord) => boolean) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const search = await running.service.store.getSearch(id);
+    if (search && ready(search)) return search;
+    if (Date.now() > deadline) throw new Error(`search ${id} not ready in 30 s: ${JSON.stringify(search)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
 
 describe('recursive searches', () => {
-  const sim = new SimWeb({
-    routes: emulateCatalogue(catalogue.platforms, catalogue.shields, { override }).routes,
-  });
+  const sim = followUpsSim();
   let running: RunningService;
   const used = async () => (await json(`${running.url}/api/usage`)).body.searches.used as number;
 
@@ -66,7 +65,7 @@ describe('recursive searches', () => {
   it('follows up each new name once, says which hit led to it, and lists those past the limit', async () => {
     const started = await postSearch(running.url, { username: 'alice', recursive: true });
     expect(started.status).toBe(200);
-    const done = await pollUntilDone(running.url, started.body.queryId);
+    const done = await pollUntilFollowedUp(running.url, started.body.queryId);
     expect(done.body.status).toBe('completed');
     expect(done.body.followUps).toEqual([
       { username: 'bob', from: 'alpha', queryId: expect.any(String) },
@@ -91,13 +90,30 @@ describe('recursive searches', () => {
     const again = await json(`${running.url}/api/search?id=${started.body.queryId}`);
     expect(again.body.followUps).toEqual(done.body.followUps);
     expect(await used()).toBe(3);
+
+    // The report lists them from the same view: which hit led to each, a link to the one started.
+    const report = await (
+      await fetch(`${running.url}/api/search/${started.body.queryId}/report.html`)
+    ).text();
+    const section = report.slice(report.indexOf('<h2>Follow-up searches (2)</h2>'));
+    expect(section).toContain(
+      `<tr><td><code>bob</code></td><td>Alpha</td><td><a href="../${bobId}/report.html">${bobId}</a></td></tr>`,
+    );
+    expect(section).toContain(
+      '<tr><td><code>rabbit</code></td><td>Alpha</td><td><span class="muted">not searched: search limit reached</span></td></tr>',
+    );
+    // The link leads to the follow-up's own report (relative to this one's address).
+    const linked = await fetch(
+      new URL(`../${bobId}/report.html`, `${running.url}/api/search/${started.body.queryId}/report.html`),
+    );
+    expect(linked.status).toBe(200);
+    expect(await linked.text()).toContain('<title>userscout report: bob</title>');
+    expect(await used()).toBe(3);
   });
 });
 
 describe('recursive searches read by many at once', () => {
-  const sim = new SimWeb({
-    routes: emulateCatalogue(catalogue.platforms, catalogue.shields, { override }).routes,
-  });
+  const sim = followUpsSim();
   let running: RunningService;
 
   beforeAll(async () => {
@@ -123,16 +139,183 @@ describe('recursive searches read by many at once', () => {
         json(`${running.url}/api/search?id=${id}${i % 2 ? '&include=all' : ''}`),
       ),
     );
-    const final = (await json(`${running.url}/api/search?id=${id}`)).body.followUps;
+    const final = (await pollUntilFollowedUp(running.url, id)).body.followUps;
     expect(final).toEqual([
       { username: 'bob', from: 'alpha', queryId: expect.any(String) },
       { username: 'rabbit', from: 'alpha', queryId: expect.any(String) },
     ]);
-    // Each answer has them all or (while another was starting them) none.
+    // Each answer has them all or (while they were being started) none, and says so.
     for (const answer of answers) {
       expect(answer.status).toBe(200);
       if (answer.body.followUps !== undefined) expect(answer.body.followUps).toEqual(final);
+      else expect(answer.body.followUpsPending).toBe(true);
     }
     expect((await json(`${running.url}/api/usage`)).body.searches.used).toBe(3);
+  });
+});
+
+describe.each([
+  { searchThread: true, label: 'on the search thread' },
+  { searchThread: false, label: 'on the API thread' },
+])('recursive searches nobody reads ($label)', ({ searchThread }) => {
+  const sim = followUpsSim();
+  let running: RunningService;
+
+  beforeAll(async () => {
+    await sim.start();
+    running = await startService(sim, catalogue, { freeLimit: 10, searchThread });
+  });
+  afterAll(async () => {
+    await running?.service.close();
+    await sim.stop();
+  });
+
+  it('starts the follow-ups as the search completes, once, though no answer of it is ever served', async () => {
+    const started = await postSearch(running.url, { username: 'alice', recursive: true });
+    const id = started.body.queryId as string;
+    // Only the store is watched: no GET /api/search, no report, no event stream.
+    const parent = await storeUntil(running, id, (s) => s.followUps !== undefined);
+    expect(parent.state).toBe('completed');
+    expect(parent.followUps).toEqual([
+      { username: 'bob', from: 'alpha', queryId: followUpId(id, 'bob') },
+      { username: 'rabbit', from: 'alpha', queryId: followUpId(id, 'rabbit') },
+    ]);
+    const bob = await storeUntil(running, followUpId(id, 'bob'), (s) => s.state === 'completed');
+    expect(bob.username).toBe('bob');
+    expect(bob.recursive).toBeUndefined();
+    await storeUntil(running, followUpId(id, 'rabbit'), (s) => s.state === 'completed');
+    // Exactly once: three searches stored and counted, the parent and one per name.
+    const stored = await running.service.store.listSearchesByClient(parent.client, { limit: 100 });
+    expect(stored.map((s) => s.username).sort()).toEqual(['alice', 'bob', 'rabbit']);
+    expect((await json(`${running.url}/api/usage`)).body.searches.used).toBe(3);
+  });
+});
+
+describe('follow-ups a dead process left unstarted', () => {
+  const sim = followUpsSim();
+  let running: RunningService;
+  const leaseMs = 1_000;
+
+  beforeAll(async () => {
+    await sim.start();
+    running = await startService(sim, catalogue, { freeLimit: 10, followUpLeaseMs: leaseMs });
+  });
+  afterAll(async () => {
+    await running?.service.close();
+    await sim.stop();
+  });
+
+  it('are started by a read once its lease has run out, without starting again the one it had started', async () => {
+    const { store } = running.service;
+    // A plain search gives a real completed search's record and outcomes (it counts one).
+    const plain = await postSearch(running.url, { username: 'alice' });
+    const done = await storeUntil(running, plain.body.queryId, (s) => s.state === 'completed');
+    // The dead process: it ran a recursive search to completion, claimed its follow-ups,
+    // started bob's and died before starting rabbit's or recording them.
+    const id = randomUUID();
+    await store.createSearch({ ...done, id, recursive: true, finishedAt: Date.now() });
+    await store.addOutcomes(
+      id,
+      (await store.listOutcomes(done.id)).map((s) => s.outcome),
+    );
+    expect(await store.claimLease(followUpClaim(id), leaseMs, Date.now())).toBe(true);
+    await store.createSearch({ ...done, id: followUpId(id, 'bob'), username: 'bob' });
+
+    // Within the lease: said to be pending, nothing started.
+    const early = await json(`${running.url}/api/search?id=${id}`);
+    expect(early.body.status).toBe('completed');
+    expect(early.body.followUpsPending).toBe(true);
+    expect(early.body.followUps).toBeUndefined();
+    const earlyReport = await (await fetch(`${running.url}/api/search/${id}/report.html`)).text();
+    expect(earlyReport).toContain('The follow-up searches of this recursive search are being started');
+
+    const late = await pollUntilFollowedUp(running.url, id);
+    expect(late.body.followUps).toEqual([
+      { username: 'bob', from: 'alpha', queryId: followUpId(id, 'bob') },
+      { username: 'rabbit', from: 'alpha', queryId: followUpId(id, 'rabbit') },
+    ]);
+    expect(late.body.followUpsPending).toBeUndefined();
+    // Only rabbit's was started (and counted) here.
+    expect((await json(`${running.url}/api/usage`)).body.searches.used).toBe(2);
+    const stored = await store.listSearchesByClient(done.client, { limit: 100 });
+    expect(stored.map((s) => s.username).sort()).toEqual(['alice', 'alice', 'bob', 'rabbit']);
+  });
+
+  it('are left pending by a read while the queue refuses for now, the search answered, and started by a later read', async () => {
+    const { store, runner } = running.service;
+    const plain = await postSearch(running.url, { username: 'alice' });
+    const done = await storeUntil(running, plain.body.queryId, (s) => s.state === 'completed');
+    // Completed longer ago than the lease, its follow-ups never started: the next read starts them.
+    const id = randomUUID();
+    await store.createSearch({ ...done, id, recursive: true, finishedAt: Date.now() - leaseMs });
+    await store.addOutcomes(
+      id,
+      (await store.listOutcomes(done.id)).map((s) => s.outcome),
+    );
+    const admit = runner.admit;
+    runner.admit = async () => {
+      throw new UserscoutError('unavailable');
+    };
+    try {
+      const read = await json(`${running.url}/api/search?id=${id}`);
+      expect(read.status, JSON.stringify(read.body)).toBe(200);
+      expect(read.body.status).toBe('completed');
+      expect(read.body.followUpsPending).toBe(true);
+    } finally {
+      runner.admit = admit;
+    }
+    const late = await pollUntilFollowedUp(running.url, id);
+    expect(late.body.followUps).toEqual([
+      { username: 'bob', from: 'alpha', queryId: followUpId(id, 'bob') },
+      { username: 'rabbit', from: 'alpha', queryId: followUpId(id, 'rabbit') },
+    ]);
+  });
+});
+
+describe('recursive batches', () => {
+  const sim = followUpsSim();
+  let running: RunningService;
+
+  beforeAll(async () => {
+    await sim.start();
+    running = await startService(sim, catalogue, { freeLimit: 10 });
+  });
+  afterAll(async () => {
+    await running?.service.close();
+    await sim.stop();
+  });
+
+  it('makes the search of each name recursive, with its own follow-ups, each counted', async () => {
+    const r = await json(`${running.url}/api/searches`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ usernames: ['alice', 'bob'], recursive: true }),
+    });
+    expect(r.status).toBe(200);
+    const [alice, bob] = r.body.searches.map((s: { queryId: string }) => s.queryId) as string[];
+    const aliceDone = await storeUntil(running, alice!, (s) => s.followUps !== undefined);
+    const bobDone = await storeUntil(running, bob!, (s) => s.followUps !== undefined);
+    expect(aliceDone.recursive).toBe(true);
+    expect(aliceDone.followUps).toEqual([
+      { username: 'bob', from: 'alpha', queryId: followUpId(alice!, 'bob') },
+      { username: 'rabbit', from: 'alpha', queryId: followUpId(alice!, 'rabbit') },
+    ]);
+    // bob's profile on Bravo links to carol on Charlie.
+    expect(bobDone.followUps).toEqual([
+      { username: 'carol', from: 'bravo', queryId: followUpId(bob!, 'carol') },
+    ]);
+    const carol = await storeUntil(running, followUpId(bob!, 'carol'), (s) => s.state === 'completed');
+    expect(carol.recursive).toBeUndefined();
+    // Two names and three follow-ups.
+    expect((await json(`${running.url}/api/usage`)).body.searches.used).toBe(5);
+  });
+
+  it('refuses a recursive that is not a boolean', async () => {
+    const r = await json(`${running.url}/api/searches`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ usernames: ['alice'], recursive: 'yes' }),
+    });
+    expect(r.status).toBe(400);
   });
 });

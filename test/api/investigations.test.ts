@@ -116,3 +116,64 @@ describe('profile details, linked accounts and the report', () => {
     }
   });
 });
+
+describe('a linked platform that had not answered, stored before the link was seen', () => {
+  const specs = [entry('Alpha'), entry('Bravo', { known: { claimed: ['alice'], unclaimed: ['x-none-1'] } })];
+  const catalogue = catalogueOf(specs);
+  const linking = `<!DOCTYPE html><html><head><title>alice on Alpha</title>
+<link rel="me" href="https://bravo.test/u/alice"></head><body><h1>alice</h1></body></html>`;
+  // Bravo fails until Alpha has been asked, then answers as it should (alice exists there).
+  let alphaAsked = false;
+  const bravoAnswers: number[] = [];
+  const override = (platform: { id: string }, username: string): Behaviour | undefined => {
+    if (username !== 'alice') return undefined;
+    if (platform.id === 'alpha') {
+      alphaAsked = true;
+      return { kind: 'respond', status: 200, headers: { 'content-type': 'text/html' }, body: linking };
+    }
+    if (platform.id === 'bravo') {
+      bravoAnswers.push(alphaAsked ? 200 : 500);
+      if (!alphaAsked) return { kind: 'respond', status: 500, body: 'upstream failed' };
+    }
+    return undefined;
+  };
+  const sim = new SimWeb({
+    routes: emulateCatalogue(catalogue.platforms, catalogue.shields, { override }).routes,
+  });
+  let running: RunningService;
+
+  beforeAll(async () => {
+    await sim.start();
+    // One check at a time, Bravo first (measured slowest): its failure is settled before Alpha is asked.
+    running = await startService(sim, catalogue, { concurrency: 1 });
+    await running.service.store.recordCheck('bravo', 'miss', 9_000, Date.now());
+  });
+  afterAll(async () => {
+    await running?.service.close();
+    await sim.stop();
+  });
+
+  it("checks it once more and answers the later answer, marked as linked from the hit's platform", async () => {
+    const started = await postSearch(running.url, { username: 'alice' });
+    const id = started.body.queryId;
+    const all = (await pollUntilDone(running.url, id, '&include=all')).body;
+    const bravo = all.results.find((r: { platformId: string }) => r.platformId === 'bravo');
+    expect(bravo).toMatchObject({ status: 'hit', linkedFrom: ['alpha'] });
+    expect(all.results.find((r: { platformId: string }) => r.platformId === 'alpha').status).toBe('hit');
+    expect(all.results).toHaveLength(2);
+    // Its failure was stored first, then replaced: the later answer has a seq after Alpha's, and seq 1 is gone.
+    const stored = await running.service.store.listOutcomes(id);
+    expect(stored.map((s) => [s.seq, s.outcome.platformId, s.outcome.status])).toEqual([
+      [2, 'alpha', 'hit'],
+      [3, 'bravo', 'hit'],
+    ]);
+    expect(await running.service.store.progress(id)).toMatchObject({ checked: 2, hits: 2 });
+    // Checked once more, no more: failed answers first (retries), then one normal answer.
+    expect(bravoAnswers.at(-1)).toBe(200);
+    expect(bravoAnswers.filter((status) => status === 200)).toHaveLength(1);
+    expect(bravoAnswers[0]).toBe(500);
+    // Both checks were noted in Bravo's statistics (the one recorded before, then two).
+    const stats = await running.service.store.platformStats();
+    expect(stats.find((s) => s.platformId === 'bravo')?.checks).toBe(3);
+  });
+});

@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { escapeHtml } from '../../src/api/report-html.js';
 import { runSelfCheck } from '../../src/cli/catalogue-self-check.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
@@ -23,6 +24,7 @@ import {
 
 const specs = [entry('Alpha'), entry('Bravo'), entry('Charlie', { category: 'coding' }), entry('Delta')];
 const catalogue = catalogueOf(specs);
+const names = new Map(catalogue.platforms.map((p) => [p.id, p.name]));
 const VALIDATED_AT = Date.UTC(2026, 2, 3, 4, 5, 6);
 
 // Bravo was redesigned: every name now gets the same page, which its rules do not expect.
@@ -108,5 +110,42 @@ describe('the service and the health file', () => {
 
     const only = await postSearch(running.url, { username: 'sam', platforms: ['Bravo'] });
     expect(only.status).toBe(400);
+  });
+});
+
+describe('the report and the platform list', () => {
+  it('show the same platform health: the health file and the control records (rule drift)', async () => {
+    const started = await postSearch(running.url, { username: 'sam' });
+    const id = started.body.queryId as string;
+    await pollUntilDone(running.url, id);
+    // A control check of Charlie read a hit: its rule no longer tells accounts apart.
+    await running.service.store.putControl({
+      platformId: 'charlie',
+      identity: 'direct',
+      username: 'zq-control-name',
+      status: 'hit',
+      rule: 'exists: status 200',
+      drift: true,
+      checkedAt: Date.UTC(2026, 2, 4),
+    });
+    const listed = (await json(`${running.url}/api/platforms`)).body.platforms as {
+      id: string;
+      health: { state: string; reason?: string };
+    }[];
+    const unhealthy = listed.filter((p) => ['rule_drift', 'broken', 'blocked'].includes(p.health.state));
+    expect(unhealthy.map((p) => [p.id, p.health.state])).toEqual([
+      ['bravo', 'broken'],
+      ['charlie', 'rule_drift'],
+      ['delta', 'blocked'],
+    ]);
+
+    const html = await (await fetch(`${running.url}/api/search/${id}/report.html`)).text();
+    const section = html.slice(html.indexOf('<h2>Platform health at the time</h2>'));
+    const rows = [...section.matchAll(/<tr><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g)].map(
+      (m) => [m[1], m[2], m[3]],
+    );
+    expect(rows).toEqual(
+      unhealthy.map((p) => [names.get(p.id), p.health.state, escapeHtml(p.health.reason ?? '')]),
+    );
   });
 });

@@ -181,13 +181,13 @@ describe('case 9 rows', () => {
     statuses: 'miss 60%, hit 40%',
   };
 
-  it('gives PostgreSQL no cache figure (the cache is in Redis) and nothing before compact outcomes', () => {
-    const row = sizeRow({ backend: 'postgresql', ...base, cache: null } satisfies StoreSize);
-    expect(row.label).toBe('postgresql (cache in Redis)');
+  it("gives PostgreSQL its own cache's figure and nothing before compact outcomes", () => {
+    const row = sizeRow({ backend: 'postgresql', ...base, cache: 70_000 } satisfies StoreSize);
+    expect(row.label).toBe('postgresql');
     expect(row.values).toMatchObject({
       kept: 80_000,
       perOutcome: 80,
-      cache: null,
+      cache: 70_000,
       sharedKb: 250,
       total: 110_000,
     });

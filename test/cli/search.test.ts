@@ -86,6 +86,8 @@ function sameAnswer(r: Compared, control: boolean | undefined) {
   };
 }
 
+const ID = '0b6a3c1e-8f7d-4c2b-9a1e-5d4c3b2a1f00';
+
 describe('userscout search', () => {
   const dir = tempDir();
   const catalogue = catalogueOf(specs);
@@ -363,6 +365,72 @@ describe('userscout search', () => {
         expect(table(remoteTable.lines)).toEqual(table(localTable.lines));
       } finally {
         await running.service.close();
+      }
+    });
+
+    it('--server keeps a platform once: a later answer from the service replaces the first', async () => {
+      const row = (id: string, status: string, extra = {}) => ({
+        platform: id.toUpperCase(),
+        platformId: id,
+        category: 'social',
+        url: `https://${id}.test/u/alice`,
+        status,
+        responseTime: 5,
+        evidence: { rule: status === 'hit' ? 'status 200' : 'timeout', attempts: 1 },
+        ...extra,
+      });
+      const frame = (event: string, data: unknown, id?: number) =>
+        `${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+      const fake = createServer((request, response) => {
+        const send = (body: unknown, status = 200) => {
+          response.writeHead(status, { 'content-type': 'application/json' });
+          response.end(JSON.stringify(body));
+        };
+        if (request.url?.startsWith('/api/platforms')) {
+          const platform = (id: string) => ({
+            name: id.toUpperCase(),
+            id,
+            category: 'social',
+            url: `https://${id}.test/`,
+            enabled: true,
+            nsfw: false,
+            tags: [],
+          });
+          send({ platforms: [platform('p1'), platform('p2')], total: 2 });
+        } else if (request.method === 'POST') {
+          request.resume();
+          send({ queryId: ID, status: 'running', totalPlatforms: 2, estimatedTime: 1 }, 202);
+        } else if (request.url?.endsWith('/events')) {
+          response.writeHead(200, { 'content-type': 'text/event-stream' });
+          response.write(frame('result', row('p1', 'hit'), 1));
+          response.write(frame('result', row('p2', 'error', { reason: 'timeout' }), 2));
+          // p1's profile links to p2's: the service checked p2 again and stored the later answer.
+          response.write(frame('result', row('p2', 'hit', { responseTime: 7 }), 3));
+          response.end(frame('done', { status: 'completed' }));
+        } else send({ error: 'not found', code: 'not_found' }, 404);
+      });
+      await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+      const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+      try {
+        const remote = capture();
+        await runSearch(
+          ['alice'],
+          { server: url, format: 'json', all: true, progress: false },
+          remote.io,
+          env,
+        );
+        const report = JSON.parse(remote.out().join('\n'));
+        expect(
+          report.results.map((r: { platformId: string; status: string }) => [r.platformId, r.status]),
+        ).toEqual([
+          ['p1', 'hit'],
+          ['p2', 'hit'],
+        ]);
+        expect(report.progress.hits).toBe(2);
+        expect(report.progress.checked).toBe(2);
+      } finally {
+        fake.closeAllConnections();
+        await new Promise((resolve) => fake.close(resolve));
       }
     });
 

@@ -198,6 +198,58 @@ describe('UserscoutClient on a refusing or failing server', () => {
     }
   });
 
+  it('a later answer of a platform already reported comes once, marked as replacing it (events and polling)', async () => {
+    const failed = {
+      ...result(2),
+      status: 'error',
+      reason: 'timeout',
+      responseTime: 9000,
+      evidence: { rule: 'timeout', attempts: 2 },
+    };
+    const later = { ...result(2), status: 'hit', responseTime: 40 };
+    const fake = await fakeServer((request, response) => {
+      if (request.url?.endsWith('/events')) {
+        response.writeHead(200, { 'content-type': 'text/event-stream' });
+        response.write(frame('result', result(1), 1) + frame('result', failed, 2));
+        // The platform checked again (a hit links to it): a later seq, and a replayed frame.
+        response.write(frame('result', later, 4) + frame('result', later, 4));
+        response.end(frame('done', { status: 'completed' }));
+        return;
+      }
+      // Polling sees the earlier answer first, then the later one in its place.
+      polls++;
+      response.writeHead(200, { 'content-type': 'application/json' });
+      const running = polls === 1;
+      response.end(
+        JSON.stringify({
+          id: ID,
+          queryId: ID,
+          status: running ? 'running' : 'completed',
+          results: running ? [result(1), failed] : [result(1), later],
+          progress: { checked: 2, total: 2, hits: running ? 1 : 2 },
+        }),
+      );
+    });
+    let polls = 0;
+    try {
+      const client = new UserscoutClient({ baseUrl: fake.url, pollIntervalMs: 10 });
+      for (const poll of [false, true]) {
+        const events: FollowEvent[] = [];
+        for await (const event of client.follow(ID, { poll })) events.push(event);
+        const results = events.flatMap((e) =>
+          e.type === 'result' ? [[e.result.platformId, e.result.status, e.replaces === true]] : [],
+        );
+        expect(results).toEqual([
+          ['p1', 'hit', false],
+          ['p2', 'error', false],
+          ['p2', 'hit', true],
+        ]);
+      }
+    } finally {
+      await fake.close();
+    }
+  });
+
   it('aborting stops waiting at once and asks the service to cancel the search', async () => {
     const methods: string[] = [];
     const fake = await fakeServer((request, response) => {

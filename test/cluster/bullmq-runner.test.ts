@@ -75,7 +75,14 @@ function setup(label: string) {
   });
   const runners: BullMqRunner[] = [];
   const starts: { id: string; runner: number }[] = [];
-  const runner = (work: boolean, options: { lockMs?: number; freeAgingMs?: number } = {}) => {
+  const runner = (
+    work: boolean,
+    options: {
+      lockMs?: number;
+      freeAgingMs?: number;
+      afterSearch?: (search: SearchRecord) => Promise<void>;
+    } = {},
+  ) => {
     const index = runners.length;
     const r = new BullMqRunner(deps, {
       connection: bullmqOptions(TEST_REDIS_URL),
@@ -87,6 +94,7 @@ function setup(label: string) {
       lockMs: options.lockMs ?? 30_000,
       freeAgingMs: options.freeAgingMs ?? 60_000,
       onStart: (search) => starts.push({ id: search.id, runner: index }),
+      ...(options.afterSearch ? { afterSearch: options.afterSearch } : {}),
     });
     runners.push(r);
     return r;
@@ -114,6 +122,33 @@ function setup(label: string) {
 }
 
 describe('BullMqRunner', () => {
+  it('calls afterSearch once a search has run, and again for a job found already completed (a dead worker’s)', async () => {
+    const { store, runner, search } = setup('after-search');
+    const after: { id: string; state: string | undefined }[] = [];
+    const worker = runner(true, {
+      afterSearch: async (s) => {
+        after.push({ id: s.id, state: (await store.getSearch(s.id))?.state });
+      },
+    });
+    await worker.start();
+    const ran = await search('free');
+    await worker.enqueue(ran);
+    await waitFor('afterSearch of the search run', () => (after.length === 1 ? true : undefined), 20_000, 20);
+    expect(after).toEqual([{ id: ran.id, state: 'completed' }]);
+    // Its worker died once it was completed, before its job was: the job runs again.
+    const finished = await search('free');
+    await store.updateSearch(finished.id, { state: 'completed', finishedAt: Date.now() });
+    await worker.enqueue(finished);
+    await waitFor(
+      'afterSearch of the completed one',
+      () => (after.length === 2 ? true : undefined),
+      20_000,
+      20,
+    );
+    expect(after[1]).toEqual({ id: finished.id, state: 'completed' });
+    expect(await store.listOutcomes(finished.id)).toEqual([]);
+  }, 40_000);
+
   it('starts queued professional searches before free ones', async () => {
     const { runner, starts, search } = setup('priority');
     const api = runner(false);

@@ -22,8 +22,8 @@ import { RedisStore } from '../../src/store/redis.js';
 import { budgetAllows, LATE_MS } from '../support/budget-bound.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { countInFlight } from '../support/in-flight.js';
-import { json, postSearch, tempDir } from '../support/service.js';
-import { killHard, startUserscout, type UserscoutProcess, waitFor } from './processes.js';
+import { json, postSearch, readEvents, tempDir } from '../support/service.js';
+import { killHard, simServeEnv, startUserscout, type UserscoutProcess, waitFor } from './processes.js';
 import { connectTestRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from './redis-support.js';
 
 const HOSTS = 6;
@@ -102,14 +102,13 @@ beforeAll(async () => {
   const env = {
     REDIS_URL: TEST_REDIS_URL,
     USERSCOUT_REDIS_PREFIX: prefix,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    USERSCOUT_DATA_DIR: dir,
-    USERSCOUT_CATALOGUE: catalogueFile,
-    USERSCOUT_CONNECT_TO: sim.connectTo.join(','),
-    USERSCOUT_CA_FILE: caFile,
-    USERSCOUT_REFUSE_PRIVATE: 'false',
-    USERSCOUT_TIMEOUT_MS: '5000',
+    ...simServeEnv({
+      dataDir: dir,
+      catalogueFile,
+      connectTo: sim.connectTo,
+      caFile,
+      timeoutMs: 5000,
+    }),
     USERSCOUT_RETRY_BASE_MS: '20',
     USERSCOUT_RETRY_MAX_MS: '200',
     USERSCOUT_PER_HOST: String(PER_HOST),
@@ -118,7 +117,6 @@ beforeAll(async () => {
     USERSCOUT_MAX_RUNNING_SEARCHES: '3',
     USERSCOUT_JOB_LOCK_MS: '3000',
     USERSCOUT_FREE_LIMIT: String(FREE_LIMIT),
-    USERSCOUT_LOG_LEVEL: 'info',
   };
   const all = await Promise.allSettled([
     startUserscout('api-1', 'api', env),
@@ -266,25 +264,3 @@ describe('cluster mode: 2 API processes, 2 workers, one Redis', () => {
     expect(metrics).toMatch(/^userscout_queue_depth 0$/m);
   });
 });
-
-/** Reads a Server-Sent Events stream until its done event, for at most `limitMs`. */
-async function readEvents(url: string, limitMs: number): Promise<string> {
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), limitMs);
-  try {
-    const response = await fetch(url, { signal: controller.signal });
-    if (response.status !== 200) throw new Error(`events answered ${response.status}`);
-    const reader = response.body!.getReader();
-    const decoder = new TextDecoder();
-    let text = '';
-    for (;;) {
-      const { value, done } = await reader.read();
-      if (done) return text;
-      text += decoder.decode(value, { stream: true });
-      if (/event: done\ndata: .*\n/.test(text)) return text;
-    }
-  } finally {
-    clearTimeout(timer);
-    controller.abort();
-  }
-}

@@ -23,6 +23,30 @@ export interface UserscoutProcess {
   readonly exited: Promise<number | null>;
 }
 
+/**
+ * The settings every test process needs to serve on loopback against the simulated web:
+ * any free port, its own data folder and catalogue, the sim's addresses and CA, JSON logs at info.
+ */
+export function simServeEnv(parts: {
+  readonly dataDir: string;
+  readonly catalogueFile: string;
+  readonly connectTo: readonly string[];
+  readonly caFile: string;
+  readonly timeoutMs: number;
+}): Record<string, string> {
+  return {
+    HOST: '127.0.0.1',
+    PORT: '0',
+    USERSCOUT_DATA_DIR: parts.dataDir,
+    USERSCOUT_CATALOGUE: parts.catalogueFile,
+    USERSCOUT_CONNECT_TO: parts.connectTo.join(','),
+    USERSCOUT_CA_FILE: parts.caFile,
+    USERSCOUT_REFUSE_PRIVATE: 'false',
+    USERSCOUT_TIMEOUT_MS: String(parts.timeoutMs),
+    USERSCOUT_LOG_LEVEL: 'info',
+  };
+}
+
 export async function startUserscout(
   name: string,
   role: 'api' | 'worker' | 'all',

@@ -9,6 +9,7 @@ import { createStore } from '../../src/store/create-store.js';
 import { RedisStore } from '../../src/store/redis.js';
 import type { Store } from '../../src/store/store.js';
 import { describeStoreContract } from '../store.contract.js';
+import { addOne } from '../support/add-one.js';
 import { connectTestRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from './redis-support.js';
 
 let redis: Redis;
@@ -52,7 +53,7 @@ describe('RedisStore on Redis', () => {
         estimatedSeconds: 1,
         createdAt: Date.now(),
       });
-      await store.addOutcome('s1', {
+      await addOne(store, 's1', {
         platform: 'GitHub',
         platformId: 'github',
         category: 'coding',
@@ -182,8 +183,8 @@ describe('RedisStore on Redis', () => {
         `${prefix}:cache:gitlab:alice`,
         JSON.stringify({ expiresAt, outcome: miss('gitlab', 'alice') }),
       );
-      expect(await store.addOutcome('s1', miss('github', 'alice'))).toBeUndefined();
-      expect(await store.addOutcome('s1', miss('gitlab', 'alice'))).toBe(2);
+      expect(await addOne(store, 's1', miss('github', 'alice'))).toBeUndefined();
+      expect(await addOne(store, 's1', miss('gitlab', 'alice'))).toBe(2);
       expect((await store.snapshot('s1'))?.outcomes).toEqual([
         { seq: 1, outcome: miss('github', 'alice') },
         { seq: 2, outcome: miss('gitlab', 'alice') },
@@ -235,7 +236,7 @@ describe('RedisStore on Redis', () => {
     try {
       const started = Date.now();
       await expect(store.getSearch('s1')).rejects.toMatchObject({ code: 'store_unavailable' });
-      await expect(store.addOutcome('s1', {} as never)).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(addOne(store, 's1', {} as never)).rejects.toMatchObject({ code: 'store_unavailable' });
       expect(await store.ping()).toBe(false);
       // Waiting on each of the three calls for a connection (2 s) or an answer (3 s) would
       // take 6 s or more; the margin below that is for a loaded machine.

@@ -13,7 +13,7 @@ import { SimWeb } from '../../src/sim/server.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { json, tempDir } from '../support/service.js';
-import { killHard, startUserscout, type UserscoutProcess, waitFor } from './processes.js';
+import { killHard, simServeEnv, startUserscout, type UserscoutProcess, waitFor } from './processes.js';
 import { connectTestRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from './redis-support.js';
 
 const KEY = 'usk_cluster-watchlist-test-key';
@@ -45,15 +45,13 @@ beforeAll(async () => {
   const env = {
     REDIS_URL: TEST_REDIS_URL,
     USERSCOUT_REDIS_PREFIX: prefix,
-    HOST: '127.0.0.1',
-    PORT: '0',
-    USERSCOUT_DATA_DIR: dir,
-    USERSCOUT_CATALOGUE: catalogueFile,
-    USERSCOUT_CONNECT_TO: sim.connectTo.join(','),
-    USERSCOUT_CA_FILE: caFile,
-    USERSCOUT_REFUSE_PRIVATE: 'false',
-    USERSCOUT_TIMEOUT_MS: '3000',
-    USERSCOUT_LOG_LEVEL: 'info',
+    ...simServeEnv({
+      dataDir: dir,
+      catalogueFile,
+      connectTo: sim.connectTo,
+      caFile,
+      timeoutMs: 3000,
+    }),
     USERSCOUT_WATCHLIST_TICK_MS: '20',
   };
   const all = await Promise.allSettled([

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogue } from '../../src/catalogue/loader.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
-import { classify } from '../../src/engine/classify.js';
+import { classify, finalVerdict } from '../../src/engine/classify.js';
 import type { ResponseView } from '../../src/engine/response-view.js';
 import { SHIELD_BODY_WINDOW } from '../../src/engine/shields.js';
 import { type WafVendor, wafResponse } from '../../src/sim/behaviour.js';
@@ -149,22 +149,52 @@ describe('classify: every rule kind', () => {
     }
   });
 
-  it('names the deciding rule', () => {
+  it('names the deciding rule, with the snippet of its marker in the final verdict', () => {
     const cat = platform(SOFT);
-    expect(classify(cat.platforms[0]!, view({ body: 'Page not found' }), cat.shields)).toEqual({
+    const p = cat.platforms[0]!;
+    expect(finalVerdict(p, view({ body: 'Page not found' }), cat.shields)).toEqual({
       status: 'miss',
       rule: 'missing: text "Page not found"',
       snippet: '[Page not found]',
     });
-    expect(classify(cat.platforms[0]!, view({ body: 'data-profile' }), cat.shields)).toEqual({
+    expect(finalVerdict(p, view({ body: 'data-profile' }), cat.shields)).toEqual({
       status: 'hit',
       rule: 'exists: status 200 & text "data-profile"',
       snippet: '[data-profile]',
     });
     const long = `<html>${'a'.repeat(100)} <div class="x" data-profile="1">${'b'.repeat(100)}</html>`;
-    expect(classify(cat.platforms[0]!, view({ body: long }), cat.shields)).toMatchObject({
+    expect(finalVerdict(p, view({ body: long }), cat.shields)).toMatchObject({
       status: 'hit',
       snippet: `…${'a'.repeat(44)} <div class="x" [data-profile]="1">${'b'.repeat(55)}…`,
+    });
+  });
+
+  it('cuts no snippet while classifying: only the final verdict does, once', () => {
+    const cat = platform(SOFT);
+    const p = cat.platforms[0]!;
+    const decision = classify(p, view({ body: 'Page not found', complete: false }), []);
+    expect(decision).toMatchObject({ status: 'miss', decidedBy: p.detect.missing });
+    expect(decision).not.toHaveProperty('snippet');
+    // The decision that stopped the reading is taken as it is, not classified again.
+    const partial = view({ body: 'xx Page not found yy', complete: false });
+    expect(finalVerdict(p, partial, cat.shields, decision === 'pending' ? undefined : decision)).toEqual({
+      status: 'miss',
+      rule: 'missing: text "Page not found"',
+      snippet: 'xx [Page not found] yy',
+    });
+  });
+
+  it('reads an answer that ended while still pending as complete, else as undecided', () => {
+    const cat = platform(SOFT);
+    const p = cat.platforms[0]!;
+    expect(finalVerdict(p, view({ body: 'data-profile', complete: false }), [])).toMatchObject({
+      status: 'hit',
+      snippet: '[data-profile]',
+    });
+    const json = platform({ exists: [{ json: 'user.id' }], missing: [{ status: [404] }] });
+    expect(finalVerdict(json.platforms[0]!, view({ body: '{"user":{"id":1}}' }), [])).toEqual({
+      status: 'hit',
+      rule: 'exists: json user.id',
     });
   });
 });
@@ -258,7 +288,7 @@ describe('classify: compound signals', () => {
 
   it('names the group as the deciding rule', () => {
     const cat = platform(LACKS);
-    expect(classify(cat.platforms[0]!, view({ body: 'empty' }), [])).toEqual({
+    expect(finalVerdict(cat.platforms[0]!, view({ body: 'empty' }), [])).toEqual({
       status: 'miss',
       rule: 'missing: (status 200 & not text "class=\\"mark\\"")',
     });

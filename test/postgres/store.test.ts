@@ -8,11 +8,12 @@ import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../../src/engine/outcome.js';
-import { encodeIds } from '../../src/store/outcome-page.js';
+import { encodeIds, encodePage } from '../../src/store/outcome-page.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { MIGRATIONS_DIR, migratePostgres } from '../../src/store/postgres-migrate.js';
 import type { Store } from '../../src/store/store.js';
 import { describeStoreContract } from '../store.contract.js';
+import { addOne } from '../support/add-one.js';
 import { describeWatchlistStoreContract } from '../watchlist-store.contract.js';
 import { adminQuery, dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres-support.js';
 
@@ -54,6 +55,8 @@ const MIGRATIONS = [
   '1764000000000_initial',
   '1764100000000_watchlists-controls',
   '1764200000000_recursive-searches',
+  '1764300000000_compact-pages',
+  '1764400000000_compact-cache',
 ];
 
 function miss(platformId: string): Outcome {
@@ -96,6 +99,8 @@ describe('PostgresStore on PostgreSQL', () => {
         schema,
         createSchema: true,
         direction: 'up',
+        // Another test file may be migrating its own schema: node-pg-migrate's lock is one per database.
+        advisoryLockMode: 'wait',
         count: 1,
         logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
       });
@@ -125,6 +130,171 @@ describe('PostgresStore on PostgreSQL', () => {
       expect(rows.map((r) => r.name)).toEqual(MIGRATIONS);
     } finally {
       await store.close();
+    }
+  });
+
+  it('drops the JSON outcome cache written before compact cache entries, and caches compact after (a cache: not converted)', async () => {
+    const schema = uniqueSchema('cache');
+    others.push(schema);
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    // As the engine orders its fields (what takes the compact path), cached by the search job.
+    const { rule, attempts, httpStatus, finalUrl, bytesRead } = miss('p1').evidence;
+    const cached: Outcome = {
+      ...miss('p1'),
+      evidence: { httpStatus, finalUrl, rule, attempts, bytesRead, cachedAt: 1_000 },
+    };
+    try {
+      await runner({
+        dbClient: client,
+        dir: MIGRATIONS_DIR,
+        migrationsTable: 'pgmigrations',
+        schema,
+        createSchema: true,
+        direction: 'up',
+        advisoryLockMode: 'wait',
+        count: MIGRATIONS.indexOf('1764300000000_compact-pages') + 1,
+        logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+      });
+      await client.query(
+        `INSERT INTO ${schema}.outcome_cache (platform_id, username, outcome, expires_at) VALUES ('p1', 'alice', $1, $2)`,
+        [JSON.stringify(cached), Number.MAX_SAFE_INTEGER],
+      );
+    } finally {
+      await client.end();
+    }
+    const store = new PostgresStore({ url: TEST_DATABASE_URL, schema });
+    try {
+      expect(await store.getCachedOutcome('alice', 'p1', 2_000)).toBeUndefined();
+      await store.putCachedOutcome('alice', cached, 10_000);
+      expect(JSON.stringify(await store.getCachedOutcome('alice', 'p1', 2_000))).toBe(JSON.stringify(cached));
+      const { rows } = await adminQuery(
+        `SELECT octet_length(outcome) AS bytes, get_byte(outcome, 0) AS format FROM ${schema}.outcome_cache`,
+      );
+      // Compact (format 1), a fraction of the JSON.
+      expect(rows).toHaveLength(1);
+      expect(rows[0]!.format).toBe(1);
+      expect(Number(rows[0]!.bytes)).toBeLessThan(JSON.stringify(cached).length / 3);
+      await store.sweepSearches(20_000);
+      expect(await store.getCachedOutcome('alice', 'p1', 2_000)).toBeUndefined();
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('reads the column pages written before compact pages, refuses their platforms, and merges them compact', async () => {
+    const schema = uniqueSchema('columns');
+    others.push(schema);
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    const hit: Outcome = {
+      ...miss('p2'),
+      status: 'hit',
+      evidence: {
+        ...miss('p2').evidence,
+        httpStatus: 200,
+        snippet: '…[alice]…',
+        control: 'control "x" read miss',
+      },
+      profile: { fullName: 'Alice' },
+    };
+    try {
+      // Schema 3, as it shipped before compact pages, with pages it wrote: a finished search merged, a running one in batches.
+      await runner({
+        dbClient: client,
+        dir: MIGRATIONS_DIR,
+        migrationsTable: 'pgmigrations',
+        schema,
+        createSchema: true,
+        direction: 'up',
+        // Another test file may be migrating its own schema: node-pg-migrate's lock is one per database.
+        advisoryLockMode: 'wait',
+        count: 3,
+        logger: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+      });
+      for (const [id, state] of [
+        ['done', 'completed'],
+        ['going', 'running'],
+      ] as const) {
+        await client.query(
+          `INSERT INTO ${schema}.searches (id, username, state, tier, client, platform_ids, estimated_seconds, created_at,
+             outcome_count, status_counts)
+           VALUES ($1, 'alice', $2, 'free', 'ip:1', $3, 1, 1000, 2, '{1,1,0,0,0}')`,
+          [id, state, await encodeIds(['p1', 'p2', 'p3'])],
+        );
+      }
+      await client.query(
+        `INSERT INTO ${schema}.outcome_pages (search_key, first_seq, count, platform_ids, body)
+         SELECT key, 1, 2, NULL, $1 FROM ${schema}.searches WHERE id = 'done'`,
+        [await encodePage([miss('p1'), hit], true)],
+      );
+      await client.query(
+        `INSERT INTO ${schema}.outcome_pages (search_key, first_seq, count, platform_ids, body)
+         SELECT key, 1, 1, '["p1"]', $1::bytea FROM ${schema}.searches WHERE id = 'going'
+         UNION ALL SELECT key, 2, 1, '["p2"]', $2::bytea FROM ${schema}.searches WHERE id = 'going'`,
+        [await encodePage([miss('p1')]), await encodePage([hit])],
+      );
+    } finally {
+      await client.end();
+    }
+    const store = new PostgresStore({ url: TEST_DATABASE_URL, schema });
+    try {
+      const expected = [
+        { seq: 1, outcome: miss('p1') },
+        { seq: 2, outcome: hit },
+      ];
+      for (const id of ['done', 'going']) {
+        expect(JSON.stringify(await store.listOutcomes(id))).toBe(JSON.stringify(expected));
+        expect(await store.addOutcomes(id, [miss('p2'), miss('p1'), miss('p3')])).toEqual([
+          undefined,
+          undefined,
+          3,
+        ]);
+        // Refused again on the next batch (from this process's memory of what it wrote).
+        expect(await store.addOutcomes(id, [miss('p3')])).toEqual([undefined]);
+        await store.updateSearch(id, { state: 'completed', finishedAt: 2000 });
+        expect(JSON.stringify(await store.listOutcomes(id))).toBe(
+          JSON.stringify([...expected, { seq: 3, outcome: miss('p3') }]),
+        );
+        expect(await store.progress(id)).toMatchObject({ checked: 3, hits: 1 });
+      }
+      const { rows } = await adminQuery(
+        `SELECT get_byte(body, 0) AS format, count FROM ${schema}.outcome_pages p
+         JOIN ${schema}.searches s ON s.key = p.search_key`,
+      );
+      expect(rows).toEqual([
+        { format: 2, count: 3 },
+        { format: 2, count: 3 },
+      ]);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('refuses a platform stored by another process between two batches of this one', async () => {
+    const schema = uniqueSchema('twoproc');
+    others.push(schema);
+    const a = new PostgresStore({ url: TEST_DATABASE_URL, schema });
+    const b = new PostgresStore({ url: TEST_DATABASE_URL, schema });
+    try {
+      await a.createSearch({
+        id: 's1',
+        username: 'alice',
+        state: 'running',
+        tier: 'free',
+        client: 'ip:203.0.113.7',
+        platformIds: ['p1', 'p2', 'p3'],
+        estimatedSeconds: 1,
+        createdAt: Date.now(),
+      });
+      expect(await a.addOutcomes('s1', [miss('p1')])).toEqual([1]);
+      expect(await b.addOutcomes('s1', [miss('p2')])).toEqual([2]);
+      expect(await a.addOutcomes('s1', [miss('p2'), miss('p3')])).toEqual([undefined, 3]);
+      expect(await b.addOutcomes('s1', [miss('p1'), miss('p3')])).toEqual([undefined, undefined]);
+      expect((await a.listOutcomes('s1')).map((o) => o.outcome.platformId)).toEqual(['p1', 'p2', 'p3']);
+    } finally {
+      await a.close();
+      await b.close();
     }
   });
 
@@ -215,7 +385,7 @@ describe('PostgresStore on PostgreSQL', () => {
         code: 'store_unavailable',
         details: { retryAfter: 5 },
       });
-      await expect(store.addOutcome('s1', miss('p1'))).rejects.toMatchObject({ code: 'store_unavailable' });
+      await expect(addOne(store, 's1', miss('p1'))).rejects.toMatchObject({ code: 'store_unavailable' });
       expect(await store.ping()).toBe(false);
       // Each call fails at once (refused) or after the 1 s connection timeout; far from a hang.
       expect(Date.now() - started).toBeLessThan(8_000);

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/engine/create-engine.js';
+import type { Engine } from '../../src/engine/engine.js';
 import type { Outcome } from '../../src/engine/outcome.js';
 import { LocalEventHub, type SearchEvent } from '../../src/runner/events.js';
 import { OUTCOME_BATCH_MAX, OutcomeBatcher, runSearchJob } from '../../src/runner/search-job.js';
@@ -114,28 +115,171 @@ describe('runSearchJob', () => {
   });
 });
 
+describe('runSearchJob: checks noted', () => {
+  it('notes every check in the statistics and the cache, none lost, before the search is done', async () => {
+    const count = OUTCOME_BATCH_MAX * 2 + 7;
+    const ids = Array.from({ length: count }, (_, i) => `p${i}`);
+    const catalogue = catalogueOf(ids.map((id) => entry(id)));
+    const miss = (id: string): Outcome => ({
+      platform: id,
+      platformId: id,
+      category: 'social',
+      url: `https://${id}.test/u/alice`,
+      status: 'miss',
+      responseTime: 40,
+      evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404 },
+    });
+    const engine = {
+      async *search() {
+        for (const id of ids) yield miss(id);
+      },
+    } as unknown as Engine;
+    const store = createStore({ kind: 'sqlite', path: ':memory:' });
+    const events = new LocalEventHub();
+    const search: SearchRecord = {
+      id: '00000000-0000-4000-8000-000000000003',
+      username: 'alice',
+      state: 'queued',
+      tier: 'free',
+      client: 'ip:127.0.0.1',
+      platformIds: ids,
+      estimatedSeconds: 1,
+      createdAt: 0,
+    };
+    await store.createSearch(search);
+    let statsAtDone = -1;
+    events.subscribe(search.id, (event) => {
+      if (event.type === 'done') void store.platformStats().then((s) => (statsAtDone = s.length));
+    });
+    await runSearchJob(
+      search,
+      {
+        engine,
+        store,
+        events,
+        platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
+        cache: { hitSeconds: 0, missSeconds: 60, otherSeconds: 0 },
+        unmeasuredLatencyMs: 1000,
+        now: () => 7,
+      },
+      new AbortController().signal,
+    );
+    const stats = await store.platformStats();
+    expect(stats.map((s) => [s.platformId, s.checks, s.lastCheckedAt]).sort()).toEqual(
+      ids.map((id) => [id, 1, 7]).sort(),
+    );
+    expect(statsAtDone).toBe(count);
+    for (const id of ids)
+      expect(await store.getCachedOutcome('alice', id, 8)).toEqual({
+        ...miss(id),
+        evidence: { ...miss(id).evidence, cachedAt: 7 },
+      });
+    await store.close();
+  });
+});
+
+describe('runSearchJob: a failed statistic or cache write', () => {
+  it('does not end the search, is reported, and costs only itself (the cache entry is still written)', async () => {
+    const ids = ['p0', 'p1', 'p2'];
+    const catalogue = catalogueOf(ids.map((id) => entry(id)));
+    const engine = {
+      async *search() {
+        for (const id of ids)
+          yield {
+            platform: id,
+            platformId: id,
+            category: 'social',
+            url: `https://${id}.test/u/alice`,
+            status: 'miss',
+            responseTime: 40,
+            evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404 },
+          } satisfies Outcome;
+      },
+    } as unknown as Engine;
+    const store = createStore({ kind: 'sqlite', path: ':memory:' });
+    let cacheWrites = 0;
+    const failed: string[] = [];
+    const refused: Partial<typeof store> = {
+      putCachedOutcome: async (...args) => {
+        cacheWrites++;
+        return store.putCachedOutcome(...args);
+      },
+      recordCheck: async () => {
+        throw new Error('statistics write refused');
+      },
+    };
+    const failing = new Proxy(store, {
+      get: (target, key) => {
+        const own = refused[key as keyof typeof store];
+        if (own) return own;
+        const value = Reflect.get(target, key, target);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const search: SearchRecord = {
+      id: '00000000-0000-4000-8000-000000000009',
+      username: 'alice',
+      state: 'queued',
+      tier: 'free',
+      client: 'ip:127.0.0.1',
+      platformIds: ids,
+      estimatedSeconds: 1,
+      createdAt: 0,
+    };
+    await store.createSearch(search);
+    await runSearchJob(
+      search,
+      {
+        engine,
+        store: failing,
+        events: new LocalEventHub(),
+        platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
+        cache: { hitSeconds: 0, missSeconds: 60, otherSeconds: 0 },
+        unmeasuredLatencyMs: 1000,
+        now: () => 7,
+        onNoteFailed: (error, outcome) => failed.push(`${outcome.platformId}: ${(error as Error).message}`),
+      },
+      new AbortController().signal,
+    );
+    expect((await store.getSearch(search.id))?.state).toBe('completed');
+    // Each failure is reported, and a failed statistic does not cost the cache entry.
+    expect(failed.sort()).toEqual(ids.map((id) => `${id}: statistics write refused`));
+    expect(cacheWrites).toBe(ids.length);
+    expect(await store.getCachedOutcome('alice', 'p1', 8)).toBeDefined();
+    expect((await store.listOutcomes(search.id)).map((o) => o.outcome.platformId).sort()).toEqual(ids);
+    await store.close();
+  });
+});
+
 describe('OutcomeBatcher', () => {
-  const outcome = (platformId: string): Outcome => ({
+  const outcome = (platformId: string, status: Outcome['status'] = 'miss'): Outcome => ({
     platform: platformId,
     platformId,
     category: 'social',
     url: `https://${platformId}.example/alice`,
-    status: 'miss',
+    status,
     responseTime: 1,
     evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404 },
   });
+  const unused = {
+    replace: async () => expect.unreachable('nothing is replaced'),
+    note: async () => {},
+  };
 
   it('writes outcomes that arrive together in one batch, at most OUTCOME_BATCH_MAX, and reports each with its seq in order', async () => {
     const writes: string[][] = [];
     let next = 1;
     const stored: [string, number | undefined][] = [];
     const batcher = new OutcomeBatcher(
-      async (batch) => {
-        writes.push(batch.map((o) => o.platformId));
-        // The first platform is stored already: no seq.
-        return batch.map((o) => (o.platformId === 'p0' ? undefined : next++));
+      {
+        ...unused,
+        add: async (batch) => {
+          writes.push(batch.map((o) => o.platformId));
+          // The first platform is stored already: no seq.
+          return batch.map((o) => (o.platformId === 'p0' ? undefined : next++));
+        },
       },
-      (o, seq) => stored.push([o.platformId, seq]),
+      { stored: (o, seq) => stored.push([o.platformId, seq]), replaced: () => {} },
     );
     const count = OUTCOME_BATCH_MAX * 2 + 2;
     for (let i = 0; i < count; i++) batcher.add(outcome(`p${i}`));
@@ -148,11 +292,14 @@ describe('OutcomeBatcher', () => {
   it('writes what arrives later in its own batch, after the earlier one', async () => {
     const writes: string[][] = [];
     const batcher = new OutcomeBatcher(
-      async (batch) => {
-        writes.push(batch.map((o) => o.platformId));
-        return batch.map(() => 1);
+      {
+        ...unused,
+        add: async (batch) => {
+          writes.push(batch.map((o) => o.platformId));
+          return batch.map(() => 1);
+        },
       },
-      () => {},
+      { stored: () => {}, replaced: () => {} },
     );
     batcher.add(outcome('a'));
     await batcher.drain();
@@ -162,20 +309,109 @@ describe('OutcomeBatcher', () => {
     expect(writes).toEqual([['a'], ['b', 'c']]);
   });
 
+  it('notes checks with the batch they came with, none lost, and a batch of checks alone too', async () => {
+    const log: string[] = [];
+    const batcher = new OutcomeBatcher(
+      {
+        ...unused,
+        add: async (batch) => {
+          log.push(`add ${batch.map((o) => o.platformId).join(',')}`);
+          return batch.map(() => 1);
+        },
+        note: async (checks) => {
+          log.push(`note ${checks.map((c) => `${c.outcome.platformId}@${c.at}`).join(',')}`);
+        },
+      },
+      { stored: () => {}, replaced: () => {} },
+    );
+    batcher.note({ outcome: outcome('a'), at: 1 });
+    batcher.add(outcome('a'));
+    batcher.note({ outcome: outcome('b'), at: 2 });
+    await batcher.drain();
+    // The check of a platform whose outcome is not stored yet (checked once more) is noted alone.
+    batcher.note({ outcome: outcome('c'), at: 3 });
+    await batcher.drain();
+    for (let i = 0; i < OUTCOME_BATCH_MAX; i++) batcher.note({ outcome: outcome(`n${i}`), at: 4 });
+    await Promise.resolve();
+    // A full batch of checks is written without waiting for the flush timer.
+    expect(log.at(-1)).toMatch(/^note n0@4,/);
+    await batcher.drain();
+    expect(log.slice(0, 3)).toEqual(['add a', 'note a@1,b@2', 'note c@3']);
+    expect(log).toHaveLength(4);
+  });
+
+  it('replaces after every outcome added before, and reports it in order with its seq', async () => {
+    const log: string[] = [];
+    let next = 1;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const batcher = new OutcomeBatcher(
+      {
+        add: async (batch) => {
+          await held;
+          return batch.map(() => next++);
+        },
+        replace: async (o) => {
+          log.push(`replace ${o.platformId}`);
+          return next++;
+        },
+        note: async () => {},
+      },
+      {
+        stored: (o, seq) => log.push(`stored ${o.platformId} ${seq}`),
+        replaced: (first, again, seq) => log.push(`replaced ${first.status}->${again.status} ${seq}`),
+      },
+    );
+    batcher.add(outcome('b', 'error'));
+    batcher.add(outcome('a', 'hit'));
+    batcher.replace(outcome('b', 'error'), outcome('b', 'hit'));
+    batcher.add(outcome('c'));
+    expect(batcher.busy).toBe(true);
+    release();
+    await batcher.drain();
+    expect(batcher.busy).toBe(false);
+    expect(log).toEqual(['stored b 1', 'stored a 2', 'replace b', 'replaced error->hit 3', 'stored c 4']);
+  });
+
   it('throws a failed write from drain and from the next add, and writes nothing after it', async () => {
     const writes: string[][] = [];
     const failure = new Error('store down');
     const batcher = new OutcomeBatcher(
-      async (batch) => {
-        writes.push(batch.map((o) => o.platformId));
-        throw failure;
+      {
+        ...unused,
+        add: async (batch) => {
+          writes.push(batch.map((o) => o.platformId));
+          throw failure;
+        },
       },
-      () => expect.unreachable('nothing was stored'),
+      { stored: () => expect.unreachable('nothing was stored'), replaced: () => {} },
     );
     batcher.add(outcome('a'));
     await expect(batcher.drain()).rejects.toBe(failure);
     expect(() => batcher.add(outcome('b'))).toThrow(failure);
+    expect(() => batcher.replace(outcome('a'), outcome('a', 'hit'))).toThrow(failure);
     await expect(batcher.drain()).rejects.toBe(failure);
     expect(writes).toEqual([['a']]);
+  });
+
+  it('throws a failed note from drain, after reporting the outcomes stored with it', async () => {
+    const failure = new Error('stats down');
+    const stored: string[] = [];
+    const batcher = new OutcomeBatcher(
+      {
+        ...unused,
+        add: async (batch) => batch.map(() => 1),
+        note: async () => {
+          throw failure;
+        },
+      },
+      { stored: (o) => stored.push(o.platformId), replaced: () => {} },
+    );
+    batcher.add(outcome('a'));
+    batcher.note({ outcome: outcome('a'), at: 1 });
+    await expect(batcher.drain()).rejects.toBe(failure);
+    expect(stored).toEqual(['a']);
   });
 });

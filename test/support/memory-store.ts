@@ -7,7 +7,6 @@
 import type { PlatformHealthEntry } from '../../src/catalogue/health.js';
 import type { ControlRecord } from '../../src/engine/control.js';
 import type { Outcome, OutcomeStatus } from '../../src/engine/outcome.js';
-import { UserscoutError } from '../../src/errors.js';
 import { openDatabase } from '../../src/store/sqlite-driver.js';
 import { SqliteWatchlists } from '../../src/store/sqlite-watchlists.js';
 import {
@@ -15,6 +14,7 @@ import {
   type ApiKeyRecord,
   duplicateIdError,
   emptyByStatus,
+  noSearchForOutcomes,
   type PlatformStats,
   RECENT_MS_ALPHA,
   type SearchCursor,
@@ -27,9 +27,11 @@ import {
 
 interface SearchEntry {
   record: SearchRecord;
-  /** In seq order: outcomes[i].seq === i + 1. */
-  readonly outcomes: StoredOutcome[];
+  /** In seq order; one per platform (a replaced one is removed). */
+  outcomes: StoredOutcome[];
   readonly platformIds: Set<string>;
+  /** The last seq given. */
+  lastSeq: number;
 }
 
 interface StatsEntry {
@@ -87,7 +89,12 @@ export class MemoryStore implements Store {
 
   async createSearch(search: SearchRecord): Promise<void> {
     if (this.#searches.has(search.id)) throw duplicateIdError('Search', search.id);
-    this.#searches.set(search.id, { record: structuredClone(search), outcomes: [], platformIds: new Set() });
+    this.#searches.set(search.id, {
+      record: structuredClone(search),
+      outcomes: [],
+      platformIds: new Set(),
+      lastSeq: 0,
+    });
   }
 
   async getSearch(id: string): Promise<SearchRecord | undefined> {
@@ -106,22 +113,30 @@ export class MemoryStore implements Store {
     entry.record = { ...entry.record, ...given };
   }
 
-  async addOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
-    const entry = this.#searches.get(searchId);
-    if (!entry) throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
+  #addOne(searchId: string, outcome: Outcome): number | undefined {
+    const entry = this.#searches.get(searchId)!;
     if (entry.platformIds.has(outcome.platformId)) return undefined;
-    const seq = entry.outcomes.length + 1;
+    const seq = ++entry.lastSeq;
     entry.platformIds.add(outcome.platformId);
     entry.outcomes.push({ seq, outcome: structuredClone(outcome) });
     return seq;
   }
 
   async addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]> {
-    if (!this.#searches.has(searchId))
-      throw new UserscoutError('search_not_found', `No search ${searchId} to add an outcome to`);
+    if (!this.#searches.has(searchId)) throw noSearchForOutcomes(searchId);
     const seqs: (number | undefined)[] = [];
-    for (const outcome of outcomes) seqs.push(await this.addOutcome(searchId, outcome));
+    for (const outcome of outcomes) seqs.push(this.#addOne(searchId, outcome));
     return seqs;
+  }
+
+  async replaceOutcome(searchId: string, outcome: Outcome): Promise<number | undefined> {
+    const entry = this.#searches.get(searchId);
+    if (!entry) throw noSearchForOutcomes(searchId);
+    if (!entry.platformIds.has(outcome.platformId)) return undefined;
+    entry.outcomes = entry.outcomes.filter((stored) => stored.outcome.platformId !== outcome.platformId);
+    const seq = ++entry.lastSeq;
+    entry.outcomes.push({ seq, outcome: structuredClone(outcome) });
+    return seq;
   }
 
   async listOutcomes(

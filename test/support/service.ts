@@ -1,6 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect } from 'vitest';
 import type { Catalogue } from '../../src/catalogue/platform.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createService, type Service } from '../../src/service.js';
@@ -90,4 +91,71 @@ export async function pollUntilDone(
     if (Date.now() > deadline) throw new Error(`search ${id} still running after ${limitMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
   }
+}
+
+/** Reads a Server-Sent Events stream until its done event, for at most `limitMs`. */
+export async function readEvents(
+  url: string,
+  limitMs: number,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), limitMs);
+  try {
+    const response = await fetch(url, { headers, signal: controller.signal });
+    if (response.status !== 200) throw new Error(`events answered ${response.status}`);
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return text;
+      text += decoder.decode(value, { stream: true });
+      if (/event: done\ndata: .*\n/.test(text)) return text;
+    }
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+}
+
+/** A request that must answer within `limitMs`, with how long it took; a hang fails the test instead of stalling it. */
+export async function timed(url: string, init: RequestInit = {}, limitMs = 10_000) {
+  const started = Date.now();
+  const r = await json(url, { ...init, signal: AbortSignal.timeout(limitMs) });
+  return { ...r, ms: Date.now() - started };
+}
+
+/** A store outage's answer: 503 store_unavailable with Retry-After, at once (far below a connection timeout). */
+export function expectStoreUnavailable(r: {
+  status: number;
+  headers: Headers;
+  body: unknown;
+  ms: number;
+}): void {
+  expect(r.status, JSON.stringify(r.body)).toBe(503);
+  expect(r.body).toMatchObject({ code: 'store_unavailable', retryAfter: 5 });
+  expect(typeof (r.body as { requestId?: unknown }).requestId).toBe('string');
+  expect(r.headers.get('retry-after')).toBe('5');
+  expect(r.ms).toBeLessThan(4_000);
+}
+
+/**
+ * What a service answers while its store is away: a start, a poll and a key's listing are 503
+ * store_unavailable; health says the process lives and readiness that it cannot serve (its answer returned).
+ */
+export async function expectStoreOutage(url: string, username: string) {
+  expectStoreUnavailable(
+    await timed(`${url}/api/search`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username }),
+    }),
+  );
+  expectStoreUnavailable(await timed(`${url}/api/search?id=00000000-0000-4000-8000-000000000000`));
+  expectStoreUnavailable(await timed(`${url}/api/search`, { headers: { 'x-api-key': 'usk_some-key' } }));
+  expect((await timed(`${url}/healthz`)).status).toBe(200);
+  const ready = await timed(`${url}/readyz`);
+  expect(ready.status).toBe(503);
+  return ready;
 }

@@ -11,7 +11,7 @@ import { hashApiKey } from '../../src/api/auth.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { SqliteStore } from '../../src/store/sqlite.js';
-import { killHard, startUserscout, type UserscoutProcess } from '../cluster/processes.js';
+import { killHard, simServeEnv, startUserscout, type UserscoutProcess } from '../cluster/processes.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { json, tempDir } from '../support/service.js';
 import { eventually, Receiver } from './support.js';
@@ -42,15 +42,13 @@ beforeAll(async () => {
   });
   await store.close();
   env = {
-    HOST: '127.0.0.1',
-    PORT: '0',
-    USERSCOUT_DATA_DIR: dir,
-    USERSCOUT_CATALOGUE: catalogueFile,
-    USERSCOUT_CONNECT_TO: sim.connectTo.join(','),
-    USERSCOUT_CA_FILE: caFile,
-    USERSCOUT_REFUSE_PRIVATE: 'false',
-    USERSCOUT_TIMEOUT_MS: '3000',
-    USERSCOUT_LOG_LEVEL: 'info',
+    ...simServeEnv({
+      dataDir: dir,
+      catalogueFile,
+      connectTo: sim.connectTo,
+      caFile,
+      timeoutMs: 3000,
+    }),
     USERSCOUT_WEBHOOK_ALLOW_PRIVATE: 'true',
     USERSCOUT_WATCHLIST_TICK_MS: '50',
     USERSCOUT_WATCHLIST_LEASE_MS: '1000',

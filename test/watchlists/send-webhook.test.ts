@@ -1,8 +1,10 @@
 /**
  * One webhook attempt against a loopback receiver: signed, classified, bounded
- * by its timeout, and refused at connect time when the name resolves to a
- * private address there, whatever it resolved to when it was checked.
+ * by its timeout, refused when its destination is private, and connected to
+ * the address it checked, resolving the name once per attempt.
  */
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeliveryRecord } from '../../src/store/watchlists.js';
 import { sendWebhook } from '../../src/watchlists/send-webhook.js';
@@ -86,19 +88,52 @@ describe('sendWebhook', () => {
     }
   });
 
-  it('refuses a private destination, checked before sending and again when connecting', async () => {
+  it('refuses a private destination', async () => {
     receiver.received.length = 0;
     const literal = await sendWebhook(delivery(receiver.url), { ...options, allowPrivate: false });
     expect(literal.error).toMatch(/private or loopback address \(127\.0\.0\.1\)/);
-    // The name looked public when checked, but connects to loopback: refused all the same.
-    const port = new URL(receiver.url).port;
-    const rebound = await sendWebhook(delivery(`http://localhost:${port}/hook`), {
+    const named = await sendWebhook(delivery(`http://hooks.test:${new URL(receiver.url).port}/hook`), {
       ...options,
       allowPrivate: false,
-      resolve: async () => ['93.184.216.34'],
+      resolve: async () => ['93.184.216.34', '10.0.0.7'],
     });
-    expect(rebound.status).toBeUndefined();
-    expect(rebound.error).toMatch(/private or loopback/);
+    expect(named.error).toMatch(/private or loopback address \(10\.0\.0\.7\)/);
     expect(receiver.received).toEqual([]);
+  });
+
+  it('resolves once per attempt and connects to the address it checked, never to a later answer (DNS rebinding)', async () => {
+    receiver.received.length = 0;
+    // The receiver's name answers a public address first, then its private (loopback) one.
+    const answers = ['93.184.216.34', '127.0.0.1'];
+    let asked = 0;
+    const resolve = async () => [answers[Math.min(asked++, answers.length - 1)]!];
+    // Where each outbound connection was going; one to anywhere but loopback is ended before it
+    // connects (destroyed on its lookup), so no test traffic leaves the machine.
+    const connecting: string[] = [];
+    const onSocket = (message: unknown) => {
+      const { socket } = message as { socket: Socket };
+      socket.on('lookup', (error: Error | null, address: string) => {
+        if (error) return;
+        connecting.push(address);
+        if (address !== '127.0.0.1') socket.destroy(new Error('kept off the network by the test'));
+      });
+    };
+    subscribe('net.client.socket', onSocket);
+    try {
+      const url = `http://rebinding.test:${new URL(receiver.url).port}/hook`;
+      const first = await sendWebhook(delivery(url), { ...options, allowPrivate: false, resolve });
+      expect(asked).toBe(1);
+      expect(connecting).toEqual(['93.184.216.34']);
+      expect(first.status).toBeUndefined();
+      expect(first.error).toBe('kept off the network by the test');
+      // The next attempt resolves again, and its answer is checked again.
+      const second = await sendWebhook(delivery(url), { ...options, allowPrivate: false, resolve });
+      expect(asked).toBe(2);
+      expect(second.error).toMatch(/private or loopback address \(127\.0\.0\.1\)/);
+      expect(connecting).toEqual(['93.184.216.34']);
+      expect(receiver.received).toEqual([]);
+    } finally {
+      unsubscribe('net.client.socket', onSocket);
+    }
   });
 });

@@ -37,6 +37,7 @@ const receiver = new Receiver();
 
 let s: RunningService;
 let key: string;
+let keyId: string;
 let otherKey: string;
 
 const SETTINGS = {
@@ -55,7 +56,7 @@ beforeAll(async () => {
   await sim.start();
   await receiver.start();
   s = await startService(sim, catalogue, SETTINGS);
-  key = (await createKey(s.service.store, 'brand team', 'professional')).key;
+  ({ key, id: keyId } = await createKey(s.service.store, 'brand team', 'professional'));
   otherKey = (await createKey(s.service.store, 'someone else', 'professional')).key;
 }, 60_000);
 
@@ -251,6 +252,27 @@ describe('watchlists', () => {
     expect(patched.body.watchedNames).toBeUndefined();
   });
 
+  it("runs a free key's watchlist with ordinary searches, since its tier cannot start private ones", {
+    timeout: 90_000,
+  }, async () => {
+    const free = (await createKey(s.service.store, 'free team', 'free')).key;
+    const created = await api('/api/watchlists', {
+      method: 'POST',
+      key: free,
+      body: { names: ['freewatch'] },
+    });
+    expect(created.status).toBe(201);
+    const run = await eventually('the run', async () => {
+      const r = await api(`/api/watchlists/${created.body.id}`, { key: free });
+      return r.body.runs >= 1 ? r.body.lastRun : undefined;
+    });
+    expect(run.skipped).toEqual({});
+    // Not private: readable without the key.
+    const search = await api(`/api/search?id=${run.searches.freewatch}`, { key: null });
+    expect(search.status).toBe(200);
+    expect(search.body.username).toBe('freewatch');
+  });
+
   it('shows each key only its own watchlists', async () => {
     const mine = (await api('/api/watchlists')).body.watchlists;
     expect(mine.length).toBeGreaterThan(0);
@@ -301,6 +323,35 @@ describe('watchlists', () => {
     expect(patched.body.webhookSecret).not.toBe(created.body.webhookSecret);
     expect((await api(`/api/watchlists/${created.body.id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await api(`/api/watchlists/${created.body.id}`)).status).toBe(404);
+  });
+});
+
+describe('no way in but a key', () => {
+  // Watchlists once started their searches as requests to the service itself, with a
+  // per-process token in these headers and the key's id; they start them in process now.
+  const once = { 'x-userscout-internal': 'a'.repeat(64), 'x-userscout-on-behalf-of': '' };
+
+  it("grants nothing to a request carrying the headers of the service's old calls to itself", async () => {
+    const headers = { ...once, 'x-userscout-on-behalf-of': keyId };
+    const started = await json(`${s.url}/api/search`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'outsider' }),
+    });
+    // Served as any client without a key: the free tier, counted by address.
+    expect(started.status).toBe(200);
+    expect(started.headers.get('x-userscout-tier')).toBe('free');
+    expect(started.headers.get('ratelimit-limit')).toBe(String(s.config.freeLimit));
+    const asKey = await json(`${s.url}/api/search`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'outsider', private: true }),
+    });
+    expect(asKey.status).toBe(403);
+    expect(asKey.body.code).toBe('private_not_allowed');
+    const lists = await json(`${s.url}/api/watchlists`, { headers });
+    expect(lists.status).toBe(401);
+    expect(lists.body.code).toBe('api_key_required');
   });
 });
 

@@ -110,6 +110,53 @@ const bounded = <T>(promise: Promise<T>) =>
   ]);
 
 describe('followSearch', () => {
+  it('reads a completed recursive search again until its follow-ups are listed, saying done once', async () => {
+    const pending = { ...snapshot('completed', 3, [outcome('x')]), followUpsPending: true as const };
+    const listed = {
+      ...snapshot('completed', 3, [outcome('x')]),
+      followUps: [{ username: 'bob', from: 'x', queryId: 'q2' }],
+    };
+    FakeEventSource.last = undefined;
+    const client = scriptedClient([snapshot('running', 0), pending, pending, listed]);
+    const { handlers, log } = recorder();
+    const snapshots: SearchSnapshot[] = [];
+    followSearch(
+      client,
+      'q1',
+      {
+        ...handlers,
+        snapshot: (s) => {
+          snapshots.push(s);
+          handlers.snapshot(s);
+        },
+      },
+      { EventSource: FakeEventSource as never, pollMs: 5 },
+    );
+    await bounded(
+      (async () => {
+        while (!FakeEventSource.last) await new Promise((r) => setTimeout(r, 5));
+      })(),
+    );
+    FakeEventSource.last!.emit('done', {});
+    await bounded(
+      (async () => {
+        while (snapshots.at(-1)?.followUps === undefined) await new Promise((r) => setTimeout(r, 5));
+      })(),
+    );
+    await new Promise((r) => setTimeout(r, 30));
+    // The stream, then the completed search (done said at once), read again while pending, and no more.
+    expect(log).toEqual([
+      'snapshot running 0',
+      'mode events',
+      'snapshot completed 3',
+      'done completed',
+      'snapshot completed 3',
+      'snapshot completed 3',
+    ]);
+    expect(client.calls).toBe(4);
+    expect(snapshots.at(-1)?.followUps).toEqual([{ username: 'bob', from: 'x', queryId: 'q2' }]);
+  });
+
   it('reports a finished search once, without streaming', async () => {
     const client = scriptedClient([snapshot('completed', 3, [outcome('x')])]);
     const { handlers, finished } = recorder();

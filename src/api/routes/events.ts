@@ -13,6 +13,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { UserscoutError } from '../../errors.js';
 import { progressSnapshot, type SearchEvent } from '../../runner/events.js';
+import { isFinished } from '../../store/store.js';
 import type { AppDeps } from '../deps.js';
 import { EventBacklog } from '../event-backlog.js';
 import {
@@ -147,7 +148,7 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         res.write(sseFrame('progress', snapshot));
         replaying = false;
         for (const batch of buffered.splice(0)) send(batch);
-        if (latest && (latest.state === 'completed' || latest.state === 'error')) {
+        if (latest && isFinished(latest.state)) {
           const done: SearchEvent = {
             type: 'done',
             state: latest.state,

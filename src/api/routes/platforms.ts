@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { CATEGORIES, CATEGORY_DESCRIPTIONS } from '../../catalogue/categories.js';
 import type { AppDeps } from '../deps.js';
-import { controlsByPlatform, platformHealthView } from '../platform-health.js';
+import { readPlatformHealth } from '../platform-health.js';
 import { CategoriesResponse, errorResponses, PlatformsQuery, PlatformsResponse } from '../schemas.js';
 
 export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
@@ -50,11 +50,11 @@ export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promi
       const { category } = request.query;
       const all = listing();
       const listed = category === undefined ? all : all.filter((p) => p.category === category);
-      const controls = controlsByPlatform(await deps.store.listControls());
-      const platforms = listed.map((p) => ({
-        ...p,
-        health: platformHealthView(deps.health.get(p.id), controls.get(p.id) ?? []),
-      }));
+      const health = await readPlatformHealth(
+        deps,
+        listed.map((p) => p.id),
+      );
+      const platforms = listed.map((p) => ({ ...p, health: health.get(p.id)! }));
       return { platforms, total: platforms.length };
     },
   );

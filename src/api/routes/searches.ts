@@ -16,7 +16,7 @@ import type { FastifyInstance } from 'fastify';
 import { checkUsername } from '../../catalogue/check-username.js';
 import { UserscoutError } from '../../errors.js';
 import { CANCELLED, failSearch } from '../../runner/search-job.js';
-import type { SearchRecord } from '../../store/store.js';
+import { isFinished, type SearchRecord } from '../../store/store.js';
 import type { Caller } from '../auth.js';
 import type { AppDeps } from '../deps.js';
 import {
@@ -26,6 +26,7 @@ import {
   SearchListResponse,
   StartBatchBody,
   StartBatchResponse,
+  startErrorResponses,
 } from '../schemas.js';
 import { canRead } from '../search-access.js';
 import { decodeCursor, encodeCursor } from '../search-cursor.js';
@@ -33,10 +34,10 @@ import { searchSummary } from '../search-response.js';
 import { checkPrivate, choosePlatforms, startSearches } from '../start-searches.js';
 
 /** Searches per page of GET /api/searches when the client does not say. */
-export const DEFAULT_PAGE_SIZE = 20;
+const DEFAULT_PAGE_SIZE = 20;
 
 /** Whether `caller` may cancel `search` (see the module comment). Pure. */
-export function mayCancel(search: Pick<SearchRecord, 'client'>, caller: Pick<Caller, 'client'>): boolean {
+function mayCancel(search: Pick<SearchRecord, 'client'>, caller: Pick<Caller, 'client'>): boolean {
   return !search.client.startsWith('key:') || search.client === caller.client;
 }
 
@@ -53,16 +54,11 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
         summary: 'Start a search for each of several names',
         operationId: 'startSearches',
         description:
-          'One search per name (at most the setting maxBatchNames, default 25; names distinct), on the same platforms. Each counts as one against the search limit. All start or none: when the limit does not hold them all, the answer is 429 rate_limited with details.remaining (how many are left) and nothing starts. An invalid name refuses the whole batch (400, naming it).',
+          'One search per name (at most the setting maxBatchNames, default 25; names distinct), on the same platforms. Each counts as one against the search limit. All start or none: when the limit does not hold them all, the answer is 429 rate_limited with details.remaining (how many are left) and nothing starts. An invalid name refuses the whole batch (400, naming it). With recursive: true, the search of each name is recursive as on POST /api/search: once completed, its follow-up searches start, each counted as one (past the limit listed as not searched, not refused with the batch).',
         body: StartBatchBody,
         response: {
           200: StartBatchResponse,
-          401: { $ref: 'Error#' },
-          403: { $ref: 'Error#' },
-          413: { $ref: 'Error#' },
-          415: { $ref: 'Error#' },
-          503: { $ref: 'Error#' },
-          ...errorResponses,
+          ...startErrorResponses,
         },
       },
     },
@@ -80,9 +76,13 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
       const started = await startSearches(
         deps,
         request,
-        reply,
-        usernames.map((username) => ({ username, platforms: selected })),
+        usernames.map((username) => ({
+          username,
+          platforms: selected,
+          recursive: request.body.recursive === true,
+        })),
         { private: request.body.private === true },
+        reply,
       );
       return { searches: started.map((s, i) => ({ username: usernames[i]!, ...s })) };
     },
@@ -157,7 +157,7 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
           'search_finished',
           `The search has ended already (${search.state === 'completed' ? 'completed' : 'error'})`,
         );
-      if (search.state === 'completed' || search.state === 'error') throw ended();
+      if (isFinished(search.state)) throw ended();
       // Ended first, so that no runner starts or completes it afterwards; then its work stops.
       await failSearch(id, CANCELLED, deps);
       await deps.runner.cancel(id);

@@ -13,7 +13,7 @@ import { importWhatsMyName, looksLikeWhatsMyName } from './whatsmyname.js';
 export type { CatalogueFormat, ImportRejection, ImportResult } from './types.js';
 export { CATALOGUE_FORMATS } from './types.js';
 
-export function looksLikeUserscout(doc: unknown): boolean {
+function looksLikeUserscout(doc: unknown): boolean {
   return isRecord(doc) && Array.isArray(doc.platforms);
 }
 

@@ -10,7 +10,7 @@ export type KnownNames =
   | { readonly reason: string };
 
 /** A name userscout would actually send to this platform. */
-export function isSearchable(rule: UsernameRule, name: string): boolean {
+function isSearchable(rule: UsernameRule, name: string): boolean {
   return usernameProblem(name) === undefined && ruleViolation(rule, name) === undefined;
 }
 

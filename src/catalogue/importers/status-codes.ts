@@ -23,7 +23,7 @@ const CLIENT_ERROR = [
 export const NOT_FOUND_LIKE: readonly number[] = [...REDIRECTION, ...CLIENT_ERROR];
 
 /** Access, proxy, rate-limit and server answers: they describe the request, not the account. */
-export function saysNothingAboutAccount(status: number): boolean {
+function saysNothingAboutAccount(status: number): boolean {
   return status === 401 || status === 403 || status === 407 || status === 429 || status >= 500;
 }
 
