@@ -108,6 +108,35 @@ export function politenessBound(
   return best;
 }
 
+/**
+ * The bound of the requests the sites actually received (`sent`, by site as the
+ * simulated web keys it): the same pacing as politenessBound, but counting every
+ * request a level sent (control checks, retries, linked re-checks included)
+ * instead of one per searched platform. A diagnosis beside the issue's bound:
+ * when a level is over that bound but at this one, the extra time is extra
+ * requests, not waiting.
+ */
+export function sentBound(
+  platforms: readonly Platform[],
+  sent: Readonly<Record<string, number>>,
+  options: {
+    readonly identities: number;
+    readonly budget: BudgetLimit;
+    readonly profile: LatencyProfile;
+    readonly seed: number;
+    readonly timeoutMs: number;
+  },
+): PolitenessBound {
+  let best: PolitenessBound = { boundMs: 0, origin: '', requests: 0 };
+  for (const o of originLoads(platforms, options)) {
+    const requests = sent[o.origin] ?? 0;
+    if (requests === 0) continue;
+    const boundMs = pacedMs(requests, o.limit, options.identities) + o.latencyMs;
+    if (boundMs > best.boundMs) best = { boundMs, origin: o.origin, requests };
+  }
+  return best;
+}
+
 /** Egress identities a server runs with: its `egress` setting's entries, or the default route. */
 export function identitiesOf(overrides: Readonly<Record<string, unknown>>): number {
   const egress = overrides.egress;

@@ -21,6 +21,16 @@ export interface SimReady {
   readonly problems: number;
 }
 
+/** Requests each site received, over every client address. */
+function requestsBySite(requests: Record<string, Record<string, number>>): Record<string, number> {
+  return Object.fromEntries(
+    Object.entries(requests).map(([site, byAddress]) => [
+      site,
+      Object.values(byAddress).reduce((a, b) => a + b, 0),
+    ]),
+  );
+}
+
 await runChild<SimInput, SimReady>(async (input) => {
   const set = loadPlatformSet(input.set, input.seed);
   const { routes, problems } = emulatePlatformSet(set, input.profile, input.seed);
@@ -30,7 +40,11 @@ await runChild<SimInput, SimReady>(async (input) => {
   await sim.prepareTls(checkHosts(set));
   return {
     ready: { connectTo: sim.connectTo, caCert: sim.caCert, problems },
-    handlers: { requests: () => sim.requestCount, rateLimited: () => sim.stats().limited.total },
+    handlers: {
+      requests: () => sim.requestCount,
+      rateLimited: () => sim.stats().limited.total,
+      siteRequests: () => requestsBySite(sim.stats().requests),
+    },
     stop: () => sim.stop(),
   };
 });

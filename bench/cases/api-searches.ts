@@ -10,7 +10,7 @@ import type { LatencyProfile } from '../../src/sim/latency.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { callJson, type SearchState, startSearch } from '../http-client.js';
 import { ACCOUNT_POOL, loadPlatformSet } from '../platform-set.js';
-import { identitiesOf, politenessBound } from '../politeness.js';
+import { identitiesOf, politenessBound, sentBound } from '../politeness.js';
 import { measure } from '../process-usage.js';
 import type { Row } from '../results.js';
 import { type ServerLauncher, type ServerOverrides, singleProcessServer } from '../server.js';
@@ -42,6 +42,12 @@ export interface ApiLevel {
   /** The origin that sets the bound, and the requests it gets. */
   readonly boundBy: string;
   readonly vsBound: number;
+  /**
+   * The same bound over the requests the simulated sites received during the level
+   * (controls, retries and re-checks included): its origin and requests, and makespan / it.
+   */
+  readonly sentBoundBy: string;
+  readonly vsSentBound: number;
   /** 429 answers the simulated sites sent meanwhile (their per-address limits). */
   readonly rateLimited: number;
   /** Control checks sent during the level (issue 17), and per search: the requests they add. */
@@ -155,6 +161,7 @@ export async function measureApiLevel(
   try {
     if (warmUp) await runOneSearch(pool, WARM_UP_USERNAME, undefined, Date.now() + LEVEL_DEADLINE_MS);
     const limitedBefore = await sim.child.request<number>('rateLimited');
+    const sentBefore = await sim.child.request<Record<string, number>>('siteRequests');
     const deadline = Date.now() + (ctx.quick ? QUICK_LEVEL_DEADLINE_MS : LEVEL_DEADLINE_MS);
     const {
       result: results,
@@ -173,6 +180,10 @@ export async function measureApiLevel(
         ),
     );
     const rateLimited = (await sim.child.request<number>('rateLimited')) - limitedBefore;
+    const sentAfter = await sim.child.request<Record<string, number>>('siteRequests');
+    const sent = Object.fromEntries(
+      Object.entries(sentAfter).map(([site, n]) => [site, n - (sentBefore[site] ?? 0)]),
+    );
     const controls = await controlsSent(server.url);
     const stoppedAt = Date.now();
     const created = results.map((r) => Date.parse(r.state.createdAt));
@@ -182,8 +193,7 @@ export async function measureApiLevel(
     const makespanMs = Math.max(...ended) - Math.min(...created);
     const checks = results.reduce((n, r) => n + (r.finished ? r.total : r.state.progress.checked), 0);
     const completed = results.filter((r) => r.finished).length;
-    const { boundMs, origin, requests } = politenessBound(loadPlatformSet('builtin', ctx.seed).searched, {
-      searches,
+    const boundOptions = {
       identities,
       budget: {
         perSecond: settingOf(overrides, 'budgetPerSecond'),
@@ -192,7 +202,10 @@ export async function measureApiLevel(
       profile,
       seed: ctx.seed,
       timeoutMs: settingOf(overrides, 'timeoutMs'),
-    });
+    };
+    const searched = loadPlatformSet('builtin', ctx.seed).searched;
+    const { boundMs, origin, requests } = politenessBound(searched, { ...boundOptions, searches });
+    const sentBy = sentBound(searched, sent, boundOptions);
     return {
       searches,
       platforms: results[0]!.total,
@@ -214,6 +227,8 @@ export async function measureApiLevel(
       boundMs,
       boundBy: `${origin} (${requests} requests)`,
       vsBound: makespanMs / boundMs,
+      sentBoundBy: `${sentBy.origin} (${sentBy.requests} requests, ${(sentBy.boundMs / 1000).toFixed(1)} s)`,
+      vsSentBound: makespanMs / sentBy.boundMs,
       rateLimited,
       controls,
       controlsPerSearch: controls / searches,
@@ -254,6 +269,7 @@ function levelRow(level: ApiLevel): Row {
       vsSingle: level.vsSingle,
       boundMs: Math.round(level.boundMs),
       vsBound: level.vsBound,
+      vsSentBound: level.vsSentBound,
       rateLimited: level.rateLimited,
       controlsPerSearch: level.controlsPerSearch,
       estimateRatio: level.estimateRatio,
@@ -309,6 +325,7 @@ export const apiSearchesCase: BenchCase = {
         { key: 'vsSingle', title: 'x single', better: 'lower', digits: 2 },
         { key: 'boundMs', title: 'politeness bound ms', better: 'none' },
         { key: 'vsBound', title: 'x bound', better: 'lower', digits: 2 },
+        { key: 'vsSentBound', title: 'x bound of requests sent', better: 'lower', digits: 2 },
         { key: 'rateLimited', title: '429s', better: 'lower' },
         { key: 'controlsPerSearch', title: 'control requests/search', better: 'lower', digits: 2 },
         { key: 'estimateRatio', title: 'estimate ÷ actual', better: 'none', digits: 2 },
@@ -347,6 +364,7 @@ export const apiSearchesCase: BenchCase = {
         ),
         `politeness bound = for each origin, searches x its platforms ÷ (its budget x ${identitiesOf(ctx.serverOverrides)} identit${identitiesOf(ctx.serverOverrides) === 1 ? 'y' : 'ies'}) + its slowest latency (the timeout when one never answers), the largest over the origins; every searched platform counted (a username rule may spare a few); 429s = the simulated sites' answers over their seeded per-address limits`,
         `the bound is set by ${measured.map((l) => `${l.searches} at once: ${l.boundBy}`).join('; ')}`,
+        `bound of requests sent = the same pacing over the requests the simulated sites received during the level (control checks, retries and linked re-checks included), a diagnosis: ${measured.map((l) => `${l.searches} at once: ${l.sentBoundBy}`).join('; ')}`,
         `control requests/search = control checks (a name that cannot exist, sent alongside a platform's first check, then at most once per ${SETTINGS.controlWindowMs.default / 60_000} min per platform and identity) ÷ searches; the server is fresh per row, so each platform checked costs one: ${measured.map((l) => `${l.searches} at once: ${l.controls}`).join('; ')}`,
         'estimate ÷ actual = the estimatedTime POST /api/search answered ÷ the search’s completion time, median over the finished searches (1 is exact; under 1 the estimate was short)',
         `completion = completedAt - createdAt as the server reports them; each client polls once a second; ${top.platforms} platforms per search, each search a different username`,

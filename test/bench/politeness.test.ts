@@ -4,6 +4,7 @@ import {
   identitiesFor,
   identitiesOf,
   politenessBound,
+  sentBound,
   sustainedRate,
 } from '../../bench/politeness.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
@@ -63,5 +64,21 @@ describe('politenessBound', () => {
     expect(identitiesOf({})).toBe(1);
     expect(identitiesOf({ egress: ['addr:127.0.0.2', 'addr:127.0.0.3'] })).toBe(2);
     expect(identitiesOf({ egress: 'addr:127.0.0.2,addr:127.0.0.3' })).toBe(2);
+  });
+
+  it('paces the requests the sites received, where the bound counts one per searched platform', () => {
+    const plain = catalogue.platforms.filter((p) => p.name !== 'Strict');
+    // shared.test received 28 requests (its 20 checks and 8 more): 4 at once, then 24 at 4 a second.
+    expect(sentBound(plain, { 'shared.test': 28, 'alone.test': 3 }, options)).toEqual({
+      boundMs: 6_000,
+      origin: 'shared.test',
+      requests: 28,
+    });
+    // A site the catalogue does not search is no origin of the bound; none received: no bound.
+    expect(sentBound(plain, { 'elsewhere.test': 500 }, options)).toEqual({
+      boundMs: 0,
+      origin: '',
+      requests: 0,
+    });
   });
 });
