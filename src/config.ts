@@ -420,6 +420,12 @@ export const SETTINGS = {
     kind: int(1_000, 86_400_000),
     doc: 'How long (ms) the process starting a completed `recursive` search\u2019s follow-ups holds them; one that died doing it is taken over after this long, by the next read of the search',
   },
+  followUpRetryForMs: {
+    env: 'USERSCOUT_FOLLOW_UP_RETRY_FOR_MS',
+    default: 15 * MINUTE,
+    kind: int(0, 86_400_000),
+    doc: 'How long (ms) after a `recursive` search completes its follow-ups stay pending while the queue is full, tried again by the first read after each USERSCOUT_FOLLOW_UP_LEASE_MS; after, a name the queue still refuses is recorded as not searched (queue full)',
+  },
   trustProxy: {
     env: 'USERSCOUT_TRUST_PROXY',
     default: '',

@@ -28,6 +28,13 @@
  * search finished longer ago than the lease, a read starts what is missing
  * itself, under the same lease (src/api/search-view.ts). A worker that takes
  * over a dead worker's job tries too, under the same lease.
+ *
+ * A refusal that passes leaves them all pending, recorded by none, for the
+ * same later read (`refusalKind`): the store or the runner out of reach, and
+ * the queue full, this one only while the search completed less than
+ * `followUpRetryForMs` ago (after, the name is recorded as not searched, queue
+ * full). A refusal that lasts (a name no platform takes, the caller's search
+ * limit, a fault) is recorded as not searched at once.
  */
 import { createHash } from 'node:crypto';
 import type { Platform } from '../catalogue/platform.js';
@@ -40,7 +47,7 @@ import type { FollowUp, SearchRecord } from '../store/store.js';
 import type { AppDeps } from './deps.js';
 import { quotaKey, searchLimitOf } from './search-quota.js';
 import { followUpsPending } from './search-response.js';
-import { type Originator, startSearch } from './start-searches.js';
+import { NOT_QUEUED, type Originator, startSearch } from './start-searches.js';
 
 /** A name to follow up, and the platform whose hit gave it. */
 export interface FollowUpName {
@@ -62,9 +69,36 @@ export function followUpId(parentId: string, username: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
+/**
+ * How a refused start of a follow-up is taken:
+ * - `passing`: nothing can be recorded now (the store out of reach, the runner stopping):
+ *   thrown, the follow-ups left pending for a later attempt;
+ * - `later`: the service is busy for now (the queue full): the follow-ups left pending
+ *   while the search is young enough (`followUpRetryForMs`), else recorded as not searched;
+ * - `lasting`: recorded as not searched (a refusal that would be given again, or a fault).
+ * The caller's search limit is not a refusal here: past it, a name is recorded as not
+ * searched at once (as documented), never started later in a window of the caller's own.
+ */
+export type RefusalKind = 'passing' | 'later' | 'lasting';
+
+export function refusalKind(error: unknown): RefusalKind {
+  if (!isUserscoutError(error)) return 'lasting';
+  if (error.code === 'unavailable' || error.code === 'store_unavailable') return 'passing';
+  if (error.code === 'queue_full') return 'later';
+  return 'lasting';
+}
+
 /** A refusal that passes (the runner stopping, the store out of reach): the follow-ups are left for a later attempt. */
-export const passing = (error: unknown): boolean =>
-  isUserscoutError(error) && (error.code === 'unavailable' || error.code === 'store_unavailable');
+export const passing = (error: unknown): boolean => refusalKind(error) === 'passing';
+
+/** Whether a refusal for now still leaves the follow-ups of `parent` pending: it completed less than `retryForMs` ago. Pure. */
+export function mayWait(
+  parent: Pick<SearchRecord, 'createdAt' | 'finishedAt'>,
+  now: number,
+  retryForMs: number,
+): boolean {
+  return now - (parent.finishedAt ?? parent.createdAt) < retryForMs;
+}
 
 /**
  * The new names in the hits' profiles, in the hits' platform order, each once
@@ -101,7 +135,14 @@ export function followUpNames(
 const NOT_SEARCHED = {
   limit: 'search limit reached',
   platforms: 'no enabled platform of the search is left',
+  queue: 'queue full',
+  notQueued: 'not queued',
 } as const;
+
+/** What one attempt at a search's follow-ups gave: every name settled, or some left for a later attempt. */
+export type FollowUpsStarted =
+  | { readonly settled: true; readonly followUps: FollowUp[] }
+  | { readonly settled: false; readonly waiting: number };
 
 /**
  * Why a start was refused, as the answer shows it: a coded error's message; any
@@ -116,9 +157,11 @@ function refusal(error: unknown, log: Originator['log'], parentId: string): stri
 /**
  * Starts one search per name, on the parent's platforms still enabled and
  * healthy, each counted against the parent caller's search limit as it
- * starts: names past the limit, refused by the queue or broken are listed
- * with the reason, never started. A follow-up stored already (by an attempt
- * that died before recording them) is listed as started, not started again.
+ * starts: names past the limit or broken are listed with the reason, never
+ * started. A follow-up stored already (by an attempt that died before
+ * recording them, or one that left others waiting) is listed as started, not
+ * started again. Names the queue refuses for now leave the attempt unsettled
+ * (`waiting`) while `mayWait`, else are listed as not searched (queue full).
  * Throws, recording nothing, when the runner or the store is unavailable: a
  * later attempt starts what is missing.
  */
@@ -127,7 +170,7 @@ export async function startFollowUps(
   parent: SearchRecord,
   names: readonly FollowUpName[],
   log: Originator['log'],
-): Promise<FollowUp[]> {
+): Promise<FollowUpsStarted> {
   const platforms: Platform[] = selectPlatforms(deps.catalogue, {
     platforms: parent.platformIds,
     includeNsfw: true,
@@ -137,16 +180,29 @@ export async function startFollowUps(
   const { limit, windowMs } = searchLimitOf(parent.tier, deps.config);
   const key = quotaKey(parent.client);
   const followUps: FollowUp[] = [];
+  const wait = mayWait(parent, deps.now(), deps.config.followUpRetryForMs);
+  let waiting = 0;
   for (const name of names) {
     const notSearched = (reason: string) => followUps.push({ ...name, notSearched: reason });
+    /** A refusal of this name's start, taken as `refusalKind` says. */
+    const refused = (error: unknown) => {
+      const kind = refusalKind(error);
+      if (kind === 'passing') throw error;
+      if (kind === 'lasting') notSearched(refusal(error, log, parent.id));
+      else if (wait) waiting++;
+      else notSearched(NOT_SEARCHED.queue);
+    };
     const problem = usernameProblem(name.username);
     if (problem) {
       notSearched(`username ${problem}`);
       continue;
     }
     const id = followUpId(parent.id, name.username);
-    if (await deps.store.getSearch(id)) {
-      followUps.push({ ...name, queryId: id });
+    const stored = await deps.store.getSearch(id);
+    if (stored) {
+      // Stored, then refused by the runner (after the admission): its id is taken, it never ran.
+      if (stored.state === 'error' && stored.error === NOT_QUEUED) notSearched(NOT_SEARCHED.notQueued);
+      else followUps.push({ ...name, queryId: id });
       continue;
     }
     if (platforms.length === 0) {
@@ -156,8 +212,7 @@ export async function startFollowUps(
     try {
       await deps.runner.admit(parent.tier);
     } catch (error) {
-      if (passing(error)) throw error;
-      notSearched(refusal(error, log, parent.id));
+      refused(error);
       continue;
     }
     const taken = await deps.searchQuota.take(key, 1, limit, windowMs);
@@ -177,18 +232,28 @@ export async function startFollowUps(
       await deps.searchQuota.release(key, 1).catch(() => {});
       // Started meanwhile by another attempt (one whose lease ran out): it is that one.
       if (isUserscoutError(error) && error.code === 'duplicate_id') followUps.push({ ...name, queryId: id });
-      else if (passing(error)) throw error;
-      else notSearched(refusal(error, log, parent.id));
+      // Refused by the queue once stored (under its id, ended NOT_QUEUED): its id is taken, never tried again.
+      else if (refusalKind(error) === 'later') notSearched(NOT_SEARCHED.notQueued);
+      else refused(error);
     }
   }
+  if (waiting > 0) {
+    log.info(
+      { queryId: parent.id, waiting },
+      'follow-up searches left for a later attempt: the queue is full',
+    );
+    return { settled: false, waiting };
+  }
   log.info({ queryId: parent.id, followUps: followUps.length }, 'follow-up searches started');
-  return followUps;
+  return { settled: true, followUps };
 }
 
 /**
  * The follow-ups of a completed recursive search: those recorded, or, when
  * none are yet and this process wins the claim, the ones it starts and
- * records now. Undefined while another process holds the claim.
+ * records now. Undefined while another process holds the claim, or when the
+ * queue refused some for now: pending, for the first read once the claim
+ * has run out (`followUpLeaseMs`).
  */
 export async function followUpsOf(
   deps: AppDeps,
@@ -203,9 +268,10 @@ export async function followUpsOf(
     return (await deps.store.getSearch(search.id))?.followUps;
   }
   const names = followUpNames(results, matcher, search.username, deps.config.maxFollowUps);
-  const followUps = await startFollowUps(deps, search, names, log);
-  await deps.store.updateSearch(search.id, { followUps });
-  return followUps;
+  const started = await startFollowUps(deps, search, names, log);
+  if (!started.settled) return undefined;
+  await deps.store.updateSearch(search.id, { followUps: started.followUps });
+  return started.followUps;
 }
 
 /** Whether a read of this search may start its follow-ups: only when the start at completion has had its time (the lease). */

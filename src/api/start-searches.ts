@@ -197,6 +197,9 @@ export function checkPrivate(asked: boolean | undefined, caller: Pick<Caller, 't
   if (asked && !mayStartPrivate(caller)) throw new UserscoutError('private_not_allowed');
 }
 
+/** The error of a search stored and then refused by the runner's queue: it never ran. */
+export const NOT_QUEUED = 'not queued';
+
 /** Stores and queues one search, already counted against the search limit. */
 export async function startSearch(
   deps: AppDeps,
@@ -240,7 +243,7 @@ export async function startSearch(
   try {
     await deps.runner.enqueue(search);
   } catch (error) {
-    await failSearch(search.id, 'not queued', deps);
+    await failSearch(search.id, NOT_QUEUED, deps);
     throw error;
   }
   deps.metrics.searches.inc({ tier: search.tier });

@@ -10,7 +10,9 @@
  * page, and the later answer is a page of its own at the next seq: on read, a
  * platform's last outcome wins (checked only when the search has one replaced,
  * that is when it has given more seqs than it counts outcomes). The schema is
- * migrated before the first query. An outage surfaces as
+ * migrated before the first query. A transaction (or a statement) PostgreSQL
+ * ends as a deadlock or a serialization failure is run again, a few times at
+ * most (postgres-retry.ts). An outage surfaces as
  * UserscoutError `store_unavailable` (503) within the connection and statement
  * timeouts, never as a hang.
  */
@@ -28,6 +30,7 @@ import {
 } from './compact-page.js';
 import { decodeIds, decodePage, decodeVocabularyIds, encodeVocabularyIds } from './outcome-page.js';
 import { migratePostgres } from './postgres-migrate.js';
+import { retryOnConflict } from './postgres-retry.js';
 import { asPostgresStoreError, isUniqueViolation } from './postgres-unavailable.js';
 import { PostgresVocabulary } from './postgres-vocabulary.js';
 import { PostgresWatchlists } from './postgres-watchlists.js';
@@ -175,12 +178,21 @@ export class PostgresStore implements Store {
     }
   }
 
+  /** One statement (a transaction of its own), run again when a conflict ended it (postgres-retry.ts). */
   #query<R extends pg.QueryResultRow>(sql: string, params: unknown[] = []): Promise<pg.QueryResult<R>> {
-    return this.#pool.query<R>(sql, params);
+    return retryOnConflict(() => this.#pool.query<R>(sql, params));
   }
 
-  /** BEGIN ... COMMIT on one connection of the pool; ROLLBACK when `work` throws. */
-  async #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  /**
+   * BEGIN ... COMMIT on one connection of the pool; ROLLBACK when `work` throws. Run again
+   * whole when a conflict ended it (postgres-retry.ts), so `work` keeps nothing in memory
+   * before COMMIT: what it learns is acted on once this returns.
+   */
+  #transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return retryOnConflict(() => this.#transactionOnce(work));
+  }
+
+  async #transactionOnce<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.#pool.connect();
     let broken = false;
     try {
@@ -291,60 +303,58 @@ export class PostgresStore implements Store {
     return this.#guard(async () => {
       const username = await this.#usernameOf(searchId);
       const encoded = await this.#vocabulary.encode(outcomes, username);
-      let key: string | undefined;
-      try {
-        return await this.#transaction(async (client) => {
-          const { rows } = await client.query<Pick<SearchRow, 'key' | 'outcome_count' | 'status_counts'>>(
-            'SELECT key, outcome_count, status_counts FROM searches WHERE id = $1 FOR UPDATE',
-            [searchId],
-          );
-          const row = rows[0];
-          if (!row) throw noSearchForOutcomes(searchId);
-          if (outcomes.length === 0) return [];
-          key = row.key;
-          const known = this.#written.get(row.key);
-          const seen =
-            known?.count === row.outcome_count
-              ? known.platforms
-              : await this.#storedPlatforms(client, row.key, username);
-          this.#written.delete(row.key);
-          const page: Uint8Array[] = [];
-          const ids: string[] = [];
-          const counts = [...row.status_counts];
-          const firstSeq = row.outcome_count + 1;
-          const seqs = outcomes.map((outcome, i) => {
-            if (seen.has(outcome.platformId)) return undefined;
-            seen.add(outcome.platformId);
-            ids.push(outcome.platformId);
-            page.push(encoded[i]!);
-            counts[STATUS_INDEX.get(outcome.status)!]! += 1;
-            return firstSeq + page.length - 1;
-          });
-          if (page.length === 0) return seqs;
-          await client.query(
-            `INSERT INTO outcome_pages (search_key, first_seq, count, platform_ids, body) VALUES ($1, $2, $3, $4, $5)`,
-            [
-              row.key,
-              firstSeq,
-              page.length,
-              JSON.stringify(ids),
-              await encodeCompactPage(page, COMPACT_PAGE_QUALITY.batch),
-            ],
-          );
-          const count = row.outcome_count + page.length;
-          await client.query('UPDATE searches SET outcome_count = $2, status_counts = $3 WHERE key = $1', [
-            row.key,
-            count,
-            counts,
-          ]);
-          // Kept for the next batch once this one commits (set before COMMIT; forgotten if it fails).
-          this.#remember(row.key, { count, platforms: seen });
-          return seqs;
+      const { seqs, written } = await this.#transaction<{
+        seqs: (number | undefined)[];
+        written?: { key: string; count: number; platforms: Set<string> };
+      }>(async (client) => {
+        const { rows } = await client.query<Pick<SearchRow, 'key' | 'outcome_count' | 'status_counts'>>(
+          'SELECT key, outcome_count, status_counts FROM searches WHERE id = $1 FOR UPDATE',
+          [searchId],
+        );
+        const row = rows[0];
+        if (!row) throw noSearchForOutcomes(searchId);
+        if (outcomes.length === 0) return { seqs: [] };
+        const known = this.#written.get(row.key);
+        const seen =
+          known?.count === row.outcome_count
+            ? known.platforms
+            : await this.#storedPlatforms(client, row.key, username);
+        this.#written.delete(row.key);
+        const page: Uint8Array[] = [];
+        const ids: string[] = [];
+        const counts = [...row.status_counts];
+        const firstSeq = row.outcome_count + 1;
+        const seqs = outcomes.map((outcome, i) => {
+          if (seen.has(outcome.platformId)) return undefined;
+          seen.add(outcome.platformId);
+          ids.push(outcome.platformId);
+          page.push(encoded[i]!);
+          counts[STATUS_INDEX.get(outcome.status)!]! += 1;
+          return firstSeq + page.length - 1;
         });
-      } catch (error) {
-        if (key !== undefined) this.#written.delete(key);
-        throw error;
-      }
+        if (page.length === 0) return { seqs };
+        await client.query(
+          `INSERT INTO outcome_pages (search_key, first_seq, count, platform_ids, body) VALUES ($1, $2, $3, $4, $5)`,
+          [
+            row.key,
+            firstSeq,
+            page.length,
+            JSON.stringify(ids),
+            await encodeCompactPage(page, COMPACT_PAGE_QUALITY.batch),
+          ],
+        );
+        const count = row.outcome_count + page.length;
+        await client.query('UPDATE searches SET outcome_count = $2, status_counts = $3 WHERE key = $1', [
+          row.key,
+          count,
+          counts,
+        ]);
+        return { seqs, written: { key: row.key, count, platforms: seen } };
+      });
+      // Kept for the next batch only once this one committed: an attempt ended by a conflict and run
+      // again (postgres-retry.ts) must not find the platforms of a page that was rolled back.
+      if (written) this.#remember(written.key, written);
+      return seqs;
     });
   }
 

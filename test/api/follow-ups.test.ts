@@ -195,10 +195,15 @@ describe('follow-ups a dead process left unstarted', () => {
   const sim = followUpsSim();
   let running: RunningService;
   const leaseMs = 1_000;
+  const retryForMs = 60_000;
 
   beforeAll(async () => {
     await sim.start();
-    running = await startService(sim, catalogue, { freeLimit: 10, followUpLeaseMs: leaseMs });
+    running = await startService(sim, catalogue, {
+      freeLimit: 10,
+      followUpLeaseMs: leaseMs,
+      followUpRetryForMs: retryForMs,
+    });
   });
   afterAll(async () => {
     await running?.service.close();
@@ -269,6 +274,85 @@ describe('follow-ups a dead process left unstarted', () => {
       { username: 'bob', from: 'alpha', queryId: followUpId(id, 'bob') },
       { username: 'rabbit', from: 'alpha', queryId: followUpId(id, 'rabbit') },
     ]);
+  });
+});
+
+describe('follow-ups the queue refuses', () => {
+  const sim = followUpsSim();
+  let running: RunningService;
+  const leaseMs = 1_000;
+  const retryForMs = 60_000;
+
+  beforeAll(async () => {
+    await sim.start();
+    running = await startService(sim, catalogue, {
+      freeLimit: 10,
+      followUpLeaseMs: leaseMs,
+      followUpRetryForMs: retryForMs,
+    });
+  });
+  afterAll(async () => {
+    await running?.service.close();
+    await sim.stop();
+  });
+
+  /** A completed recursive search (alice's hits: bob and rabbit to follow up), finished `agoMs` ago, follow-ups never started. */
+  async function completedRecursive(agoMs: number): Promise<string> {
+    const { store } = running.service;
+    const plain = await postSearch(running.url, { username: 'alice' });
+    const done = await storeUntil(running, plain.body.queryId, (s) => s.state === 'completed');
+    const id = randomUUID();
+    await store.createSearch({ ...done, id, recursive: true, finishedAt: Date.now() - agoMs });
+    await store.addOutcomes(
+      id,
+      (await store.listOutcomes(done.id)).map((s) => s.outcome),
+    );
+    return id;
+  }
+
+  /** Runs `work` while the runner refuses every admission with queue_full. */
+  async function whileQueueFull<T>(work: () => Promise<T>): Promise<T> {
+    const { runner } = running.service;
+    const admit = runner.admit;
+    runner.admit = async () => {
+      throw new UserscoutError('queue_full', undefined, { details: { retryAfter: 30 } });
+    };
+    try {
+      return await work();
+    } finally {
+      runner.admit = admit;
+    }
+  }
+
+  it('leaves them pending, recorded by none, while the queue is full, and a read after the lease starts them', async () => {
+    const id = await completedRecursive(leaseMs);
+    const read = await whileQueueFull(() => json(`${running.url}/api/search?id=${id}`));
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(read.body.status).toBe('completed');
+    expect(read.body.followUpsPending).toBe(true);
+    expect(read.body.followUps).toBeUndefined();
+    expect((await running.service.store.getSearch(id))?.followUps).toBeUndefined();
+
+    // The queue has room again: the first read once the refused attempt's lease ran out starts them.
+    const late = await pollUntilFollowedUp(running.url, id);
+    expect(late.body.followUps).toEqual([
+      { username: 'bob', from: 'alpha', queryId: followUpId(id, 'bob') },
+      { username: 'rabbit', from: 'alpha', queryId: followUpId(id, 'rabbit') },
+    ]);
+  });
+
+  it('records them as not searched (queue full) once the search completed followUpRetryForMs ago', async () => {
+    const id = await completedRecursive(retryForMs);
+    const read = await whileQueueFull(() => json(`${running.url}/api/search?id=${id}`));
+    expect(read.status, JSON.stringify(read.body)).toBe(200);
+    expect(read.body.followUpsPending).toBeUndefined();
+    expect(read.body.followUps).toEqual([
+      { username: 'bob', from: 'alpha', notSearched: 'queue full' },
+      { username: 'rabbit', from: 'alpha', notSearched: 'queue full' },
+    ]);
+    // Recorded: read again with room in the queue, the same.
+    const again = await json(`${running.url}/api/search?id=${id}`);
+    expect(again.body.followUps).toEqual(read.body.followUps);
   });
 });
 
