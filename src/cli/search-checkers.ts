@@ -33,7 +33,13 @@ export interface CheckRun {
   /** The search's id where it has one of its own (on the service). */
   readonly id?: string;
   /** A recursive search's follow-ups, where the service starts them: once its outcomes are read. */
-  followUps?(): Promise<FollowUp[]>;
+  followUps?(): Promise<FollowUpList>;
+}
+
+/** A recursive search's follow-ups as far as they are known; `pending`: the service has not started them all yet. */
+export interface FollowUpList {
+  readonly followUps: FollowUp[];
+  readonly pending: boolean;
 }
 
 export interface Checker {
@@ -93,14 +99,18 @@ export function commandErrorOf(error: unknown): unknown {
   return new UserscoutError('unavailable', `the service failed: ${error.message}${where}`);
 }
 
-/** A userscout service, through the client: the search runs there and its outcomes stream here. */
 /** How often, and how many times, a recursive search is read for its follow-ups (at most a minute). */
 const FOLLOW_UP_READ_MS = 500;
 const FOLLOW_UP_READS = 120;
 
+/** A userscout service, through the client: the search runs there and its outcomes stream here. */
 export async function remoteChecker(
   client: UserscoutClient,
   filters: { categories?: string[]; platforms?: string[]; includeNsfw?: boolean },
+  followUpReads: { readonly every: number; readonly times: number } = {
+    every: FOLLOW_UP_READ_MS,
+    times: FOLLOW_UP_READS,
+  },
 ): Promise<Checker> {
   const list = await client.platforms().catch((error: unknown) => {
     throw commandErrorOf(error);
@@ -137,15 +147,19 @@ export async function remoteChecker(
         }
       }
       // The service starts them just after the search completes: read it until they are listed.
-      const followUps = async (): Promise<FollowUp[]> => {
-        for (let attempt = 0; attempt < FOLLOW_UP_READS; attempt++) {
+      // A full queue keeps them pending for a while (the service starts them later): after a
+      // minute, what is listed is given with `pending`, and the command says so.
+      const followUps = async (): Promise<FollowUpList> => {
+        let listed: FollowUp[] = [];
+        for (let attempt = 0; attempt < followUpReads.times; attempt++) {
+          if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, followUpReads.every));
           const search = await client.get(started.queryId, { signal }).catch((error: unknown) => {
             throw commandErrorOf(error);
           });
-          if (!search.followUpsPending) return (search.followUps ?? []).map((f) => ({ ...f }));
-          await new Promise((resolve) => setTimeout(resolve, FOLLOW_UP_READ_MS));
+          listed = (search.followUps ?? []).map((f) => ({ ...f }));
+          if (!search.followUpsPending) return { followUps: listed, pending: false };
         }
-        throw new UserscoutError('unavailable', 'the service did not list the follow-up searches in time');
+        return { followUps: listed, pending: true };
       };
       return {
         id: started.queryId,

@@ -20,7 +20,6 @@ import { type Config, loadConfig } from '../config.js';
 import { countStatuses, coverageOf } from '../engine/coverage.js';
 import { ERROR_REASONS, INVALID_REASONS, type Outcome, UNKNOWN_REASONS } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
-import type { FollowUp } from '../store/store.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
 import { EXIT_LOW_COVERAGE } from './exit-codes.js';
 import type { Io } from './io.js';
@@ -41,7 +40,13 @@ import {
   type SearchReport,
   shownInTable,
 } from './output.js';
-import { type Checker, type CheckRun, localChecker, remoteChecker } from './search-checkers.js';
+import {
+  type Checker,
+  type CheckRun,
+  type FollowUpList,
+  localChecker,
+  remoteChecker,
+} from './search-checkers.js';
 
 export type { Io } from './io.js';
 
@@ -175,9 +180,14 @@ export async function runSearch(
       bar?.stop();
       if (!controller.signal.aborted) checker.finished(outcomes);
       const finishedAt = Date.now();
-      const followUps = target.recursive
+      const followUpList = target.recursive
         ? await followUpsOfRun(run, checker, outcomes, username, config.maxFollowUps, targets)
         : undefined;
+      const followUps = followUpList?.followUps;
+      if (followUpList?.pending)
+        io.err(
+          `The service has not started every follow-up search of "${username}" yet (its queue may be full); it starts them later: read GET /api/search?id=${run.id ?? target.id} for their ids.`,
+        );
       const report: SearchReport = {
         id: run.id ?? target.id,
         username,
@@ -256,16 +266,17 @@ async function followUpsOfRun(
   username: string,
   max: number,
   targets: Target[],
-): Promise<FollowUp[] | undefined> {
+): Promise<FollowUpList | undefined> {
   if (run.followUps) return run.followUps();
   if (!checker.profileUrls) return undefined;
-  return followUpNames(outcomes, checker.profileUrls, username, max).map((name) => {
+  const followUps = followUpNames(outcomes, checker.profileUrls, username, max).map((name) => {
     const problem = usernameProblem(name.username);
     if (problem) return { ...name, notSearched: `username ${problem}` };
     const id = randomUUID();
     targets.push({ username: name.username, id });
     return { ...name, queryId: id };
   });
+  return { followUps, pending: false };
 }
 
 /** This machine's engine over the platforms the filters choose. */
