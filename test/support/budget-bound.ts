@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { BudgetLimit } from '../../src/engine/rate-budget.js';
 
 /**
@@ -15,4 +16,20 @@ export const LATE_MS = 400;
  */
 export function budgetAllows(limit: BudgetLimit, windowMs: number, lateMs = LATE_MS): number {
   return limit.burst + Math.ceil(((windowMs + lateMs) * limit.perSecond) / 1000) - 1;
+}
+
+/**
+ * Runs `work` and gives how late a request sent on time may have reached a simulated web
+ * on this thread: LATE_MS plus this event loop's worst stall meanwhile (a busy machine
+ * stalls it beyond LATE_MS, and requests sent on time are then logged together).
+ */
+export async function watchingStalls<T>(work: () => Promise<T>): Promise<{ result: T; lateMs: number }> {
+  const stall = monitorEventLoopDelay({ resolution: 10 });
+  stall.enable();
+  try {
+    const result = await work();
+    return { result, lateMs: LATE_MS + stall.max / 1e6 };
+  } finally {
+    stall.disable();
+  }
 }
