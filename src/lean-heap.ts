@@ -29,7 +29,24 @@ const LEAN_HEAP_FLAGS: readonly string[] = [
   '--liftoff-only',
 ];
 
-/** Applies LEAN_HEAP_FLAGS to this process, from now on. */
-export function leanHeap(): void {
+/**
+ * Only for a process that does one bounded piece of work and exits (`'one-shot'`,
+ * the CLI's search), never for a server: JavaScript stays in V8's interpreter,
+ * without its baseline (Sparkplug) and optimising (TurboFan) compilers. A search
+ * spends its CPU in TLS, the regular expression engine, JSON and undici's parser,
+ * none of which this touches, and ends before optimised code pays for its
+ * compilation (whose memory, on V8's worker threads, was part of the peak): a CLI
+ * search of 716 platforms peaked 6-9 MB lower with the same CPU, and so did one
+ * of the whole selection (bench/README.md, case 1). A server's hot paths run for
+ * days and need the optimising compiler.
+ */
+const ONE_SHOT_FLAGS: readonly string[] = ['--max-opt=0'];
+
+/** What the process is: one bounded piece of work (the CLI's search) or a server. */
+export type ProcessLife = 'one-shot' | 'long-running';
+
+/** Applies LEAN_HEAP_FLAGS to this process, from now on; ONE_SHOT_FLAGS too for a one-shot process. */
+export function leanHeap(life: ProcessLife): void {
   for (const flag of LEAN_HEAP_FLAGS) setFlagsFromString(flag);
+  if (life === 'one-shot') for (const flag of ONE_SHOT_FLAGS) setFlagsFromString(flag);
 }

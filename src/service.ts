@@ -56,7 +56,7 @@ export const HEALTH_FILE = 'health.json';
 
 export async function createService(config: Config, options: ServiceOptions = {}): Promise<Service> {
   const now = Date.now;
-  if (config.leanHeap) leanHeap();
+  if (config.leanHeap) leanHeap('long-running');
   const catalogue = options.catalogue ?? loadCatalogueFrom(config.catalogue || undefined).catalogue;
   const fileHealth = PlatformHealth.read(join(config.dataDir, HEALTH_FILE));
   if (!config.redisUrl && config.role !== 'all') {

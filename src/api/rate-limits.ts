@@ -19,13 +19,6 @@ export type RateLimitConfig = Pick<
 /** The request limit's window (ms): other requests are counted per minute. */
 export const REQUEST_WINDOW_MS = 60_000;
 
-/** A window in words: 'hour', '15 minutes'. */
-export function humanWindow(ms: number): string {
-  const minutes = Math.round(ms / 60_000);
-  if (minutes >= 60 && minutes % 60 === 0) return minutes === 60 ? 'hour' : `${minutes / 60} hours`;
-  return minutes === 1 ? 'minute' : `${minutes} minutes`;
-}
-
 export async function installRateLimits(
   app: FastifyInstance,
   config: RateLimitConfig,

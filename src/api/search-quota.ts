@@ -14,7 +14,6 @@ import type { FastifyReply } from 'fastify';
 import type { Config } from '../config.js';
 import { UserscoutError } from '../errors.js';
 import type { Tier } from '../store/store.js';
-import { humanWindow } from './rate-limits.js';
 
 /** A client's window: searches counted in it and ms until it ends (0: no window open). */
 export interface QuotaWindow {
@@ -45,6 +44,13 @@ export function searchLimitOf(tier: Tier, config: SearchLimitConfig): { limit: n
 
 /** The counter's key of a client (`ip:…` or `key:…`). */
 export const quotaKey = (client: string): string => `search:${client}`;
+
+/** A window in words: 'hour', '15 minutes'. */
+function humanWindow(ms: number): string {
+  const minutes = Math.round(ms / 60_000);
+  if (minutes >= 60 && minutes % 60 === 0) return minutes === 60 ? 'hour' : `${minutes / 60} hours`;
+  return minutes === 1 ? 'minute' : `${minutes} minutes`;
+}
 
 /** A wait in words: '45 seconds', '14 minutes'. */
 function inWords(seconds: number): string {

@@ -116,7 +116,7 @@ function buildProgram(): Command {
     .option('--no-progress', 'no progress bar')
     .action(async (names: string[], options: SearchCommandOptions) => {
       // This process does one search and exits: it collects garbage sooner (lean-heap.ts).
-      if ((await cliSettings()).leanHeap) (await import('../lean-heap.js')).leanHeap();
+      if ((await cliSettings()).leanHeap) (await import('../lean-heap.js')).leanHeap('one-shot');
       const { runSearch } = await import('./search.js');
       process.exitCode = await runSearch(names, options, io);
     });

@@ -8,14 +8,12 @@
 
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
-import { SingleBar } from 'cli-progress';
 import { followUpNames } from '../api/follow-ups.js';
 import { writeFileAtomic } from '../catalogue/atomic-write.js';
 import { checkUsername } from '../catalogue/check-username.js';
 import { lookalikeNames, type Variant } from '../catalogue/lookalike-names.js';
 import { selectPlatforms } from '../catalogue/select.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
-import { UserscoutClient } from '../client/client.js';
 import { type Config, loadConfig } from '../config.js';
 import { countStatuses, coverageOf } from '../engine/coverage.js';
 import { ERROR_REASONS, INVALID_REASONS, type Outcome, UNKNOWN_REASONS } from '../engine/outcome.js';
@@ -101,7 +99,9 @@ export async function runSearch(
   const server = options.server ?? config.server;
   const checker = server
     ? await remoteChecker(
-        new UserscoutClient({
+        // The client and the progress bar are loaded only when used: a local search without a bar
+        // keeps their memory (issue 13).
+        new (await import('../client/client.js')).UserscoutClient({
           baseUrl: server,
           ...(options.key || config.apiKey ? { apiKey: options.key || config.apiKey } : {}),
         }),
@@ -145,7 +145,7 @@ export async function runSearch(
       const outcomes: Outcome[] = [];
       const showBar = options.progress !== false && io.stderr.isTTY === true;
       const bar = showBar
-        ? new SingleBar({
+        ? new (await import('cli-progress')).SingleBar({
             stream: io.stderr,
             format: `${username} [{bar}] {value}/{total} checked | {hits} hits | {duration}s`,
             hideCursor: true,

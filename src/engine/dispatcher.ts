@@ -7,7 +7,7 @@
 import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates, TLSSocket } from 'node:tls';
-import { Agent, buildConnector, type Dispatcher, interceptors, ProxyAgent, Socks5ProxyAgent } from 'undici';
+import type { Dispatcher, buildConnector as UndiciConnector } from 'undici';
 import { UserscoutError } from '../errors.js';
 import { ConnectGate } from './connect-gate.js';
 import { type ConnectToRule, resolveConnectTo } from './connect-to.js';
@@ -15,6 +15,7 @@ import { leanPoolFactory } from './lean-pool.js';
 import { isPrivateAddress } from './private-address.js';
 import { TlsSessionKeeper } from './tls-sessions.js';
 import { BLOCKED_DESTINATION_CODE } from './transport-error.js';
+import { Agent, buildConnector, decompressInterceptor, proxyAgents } from './undici-parts.js';
 
 export interface DispatcherOptions {
   /** http://, https:// or socks5:// proxy URL. */
@@ -79,7 +80,7 @@ const decompress = (() => {
     return (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   }) as typeof process.emitWarning;
   try {
-    return interceptors.decompress({ skipErrorResponses: false });
+    return decompressInterceptor({ skipErrorResponses: false });
   } finally {
     process.emitWarning = emitWarning;
   }
@@ -108,10 +109,10 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     // a resumed handshake skips the certificate checks that dominate a cold search's CPU.
     maxCachedSessions: MAX_TLS_SESSIONS,
     ...(options.refusePrivate ? { lookup: guardedLookup } : {}),
-  } as buildConnector.BuildOptions);
+  } as UndiciConnector.BuildOptions);
 
   const gate = options.connectsAtOnce ? new ConnectGate(options.connectsAtOnce) : undefined;
-  const connect: buildConnector.connector = (opts, callback) => {
+  const connect: UndiciConnector.connector = (opts, callback) => {
     const defaultPort = opts.protocol === 'https:' ? 443 : 80;
     const target = resolveConnectTo(options.connectTo, opts.hostname, Number(opts.port) || defaultPort);
     if (options.refusePrivate && isIP(target.host) && isPrivateAddress(target.host)) {
@@ -141,6 +142,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
 
   let dispatcher: Dispatcher;
   if (options.proxy) {
+    const { ProxyAgent, Socks5ProxyAgent } = proxyAgents();
     const url = new URL(options.proxy);
     if (url.protocol === 'socks5:' || url.protocol === 'socks5h:' || url.protocol === 'socks:') {
       dispatcher = new Socks5ProxyAgent(url.href.replace(/^socks5h?:|^socks:/, 'socks5:'), {
@@ -149,7 +151,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
           ...tls,
           allowH2,
           timeout: options.connectTimeoutMs,
-        } as buildConnector.BuildOptions),
+        } as UndiciConnector.BuildOptions),
       });
     } else if (url.protocol === 'http:' || url.protocol === 'https:') {
       dispatcher = new ProxyAgent({ uri: url.href, ...common, requestTls: tls, proxyTls: tls });

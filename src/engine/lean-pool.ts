@@ -9,7 +9,8 @@
  * pool: when this version of undici has none to swap (`leanQueueSupported`), the
  * pool is left as it is, and lean-pool.test.ts fails so the upgrade is noticed.
  */
-import { Client, type Dispatcher, Pool } from 'undici';
+import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import { Client, Pool } from './undici-parts.js';
 
 /** What undici's pool asks of its queue. */
 interface RequestQueue<T> {
@@ -44,7 +45,7 @@ export class ArrayQueue<T> implements RequestQueue<T> {
 }
 
 /** The symbol of undici's pool queue field, found once on a pool of this version. */
-function queueField(pool: Pool): symbol | undefined {
+function queueField(pool: UndiciPool): symbol | undefined {
   return Object.getOwnPropertySymbols(pool).find((s) => {
     if (s.description !== 'queue') return false;
     const queue = (pool as unknown as Record<symbol, unknown>)[s] as
@@ -68,7 +69,7 @@ export function leanQueueSupported(): boolean {
 
 /** Agent `factory`: a Client for one connection per origin, else a Pool with the lean queue. */
 export function leanPoolFactory(origin: string | URL, options: object): Dispatcher {
-  const opts = options as Pool.Options & { connections?: number | null };
+  const opts = options as UndiciPool.Options & { connections?: number | null };
   if (opts.connections === 1) return new Client(origin, opts);
   const pool = new Pool(origin, opts);
   if (leanQueueSupported()) (pool as unknown as Record<symbol, unknown>)[field!] = new ArrayQueue();
