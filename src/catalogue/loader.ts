@@ -50,6 +50,7 @@ export function loadCatalogue(data: unknown, extraShields: readonly Shield[] = [
   const problems: CatalogueProblem[] = [];
   const platforms: Platform[] = [];
   const seenNames = new Map<string, number>();
+  const seenIds = new Map<string, number>();
   data.platforms.forEach((entry, index) => {
     const label = entryLabel(entry, index);
     const entryProblems = validatePlatform(entry, label);
@@ -68,7 +69,20 @@ export function loadCatalogue(data: unknown, extraShields: readonly Shield[] = [
       });
       return;
     }
+    const sameId = seenIds.get(platform.id);
+    if (platform.id === '' || sameId !== undefined) {
+      problems.push({
+        platform: label,
+        field: '/name',
+        message:
+          platform.id === ''
+            ? 'the name and home give no id (Latin letters or digits)'
+            : `its id "${platform.id}" is entry #${sameId}'s too: rename one`,
+      });
+      return;
+    }
     seenNames.set(key, index);
+    seenIds.set(platform.id, index);
     platforms.push(platform);
   });
 

@@ -102,7 +102,7 @@ export function normalisePlatform(spec: PlatformSpec): Platform {
     redirects: spec.check?.redirects ?? 'manual',
   };
   return {
-    id: platformId(spec.name),
+    id: platformId(spec.name, spec.home),
     name: spec.name.trim(),
     category: spec.category as Category,
     home: spec.home,

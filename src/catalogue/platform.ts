@@ -121,10 +121,26 @@ export function describeSignal(signal: Signal | SignalPart): string {
   }
 }
 
-export function platformId(name: string): string {
-  return name
+function slug(text: string): string {
+  return text
     .normalize('NFKD')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
+}
+
+/**
+ * A platform's id: its name in lower-case Latin letters and digits joined by '-', or,
+ * for a name with none (e.g. "Военное обозрение"), its home's host ("topwar-ru").
+ */
+export function platformId(name: string, home: string): string {
+  const fromName = slug(name);
+  if (fromName !== '') return fromName;
+  let host = home;
+  try {
+    host = new URL(home).hostname.replace(/^www\./, '');
+  } catch {
+    // Not a URL: the text itself.
+  }
+  return slug(host);
 }
