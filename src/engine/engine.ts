@@ -167,7 +167,11 @@ export class Engine {
     const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
     shared = (
       across
-        ? across.run(`${platform.id}:${encodeURIComponent(platformUsername(platform, username))}`, run)
+        ? across.run(
+            `${platform.id}:${encodeURIComponent(platformUsername(platform, username))}`,
+            run,
+            leftLine,
+          )
         : run()
     ).finally(() => this.#inflight.delete(key));
     this.#inflight.set(key, shared);

@@ -2,12 +2,19 @@
  * How the engine starts the checks of its searches (check-feeder.ts), as the
  * simulated web sees them: only as the line for global slots has room, so a
  * search left early never sends the rest; a search whose checks wait on a
- * budget-bound site holds back no other site's checks, its own or another
- * search's; a professional search's checks still go first.
+ * budget-bound site, or on another process's identical checks, holds back no
+ * other site's checks, its own or another search's; a professional search's
+ * checks still go first.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../src/catalogue/platform.js';
+import { loadConfig } from '../../src/config.js';
+import { createEngine } from '../../src/engine/create-engine.js';
 import { CHECKS_IN_LINE, type Engine } from '../../src/engine/engine.js';
+import type { SharedChecks } from '../../src/engine/shared-checks.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
@@ -127,5 +134,45 @@ describe('feeding the checks of searches to the engine', () => {
     for (const index of at) expect(index).toBeGreaterThan(0);
     // One global slot: the free checks already holding it or sending finish first, no more.
     expect(Math.max(...at)).toBeLessThan(own.length + 4);
+  }, 30_000);
+
+  it('holds back no other search’s checks behind checks another process is making', async () => {
+    // Another process is checking every platform for `elsewhere`: this one waits for its outcomes.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const elsewhere: SharedChecks = {
+      async run(key, check, waiting) {
+        if (!key.endsWith(':elsewhere')) return check();
+        waiting?.();
+        await released;
+        return check();
+      },
+    };
+    const caFile = join(mkdtempSync(join(tmpdir(), 'userscout-ca-')), 'ca.pem');
+    writeFileSync(caFile, sim.caCert);
+    const config = loadConfig(
+      {
+        connectTo: sim.connectTo,
+        refusePrivate: false,
+        concurrency: 2,
+        perHost: 1024,
+        budgetPerSecond: 10_000,
+        budgetBurst: 10_000,
+        retries: 0,
+        caFile,
+      },
+      {},
+    );
+    const engine = createEngine(config, catalogue, { sharedChecks: elsewhere });
+    engines.push(engine);
+    const log: string[] = [];
+    const waiting = logged(engine, 'elsewhere', many, log);
+    await logged(engine, 'later', own, log);
+    expect(log.filter((l) => l.startsWith('elsewhere:'))).toEqual([]);
+    release();
+    await waiting;
+    expect(log).toHaveLength(MANY + own.length);
   }, 30_000);
 });
