@@ -71,6 +71,8 @@ export async function checkPlatform(
   signal?: AbortSignal,
   /** Higher first when checks wait for a slot (a professional search's). @default 0 */
   priority = 0,
+  /** Called once the check no longer waits in line for its first global slot (see Admission). */
+  leftLine?: () => void,
 ): Promise<Outcome> {
   const built = buildRequest(platform, username, ctx.baseHeaders);
   if (!built.ok) {
@@ -119,7 +121,7 @@ export async function checkPlatform(
       }
     },
     // The wait for a send slot may use the check's whole deadline; the send then has its own.
-    { limit, maxWaitMs: ctx.timeoutMs, priority, signal },
+    { limit, maxWaitMs: ctx.timeoutMs, priority, signal, leftLine },
   );
   return admitted.sent ? admitted.value : budgetExhausted(platform, profileUrl, limit, admitted.waitedMs);
 }

@@ -8,6 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
 import { type CheckContext, checkPlatform } from './check.js';
+import { CheckFeeder } from './check-feeder.js';
 import type { ControlGuard } from './control-guard.js';
 import { CheckLimiter } from './limiter.js';
 import { OriginBreaker } from './origin-breaker.js';
@@ -54,6 +55,13 @@ export function browserHeaders(userAgent: string): Record<string, string> {
 /** Signals the checks' engine-closed listeners are spread over (see Engine.#closing). */
 const CLOSING_SHARDS = 32;
 
+/**
+ * Checks of searches waiting in line for a global slot at most (check-feeder.ts): enough
+ * that a freed slot never finds the line empty (the next check joins it within microtasks),
+ * while the rest of each search's platforms wait as list entries, not as started checks.
+ */
+export const CHECKS_IN_LINE = 64;
+
 export interface SearchOptions {
   /** Checks of a higher priority get free slots first (professional searches). @default 0 */
   readonly priority?: number;
@@ -71,6 +79,8 @@ export class Engine {
   readonly #closing = Array.from({ length: CLOSING_SHARDS }, () => new AbortController());
   #nextClosing = 0;
   readonly #sharedChecks: SharedChecks | undefined;
+  /** Starts the checks of searches as the line for global slots has room (check-feeder.ts). */
+  readonly #feeder = new CheckFeeder(CHECKS_IN_LINE);
   readonly #egress: readonly EgressRoute[];
   readonly catalogue: Catalogue;
 
@@ -129,22 +139,43 @@ export class Engine {
    * waiting, while the shared check runs on for the others, bounded by its timeout.
    */
   check(platform: Platform, username: string, signal?: AbortSignal, priority = 0): Promise<Outcome> {
+    const shared = this.#sharedCheck(platform, username, priority);
+    return signal ? untilAborted(shared, signal) : shared;
+  }
+
+  /**
+   * The check of `platform` for `username`, shared with a caller already waiting for it.
+   * `leftLine`: called once the check no longer waits in line for its first global slot
+   * (at once when it is shared: the line holds the first caller's).
+   */
+  #sharedCheck(
+    platform: Platform,
+    username: string,
+    priority: number,
+    leftLine?: () => void,
+  ): Promise<Outcome> {
     const key = `${platform.id}\u0000${platformUsername(platform, username)}`;
     let shared = this.#inflight.get(key);
-    if (!shared) {
-      const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
-      const run = () => checkPlatform(platform, username, this.#ctx, closing, priority);
-      // A name no platform can be sent is decided without a request: nothing to share with
-      // other processes (and its key could not be written: a lone surrogate has no URI encoding).
-      const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
-      shared = (
-        across
-          ? across.run(`${platform.id}:${encodeURIComponent(platformUsername(platform, username))}`, run)
-          : run()
-      ).finally(() => this.#inflight.delete(key));
-      this.#inflight.set(key, shared);
+    if (shared) {
+      leftLine?.();
+      return shared;
     }
-    return signal ? untilAborted(shared, signal) : shared;
+    const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
+    const run = () => checkPlatform(platform, username, this.#ctx, closing, priority, leftLine);
+    // A name no platform can be sent is decided without a request: nothing to share with
+    // other processes (and its key could not be written: a lone surrogate has no URI encoding).
+    const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
+    shared = (
+      across
+        ? across.run(
+            `${platform.id}:${encodeURIComponent(platformUsername(platform, username))}`,
+            run,
+            leftLine,
+          )
+        : run()
+    ).finally(() => this.#inflight.delete(key));
+    this.#inflight.set(key, shared);
+    return shared;
   }
 
   /**
@@ -166,22 +197,34 @@ export class Engine {
     let wake: (() => void) | undefined;
     const onCancel = () => wake?.();
     signal?.addEventListener('abort', onCancel, { once: true });
-    for (const platform of platforms) {
-      // A shared check runs on after this search stops waiting for it, bounded by its timeout.
-      this.check(platform, username, undefined, priority)
-        .then(
-          (outcome) => {
-            if (!ended) ready.push(outcome);
-          },
-          (error: unknown) => {
-            if (!ended) ready.push(internalErrorOutcome(platform, error));
-          },
-        )
-        .finally(() => {
-          remaining--;
-          wake?.();
-        });
-    }
+    // Started as the engine can take them (check-feeder.ts); a shared check runs on after
+    // this search stops waiting for it, bounded by its timeout.
+    const feed = this.#feeder.add({
+      priority,
+      items: platforms,
+      start: (platform, leftLine) => {
+        let check: Promise<Outcome>;
+        try {
+          check = this.#sharedCheck(platform, username, priority, leftLine);
+        } catch (error) {
+          check = Promise.reject(error);
+        }
+        check
+          .then(
+            (outcome) => {
+              if (!ended) ready.push(outcome);
+            },
+            (error: unknown) => {
+              if (!ended) ready.push(internalErrorOutcome(platform, error));
+            },
+          )
+          .finally(() => {
+            leftLine();
+            remaining--;
+            wake?.();
+          });
+      },
+    });
     try {
       while (remaining > 0 || ready.length > 0) {
         signal?.throwIfAborted();
@@ -197,6 +240,8 @@ export class Engine {
       signal?.throwIfAborted();
     } finally {
       ended = true;
+      // Platforms not started yet never will be: nothing waits for them.
+      feed.close();
       ready.length = 0;
       signal?.removeEventListener('abort', onCancel);
     }

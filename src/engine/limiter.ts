@@ -49,6 +49,12 @@ export interface Admission {
   readonly priority?: number;
   /** Stops the wait (the engine closing); the run then rejects with its reason. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * Called once, when the check no longer waits in line for its first global slot: it holds
+   * one, or it waits on its origin instead (the origin's cap of checks in flight is
+   * full), so what starts next need not wait behind it (check-feeder.ts).
+   */
+  readonly leftLine?: (() => void) | undefined;
 }
 
 /** What `run` did: ran the task through identity `identity`, or sent nothing because no slot came in time. */
@@ -119,7 +125,13 @@ export class CheckLimiter {
       this.#perOrigin.set(origin, host);
     }
     const hostLimit = host;
-    return hostLimit(() => this.#admit(origin, task, admission)).finally(() => {
+    // Its origin is full: it waits there, not in line for a global slot.
+    let admitted = admission;
+    if (admission.leftLine && hostLimit.activeCount >= this.#perOriginLimit) {
+      admission.leftLine();
+      admitted = { ...admission, leftLine: undefined };
+    }
+    return hostLimit(() => this.#admit(origin, task, admitted)).finally(() => {
       if (hostLimit.activeCount === 0 && hostLimit.pendingCount === 0) this.#perOrigin.delete(origin);
     });
   }
@@ -127,7 +139,7 @@ export class CheckLimiter {
   async #admit<T>(
     origin: string,
     task: (identity: number) => Promise<T>,
-    { limit, maxWaitMs, priority = 0, signal }: Admission,
+    { limit, maxWaitMs, priority = 0, signal, leftLine }: Admission,
   ): Promise<Admitted<T>> {
     const keys = this.#identities.map((identity) => budgetKey(origin, identity));
     // Counted from the first global slot, so a long global queue (many searches at once)
@@ -146,6 +158,7 @@ export class CheckLimiter {
           if (started === undefined) {
             started = this.#now();
             deadline = started + maxWaitMs;
+            leftLine?.();
           }
           let slot = reserved;
           if (!slot || this.#now() - slot.at > tolerance) {

@@ -62,7 +62,7 @@ export class RedisSharedChecks implements SharedChecks {
     this.#redis = options.redis as WithShare;
   }
 
-  async run(key: string, check: () => Promise<Outcome>): Promise<Outcome> {
+  async run(key: string, check: () => Promise<Outcome>, waiting?: () => void): Promise<Outcome> {
     const { prefix, leaseMs, maxWaitMs, keepMs = 2_000, pollMs = 25, onError } = this.#options;
     const claimKey = `${prefix}:check:${key}`;
     const resultKey = `${prefix}:check-result:${key}`;
@@ -78,6 +78,7 @@ export class RedisSharedChecks implements SharedChecks {
       }
       if (answer[0] === CLAIMED) return this.#runClaimed(claimKey, resultKey, token, keepMs, check);
       if (answer[0] === SHARED) return JSON.parse(answer[1]) as Outcome;
+      if (attempt === 0) waiting?.();
       await sleep(pollMs * Math.min(attempt + 1, 8));
     }
     return check();

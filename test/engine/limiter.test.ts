@@ -209,6 +209,27 @@ describe('CheckLimiter', () => {
     expect(await limiter.pace('https://x.test', 1, limit, 200)).toBe(false);
   });
 
+  it('says when a check leaves the line for global slots: once it holds one, or at once when its origin is full', async () => {
+    const limiter = new CheckLimiter({ global: 1, perOrigin: 1 });
+    const log: string[] = [];
+    const left: string[] = [];
+    const admission = (name: string) => ({ ...unlimited, leftLine: () => left.push(name) });
+    const blocker = gatedTask(log, 'blocker');
+    const running = [limiter.run('https://a.test', blocker.task, admission('blocker'))];
+    await tick();
+    expect(left).toEqual(['blocker']);
+    // Its origin is full: it waits there, not in line, from the start.
+    running.push(limiter.run('https://a.test', async () => 'same', admission('same origin')));
+    // Another origin: in line for the only global slot.
+    running.push(limiter.run('https://b.test', async () => 'other', admission('other origin')));
+    await tick();
+    expect(left).toEqual(['blocker', 'same origin']);
+    blocker.release();
+    await Promise.all(running);
+    // Each is told once, whatever it waited for after.
+    expect(left.sort()).toEqual(['blocker', 'other origin', 'same origin']);
+  });
+
   it('stops waiting for a slot when its signal aborts', async () => {
     const budget: RateBudget = { reserve: async () => ({ index: 0, waitMs: 60_000 }) };
     const limiter = new CheckLimiter({ global: 1, perOrigin: 1, budget });
