@@ -25,6 +25,8 @@ import { SqliteWatchlists } from './sqlite-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
+  type CacheEntry,
+  type CheckStat,
   duplicateIdError,
   type FollowUp,
   isFinished,
@@ -313,7 +315,8 @@ export class SqliteStore implements Store {
   readonly #addOutcomes: Transaction<[string, readonly Outcome[]], (number | undefined)[]>;
   readonly #replaceOutcome: Transaction<[string, Outcome], number | undefined>;
   readonly #createSearch: Transaction<[SearchRecord], void>;
-  readonly #putCached: Transaction<[string, Outcome, number], void>;
+  readonly #putCached: Transaction<[string, readonly CacheEntry[]], void>;
+  readonly #recordChecks: Transaction<[readonly CheckStat[]], void>;
   /** Deletes up to SWEEP_BATCH_ROWS searches created before the time given, noting them in `swept`. */
   readonly #sweepBatch: Transaction<[number], number>;
   readonly watchlists: SqliteWatchlists;
@@ -413,13 +416,18 @@ export class SqliteStore implements Store {
       sql.noteSwept.run(before, SWEEP_BATCH_ROWS);
       return sql.sweepSearches.run().changes;
     });
-    this.#putCached = this.#db.transaction((username: string, outcome: Outcome, expiresAt: number) => {
-      sql.putCached.run({
-        username,
-        platform: vocabulary.intern(outcome.platformId),
-        outcome: vocabulary.encode(outcome, username),
-        expiresAt,
-      });
+    // A batch a transaction: a commit per entry cost more than the writes themselves.
+    this.#putCached = this.#db.transaction((username: string, entries: readonly CacheEntry[]) => {
+      for (const { outcome, expiresAt } of entries)
+        sql.putCached.run({
+          username,
+          platform: vocabulary.intern(outcome.platformId),
+          outcome: vocabulary.encode(outcome, username),
+          expiresAt,
+        });
+    });
+    this.#recordChecks = this.#db.transaction((checks: readonly CheckStat[]) => {
+      for (const check of checks) recordCheckRow(sql, check);
     });
   }
 
@@ -657,7 +665,11 @@ export class SqliteStore implements Store {
   }
 
   async putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
-    this.#writing(() => this.#putCached.immediate(username, outcome, expiresAt));
+    this.#writing(() => this.#putCached.immediate(username, [{ outcome, expiresAt }]));
+  }
+
+  async putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
+    if (entries.length > 0) this.#writing(() => this.#putCached.immediate(username, entries));
   }
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {
@@ -692,19 +704,11 @@ export class SqliteStore implements Store {
     responseTimeMs: number,
     at: number,
   ): Promise<void> {
-    const answered = ANSWERED_STATUSES.has(status);
-    this.#sql.recordCheck.run({
-      platformId,
-      hit: status === 'hit' ? 1 : 0,
-      miss: status === 'miss' ? 1 : 0,
-      unknown: status === 'unknown' ? 1 : 0,
-      error: status === 'error' ? 1 : 0,
-      invalid: status === 'invalid' ? 1 : 0,
-      answered: answered ? 1 : 0,
-      ms: answered ? responseTimeMs : 0,
-      at,
-      alpha: RECENT_MS_ALPHA,
-    });
+    recordCheckRow(this.#sql, { platformId, status, responseTimeMs, at });
+  }
+
+  async recordChecks(checks: readonly CheckStat[]): Promise<void> {
+    if (checks.length > 0) this.#recordChecks.immediate(checks);
   }
 
   async platformStats(): Promise<PlatformStats[]> {
@@ -770,6 +774,24 @@ export class SqliteStore implements Store {
     this.#db.exec('PRAGMA optimize');
     this.#db.close();
   }
+}
+
+/** Adds one check to its platform's row of statistics. */
+function recordCheckRow(sql: ReturnType<typeof prepareStatements>, check: CheckStat): void {
+  const { status, responseTimeMs } = check;
+  const answered = ANSWERED_STATUSES.has(status);
+  sql.recordCheck.run({
+    platformId: check.platformId,
+    hit: status === 'hit' ? 1 : 0,
+    miss: status === 'miss' ? 1 : 0,
+    unknown: status === 'unknown' ? 1 : 0,
+    error: status === 'error' ? 1 : 0,
+    invalid: status === 'invalid' ? 1 : 0,
+    answered: answered ? 1 : 0,
+    ms: answered ? responseTimeMs : 0,
+    at: check.at,
+    alpha: RECENT_MS_ALPHA,
+  });
 }
 
 /** Runs an insert; a primary key or unique column taken already becomes the store's coded error. */
