@@ -18,6 +18,7 @@ import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
 import { decodeCompactPage, encodeCompactPage } from './compact-page.js';
+import { DecodedOutcomes, decodedAt } from './decoded-outcomes.js';
 import { progressOf, searchRecordOf } from './search-record.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
 import { Vocabulary } from './sqlite-vocabulary.js';
@@ -307,6 +308,8 @@ export class SqliteStore implements Store {
   readonly #db: Database;
   readonly #sql: ReturnType<typeof prepareStatements>;
   readonly #vocabulary: Vocabulary;
+  /** Outcomes read before, so a poll decodes only those stored since. */
+  readonly #decoded = new DecodedOutcomes();
   /** One read transaction: the search, its counts and its outcomes agree. */
   readonly #snapshot: Transaction<
     [string, { statuses?: readonly OutcomeStatus[] }],
@@ -346,7 +349,8 @@ export class SqliteStore implements Store {
       return {
         search: this.#toSearch(row),
         progress: this.#progress(row.key),
-        outcomes: this.#outcomesOf(row, statuses === undefined ? {} : { statuses }),
+        // A poll: the outcomes read before are not decoded again (shared, frozen).
+        outcomes: this.#outcomesOf(row, statuses === undefined ? {} : { statuses }, true),
       };
     });
     const vocabulary = this.#vocabulary;
@@ -549,6 +553,8 @@ export class SqliteStore implements Store {
   #outcomesOf(
     search: Pick<SearchRow, 'key' | 'username'>,
     options: { afterSeq?: number; statuses?: readonly OutcomeStatus[] },
+    /** Rows decoded before are taken from `#decoded`, frozen and shared, not decoded again. */
+    reuse = false,
   ): StoredOutcome[] {
     const afterSeq = options.afterSeq ?? 0;
     const listed: StoredOutcome[] = [];
@@ -572,8 +578,15 @@ export class SqliteStore implements Store {
           ? null
           : JSON.stringify(options.statuses.map((s) => STATUS_INDEX.get(s) ?? -1)),
     }) as { seq: number; outcome: Uint8Array }[];
+    const decode = (bytes: Uint8Array) => this.#vocabulary.decode(bytes, search.username);
+    if (!reuse || rows.length === 0) {
+      for (const row of rows) listed.push({ seq: row.seq, outcome: decode(row.outcome) });
+      return listed;
+    }
+    // Rows are a running search's (a finished one's are in its page, read once: its answer is cached).
+    const decoded = this.#decoded.of(search.key, search.username);
     for (const row of rows)
-      listed.push({ seq: row.seq, outcome: this.#vocabulary.decode(row.outcome, search.username) });
+      listed.push({ seq: row.seq, outcome: decodedAt(decoded, row.seq, row.outcome, decode) });
     return listed;
   }
 

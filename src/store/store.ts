@@ -155,7 +155,8 @@ export interface Store extends ControlLedger {
   /**
    * A search with its progress and its outcomes (only the given statuses when
    * given), read at one moment in one call: what a poll shows. Undefined when
-   * there is no such search.
+   * there is no such search. Its outcomes may be frozen and shared with other
+   * reads (SQLite keeps a running search's decoded outcomes for its next poll).
    */
   snapshot(
     id: string,
