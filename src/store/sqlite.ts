@@ -18,7 +18,7 @@ import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
 import { decodeCompactPage, encodeCompactPage } from './compact-page.js';
-import { DecodedOutcomes, decodedAt } from './decoded-outcomes.js';
+import { DECODED_SEARCHES_KEPT, DecodedOutcomes, decodedAt } from './decoded-outcomes.js';
 import { progressOf, searchRecordOf } from './search-record.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
 import { Vocabulary } from './sqlite-vocabulary.js';
@@ -310,6 +310,11 @@ export class SqliteStore implements Store {
   readonly #vocabulary: Vocabulary;
   /** Outcomes read before, so a poll decodes only those stored since. */
   readonly #decoded = new DecodedOutcomes();
+  /** The platform ids of the searches polled most recently, by search id (`#toPolledSearch`). */
+  readonly #polledPlatformIds = new Map<
+    string,
+    { readonly bytes: Uint8Array; readonly ids: readonly string[] }
+  >();
   /** One read transaction: the search, its counts and its outcomes agree. */
   readonly #snapshot: Transaction<
     [string, { statuses?: readonly OutcomeStatus[] }],
@@ -347,7 +352,7 @@ export class SqliteStore implements Store {
       if (!row) return undefined;
       const statuses = options.statuses;
       return {
-        search: this.#toSearch(row),
+        search: this.#toPolledSearch(row),
         progress: this.#progress(row.key),
         // A poll: the outcomes read before are not decoded again (shared, frozen).
         outcomes: this.#outcomesOf(row, statuses === undefined ? {} : { statuses }, true),
@@ -779,7 +784,23 @@ export class SqliteStore implements Store {
   }
 
   #toSearch(row: SearchRow): SearchRecord {
-    return toSearch(row, this.#vocabulary);
+    return toSearch(row, this.#platformIdsOf(row.platform_ids));
+  }
+
+  #platformIdsOf(bytes: Uint8Array): string[] {
+    return decodeVarints(bytes).map((id) => this.#vocabulary.text(id));
+  }
+
+  /** A polled search: its platform ids (1,000 and more) decoded once, while their bytes stay the same. */
+  #toPolledSearch(row: SearchRow): SearchRecord {
+    let known = this.#polledPlatformIds.get(row.id);
+    this.#polledPlatformIds.delete(row.id);
+    if (known === undefined || Buffer.compare(known.bytes, row.platform_ids) !== 0)
+      known = { bytes: row.platform_ids, ids: Object.freeze(this.#platformIdsOf(row.platform_ids)) };
+    this.#polledPlatformIds.set(row.id, known);
+    if (this.#polledPlatformIds.size > DECODED_SEARCHES_KEPT)
+      this.#polledPlatformIds.delete(this.#polledPlatformIds.keys().next().value!);
+    return toSearch(row, known.ids);
   }
 
   async close(): Promise<void> {
@@ -955,7 +976,7 @@ function prepareStatements(db: Database) {
   };
 }
 
-function toSearch(row: SearchRow, vocabulary: Vocabulary): SearchRecord {
+function toSearch(row: SearchRow, platformIds: readonly string[]): SearchRecord {
   return searchRecordOf({
     id: row.id,
     username: row.username,
@@ -963,7 +984,7 @@ function toSearch(row: SearchRow, vocabulary: Vocabulary): SearchRecord {
     tier: row.tier,
     client: row.client,
     private: row.private !== 0,
-    platformIds: decodeVarints(row.platform_ids).map((id) => vocabulary.text(id)),
+    platformIds,
     estimatedSeconds: row.estimated_seconds,
     createdAt: row.created_at,
     startedAt: row.started_at,
