@@ -1048,6 +1048,20 @@ export function describeStoreContract(
         await store.putCachedOutcome('alice', cached, T0 + MINUTE);
         expect(await store.getCachedOutcome('alice', 'github', T0 + 2 * MINUTE)).toBeUndefined();
       });
+
+      it('puts a batch of outcomes as it puts each', async () => {
+        await store.putCachedOutcomes('bob', []);
+        await store.putCachedOutcomes('bob', [
+          { outcome: outcome('github', 'miss', 'bob'), expiresAt },
+          { outcome: outcome('gitlab', 'hit', 'bob'), expiresAt: T0 + MINUTE },
+        ]);
+        expect(await store.getCachedOutcome('bob', 'github', T0 + 2 * MINUTE)).toEqual(
+          outcome('github', 'miss', 'bob'),
+        );
+        expect(await store.getCachedOutcome('bob', 'gitlab', T0)).toEqual(outcome('gitlab', 'hit', 'bob'));
+        expect(await store.getCachedOutcome('bob', 'gitlab', T0 + 2 * MINUTE)).toBeUndefined();
+        expect(await store.getCachedOutcome('alice', 'gitlab', T0)).toBeUndefined();
+      });
     });
 
     describe('API keys', () => {
@@ -1184,6 +1198,34 @@ export function describeStoreContract(
         ]);
         expect(stats[0]!.meanMs).toBeCloseTo(170, 9);
         expect(stats[1]!.recentMs).toBeCloseTo(80, 9);
+      });
+
+      it('records a batch of checks as it records each', async () => {
+        await store.recordChecks([]);
+        await store.recordChecks([
+          { platformId: 'github', status: 'hit', responseTimeMs: 500, at: T0 + 2 },
+          { platformId: 'gitlab', status: 'error', responseTimeMs: 10_000, at: T0 + 1 },
+          { platformId: 'github', status: 'error', responseTimeMs: 10_000, at: T0 },
+        ]);
+        const stats = (await store.platformStats()).sort(byPlatformId);
+        expect(stats).toEqual([
+          {
+            platformId: 'github',
+            checks: 2,
+            meanMs: 500,
+            recentMs: 500,
+            byStatus: { hit: 1, miss: 0, unknown: 0, error: 1, invalid: 0 },
+            lastCheckedAt: T0 + 2,
+          },
+          {
+            platformId: 'gitlab',
+            checks: 1,
+            meanMs: 0,
+            recentMs: 0,
+            byStatus: { hit: 0, miss: 0, unknown: 0, error: 1, invalid: 0 },
+            lastCheckedAt: T0 + 1,
+          },
+        ]);
       });
     });
 

@@ -9,6 +9,11 @@ export function freezeCatalogue(catalogue: Catalogue): Catalogue {
   return deepFreeze(catalogue, new WeakSet());
 }
 
+/** Freezes any plain data all the way down (outcomes kept to be read again, src/store/decoded-outcomes.ts). */
+export function freezeDeep<T>(value: T): T {
+  return deepFreeze(value, new WeakSet());
+}
+
 // A frozen RegExp cannot be given a lastIndex: a stateful (g or y) use throws
 // instead of leaking state between searches. The schema allows neither flag.
 function deepFreeze<T>(value: T, seen: WeakSet<object>): T {

@@ -9,7 +9,7 @@
  * `OUTCOME_FLUSH_MS`, or `OUTCOME_BATCH_MAX` of them, go to the store in one
  * write, and each is published with its seq once that write is done. The
  * checks made since the last batch are noted beside it (platform statistics,
- * the outcome cache: `noteCheck`), never one store round trip per check in
+ * the outcome cache: `noteChecks`), never one store round trip per check in
  * the loop over the engine's results. The batch is always written before the
  * search ends, fails or stops. A crash loses at most the unwritten batch,
  * never counted anywhere: the search resumes from what is stored and checks
@@ -32,7 +32,14 @@ import type { Engine } from '../engine/engine.js';
 import { ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import type { Outcome } from '../engine/outcome.js';
 import { isUserscoutError } from '../errors.js';
-import { isFinished, recentLatencies, type SearchRecord, type Store } from '../store/store.js';
+import {
+  type CacheEntry,
+  type CheckStat,
+  isFinished,
+  recentLatencies,
+  type SearchRecord,
+  type Store,
+} from '../store/store.js';
 import { type CacheTtls, cacheExpiry, cacheTtlsOf } from './cache-policy.js';
 import { slowestFirst } from './check-order.js';
 import { type EventHub, type ProgressSnapshot, progressSnapshot } from './events.js';
@@ -98,12 +105,6 @@ export class SearchCancelledError extends Error {
 export const OUTCOME_FLUSH_MS = 25;
 /** Outcomes written at once at most: a batch this long is written without waiting. */
 export const OUTCOME_BATCH_MAX = 64;
-
-/**
- * Checks a search notes at once at most: a batch's notes overlap their round trips without
- * taking a networked store's whole connection pool from the other searches and the API.
- */
-export const NOTES_IN_FLIGHT = 4;
 
 /** A check the engine made, and when: noted in the platform's statistics and the outcome cache. */
 export interface CheckMade {
@@ -229,35 +230,49 @@ export class OutcomeBatcher {
 }
 
 /**
- * Notes a check the engine made: the platform's statistics, and the outcome cache while it
- * is fresh. Both are aids (a lost one costs a check later, never a result), so a write that
- * fails does not end the search; a store that cannot be reached does stop it, to resume.
+ * Notes the checks the engine made: their platforms' statistics, and the outcome cache while
+ * each is fresh, one store write for each (a transaction in SQLite, not one per check). Both
+ * are aids (a lost one costs a check later, never a result), so a write that fails does not
+ * end the search, and each check it held is reported; a store that cannot be reached does
+ * stop it, to resume.
  */
-async function noteCheck(
-  { outcome, at }: CheckMade,
+async function noteChecks(
+  checks: readonly CheckMade[],
   username: string,
   deps: Pick<SearchJobDeps, 'store' | 'cache' | 'onNoteFailed'>,
 ): Promise<void> {
+  const stats: CheckStat[] = [];
+  const cached: CacheEntry[] = [];
+  const statOutcomes: Outcome[] = [];
+  const cachedOutcomes: Outcome[] = [];
+  for (const { outcome, at } of checks) {
+    if (outcome.status !== 'invalid') {
+      stats.push({
+        platformId: outcome.platformId,
+        status: outcome.status,
+        responseTimeMs: outcome.responseTime,
+        at,
+      });
+      statOutcomes.push(outcome);
+    }
+    const expiresAt = cacheExpiry(outcome, at, deps.cache);
+    if (expiresAt !== undefined) {
+      cached.push({ outcome: { ...outcome, evidence: { ...outcome.evidence, cachedAt: at } }, expiresAt });
+      cachedOutcomes.push(outcome);
+    }
+  }
   // Each write on its own: a failed statistic does not cost the cache entry, nor the reverse.
-  const attempt = async (write: () => Promise<void>) => {
+  const attempt = async (outcomes: readonly Outcome[], write: () => Promise<void>) => {
+    if (outcomes.length === 0) return;
     try {
       await write();
     } catch (error) {
       if (isUserscoutError(error) && error.code === 'store_unavailable') throw error;
-      deps.onNoteFailed?.(error, outcome);
+      for (const outcome of outcomes) deps.onNoteFailed?.(error, outcome);
     }
   };
-  if (outcome.status !== 'invalid')
-    await attempt(() => deps.store.recordCheck(outcome.platformId, outcome.status, outcome.responseTime, at));
-  const expiresAt = cacheExpiry(outcome, at, deps.cache);
-  if (expiresAt !== undefined)
-    await attempt(() =>
-      deps.store.putCachedOutcome(
-        username,
-        { ...outcome, evidence: { ...outcome.evidence, cachedAt: at } },
-        expiresAt,
-      ),
-    );
+  await attempt(statOutcomes, () => deps.store.recordChecks(stats));
+  await attempt(cachedOutcomes, () => deps.store.putCachedOutcomes(username, cached));
 }
 
 export async function runSearchJob(
@@ -284,12 +299,7 @@ export async function runSearchJob(
     {
       add: (batch) => store.addOutcomes(search.id, batch),
       replace: (outcome) => store.replaceOutcome(search.id, outcome),
-      note: async (checks) => {
-        for (let i = 0; i < checks.length; i += NOTES_IN_FLIGHT)
-          await Promise.all(
-            checks.slice(i, i + NOTES_IN_FLIGHT).map((check) => noteCheck(check, search.username, deps)),
-          );
-      },
+      note: (checks) => noteChecks(checks, search.username, deps),
     },
     {
       stored: (outcome, seq) => {

@@ -1,13 +1,14 @@
 /**
  * The search thread (see search-thread.ts): its own engine and SQLite
  * connection, running the searches the main thread sends, and sending back
- * their live events.
+ * their live events (those published together in one message: one per batch
+ * of outcomes stored, not one per outcome).
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { freezeCatalogue } from '../catalogue/freeze.js';
 import { createEngine } from '../engine/create-engine.js';
 import { createStore } from '../store/create-store.js';
-import type { EventHub } from './events.js';
+import type { EventHub, SearchEvent } from './events.js';
 import { runSearchJob, SearchCancelledError, searchJobDeps } from './search-job.js';
 import type { FromThread, SearchThreadData, ToThread } from './search-thread.js';
 import { scheduleSelfCheck } from './self-check-schedule.js';
@@ -20,13 +21,26 @@ const port = threadPort();
 const { config, databasePath } = workerData as SearchThreadData;
 // A structured clone arrives unfrozen: freeze it as the loader does.
 const catalogue = freezeCatalogue((workerData as SearchThreadData).catalogue);
-const send = (message: FromThread) => port.postMessage(message);
+/** Live events not posted yet: those published together (a batch of outcomes) go as one message. */
+let unsent: { readonly id: string; readonly event: SearchEvent }[] = [];
+const postEvents = () => {
+  if (unsent.length === 0) return;
+  port.postMessage({ type: 'events', events: unsent } satisfies FromThread);
+  unsent = [];
+};
+// Events first: a search's `done` never overtakes its last results.
+const send = (message: FromThread) => {
+  postEvents();
+  port.postMessage(message);
+};
 
 const store = createStore({ kind: 'sqlite', path: databasePath });
 // Control records in the database: shared with the API (the platform list) and kept across restarts.
 const engine = createEngine(config, catalogue, { controls: store });
 const events: EventHub = {
-  publish: (id, event) => send({ type: 'event', id, event }),
+  publish: (id, event) => {
+    if (unsent.push({ id, event }) === 1) queueMicrotask(postEvents);
+  },
   subscribe: () => () => {},
   close: async () => {},
 };

@@ -33,7 +33,10 @@ export type ToThread =
 
 export type FromThread =
   | { readonly type: 'ready' }
-  | { readonly type: 'event'; readonly id: string; readonly event: SearchEvent }
+  | {
+      readonly type: 'events';
+      readonly events: readonly { readonly id: string; readonly event: SearchEvent }[];
+    }
   | { readonly type: 'done'; readonly id: string }
   | { readonly type: 'failed'; readonly id: string; readonly cancelled: boolean; readonly message: string }
   | { readonly type: 'warning'; readonly message: string; readonly platformId: string }
@@ -183,9 +186,11 @@ export class SearchThread {
 
   #receive(message: FromThread): void {
     switch (message.type) {
-      case 'event':
-        this.#hooks.events.publish(message.id, message.event);
-        if (message.event.type === 'result') this.#hooks.onOutcome?.(message.event.outcome);
+      case 'events':
+        for (const { id, event } of message.events) {
+          this.#hooks.events.publish(id, event);
+          if (event.type === 'result') this.#hooks.onOutcome?.(event.outcome);
+        }
         return;
       case 'done':
         this.#settle(message.id);

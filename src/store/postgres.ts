@@ -38,6 +38,8 @@ import { progressOf, searchRecordOf } from './search-record.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
+  type CacheEntry,
+  type CheckStat,
   duplicateIdError,
   type FollowUp,
   isFinished,
@@ -52,6 +54,7 @@ import {
   type Store,
   type StoredOutcome,
   type Tier,
+  writeEach,
 } from './store.js';
 
 export interface PostgresStoreOptions {
@@ -690,6 +693,14 @@ export class PostgresStore implements Store {
       );
       return (rowCount ?? 0) > 0;
     });
+  }
+
+  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
+    return writeEach(entries, (e) => this.putCachedOutcome(username, e.outcome, e.expiresAt));
+  }
+
+  recordChecks(checks: readonly CheckStat[]): Promise<void> {
+    return writeEach(checks, (c) => this.recordCheck(c.platformId, c.status, c.responseTimeMs, c.at));
   }
 
   recordCheck(platformId: string, status: OutcomeStatus, responseTimeMs: number, at: number): Promise<void> {

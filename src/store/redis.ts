@@ -28,6 +28,8 @@ import { progressOf, searchRecordOf } from './search-record.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
+  type CacheEntry,
+  type CheckStat,
   duplicateIdError,
   emptyByStatus,
   type FollowUp,
@@ -42,6 +44,7 @@ import {
   type Store,
   type StoredOutcome,
   type Tier,
+  writeEach,
 } from './store.js';
 
 export interface RedisStoreOptions {
@@ -652,6 +655,14 @@ export class RedisStore implements Store {
 
   revokeApiKey(id: string, at: number): Promise<boolean> {
     return this.#guard(async () => (await this.#redis.usRevokeApiKey(this.#key('key', id), at)) === 1);
+  }
+
+  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
+    return writeEach(entries, (e) => this.putCachedOutcome(username, e.outcome, e.expiresAt));
+  }
+
+  recordChecks(checks: readonly CheckStat[]): Promise<void> {
+    return writeEach(checks, (c) => this.recordCheck(c.platformId, c.status, c.responseTimeMs, c.at));
   }
 
   recordCheck(platformId: string, status: OutcomeStatus, responseTimeMs: number, at: number): Promise<void> {

@@ -9,7 +9,7 @@
  * ready; closing closes both.
  */
 import type { Outcome } from '../engine/outcome.js';
-import type { Store } from './store.js';
+import type { CacheEntry, Store } from './store.js';
 import type { WatchlistStore } from './watchlists.js';
 
 export class SplitStore implements Store {
@@ -41,6 +41,7 @@ export class SplitStore implements Store {
   revokeApiKey: Store['revokeApiKey'] = (id, at) => this.#records.revokeApiKey(id, at);
   recordCheck: Store['recordCheck'] = (platformId, status, ms, at) =>
     this.#records.recordCheck(platformId, status, ms, at);
+  recordChecks: Store['recordChecks'] = (checks) => this.#records.recordChecks(checks);
   platformStats: Store['platformStats'] = () => this.#records.platformStats();
   // Verdicts of a self-check round, written once a round: records, kept across a Redis restart.
   putPlatformHealth: Store['putPlatformHealth'] = (id, entry) => this.#records.putPlatformHealth(id, entry);
@@ -62,6 +63,10 @@ export class SplitStore implements Store {
 
   putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
     return this.#cache.putCachedOutcome(username, outcome, expiresAt);
+  }
+
+  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
+    return this.#cache.putCachedOutcomes(username, entries);
   }
 
   async ping(): Promise<boolean> {

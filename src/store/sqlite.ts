@@ -18,6 +18,7 @@ import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
 import { decodeCompactPage, encodeCompactPage } from './compact-page.js';
+import { DECODED_SEARCHES_KEPT, DecodedOutcomes, decodedAt } from './decoded-outcomes.js';
 import { progressOf, searchRecordOf } from './search-record.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
 import { Vocabulary } from './sqlite-vocabulary.js';
@@ -25,6 +26,8 @@ import { SqliteWatchlists } from './sqlite-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
+  type CacheEntry,
+  type CheckStat,
   duplicateIdError,
   type FollowUp,
   isFinished,
@@ -305,6 +308,13 @@ export class SqliteStore implements Store {
   readonly #db: Database;
   readonly #sql: ReturnType<typeof prepareStatements>;
   readonly #vocabulary: Vocabulary;
+  /** Outcomes read before, so a poll decodes only those stored since. */
+  readonly #decoded = new DecodedOutcomes();
+  /** The platform ids of the searches polled most recently, by search id (`#toPolledSearch`). */
+  readonly #polledPlatformIds = new Map<
+    string,
+    { readonly bytes: Uint8Array; readonly ids: readonly string[] }
+  >();
   /** One read transaction: the search, its counts and its outcomes agree. */
   readonly #snapshot: Transaction<
     [string, { statuses?: readonly OutcomeStatus[] }],
@@ -313,7 +323,8 @@ export class SqliteStore implements Store {
   readonly #addOutcomes: Transaction<[string, readonly Outcome[]], (number | undefined)[]>;
   readonly #replaceOutcome: Transaction<[string, Outcome], number | undefined>;
   readonly #createSearch: Transaction<[SearchRecord], void>;
-  readonly #putCached: Transaction<[string, Outcome, number], void>;
+  readonly #putCached: Transaction<[string, readonly CacheEntry[]], void>;
+  readonly #recordChecks: Transaction<[readonly CheckStat[]], void>;
   /** Deletes up to SWEEP_BATCH_ROWS searches created before the time given, noting them in `swept`. */
   readonly #sweepBatch: Transaction<[number], number>;
   readonly watchlists: SqliteWatchlists;
@@ -341,9 +352,10 @@ export class SqliteStore implements Store {
       if (!row) return undefined;
       const statuses = options.statuses;
       return {
-        search: this.#toSearch(row),
+        search: this.#toPolledSearch(row),
         progress: this.#progress(row.key),
-        outcomes: this.#outcomesOf(row, statuses === undefined ? {} : { statuses }),
+        // A poll: the outcomes read before are not decoded again (shared, frozen).
+        outcomes: this.#outcomesOf(row, statuses === undefined ? {} : { statuses }, true),
       };
     });
     const vocabulary = this.#vocabulary;
@@ -413,13 +425,18 @@ export class SqliteStore implements Store {
       sql.noteSwept.run(before, SWEEP_BATCH_ROWS);
       return sql.sweepSearches.run().changes;
     });
-    this.#putCached = this.#db.transaction((username: string, outcome: Outcome, expiresAt: number) => {
-      sql.putCached.run({
-        username,
-        platform: vocabulary.intern(outcome.platformId),
-        outcome: vocabulary.encode(outcome, username),
-        expiresAt,
-      });
+    // A batch a transaction: a commit per entry cost more than the writes themselves.
+    this.#putCached = this.#db.transaction((username: string, entries: readonly CacheEntry[]) => {
+      for (const { outcome, expiresAt } of entries)
+        sql.putCached.run({
+          username,
+          platform: vocabulary.intern(outcome.platformId),
+          outcome: vocabulary.encode(outcome, username),
+          expiresAt,
+        });
+    });
+    this.#recordChecks = this.#db.transaction((checks: readonly CheckStat[]) => {
+      for (const check of checks) recordCheckRow(sql, check);
     });
   }
 
@@ -541,6 +558,8 @@ export class SqliteStore implements Store {
   #outcomesOf(
     search: Pick<SearchRow, 'key' | 'username'>,
     options: { afterSeq?: number; statuses?: readonly OutcomeStatus[] },
+    /** Rows decoded before are taken from `#decoded`, frozen and shared, not decoded again. */
+    reuse = false,
   ): StoredOutcome[] {
     const afterSeq = options.afterSeq ?? 0;
     const listed: StoredOutcome[] = [];
@@ -564,8 +583,15 @@ export class SqliteStore implements Store {
           ? null
           : JSON.stringify(options.statuses.map((s) => STATUS_INDEX.get(s) ?? -1)),
     }) as { seq: number; outcome: Uint8Array }[];
+    const decode = (bytes: Uint8Array) => this.#vocabulary.decode(bytes, search.username);
+    if (!reuse || rows.length === 0) {
+      for (const row of rows) listed.push({ seq: row.seq, outcome: decode(row.outcome) });
+      return listed;
+    }
+    // Rows are a running search's (a finished one's are in its page, read once: its answer is cached).
+    const decoded = this.#decoded.of(search.key, search.username);
     for (const row of rows)
-      listed.push({ seq: row.seq, outcome: this.#vocabulary.decode(row.outcome, search.username) });
+      listed.push({ seq: row.seq, outcome: decodedAt(decoded, row.seq, row.outcome, decode) });
     return listed;
   }
 
@@ -657,7 +683,11 @@ export class SqliteStore implements Store {
   }
 
   async putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
-    this.#writing(() => this.#putCached.immediate(username, outcome, expiresAt));
+    this.#writing(() => this.#putCached.immediate(username, [{ outcome, expiresAt }]));
+  }
+
+  async putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
+    if (entries.length > 0) this.#writing(() => this.#putCached.immediate(username, entries));
   }
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {
@@ -692,19 +722,11 @@ export class SqliteStore implements Store {
     responseTimeMs: number,
     at: number,
   ): Promise<void> {
-    const answered = ANSWERED_STATUSES.has(status);
-    this.#sql.recordCheck.run({
-      platformId,
-      hit: status === 'hit' ? 1 : 0,
-      miss: status === 'miss' ? 1 : 0,
-      unknown: status === 'unknown' ? 1 : 0,
-      error: status === 'error' ? 1 : 0,
-      invalid: status === 'invalid' ? 1 : 0,
-      answered: answered ? 1 : 0,
-      ms: answered ? responseTimeMs : 0,
-      at,
-      alpha: RECENT_MS_ALPHA,
-    });
+    recordCheckRow(this.#sql, { platformId, status, responseTimeMs, at });
+  }
+
+  async recordChecks(checks: readonly CheckStat[]): Promise<void> {
+    if (checks.length > 0) this.#recordChecks.immediate(checks);
   }
 
   async platformStats(): Promise<PlatformStats[]> {
@@ -762,7 +784,23 @@ export class SqliteStore implements Store {
   }
 
   #toSearch(row: SearchRow): SearchRecord {
-    return toSearch(row, this.#vocabulary);
+    return toSearch(row, this.#platformIdsOf(row.platform_ids));
+  }
+
+  #platformIdsOf(bytes: Uint8Array): string[] {
+    return decodeVarints(bytes).map((id) => this.#vocabulary.text(id));
+  }
+
+  /** A polled search: its platform ids (1,000 and more) decoded once, while their bytes stay the same. */
+  #toPolledSearch(row: SearchRow): SearchRecord {
+    let known = this.#polledPlatformIds.get(row.id);
+    this.#polledPlatformIds.delete(row.id);
+    if (known === undefined || Buffer.compare(known.bytes, row.platform_ids) !== 0)
+      known = { bytes: row.platform_ids, ids: Object.freeze(this.#platformIdsOf(row.platform_ids)) };
+    this.#polledPlatformIds.set(row.id, known);
+    if (this.#polledPlatformIds.size > DECODED_SEARCHES_KEPT)
+      this.#polledPlatformIds.delete(this.#polledPlatformIds.keys().next().value!);
+    return toSearch(row, known.ids);
   }
 
   async close(): Promise<void> {
@@ -770,6 +808,24 @@ export class SqliteStore implements Store {
     this.#db.exec('PRAGMA optimize');
     this.#db.close();
   }
+}
+
+/** Adds one check to its platform's row of statistics. */
+function recordCheckRow(sql: ReturnType<typeof prepareStatements>, check: CheckStat): void {
+  const { status, responseTimeMs } = check;
+  const answered = ANSWERED_STATUSES.has(status);
+  sql.recordCheck.run({
+    platformId: check.platformId,
+    hit: status === 'hit' ? 1 : 0,
+    miss: status === 'miss' ? 1 : 0,
+    unknown: status === 'unknown' ? 1 : 0,
+    error: status === 'error' ? 1 : 0,
+    invalid: status === 'invalid' ? 1 : 0,
+    answered: answered ? 1 : 0,
+    ms: answered ? responseTimeMs : 0,
+    at: check.at,
+    alpha: RECENT_MS_ALPHA,
+  });
 }
 
 /** Runs an insert; a primary key or unique column taken already becomes the store's coded error. */
@@ -920,7 +976,7 @@ function prepareStatements(db: Database) {
   };
 }
 
-function toSearch(row: SearchRow, vocabulary: Vocabulary): SearchRecord {
+function toSearch(row: SearchRow, platformIds: readonly string[]): SearchRecord {
   return searchRecordOf({
     id: row.id,
     username: row.username,
@@ -928,7 +984,7 @@ function toSearch(row: SearchRow, vocabulary: Vocabulary): SearchRecord {
     tier: row.tier,
     client: row.client,
     private: row.private !== 0,
-    platformIds: decodeVarints(row.platform_ids).map((id) => vocabulary.text(id)),
+    platformIds,
     estimatedSeconds: row.estimated_seconds,
     createdAt: row.created_at,
     startedAt: row.started_at,

@@ -155,7 +155,8 @@ export interface Store extends ControlLedger {
   /**
    * A search with its progress and its outcomes (only the given statuses when
    * given), read at one moment in one call: what a poll shows. Undefined when
-   * there is no such search.
+   * there is no such search. Its outcomes may be frozen and shared with other
+   * reads (SQLite keeps a running search's decoded outcomes for its next poll).
    */
   snapshot(
     id: string,
@@ -178,6 +179,13 @@ export interface Store extends ControlLedger {
   /** A fresh cached outcome for this username on this platform, or undefined. */
   getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined>;
   putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void>;
+  /**
+   * `putCachedOutcome` for each entry: one write where the backend can
+   * (SQLite: one transaction), else each on its own, WRITES_IN_FLIGHT at once
+   * (so two entries of one platform: either may be the one kept), every one
+   * tried. Rejects with the first failure.
+   */
+  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void>;
 
   /** Throws UserscoutError 'duplicate_id' when a key has this id or this hash already. */
   createApiKey(key: ApiKeyRecord): Promise<void>;
@@ -188,6 +196,13 @@ export interface Store extends ControlLedger {
 
   /** Adds one check to the platform's statistics. */
   recordCheck(platformId: string, status: OutcomeStatus, responseTimeMs: number, at: number): Promise<void>;
+  /**
+   * `recordCheck` for each check: one write where the backend can (SQLite:
+   * one transaction, in order), else each on its own, WRITES_IN_FLIGHT at once
+   * (recentMs then weighs those in whatever order they land), every one tried.
+   * Rejects with the first failure.
+   */
+  recordChecks(checks: readonly CheckStat[]): Promise<void>;
   platformStats(): Promise<PlatformStats[]>;
 
   /** Watchlists, their changes and webhook deliveries (src/store/watchlists.ts). */
@@ -202,6 +217,41 @@ export interface Store extends ControlLedger {
   /** Whether the backend answers (for /readyz). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+/** A check to add to its platform's statistics: `recordCheck`'s arguments. */
+export interface CheckStat {
+  readonly platformId: string;
+  readonly status: OutcomeStatus;
+  readonly responseTimeMs: number;
+  readonly at: number;
+}
+
+/** An outcome to cache for a username until `expiresAt`: `putCachedOutcome`'s arguments. */
+export interface CacheEntry {
+  readonly outcome: Outcome;
+  readonly expiresAt: number;
+}
+
+/**
+ * Writes a store makes as round trips (Redis, PostgreSQL) in flight at once for one
+ * batch (`recordChecks`, `putCachedOutcomes`): they overlap without taking a networked
+ * store's whole connection pool from the other searches and the API.
+ */
+export const WRITES_IN_FLIGHT = 4;
+
+/**
+ * `write` for every item, WRITES_IN_FLIGHT at a time (those in flight land in any
+ * order); every one is tried, then the first failure is thrown. The batch methods of backends whose writes
+ * are round trips.
+ */
+export async function writeEach<T>(items: readonly T[], write: (item: T) => Promise<void>): Promise<void> {
+  let failure: { error: unknown } | undefined;
+  for (let i = 0; i < items.length; i += WRITES_IN_FLIGHT) {
+    const settled = await Promise.allSettled(items.slice(i, i + WRITES_IN_FLIGHT).map(write));
+    for (const s of settled) if (s.status === 'rejected') failure ??= { error: s.reason };
+  }
+  if (failure) throw failure.error;
 }
 
 export function emptyByStatus(): Record<OutcomeStatus, number> {

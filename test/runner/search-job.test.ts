@@ -200,11 +200,11 @@ describe('runSearchJob: a failed statistic or cache write', () => {
     let cacheWrites = 0;
     const failed: string[] = [];
     const refused: Partial<typeof store> = {
-      putCachedOutcome: async (...args) => {
-        cacheWrites++;
-        return store.putCachedOutcome(...args);
+      putCachedOutcomes: async (username, entries) => {
+        cacheWrites += entries.length;
+        return store.putCachedOutcomes(username, entries);
       },
-      recordCheck: async () => {
+      recordChecks: async () => {
         throw new Error('statistics write refused');
       },
     };

@@ -12,6 +12,8 @@ import { SqliteWatchlists } from '../../src/store/sqlite-watchlists.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
+  type CacheEntry,
+  type CheckStat,
   duplicateIdError,
   emptyByStatus,
   noSearchForOutcomes,
@@ -23,6 +25,7 @@ import {
   type SearchSnapshot,
   type Store,
   type StoredOutcome,
+  writeEach,
 } from '../../src/store/store.js';
 
 interface SearchEntry {
@@ -252,6 +255,14 @@ export class MemoryStore implements Store {
     if (!key || key.revokedAt !== undefined) return false;
     this.#apiKeys.set(id, { ...key, revokedAt: at });
     return true;
+  }
+
+  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
+    return writeEach(entries, (e) => this.putCachedOutcome(username, e.outcome, e.expiresAt));
+  }
+
+  recordChecks(checks: readonly CheckStat[]): Promise<void> {
+    return writeEach(checks, (c) => this.recordCheck(c.platformId, c.status, c.responseTimeMs, c.at));
   }
 
   async recordCheck(

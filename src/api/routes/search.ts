@@ -9,9 +9,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { UserscoutError } from '../../errors.js';
 import { AnswerCache } from '../answer-cache.js';
+import { AnswerJson } from '../answer-json.js';
 import type { AppDeps } from '../deps.js';
 import {
   errorResponses,
+  Result,
   SearchQuery,
   SearchResponse,
   StartSearchBody,
@@ -22,9 +24,13 @@ import { searchResponse } from '../search-response.js';
 import { searchViewReader } from '../search-view.js';
 import { calibrationOf, startSearchFor } from '../start-searches.js';
 
+const JSON_TYPE = 'application/json; charset=utf-8';
+
 export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
   const finished = new AnswerCache(deps.config.finishedAnswerCacheEntries);
+  // A running search's hits are serialised once each, not on every poll.
+  const answerJson = new AnswerJson();
   // The same view of a search as its report (src/api/search-view.ts).
   const read = searchViewReader(deps);
   // Learns from each finished search how far the model's estimates run off on this deployment.
@@ -78,23 +84,29 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const shared = `${id} ${all ? 'all' : 'hits'}`;
       const owned = `${shared} ${request.caller.client}`;
       const cached = finished.get(shared) ?? finished.get(owned);
-      if (cached !== undefined) return reply.type('application/json; charset=utf-8').send(cached);
+      if (cached !== undefined) return reply.type(JSON_TYPE).send(cached);
       const found = await read(id, request.caller, { all, log: request.log });
       if (!found) throw new UserscoutError('search_not_found');
       const { search, view } = found;
       const percent = deps.config.coverageWarningPercent;
       const body = searchResponse(view, percent);
-      if (search.state !== 'completed' && search.state !== 'error') return body;
+      const json = () =>
+        answerJson.serialize(
+          body,
+          (answer) => reply.serialize(answer) as string,
+          reply.compileSerializationSchema(Result) as (item: object) => string,
+        );
+      const running = search.state !== 'completed' && search.state !== 'error';
       // Its follow-ups are being started: not final yet.
-      if (body.followUpsPending) return body;
+      if (running || body.followUpsPending) return reply.type(JSON_TYPE).send(json());
       // Seen finished for the first time here: how long it took against what it was told.
       const seenBefore = finished.get(`${id} ${all ? 'hits' : 'all'}`) !== undefined;
       if (search.state === 'completed' && search.finishedAt !== undefined && !seenBefore)
         calibration.observe(search.estimatedSeconds, search.finishedAt - search.createdAt);
       // Finished: it never changes again, so it is serialized once and served from memory.
-      const serialized = reply.serialize(body) as string;
+      const serialized = json();
       finished.set(search.private ? owned : shared, serialized);
-      return reply.type('application/json; charset=utf-8').send(serialized);
+      return reply.type(JSON_TYPE).send(serialized);
     },
   );
 }
