@@ -86,26 +86,38 @@ export function identitiesFor(
   return Math.ceil(options.perHour / one.perHour);
 }
 
-/** The time the request budgets allow N searches at once (the largest over the origins). */
-export function politenessBound(
+/** The options the bounds pace requests with. */
+interface BoundOptions {
+  readonly identities: number;
+  /** The configured default budget (a platform may carry its own). */
+  readonly budget: BudgetLimit;
+  readonly profile: LatencyProfile;
+  readonly seed: number;
+  readonly timeoutMs: number;
+}
+
+/** The largest over the origins of the time to send `requestsTo(origin)` requests under its budget, plus its latency. */
+function slowestOrigin(
   platforms: readonly Platform[],
-  options: {
-    readonly searches: number;
-    readonly identities: number;
-    /** The configured default budget (a platform may carry its own). */
-    readonly budget: BudgetLimit;
-    readonly profile: LatencyProfile;
-    readonly seed: number;
-    readonly timeoutMs: number;
-  },
+  options: BoundOptions,
+  requestsTo: (origin: string, platforms: number) => number,
 ): PolitenessBound {
   let best: PolitenessBound = { boundMs: 0, origin: '', requests: 0 };
   for (const o of originLoads(platforms, options)) {
-    const requests = options.searches * o.count;
+    const requests = requestsTo(o.origin, o.count);
+    if (requests === 0) continue;
     const boundMs = pacedMs(requests, o.limit, options.identities) + o.latencyMs;
     if (boundMs > best.boundMs) best = { boundMs, origin: o.origin, requests };
   }
   return best;
+}
+
+/** The time the request budgets allow N searches at once (the largest over the origins). */
+export function politenessBound(
+  platforms: readonly Platform[],
+  options: BoundOptions & { readonly searches: number },
+): PolitenessBound {
+  return slowestOrigin(platforms, options, (_, count) => options.searches * count);
 }
 
 /**
@@ -119,22 +131,9 @@ export function politenessBound(
 export function sentBound(
   platforms: readonly Platform[],
   sent: Readonly<Record<string, number>>,
-  options: {
-    readonly identities: number;
-    readonly budget: BudgetLimit;
-    readonly profile: LatencyProfile;
-    readonly seed: number;
-    readonly timeoutMs: number;
-  },
+  options: BoundOptions,
 ): PolitenessBound {
-  let best: PolitenessBound = { boundMs: 0, origin: '', requests: 0 };
-  for (const o of originLoads(platforms, options)) {
-    const requests = sent[o.origin] ?? 0;
-    if (requests === 0) continue;
-    const boundMs = pacedMs(requests, o.limit, options.identities) + o.latencyMs;
-    if (boundMs > best.boundMs) best = { boundMs, origin: o.origin, requests };
-  }
-  return best;
+  return slowestOrigin(platforms, options, (origin) => sent[origin] ?? 0);
 }
 
 /** Egress identities a server runs with: its `egress` setting's entries, or the default route. */

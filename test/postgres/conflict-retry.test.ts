@@ -10,12 +10,12 @@
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Outcome } from '../../src/engine/outcome.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import {
   adminQuery,
   createTestDatabase,
   dropSchema,
+  missOf as miss,
   TEST_DATABASE_URL,
   uniqueSchema,
 } from './postgres-support.js';
@@ -38,19 +38,6 @@ const SEARCH = {
   estimatedSeconds: 3,
   createdAt: 1_000,
 } as const;
-
-function miss(platformId: string): Outcome {
-  const url = `https://${platformId}.example/alice`;
-  return {
-    platform: platformId,
-    platformId,
-    category: 'social',
-    url,
-    status: 'miss',
-    responseTime: 120,
-    evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404, finalUrl: url, bytesRead: 900 },
-  };
-}
 
 /** Polls until a session other than `self` waits for a lock in a statement matching `pattern`. */
 async function waitForLockWait(observer: pg.Client, self: number, pattern: string): Promise<void> {

@@ -4,6 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { Outcome } from '../../src/engine/outcome.js';
 
 export const TEST_DATABASE_URL =
   process.env.USERSCOUT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -44,5 +45,19 @@ export async function createTestDatabase(label: string): Promise<{ url: string; 
     drop: async () => {
       await adminQuery(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     },
+  };
+}
+
+/** A plain miss of `alice` on a platform (a 404), as the store tests write them. */
+export function missOf(platformId: string): Outcome {
+  const url = `https://${platformId}.example/alice`;
+  return {
+    platform: platformId,
+    platformId,
+    category: 'social',
+    url,
+    status: 'miss',
+    responseTime: 120,
+    evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404, finalUrl: url, bytesRead: 900 },
   };
 }

@@ -15,7 +15,13 @@ import type { Store } from '../../src/store/store.js';
 import { describeStoreContract } from '../store.contract.js';
 import { addOne } from '../support/add-one.js';
 import { describeWatchlistStoreContract } from '../watchlist-store.contract.js';
-import { adminQuery, dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres-support.js';
+import {
+  adminQuery,
+  dropSchema,
+  missOf as miss,
+  TEST_DATABASE_URL,
+  uniqueSchema,
+} from './postgres-support.js';
 
 const schemas = new Map<Store, string>();
 const others: string[] = [];
@@ -58,19 +64,6 @@ const MIGRATIONS = [
   '1764300000000_compact-pages',
   '1764400000000_compact-cache',
 ];
-
-function miss(platformId: string): Outcome {
-  const url = `https://${platformId}.example/alice`;
-  return {
-    platform: platformId,
-    platformId,
-    category: 'social',
-    url,
-    status: 'miss',
-    responseTime: 120,
-    evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404, finalUrl: url, bytesRead: 900 },
-  };
-}
 
 describe('PostgresStore on PostgreSQL', () => {
   it('migrates once when several processes start at once, and records the version', async () => {
