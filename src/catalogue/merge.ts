@@ -2,9 +2,11 @@
  * Merges catalogues in our format into one. Pure. Two entries are the same
  * platform when they check the same address (host without regard to case or scheme,
  * placeholder and trailing slash normalised, and the body for a POST) or carry
- * the same name (without regard to case). The first occurrence wins and every
+ * the same name (without regard to case), or names that give the same id (the
+ * loader refuses a second entry of one id). The first occurrence wins and every
  * entry dropped says why.
  */
+import { platformId } from './platform.js';
 import type { PlatformSpec } from './schema.js';
 import { PLACEHOLDER, splitAuthority } from './template.js';
 
@@ -30,12 +32,19 @@ export function mergeCatalogues(docs: readonly MergeInput[]): MergeResult {
   const dropped: MergeDrop[] = [];
   const byName = new Map<string, { name: string; source: string }>();
   const byCheck = new Map<string, { name: string; source: string }>();
+  const byId = new Map<string, { name: string; source: string }>();
   for (const { source, document } of docs) {
     for (const spec of document.platforms) {
       const name = spec.name.trim();
       const sameName = byName.get(name.toLowerCase());
       if (sameName) {
         dropped.push({ name, source, reason: `same name as ${describe(sameName)}` });
+        continue;
+      }
+      const id = platformId(spec.name, spec.home);
+      const sameId = byId.get(id);
+      if (sameId) {
+        dropped.push({ name, source, reason: `same id (${id}) as ${describe(sameId)}` });
         continue;
       }
       const key = checkKey(spec);
@@ -46,6 +55,7 @@ export function mergeCatalogues(docs: readonly MergeInput[]): MergeResult {
       }
       byName.set(name.toLowerCase(), { name, source });
       byCheck.set(key, { name, source });
+      byId.set(id, { name, source });
       platforms.push(spec);
     }
   }

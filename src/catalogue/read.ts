@@ -8,6 +8,7 @@ import { CatalogueError } from '../errors.js';
 import { detectFormat, importCatalogue, UNKNOWN_FORMAT_MESSAGE } from './importers/index.js';
 import type { CatalogueFormat, ImportRejection } from './importers/types.js';
 import { type CatalogueProblem, type LoadResult, loadCatalogue, parseCatalogueText } from './loader.js';
+import { platformId } from './platform.js';
 import type { PlatformSpec } from './schema.js';
 
 export interface CatalogueFileResult {
@@ -64,14 +65,21 @@ export function readCatalogueText(text: string, source: string): CatalogueFileRe
   };
 }
 
-/** The entries the loader keeps, as written: each valid on its own, the first of equal names. */
+/**
+ * The entries the loader keeps, as written: each valid on its own, the first of equal names
+ * and the first of equal ids (the loader refuses the others: a document keeping them would
+ * not load as it was read).
+ */
 function loadableSpecs(specs: readonly PlatformSpec[]): PlatformSpec[] {
-  const seen = new Set<string>();
+  const seenNames = new Set<string>();
+  const seenIds = new Set<string>();
   return specs.filter((spec) => {
     if (loadCatalogue({ platforms: [spec] }).problems.length > 0) return false;
     const key = spec.name.trim().toLowerCase();
-    if (seen.has(key)) return false;
-    seen.add(key);
+    const id = platformId(spec.name, spec.home);
+    if (seenNames.has(key) || seenIds.has(id)) return false;
+    seenNames.add(key);
+    seenIds.add(id);
     return true;
   });
 }

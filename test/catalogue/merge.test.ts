@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { loadCatalogue } from '../../src/catalogue/loader.js';
 import { checkKey, mergeCatalogues } from '../../src/catalogue/merge.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 
@@ -79,6 +80,23 @@ describe('mergeCatalogues', () => {
       },
     ]);
     expect(result.document.shields).toBeUndefined();
+  });
+
+  it('drops an entry whose name gives the id of one kept (the loader would refuse it)', () => {
+    const a = {
+      source: 'a.json',
+      document: { platforms: [platform('Foo Bar', 'https://foo.test/{username}')] },
+    };
+    const b = {
+      source: 'b.json',
+      document: { platforms: [platform('Foo.Bar', 'https://bar.test/{username}')] },
+    };
+    const result = mergeCatalogues([a, b]);
+    expect(result.document.platforms.map((p) => p.name)).toEqual(['Foo Bar']);
+    expect(result.dropped).toEqual([
+      { name: 'Foo.Bar', source: 'b.json', reason: 'same id (foo-bar) as Foo Bar (from a.json)' },
+    ]);
+    expect(loadCatalogue(result.document).problems).toEqual([]);
   });
 
   it('keeps the shields of every input, the first of each name', () => {

@@ -39,6 +39,15 @@ describe('readCatalogueFile', () => {
     expect(result.load.catalogue.platforms.map((p) => p.name)).toEqual(['A']);
   });
 
+  it('keeps in the document only the entries the loader keeps: two names of one id, the first', () => {
+    const path = file('same-id.json', { platforms: [platform('Foo Bar'), platform('foo-bar')] });
+    const result = readCatalogueFile(path);
+    expect(result.load.catalogue.platforms.map((p) => p.name)).toEqual(['Foo Bar']);
+    expect(result.rejected.map((r) => r.name)).toEqual(['foo-bar']);
+    // Written out (catalogue import, merge), the document must load as it was read.
+    expect(result.document.platforms.map((p) => p.name)).toEqual(['Foo Bar']);
+  });
+
   it('keeps a valid entry whose name an earlier invalid entry carried', () => {
     const path = file('shadow.json', { platforms: [platform('A', { category: 'nope' }), platform('A')] });
     const result = readCatalogueFile(path);

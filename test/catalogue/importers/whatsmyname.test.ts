@@ -224,6 +224,19 @@ describe('importWhatsMyName: entry data', () => {
     expect(result.document.platforms.map((p) => p.name)).toEqual(['Example', 'EXAMPLE (2)']);
   });
 
+  it("keeps ids unique too: a name giving an earlier entry's id is numbered, not lost at load", () => {
+    const result = importWhatsMyName({
+      sites: [
+        { ...base, name: 'Foo Bar' },
+        { ...base, name: 'Foo.Bar' },
+      ],
+    });
+    expect(result.document.platforms.map((p) => p.name)).toEqual(['Foo Bar', 'Foo.Bar (2)']);
+    const loaded = loadCatalogue(result.document);
+    expect(loaded.problems).toEqual([]);
+    expect(loaded.catalogue.platforms.map((p) => p.id)).toEqual(['foo-bar', 'foo-bar-2']);
+  });
+
   it('detects the format', () => {
     expect(looksLikeWhatsMyName({ sites: [base] })).toBe(true);
     expect(looksLikeWhatsMyName({ sites: { a: {} } })).toBe(false);
