@@ -14,9 +14,9 @@ import { runSearchJob, SearchCancelledError } from '../../src/runner/search-job.
 import { createStore } from '../../src/store/create-store.js';
 import type { SearchRecord, Store } from '../../src/store/store.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
+import { jobDeps, queuedSearch } from '../support/search-job.js';
 
 const catalogue = catalogueOf([entry('Alpha'), entry('Bravo'), entry('Charlie'), entry('Delta')]);
-const byId = new Map(catalogue.platforms.map((p) => [p.id, p]));
 
 function outcome(platformId: string, status: Outcome['status'], links?: string[]): Outcome {
   return {
@@ -141,32 +141,17 @@ async function runJob(options: {
     },
   } as unknown as Engine;
   const events = new LocalEventHub();
-  const search: SearchRecord = {
-    id: JOB_ID,
-    username: 'alice',
-    state: 'queued',
-    tier: 'free',
-    client: 'ip:127.0.0.1',
-    platformIds: ['alpha', 'bravo', 'charlie', 'delta'],
-    estimatedSeconds: 1,
-    createdAt: 0,
-  };
+  const search = queuedSearch(JOB_ID, 'alice', ['alpha', 'bravo', 'charlie', 'delta']);
   await store.createSearch(search);
   if (options.stored) await store.addOutcomes(search.id, options.stored);
   const seen: SearchEvent[] = [];
   events.subscribe(search.id, (event) => seen.push(event));
   await runSearchJob(
     search,
-    {
-      engine,
-      store,
+    jobDeps(engine, store, catalogue.platforms, {
       events,
-      platformsById: byId,
-      cache: { hitSeconds: 0, missSeconds: 0, otherSeconds: 0 },
-      unmeasuredLatencyMs: 1000,
-      now: () => 1,
       linkMatcher: new ProfileUrlMatcher(catalogue.platforms),
-    },
+    }),
     options.signal ?? new AbortController().signal,
   );
   return { store, seen, checkedAgain, search };

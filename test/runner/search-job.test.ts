@@ -6,8 +6,8 @@ import type { Outcome } from '../../src/engine/outcome.js';
 import { LocalEventHub, type SearchEvent } from '../../src/runner/events.js';
 import { OUTCOME_BATCH_MAX, OutcomeBatcher, runSearchJob } from '../../src/runner/search-job.js';
 import { createStore } from '../../src/store/create-store.js';
-import type { SearchRecord } from '../../src/store/store.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
+import { jobDeps, queuedSearch } from '../support/search-job.js';
 
 describe('runSearchJob', () => {
   // The name breaks Digits' rule, so its check is decided without a request.
@@ -22,16 +22,7 @@ describe('runSearchJob', () => {
 
   it('passes a cached hit on as unknown/rule_drift once its platform has drifted', async () => {
     const store = createStore({ kind: 'sqlite', path: ':memory:' });
-    const search: SearchRecord = {
-      id: '00000000-0000-4000-8000-000000000002',
-      username: '12345',
-      state: 'queued',
-      tier: 'free',
-      client: 'ip:127.0.0.1',
-      platformIds: ['digits'],
-      estimatedSeconds: 1,
-      createdAt: 0,
-    };
+    const search = queuedSearch('00000000-0000-4000-8000-000000000002', '12345', ['digits']);
     await store.createSearch(search);
     const cachedHit: Outcome = {
       platform: 'Digits',
@@ -55,15 +46,10 @@ describe('runSearchJob', () => {
     });
     await runSearchJob(
       search,
-      {
-        engine,
-        store,
-        events: new LocalEventHub(),
-        platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
+      jobDeps(engine, store, catalogue.platforms, {
         cache: { hitSeconds: 60, missSeconds: 0, otherSeconds: 0 },
-        unmeasuredLatencyMs: 1000,
         now: () => 5,
-      },
+      }),
       new AbortController().signal,
     );
     const [stored] = (await store.listOutcomes(search.id)).map((s) => s.outcome);
@@ -75,30 +61,13 @@ describe('runSearchJob', () => {
   it('records no made-up outcome for a platform no longer in the catalogue', async () => {
     const store = createStore({ kind: 'sqlite', path: ':memory:' });
     const events = new LocalEventHub();
-    const search: SearchRecord = {
-      id: '00000000-0000-4000-8000-000000000001',
-      username: 'alice',
-      state: 'queued',
-      tier: 'free',
-      client: 'ip:127.0.0.1',
-      platformIds: ['digits', 'removed-since'],
-      estimatedSeconds: 1,
-      createdAt: 0,
-    };
+    const search = queuedSearch('00000000-0000-4000-8000-000000000001', 'alice', ['digits', 'removed-since']);
     await store.createSearch(search);
     const seen: SearchEvent[] = [];
     events.subscribe(search.id, (event) => seen.push(event));
     await runSearchJob(
       search,
-      {
-        engine,
-        store,
-        events,
-        platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
-        cache: { hitSeconds: 0, missSeconds: 0, otherSeconds: 0 },
-        unmeasuredLatencyMs: 1000,
-        now: () => 1,
-      },
+      jobDeps(engine, store, catalogue.platforms, { events }),
       new AbortController().signal,
     );
     const stored = (await store.listOutcomes(search.id)).map((s) => s.outcome);
@@ -136,16 +105,7 @@ describe('runSearchJob: checks noted', () => {
     } as unknown as Engine;
     const store = createStore({ kind: 'sqlite', path: ':memory:' });
     const events = new LocalEventHub();
-    const search: SearchRecord = {
-      id: '00000000-0000-4000-8000-000000000003',
-      username: 'alice',
-      state: 'queued',
-      tier: 'free',
-      client: 'ip:127.0.0.1',
-      platformIds: ids,
-      estimatedSeconds: 1,
-      createdAt: 0,
-    };
+    const search = queuedSearch('00000000-0000-4000-8000-000000000003', 'alice', ids);
     await store.createSearch(search);
     let statsAtDone = -1;
     events.subscribe(search.id, (event) => {
@@ -153,15 +113,11 @@ describe('runSearchJob: checks noted', () => {
     });
     await runSearchJob(
       search,
-      {
-        engine,
-        store,
+      jobDeps(engine, store, catalogue.platforms, {
         events,
-        platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
         cache: { hitSeconds: 0, missSeconds: 60, otherSeconds: 0 },
-        unmeasuredLatencyMs: 1000,
         now: () => 7,
-      },
+      }),
       new AbortController().signal,
     );
     const stats = await store.platformStats();
@@ -216,29 +172,15 @@ describe('runSearchJob: a failed statistic or cache write', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const search: SearchRecord = {
-      id: '00000000-0000-4000-8000-000000000009',
-      username: 'alice',
-      state: 'queued',
-      tier: 'free',
-      client: 'ip:127.0.0.1',
-      platformIds: ids,
-      estimatedSeconds: 1,
-      createdAt: 0,
-    };
+    const search = queuedSearch('00000000-0000-4000-8000-000000000009', 'alice', ids);
     await store.createSearch(search);
     await runSearchJob(
       search,
-      {
-        engine,
-        store: failing,
-        events: new LocalEventHub(),
-        platformsById: new Map(catalogue.platforms.map((p) => [p.id, p])),
+      jobDeps(engine, failing, catalogue.platforms, {
         cache: { hitSeconds: 0, missSeconds: 60, otherSeconds: 0 },
-        unmeasuredLatencyMs: 1000,
         now: () => 7,
         onNoteFailed: (error, outcome) => failed.push(`${outcome.platformId}: ${(error as Error).message}`),
-      },
+      }),
       new AbortController().signal,
     );
     expect((await store.getSearch(search.id))?.state).toBe('completed');
