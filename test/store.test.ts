@@ -12,13 +12,24 @@ import { RedisStore } from '../src/store/redis.js';
 import { SplitStore } from '../src/store/split-store.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { openDatabase } from '../src/store/sqlite-driver.js';
-import type { Store } from '../src/store/store.js';
+import type { SearchRecord, Store } from '../src/store/store.js';
 import { TEST_REDIS_URL } from './cluster/redis-support.js';
 import { describeStoreContract } from './store.contract.js';
 import { addOne } from './support/add-one.js';
 import { MemoryStore } from './support/memory-store.js';
+import { queuedSearch } from './support/search-job.js';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
+
+/** Alice's search s1 on GitHub and GitLab, running, as these tests store it. */
+const aliceSearch = (overrides: Partial<SearchRecord> = {}): SearchRecord =>
+  queuedSearch('s1', 'alice', ['github', 'gitlab'], {
+    state: 'running',
+    client: 'ip:198.51.100.4',
+    estimatedSeconds: 3,
+    createdAt: T0,
+    ...overrides,
+  });
 
 let dir: string;
 let files = 0;
@@ -75,17 +86,7 @@ describe('SqliteStore on a file, reopened', () => {
     const path = join(dir, 'restart', 'nested', 'store.db');
     const before = open(path);
     expect(existsSync(path)).toBe(true);
-    await before.createSearch({
-      id: 's1',
-      username: 'alice',
-      state: 'running',
-      tier: 'free',
-      client: 'ip:198.51.100.4',
-      platformIds: ['github', 'gitlab'],
-      estimatedSeconds: 3,
-      createdAt: T0,
-      startedAt: T0 + 10,
-    });
+    await before.createSearch(aliceSearch({ startedAt: T0 + 10 }));
     expect(await addOne(before, 's1', hit)).toBe(1);
     await before.putCachedOutcome('alice', hit, T0 + 60_000);
     await before.createApiKey({
@@ -114,16 +115,7 @@ describe('SqliteStore on a file, reopened', () => {
   it('packs a finished search into one page, rows gone, read back the same after a restart', async () => {
     const path = join(dir, 'packed', 'store.db');
     const before = open(path);
-    await before.createSearch({
-      id: 's1',
-      username: 'alice',
-      state: 'running',
-      tier: 'free',
-      client: 'ip:198.51.100.4',
-      platformIds: ['github', 'gitlab'],
-      estimatedSeconds: 3,
-      createdAt: T0,
-    });
+    await before.createSearch(aliceSearch());
     const miss: Outcome = {
       ...hit,
       platform: 'GitLab',
@@ -152,16 +144,7 @@ describe('SqliteStore on a file, reopened', () => {
   it('packs a finished search with a replaced outcome too, its seqs with their gap', async () => {
     const path = join(dir, 'packed-gaps', 'store.db');
     const store = open(path);
-    await store.createSearch({
-      id: 's1',
-      username: 'alice',
-      state: 'running',
-      tier: 'free',
-      client: 'ip:198.51.100.4',
-      platformIds: ['github', 'gitlab'],
-      estimatedSeconds: 3,
-      createdAt: T0,
-    });
+    await store.createSearch(aliceSearch());
     const gitlab: Outcome = {
       ...hit,
       platform: 'GitLab',
@@ -189,16 +172,7 @@ describe('SqliteStore on a file, reopened', () => {
     const path = join(dir, 'shared', 'store.db');
     const writer = open(path);
     const reader = open(path);
-    await writer.createSearch({
-      id: 's1',
-      username: 'alice',
-      state: 'queued',
-      tier: 'free',
-      client: 'ip:198.51.100.4',
-      platformIds: ['github'],
-      estimatedSeconds: 1,
-      createdAt: T0,
-    });
+    await writer.createSearch(aliceSearch({ state: 'queued', platformIds: ['github'], estimatedSeconds: 1 }));
     await addOne(writer, 's1', hit);
     expect(await reader.progress('s1')).toMatchObject({ checked: 1, hits: 1 });
   });
@@ -207,16 +181,7 @@ describe('SqliteStore on a file, reopened', () => {
     const path = join(dir, 'rollback', 'store.db');
     const a = open(path);
     const b = open(path);
-    await a.createSearch({
-      id: 's1',
-      username: 'alice',
-      state: 'running',
-      tier: 'free',
-      client: 'ip:198.51.100.4',
-      platformIds: ['github'],
-      estimatedSeconds: 1,
-      createdAt: T0,
-    });
+    await a.createSearch(aliceSearch({ platformIds: ['github'], estimatedSeconds: 1 }));
     const on = (platformId: string): Outcome => ({
       ...hit,
       platform: platformId.toUpperCase(),
