@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueOf, entry } from '../../test/support/catalogue.js';
+import { queuedSearch } from '../../test/support/search-job.js';
 import { ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import type { Outcome } from '../engine/outcome.js';
 import type { Profile } from '../engine/profile.js';
@@ -104,21 +105,20 @@ describe('mayWait', () => {
   });
 });
 
+/** Alice's recursive search on Alpha, completed at `finishedAt` (begun a second before). */
+function completedRecursive(finishedAt: number): SearchRecord {
+  return queuedSearch('parent', 'alice', ['alpha'], {
+    state: 'completed',
+    createdAt: finishedAt - 1_000,
+    finishedAt,
+    recursive: true,
+  });
+}
+
 describe('startFollowUps', () => {
   const NOW = 10_000_000;
   const RETRY_FOR_MS = 15 * 60_000;
-  const parent: SearchRecord = {
-    id: 'parent',
-    username: 'alice',
-    state: 'completed',
-    tier: 'free',
-    client: 'ip:127.0.0.1',
-    platformIds: ['alpha'],
-    estimatedSeconds: 1,
-    createdAt: NOW - 60_000,
-    finishedAt: NOW - 30_000,
-    recursive: true,
-  };
+  const parent = completedRecursive(NOW - 30_000);
   /** Long enough ago that a full queue is no longer waited out. */
   const old: SearchRecord = { ...parent, finishedAt: NOW - RETRY_FOR_MS };
   const bob = { username: 'bob', from: 'alpha' };
@@ -281,18 +281,7 @@ describe('followUpsOf', () => {
       },
     } as unknown as AppDeps;
     const log = { info: () => {}, error: () => {} } as unknown as Originator['log'];
-    const search: SearchRecord = {
-      id: 'parent',
-      username: 'alice',
-      state: 'completed',
-      tier: 'free',
-      client: 'ip:127.0.0.1',
-      platformIds: ['alpha'],
-      estimatedSeconds: 1,
-      createdAt: NOW - 2_000,
-      finishedAt: NOW - 1_000,
-      recursive: true,
-    };
+    const search = completedRecursive(NOW - 1_000);
     const hits = [outcome('alpha', 'hit', { links: ['https://bravo.test/bob'] })];
     expect(await followUpsOf(deps, search, hits, matcher, log)).toBeUndefined();
     expect(updates).toEqual([]);
