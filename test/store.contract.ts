@@ -15,7 +15,14 @@ import {
   UNKNOWN_REASONS,
 } from '../src/engine/outcome.js';
 import { encodeOutcome } from '../src/store/compact-outcome.js';
-import type { ApiKeyRecord, PlatformStats, SearchRecord, Store } from '../src/store/store.js';
+import {
+  type ApiKeyRecord,
+  NEVER_ANSWERED_MS,
+  type PlatformStats,
+  recentLatencies,
+  type SearchRecord,
+  type Store,
+} from '../src/store/store.js';
 import { addOne } from './support/add-one.js';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
@@ -1146,6 +1153,18 @@ export function describeStoreContract(
           lastCheckedAt: T0 + 5_000,
         });
         expect(stats!.meanMs).toBeCloseTo((300 + 100 + 200 + 400) / 4, 9);
+      });
+
+      it('gives recentLatencies a platform checked but never answered as the slowest (its recentMs is 0)', async () => {
+        await store.recordCheck('hangs', 'error', 10_000, T0);
+        await store.recordCheck('hangs', 'error', 10_000, T0 + 1);
+        await store.recordCheck('refused-name', 'invalid', 0, T0);
+        await store.recordCheck('github', 'error', 10_000, T0);
+        await store.recordCheck('github', 'hit', 500, T0 + 1);
+        const recent = await recentLatencies(store);
+        expect(recent.get('hangs')).toBe(NEVER_ANSWERED_MS);
+        expect(recent.get('refused-name')).toBe(0);
+        expect(recent.get('github')).toBeCloseTo(500, 9);
       });
 
       it('weights recent response times: alpha 0.2 per answered check, starting from the first', async () => {

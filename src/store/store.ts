@@ -258,9 +258,26 @@ export function emptyByStatus(): Record<OutcomeStatus, number> {
   return { hit: 0, miss: 0, unknown: 0, error: 0, invalid: 0 };
 }
 
-/** Each measured platform's `recentMs` by platform id: what estimates and the order of checks use. */
+/**
+ * What a platform that has been checked but never answered counts as (every check an error:
+ * a timeout, a refused connection): the slowest, as its check may last to the timeout. Its
+ * `recentMs` (0: no answer to weigh) would have ordered its check last, so a search waited
+ * for the timeout of a check started after all the others.
+ */
+export const NEVER_ANSWERED_MS = Number.POSITIVE_INFINITY;
+
+/**
+ * Each measured platform's `recentMs` by platform id (NEVER_ANSWERED_MS when no check of it
+ * got an answer): what estimates and the order of checks use.
+ */
 export async function recentLatencies(store: Pick<Store, 'platformStats'>): Promise<Map<string, number>> {
-  return new Map((await store.platformStats()).map((s) => [s.platformId, s.recentMs]));
+  return new Map((await store.platformStats()).map((s) => [s.platformId, recentLatencyOf(s)]));
+}
+
+/** One platform's entry in `recentLatencies`. */
+export function recentLatencyOf(stats: Pick<PlatformStats, 'recentMs' | 'byStatus'>): number {
+  const answered = [...ANSWERED_STATUSES].some((status) => stats.byStatus[status] > 0);
+  return answered || stats.byStatus.error === 0 ? stats.recentMs : NEVER_ANSWERED_MS;
 }
 
 /** Weight of the newest answered check in `recentMs`, an exponentially weighted mean. */
