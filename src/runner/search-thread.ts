@@ -18,12 +18,17 @@ import type { SearchRecord } from '../store/store.js';
 import type { EventHub, SearchEvent } from './events.js';
 import type { SearchExecutor } from './in-process.js';
 import { SearchCancelledError } from './search-job.js';
+import type { Affinity } from './shared-rate-budget.js';
 
 /** What the thread is started with (structured-cloned). */
 export interface SearchThreadData {
   readonly config: Config;
   readonly catalogue: Catalogue;
   readonly databasePath: string;
+  /** The request budgets shared by the search threads (shared-rate-budget.ts); without, the thread is alone and its engine keeps its own. */
+  readonly budget?: SharedArrayBuffer;
+  /** This thread among the search threads: it runs the scheduled self-check when first, and prefers its own identities. */
+  readonly thread: Affinity;
 }
 
 export type ToThread =
@@ -100,6 +105,11 @@ export class SearchThread {
   constructor(data: SearchThreadData, hooks: SearchThreadHooks) {
     this.#data = data;
     this.#hooks = hooks;
+  }
+
+  /** Searches sent to this thread and not settled yet. */
+  get load(): number {
+    return this.#pending.size;
   }
 
   /** Starts the thread and waits until its engine and store are open. */
