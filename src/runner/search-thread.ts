@@ -62,6 +62,14 @@ const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 60_000;
 const CLOSE_GRACE_MS = 10_000;
 
+/**
+ * The thread's young generation (MB): a check allocates its response, its view and its
+ * outcome, short-lived all; a larger nursery collects them in fewer scavenges. In
+ * benchmark case 7 the thread's share of time in GC went from 17-21% to 14-16% (three
+ * alternated pairs), its peak RSS unchanged within the runs' spread.
+ */
+const YOUNG_GENERATION_MB = 64;
+
 interface Pending {
   readonly search: SearchRecord;
   readonly resolve: () => void;
@@ -87,10 +95,11 @@ function tsxEsmApi(): string {
 function startThread(data: SearchThreadData): Worker {
   const fromSource = import.meta.url.endsWith('.ts');
   const url = new URL(`./search-thread-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  if (!fromSource) return new Worker(url, { workerData: data });
+  const options = { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } };
+  if (!fromSource) return new Worker(url, options);
   const tsx = tsxEsmApi();
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
-  return new Worker(boot, { eval: true, workerData: data });
+  return new Worker(boot, { ...options, eval: true });
 }
 
 export class SearchThread {
