@@ -308,6 +308,15 @@ export const SETTINGS = {
     kind: { type: 'bool' },
     doc: 'Embedded mode: run searches on a thread of their own, so checks never hold up the API',
   },
+  searchThreads: {
+    env: 'USERSCOUT_SEARCH_THREADS',
+    // 1: in benchmark case 7 (2 cores, the simulated web on them too) two threads spent some
+    // 40% more CPU a search (a second isolate to warm up, its own connections, two SQLite
+    // writers) and did fewer searches an hour; see bench/README.md.
+    default: 1,
+    kind: int(1, 64),
+    doc: 'Embedded mode with searchThread: threads the searches run on (each search on one of them, the request budgets shared by all), so checks can use more than one core',
+  },
   maxQueuedSearches: {
     env: 'USERSCOUT_MAX_QUEUED_SEARCHES',
     default: 200,

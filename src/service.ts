@@ -26,7 +26,7 @@ import type { SearchExecutor } from './runner/in-process.js';
 import { InProcessRunner } from './runner/in-process.js';
 import type { Runner } from './runner/runner.js';
 import { failSearch, runSearchJob, searchJobDeps } from './runner/search-job.js';
-import { SearchThread } from './runner/search-thread.js';
+import { SearchThreads } from './runner/search-threads.js';
 import { scheduleSelfCheck } from './runner/self-check-schedule.js';
 import { createStore } from './store/create-store.js';
 import { PostgresStore } from './store/postgres.js';
@@ -83,10 +83,10 @@ export async function createService(config: Config, options: ServiceOptions = {}
   const metrics = new Metrics(true);
   let shuttingDown = false;
 
-  // Embedded mode runs searches on a thread of their own (on its own SQLite connection) unless told not to.
+  // Embedded mode runs searches on threads of their own (each on its own SQLite connection) unless told not to.
   const thread =
     !backend && !postgres && config.searchThread
-      ? new SearchThread(
+      ? new SearchThreads(
           { config, catalogue, databasePath },
           {
             events,
@@ -95,6 +95,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
             onNoteFailed: (message, platform) =>
               log?.warn({ platform, error: message }, 'platform statistic or cached outcome not written'),
           },
+          config.searchThreads,
         )
       : undefined;
   const engine = thread

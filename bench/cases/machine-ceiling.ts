@@ -19,6 +19,30 @@ const IDENTITIES = Array.from({ length: 16 }, (_, i) => `addr:127.0.0.${40 + i}`
 /** Issue 13: a 2-core machine sustains at least this many searches an hour when budgets are not the bound. */
 const CEILING_TARGET = 5_000;
 
+/** Busy past this share of what it can use, a resource is taken as the bound. */
+const SATURATED = 0.85;
+
+/**
+ * What held the searches back, from the cores each side used: the machine's cores (the server
+ * and the simulated web share them, with whatever else runs), else the search threads.
+ */
+export function whatBounds(used: {
+  readonly serverCores: number;
+  readonly simCores: number;
+  readonly cores: number;
+  readonly threads: number;
+  readonly load: number;
+}): string {
+  const busy = used.serverCores + used.simCores;
+  const others =
+    used.load > used.cores / 2 ? ' (other work was running too: the load was above half the cores)' : '';
+  if (busy >= SATURATED * used.cores)
+    return `the machine's ${used.cores} cores, shared by the server and the simulated web${others}`;
+  // The API thread takes a little of the server's cores: the search threads are full before it reaches their count.
+  if (used.serverCores >= SATURATED * used.threads) return `the server's ${used.threads} search thread(s)`;
+  return `CPU time the processes did not get${others || ' (neither the cores nor the search threads were full)'}`;
+}
+
 function searchesFor(quick: boolean): number {
   return quick ? 12 : 24;
 }
@@ -50,6 +74,7 @@ export const machineCeilingCase: BenchCase = {
     const simCpuSPerSearch = level.completed > 0 ? simUsage.cpuMs / 1000 / level.completed : null;
     // Were the server alone on the machine's cores: its CPU per search sets the ceiling.
     const cpuCeiling = (cores / serverCpuSPerSearch) * 3600;
+    const threads = Number(overrides.searchThreads ?? SETTINGS.searchThreads.default);
     const budgets = sustainedRate(loadPlatformSet('builtin', ctx.seed).searched, {
       identities: IDENTITIES.length,
       budget: { perSecond: SETTINGS.budgetPerSecond.default, burst: SETTINGS.budgetBurst.default },
@@ -105,7 +130,7 @@ export const machineCeilingCase: BenchCase = {
       ],
       notes: [
         `searches/hour = searches done ÷ the time until all were done; the budgets (${IDENTITIES.length} identities x ${SETTINGS.budgetPerSecond.default}/s) allow ${Math.round(budgets.perHour)} an hour, set by ${budgets.origin} (${budgets.platforms} platforms a search), and the politeness bound is ${Math.round(level.boundMs)} ms, so they are not the bound`,
-        `what bounds it: CPU. The server used ${level.cores.toFixed(2)} cores and the simulated web ${simUsage.cores.toFixed(2)}, ${(level.cores + simUsage.cores).toFixed(2)} of the ${cores}; the 1-minute load was ${load.toFixed(2)} at the start (other work on the machine included), and the server runs its checks on one search thread (searchThread), so one process uses at most about one core for checks plus its API thread: more cores need more processes (cluster workers). Were the server alone on the ${cores} cores with its checks spread over them, ${serverCpuSPerSearch.toFixed(2)} CPU-s a search would allow ${Math.round(cpuCeiling)} searches an hour`,
+        `what bounds it: ${whatBounds({ serverCores: level.cores, simCores: simUsage.cores, cores, threads, load })}. The server used ${level.cores.toFixed(2)} cores and the simulated web ${simUsage.cores.toFixed(2)}, ${(level.cores + simUsage.cores).toFixed(2)} of the ${cores}; the 1-minute load was ${load.toFixed(2)} at the start (other work on the machine included). The server runs its checks on ${threads} search thread(s) (searchThreads), sharing the request budgets, so it uses at most about ${threads} core(s) for checks plus its API thread. Were the server alone on the ${cores} cores with its checks spread over them, ${serverCpuSPerSearch.toFixed(2)} CPU-s a search would allow ${Math.round(cpuCeiling)} searches an hour`,
         `server settings: ${JSON.stringify(overrides)}; maxRunningSearches ${String(overrides.maxRunningSearches ?? SETTINGS.maxRunningSearches.default)}, concurrency ${String(overrides.concurrency ?? SETTINGS.concurrency.default)}`,
       ],
       settings: { ...overrides, searches },

@@ -12,13 +12,14 @@ import type { EventHub, SearchEvent } from './events.js';
 import { runSearchJob, SearchCancelledError, searchJobDeps } from './search-job.js';
 import type { FromThread, SearchThreadData, ToThread } from './search-thread.js';
 import { scheduleSelfCheck } from './self-check-schedule.js';
+import { SharedRateBudget } from './shared-rate-budget.js';
 
 function threadPort(): NonNullable<typeof parentPort> {
   if (!parentPort) throw new Error('search-thread-worker runs as a worker thread only');
   return parentPort;
 }
 const port = threadPort();
-const { config, databasePath } = workerData as SearchThreadData;
+const { config, databasePath, budget, thread } = workerData as SearchThreadData;
 // A structured clone arrives unfrozen: freeze it as the loader does.
 const catalogue = freezeCatalogue((workerData as SearchThreadData).catalogue);
 /** Live events not posted yet: those published together (a batch of outcomes) go as one message. */
@@ -36,7 +37,11 @@ const send = (message: FromThread) => {
 
 const store = createStore({ kind: 'sqlite', path: databasePath });
 // Control records in the database: shared with the API (the platform list) and kept across restarts.
-const engine = createEngine(config, catalogue, { controls: store });
+// Budgets in memory shared with the other search threads, if any: together they keep each one.
+const engine = createEngine(config, catalogue, {
+  controls: store,
+  ...(budget ? { rateBudget: new SharedRateBudget(budget, thread) } : {}),
+});
 const events: EventHub = {
   publish: (id, event) => {
     if (unsent.push({ id, event }) === 1) queueMicrotask(postEvents);
@@ -44,8 +49,11 @@ const events: EventHub = {
   subscribe: () => () => {},
   close: async () => {},
 };
-// The scheduled self-check runs here, where the engine and its request budgets are.
-const selfCheck = scheduleSelfCheck(config, { platforms: catalogue.platforms, engine, store });
+// The scheduled self-check runs here, where an engine is: on one thread of them.
+const selfCheck =
+  thread.index === 0
+    ? scheduleSelfCheck(config, { platforms: catalogue.platforms, engine, store })
+    : undefined;
 const deps = searchJobDeps(config, {
   engine,
   store,
@@ -64,7 +72,7 @@ const running = new Map<string, { controller: AbortController; done: Promise<voi
 async function close(): Promise<void> {
   for (const { controller } of running.values()) controller.abort(new Error('service stopping'));
   await Promise.allSettled([...running.values()].map((r) => r.done));
-  await selfCheck.stop();
+  await selfCheck?.stop();
   await engine.close();
   await store.close();
   send({ type: 'closed' });

@@ -3,6 +3,7 @@
  * of two runs, the command line and the measurement of a piece of work.
  */
 import { describe, expect, it } from 'vitest';
+import { whatBounds } from '../../bench/cases/machine-ceiling.js';
 import { benchDatabaseUrl, type StoreSize, sizeRow } from '../../bench/cases/store-size.js';
 import { benchRedisUrl, sumUsage } from '../../bench/cluster.js';
 import { change, formatComparison, textTable } from '../../bench/format.js';
@@ -207,5 +208,21 @@ describe('case 9 rows', () => {
   it('finds PostgreSQL at DATABASE_URL, else the local test database', () => {
     expect(benchDatabaseUrl({ DATABASE_URL: 'postgres://u@db:5433/x' })).toBe('postgres://u@db:5433/x');
     expect(benchDatabaseUrl({})).toBe('postgres://postgres@127.0.0.1:5432/test');
+  });
+});
+
+describe('case 7: what bounds the ceiling', () => {
+  const quiet = { cores: 2, threads: 2, load: 0.2 };
+  it('names the cores when the server and the simulated web fill them', () => {
+    expect(whatBounds({ ...quiet, serverCores: 1.45, simCores: 0.4 })).toMatch(/^the machine's 2 cores/);
+  });
+  it('names the search threads when they are full and the cores are not', () => {
+    expect(whatBounds({ ...quiet, threads: 1, serverCores: 1.05, simCores: 0.45 })).toBe(
+      "the server's 1 search thread(s)",
+    );
+  });
+  it('says when neither is full, and when other work ran', () => {
+    expect(whatBounds({ ...quiet, serverCores: 0.6, simCores: 0.2 })).toMatch(/neither the cores/);
+    expect(whatBounds({ ...quiet, load: 6, serverCores: 0.6, simCores: 0.2 })).toMatch(/other work/);
   });
 });

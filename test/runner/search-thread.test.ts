@@ -55,7 +55,7 @@ function setup() {
   const events = new LocalEventHub();
   const threadErrors: unknown[] = [];
   const thread = new SearchThread(
-    { config, catalogue, databasePath },
+    { config, catalogue, databasePath, thread: { index: 0, of: 1 } },
     { events, onThreadError: (error) => threadErrors.push(error) },
   );
   return { store, events, thread, threadErrors };
