@@ -10,6 +10,7 @@ import RandExp from 'randexp';
 import type { Platform } from '../catalogue/platform.js';
 import { ruleViolation } from '../catalogue/username-rule.js';
 import type { Outcome, OutcomeReason, OutcomeStatus } from './outcome.js';
+import { ownCopy } from './own-copy.js';
 import type { ResponseView } from './response-view.js';
 
 /** What a hit is compared with: the parts of an answer that would show two pages are the same page. */
@@ -56,7 +57,8 @@ const DIGITS = '0123456789';
 /** The `<title>` of an HTML body, white space collapsed; undefined when none was read. */
 export function pageTitle(body: string): string | undefined {
   const match = /<title[^>]*>([^<]*)<\/title>/i.exec(body);
-  return match ? match[1]!.replace(/\s+/g, ' ').trim() : undefined;
+  // Kept in the answer's print: a copy, or the whole body would be kept with it.
+  return match ? ownCopy(match[1]!.replace(/\s+/g, ' ').trim()) : undefined;
 }
 
 export function answerPrint(view: ResponseView, bytesRead: number): AnswerPrint {

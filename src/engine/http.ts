@@ -5,8 +5,8 @@
  * classifier has decided or the size cap is reached. Follows redirects when the
  * platform asks for it.
  */
-import { isAscii } from 'node:buffer';
 import type { Dispatcher } from 'undici';
+import { BodyText } from './body-text.js';
 import type { CheckRequest } from './request.js';
 import type { ResponseView } from './response-view.js';
 
@@ -180,8 +180,8 @@ class HopHandler<D> implements Dispatcher.DispatchHandler {
   #headers: Record<string, string> = {};
   /** A followed redirect's Location, or undefined (a HEAD answer) while draining. */
   #location: string | undefined;
-  #text = '';
-  #decoder: TextDecoder | undefined;
+  /** The body read so far, decoded when its text is first read (body-text.ts). */
+  #body = new BodyText();
   #bytesRead = 0;
   /** Where the body ends (Content-Length, within the cap); unknown: never near. */
   #readsTo = Number.POSITIVE_INFINITY;
@@ -262,9 +262,8 @@ class HopHandler<D> implements Dispatcher.DispatchHandler {
     const room = this.#options.bodyCapBytes - this.#bytesRead;
     const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
     this.#bytesRead += part.length;
-    this.#append(part);
+    this.#body.push(part);
     if (this.#bytesRead >= this.#options.bodyCapBytes) {
-      this.#flush();
       this.#finish(this.#view(true), undefined);
     } else if (this.#readsTo - this.#bytesRead <= SMALL_REST_BYTES) {
       // The rest is small: read to the end, classified once there (onResponseEnd).
@@ -302,7 +301,6 @@ class HopHandler<D> implements Dispatcher.DispatchHandler {
     this.#answerAfterRelease = true;
     if (this.#mode === 'drain') this.#endDrain();
     else if (this.#mode === 'read') {
-      this.#flush();
       this.#finish(this.#view(true), undefined, false);
     }
   }
@@ -315,29 +313,24 @@ class HopHandler<D> implements Dispatcher.DispatchHandler {
     else this.#settle(() => this.#reject(error));
   }
 
+  /**
+   * The answer so far. Its text is decoded when first read, not here: the view of a
+   * body that ended waits a turn of the event loop for its connection (#settle), and
+   * its bytes wait outside the heap meanwhile, so its string is made when it is read
+   * and dropped soon after. No chunk is added to `body` once the view is answered.
+   */
   #view(complete: boolean): ResponseView {
+    const body = this.#body;
     return {
       status: this.#status,
       headers: this.#headers,
       url: this.#url,
       redirected: this.#redirected,
-      body: this.#text,
+      get body() {
+        return body.text(complete);
+      },
       complete,
     };
-  }
-
-  // Most pages are ASCII: those chunks are copied as they are, several times faster than
-  // TextDecoder. From the first chunk that is not, the decoder takes over (its state is empty then).
-  #append(part: Buffer): void {
-    if (!this.#decoder && isAscii(part)) this.#text += part.toString('latin1');
-    else {
-      this.#decoder ??= new TextDecoder('utf-8');
-      this.#text += this.#decoder.decode(part, { stream: true });
-    }
-  }
-
-  #flush(): void {
-    if (this.#decoder) this.#text += this.#decoder.decode();
   }
 
   /** The check's answer is known; the rest of the body, if any, is released. */
@@ -346,7 +339,8 @@ class HopHandler<D> implements Dispatcher.DispatchHandler {
     this.#settle(() => this.#resolve({ kind: 'final', exchange }));
     if (!more) return;
     this.#mode = 'release';
-    this.#text = '';
+    // The view answered keeps the body read so far; nothing more is added to it.
+    this.#body = new BodyText();
     this.#releaseTimer = setTimeout(() => this.#drop(), RELEASE_MAX_MS);
   }
 

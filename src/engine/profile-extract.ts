@@ -7,6 +7,7 @@
  * cleaned of markup and capped; a URL is kept only when it is http(s). Pure.
  */
 import type { ExtractRule, Platform } from '../catalogue/platform.js';
+import { ownCopy } from './own-copy.js';
 import {
   PROFILE_COUNT_FIELDS,
   PROFILE_LIMITS,
@@ -62,7 +63,8 @@ export function cleanText(raw: unknown, max: number): string | undefined {
     .replace(/\s+/g, ' ')
     .trim();
   if (text === '') return undefined;
-  return text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text;
+  // Kept in the profile: a copy, or the whole body would be kept with it.
+  return ownCopy(text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text);
 }
 
 /** An absolute http(s) URL (relative ones resolved against `base`), or undefined. */

@@ -10,7 +10,7 @@ export interface ResponseView {
   readonly url: string;
   /** The request was redirected at least once before this answer (follow policy). */
   readonly redirected: boolean;
-  /** Body text read so far (decoded as UTF-8). */
+  /** Body text read so far (decoded as UTF-8; the HTTP edge may decode it when it is first read). */
   readonly body: string;
   /** No more body will be read: the end was reached, or the size cap. */
   readonly complete: boolean;
