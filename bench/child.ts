@@ -47,11 +47,18 @@ export class Child<Ready> {
   }
 
   /** Starts `module` (a file of bench/, run through tsx) and waits for its `ready`. */
-  static async start<Ready>(module: string, input: unknown, readyTimeoutMs = 120_000): Promise<Child<Ready>> {
+  static async start<Ready>(
+    module: string,
+    input: unknown,
+    readyTimeoutMs = 120_000,
+    /** Node's flags for the child, e.g. its heap's sizes. */
+    nodeFlags: readonly string[] = [],
+  ): Promise<Child<Ready>> {
     const file = fileURLToPath(new URL(module, import.meta.url));
     const child = fork(file, [], {
       // BENCH_CPU_PROF=DIR: every child writes a V8 CPU profile there (open it in Chrome DevTools).
       execArgv: [
+        ...nodeFlags,
         '--import',
         'tsx',
         ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),

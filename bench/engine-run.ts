@@ -16,16 +16,23 @@ export async function runEngineSearches(
   latencyFile?: string,
   /** Settings in place of the command line's defaults (names as in src/config.ts). */
   overrides: EngineInput['overrides'] = {},
+  /** Node's flags for the engine process (its heap). @default none: Node's own */
+  nodeFlags: readonly string[] = [],
 ): Promise<{ ready: EngineReady; reports: SearchesReport[] }> {
   const sim = await ctx.sim(set, profile);
-  const engine = await Child.start<EngineReady>('./engine-child.ts', {
-    set,
-    seed: ctx.seed,
-    connectTo: sim.connectTo,
-    caFile: sim.caFile,
-    overrides,
-    ...(latencyFile ? { latencyFile } : {}),
-  } satisfies EngineInput);
+  const engine = await Child.start<EngineReady>(
+    './engine-child.ts',
+    {
+      set,
+      seed: ctx.seed,
+      connectTo: sim.connectTo,
+      caFile: sim.caFile,
+      overrides,
+      ...(latencyFile ? { latencyFile } : {}),
+    } satisfies EngineInput,
+    undefined,
+    nodeFlags,
+  );
   try {
     const reports: SearchesReport[] = [];
     for (const usernames of batches)

@@ -66,9 +66,10 @@ const CLOSE_GRACE_MS = 10_000;
  * The thread's young generation (MB): a check allocates its response, its view and its
  * outcome, short-lived all; a larger nursery collects them in fewer scavenges. In
  * benchmark case 7 the thread's share of time in GC went from 17-21% to 14-16% (three
- * alternated pairs), its peak RSS unchanged within the runs' spread.
+ * alternated pairs), its peak RSS unchanged within the runs' spread. Benchmark case 2
+ * runs the engine with the same young generation, as the service runs it.
  */
-const YOUNG_GENERATION_MB = 64;
+export const YOUNG_GENERATION_MB = 64;
 
 interface Pending {
   readonly search: SearchRecord;
