@@ -168,6 +168,24 @@ describe('SqliteStore on a file, reopened', () => {
     ]);
   });
 
+  it('finds expired leases by their expiry, never scanning the leases', async () => {
+    const path = join(dir, `leases-${files++}.db`);
+    const store = open(path);
+    expect(await store.claimLease('control:github:default:0', 60_000, T0)).toBe(true);
+    await store.close();
+    const db = openDatabase(path);
+    try {
+      const plan = db.prepare('EXPLAIN QUERY PLAN DELETE FROM leases WHERE expires_at <= ?').all(T0) as {
+        detail: string;
+      }[];
+      expect(plan.map((step) => step.detail)).toEqual([
+        expect.stringContaining('USING INDEX leases_by_expires_at'),
+      ]);
+    } finally {
+      db.close();
+    }
+  });
+
   it('lets two handles on one file see each other’s writes', async () => {
     const path = join(dir, 'shared', 'store.db');
     const writer = open(path);

@@ -156,6 +156,8 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
     body BLOB NOT NULL -- compact-page.ts, in seq order
   );
   `,
+  // 8: every control claim deletes the expired leases first: found by their expiry, not by a scan (issue 13).
+  `CREATE INDEX leases_by_expires_at ON leases (expires_at);`,
 ];
 
 const SCHEMA_2 = `
