@@ -965,6 +965,23 @@ export function describeStoreContract(
         expect(await store.getCachedOutcome('alice', 'gitlab', T0)).toEqual(outcome('gitlab', 'miss'));
       });
 
+      it('gives the fresh outcomes of the platforms asked at once, by platform id, leaving out those without one', async () => {
+        await store.putCachedOutcome('alice', outcome('gitlab', 'miss'), T0 + MINUTE);
+        await store.putCachedOutcome('alice', outcome('codeberg', 'miss'), T0); // expired at T0
+        await store.putCachedOutcome('alice', outcome('sourcehut', 'hit'), expiresAt); // not asked
+        await store.putCachedOutcome('bob', outcome('bitbucket', 'hit', 'bob'), expiresAt); // another name
+        const found = await store.getCachedOutcomes(
+          'alice',
+          ['github', 'gitlab', 'codeberg', 'bitbucket', 'nowhere'],
+          T0,
+        );
+        expect([...found.keys()].sort()).toEqual(['github', 'gitlab']);
+        expect(found.get('github')).toStrictEqual(cached);
+        expect(found.get('gitlab')).toStrictEqual(outcome('gitlab', 'miss'));
+        expect(await store.getCachedOutcomes('alice', [], T0)).toEqual(new Map());
+        expect(await store.getCachedOutcomes('Alice', ['github'], T0)).toEqual(new Map());
+      });
+
       it('gives back every kind of outcome exactly as put, cachedAt and key order included (issue 16)', async () => {
         const cachedAt = T0 - 5 * MINUTE;
         // As the engine builds them (src/engine/outcome.ts, key order included) and the search

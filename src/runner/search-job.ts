@@ -365,13 +365,20 @@ export async function runSearchJob(
       controls ??= store.listControls().then(driftedControls);
       return judgeHit(hit, undefined, (await controls).get(hit.platformId));
     };
-    for (const id of search.platformIds) {
-      if (done.has(id)) continue;
-      const platform = deps.platformsById.get(id);
-      // Not in this process's catalogue (a new one since the search began): it cannot be
-      // checked, and an outcome could not truly name its category or address, so it has none.
-      if (!platform) continue;
-      const cached = await store.getCachedOutcome(search.username, id, deps.now());
+    // Not in this process's catalogue (a new one since the search began): it cannot be
+    // checked, and an outcome could not truly name its category or address, so it has none.
+    const toCheck = search.platformIds.flatMap((id) => {
+      const platform = done.has(id) ? undefined : deps.platformsById.get(id);
+      return platform ? [platform] : [];
+    });
+    // One read for the search's cached outcomes, not one per platform.
+    const cachedOutcomes = await store.getCachedOutcomes(
+      search.username,
+      toCheck.map((p) => p.id),
+      deps.now(),
+    );
+    for (const platform of toCheck) {
+      const cached = cachedOutcomes.get(platform.id);
       if (cached) settle(cached.status === 'hit' ? await drifted(cached) : cached);
       else pending.push(platform);
     }

@@ -646,6 +646,28 @@ export class PostgresStore implements Store {
     });
   }
 
+  getCachedOutcomes(
+    username: string,
+    platformIds: readonly string[],
+    now: number,
+  ): Promise<Map<string, Outcome>> {
+    return this.#guard(async () => {
+      const found = new Map<string, Outcome>();
+      if (platformIds.length === 0) return found;
+      const { rows } = await this.#query<{ platform: Buffer; outcome: Buffer }>(
+        `SELECT v.text AS platform, c.outcome FROM outcome_cache c JOIN vocabulary v ON v.id = c.platform
+         WHERE v.text = ANY($1::bytea[]) AND c.username = $2 AND c.expires_at > $3`,
+        [platformIds.map((id) => Buffer.from(id, 'utf8')), username, now],
+      );
+      const outcomes = await this.#vocabulary.decode(
+        rows.map((r) => r.outcome),
+        username,
+      );
+      for (const [i, row] of rows.entries()) found.set(row.platform.toString('utf8'), outcomes[i]!);
+      return found;
+    });
+  }
+
   putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
     return this.#guard(async () => {
       const [encoded] = await this.#vocabulary.encode([outcome], username);

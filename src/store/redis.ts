@@ -577,26 +577,46 @@ export class RedisStore implements Store {
     });
   }
 
-  getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
+  async getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
+    return (await this.getCachedOutcomes(username, [platformId], now)).get(platformId);
+  }
+
+  getCachedOutcomes(
+    username: string,
+    platformIds: readonly string[],
+    now: number,
+  ): Promise<Map<string, Outcome>> {
     return this.#guard(async () => {
-      const results = await this.#redis
-        .multi()
-        .getBuffer(this.#cacheKey(username, platformId))
-        .hget(this.#vocabulary.vocabKey, '0')
-        .exec();
-      const [raw, generation] = valuesOf(results) as [Buffer | null, string | null];
-      if (raw === null) return undefined;
-      if (raw[0] === 0x7b) {
-        // Written by an earlier release: JSON.
-        const cached = JSON.parse(raw.toString('utf8')) as { expiresAt: number; outcome: Outcome };
-        return now < cached.expiresAt ? cached.outcome : undefined;
+      const found = new Map<string, Outcome>();
+      if (platformIds.length === 0) return found;
+      // One round trip: every entry, then the vocabulary's generation.
+      const multi = this.#redis.multi();
+      for (const id of platformIds) multi.getBuffer(this.#cacheKey(username, id));
+      const values = valuesOf(await multi.hget(this.#vocabulary.vocabKey, '0').exec());
+      const generation = values.pop() as string | null;
+      const compact: { platformId: string; bytes: Uint8Array }[] = [];
+      for (const [i, raw] of (values as (Buffer | null)[]).entries()) {
+        if (raw === null) continue;
+        const platformId = platformIds[i]!;
+        if (raw[0] === 0x7b) {
+          // Written by an earlier release: JSON.
+          const cached = JSON.parse(raw.toString('utf8')) as { expiresAt: number; outcome: Outcome };
+          if (now < cached.expiresAt) found.set(platformId, cached.outcome);
+          continue;
+        }
+        // The expiry time (a varint: its last byte is under 0x80), then the outcome.
+        const end = raw.findIndex((b) => b < 0x80) + 1;
+        const [expiresAt] = decodeVarints(raw.subarray(0, end));
+        if (now < expiresAt!) compact.push({ platformId, bytes: raw.subarray(end) });
       }
-      // The expiry time (a varint: its last byte is under 0x80), then the outcome.
-      const end = raw.findIndex((b) => b < 0x80) + 1;
-      const [expiresAt] = decodeVarints(raw.subarray(0, end));
-      if (!(now < expiresAt!)) return undefined;
+      if (compact.length === 0) return found;
       this.#vocabulary.observe(generation);
-      return (await this.#vocabulary.decode([raw.subarray(end)], username))[0];
+      const outcomes = await this.#vocabulary.decode(
+        compact.map((c) => c.bytes),
+        username,
+      );
+      for (const [i, { platformId }] of compact.entries()) found.set(platformId, outcomes[i]!);
+      return found;
     });
   }
 

@@ -61,6 +61,14 @@ export class SplitStore implements Store {
     return this.#cache.getCachedOutcome(username, platformId, now);
   }
 
+  getCachedOutcomes(
+    username: string,
+    platformIds: readonly string[],
+    now: number,
+  ): Promise<Map<string, Outcome>> {
+    return this.#cache.getCachedOutcomes(username, platformIds, now);
+  }
+
   putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
     return this.#cache.putCachedOutcome(username, outcome, expiresAt);
   }

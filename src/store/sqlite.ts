@@ -684,6 +684,24 @@ export class SqliteStore implements Store {
     return row && this.#vocabulary.decode(row.outcome, username);
   }
 
+  async getCachedOutcomes(
+    username: string,
+    platformIds: readonly string[],
+    now: number,
+  ): Promise<Map<string, Outcome>> {
+    const wanted = new Set(platformIds);
+    const found = new Map<string, Outcome>();
+    // The username's fresh entries in one query (a range of the primary key); only those asked are decoded.
+    for (const row of this.#sql.getCachedOf.all({ username, now }) as {
+      platform: number;
+      outcome: Uint8Array;
+    }[]) {
+      const platformId = this.#vocabulary.text(row.platform);
+      if (wanted.has(platformId)) found.set(platformId, this.#vocabulary.decode(row.outcome, username));
+    }
+    return found;
+  }
+
   async putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
     this.#writing(() => this.#putCached.immediate(username, [{ outcome, expiresAt }]));
   }
@@ -926,6 +944,8 @@ function prepareStatements(db: Database) {
     getCached: db.prepare(`
       SELECT outcome FROM outcome_cache
       WHERE username = @username AND platform = @platform AND expires_at > @now`),
+    getCachedOf: db.prepare(`
+      SELECT platform, outcome FROM outcome_cache WHERE username = @username AND expires_at > @now`),
     putCached: db.prepare(`
       INSERT INTO outcome_cache (username, platform, outcome, expires_at)
       VALUES (@username, @platform, @outcome, @expiresAt)

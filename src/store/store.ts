@@ -178,6 +178,15 @@ export interface Store extends ControlLedger {
 
   /** A fresh cached outcome for this username on this platform, or undefined. */
   getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined>;
+  /**
+   * `getCachedOutcome` for each platform at once (one query or round trip, not one per
+   * platform): the fresh ones by platform id, a platform with none left out.
+   */
+  getCachedOutcomes(
+    username: string,
+    platformIds: readonly string[],
+    now: number,
+  ): Promise<Map<string, Outcome>>;
   putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void>;
   /**
    * `putCachedOutcome` for each entry: one write where the backend can

@@ -134,6 +134,62 @@ describe('runSearchJob: checks noted', () => {
   });
 });
 
+describe('runSearchJob: cached outcomes', () => {
+  it('reads them in one store call for the whole search, and checks only the platforms without one', async () => {
+    const ids = ['p0', 'p1', 'p2'];
+    const catalogue = catalogueOf(ids.map((id) => entry(id)));
+    const miss = (id: string): Outcome => ({
+      platform: id,
+      platformId: id,
+      category: 'social',
+      url: `https://${id}.test/u/alice`,
+      status: 'miss',
+      responseTime: 40,
+      evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404, cachedAt: 3 },
+    });
+    const searched: string[][] = [];
+    const engine = {
+      async *search(_username: string, platforms: readonly { id: string }[]) {
+        searched.push(platforms.map((p) => p.id));
+        for (const p of platforms)
+          yield { ...miss(p.id), evidence: { ...miss(p.id).evidence, cachedAt: undefined } };
+      },
+    } as unknown as Engine;
+    const store = createStore({ kind: 'sqlite', path: ':memory:' });
+    await store.putCachedOutcome('alice', miss('p0'), 100);
+    await store.putCachedOutcome('alice', miss('p2'), 100);
+    const reads: string[] = [];
+    const counting = new Proxy(store, {
+      get: (target, key) => {
+        const value = Reflect.get(target, key, target);
+        if (typeof value !== 'function') return value;
+        if (key === 'getCachedOutcome' || key === 'getCachedOutcomes') reads.push(key);
+        return value.bind(target);
+      },
+    });
+    const search = queuedSearch('00000000-0000-4000-8000-000000000010', 'alice', ids);
+    await store.createSearch(search);
+    await runSearchJob(
+      search,
+      jobDeps(engine, counting, catalogue.platforms, {
+        cache: { hitSeconds: 0, missSeconds: 0, otherSeconds: 0 },
+        now: () => 7,
+      }),
+      new AbortController().signal,
+    );
+    expect(reads).toEqual(['getCachedOutcomes']);
+    expect(searched).toEqual([['p1']]);
+    const stored = (await store.listOutcomes(search.id)).map((s) => s.outcome);
+    expect(
+      stored
+        .filter((o) => o.evidence.cachedAt === 3)
+        .map((o) => o.platformId)
+        .sort(),
+    ).toEqual(['p0', 'p2']);
+    await store.close();
+  });
+});
+
 describe('runSearchJob: a failed statistic or cache write', () => {
   it('does not end the search, is reported, and costs only itself (the cache entry is still written)', async () => {
     const ids = ['p0', 'p1', 'p2'];

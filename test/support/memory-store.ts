@@ -221,6 +221,19 @@ export class MemoryStore implements Store {
     return cached && now < cached.expiresAt ? structuredClone(cached.outcome) : undefined;
   }
 
+  async getCachedOutcomes(
+    username: string,
+    platformIds: readonly string[],
+    now: number,
+  ): Promise<Map<string, Outcome>> {
+    const found = new Map<string, Outcome>();
+    for (const id of platformIds) {
+      const cached = await this.getCachedOutcome(username, id, now);
+      if (cached) found.set(id, cached);
+    }
+    return found;
+  }
+
   async putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
     let platforms = this.#cache.get(username);
     if (!platforms) {
