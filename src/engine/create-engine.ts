@@ -29,6 +29,8 @@ export type EngineConfig = Pick<
   | 'egress'
   | 'http2'
   | 'keepIdleConnections'
+  | 'idleConnectionsPerOrigin'
+  | 'keepAliveMs'
   | 'bodyCapBytes'
   | 'retries'
   | 'retryBaseMs'
@@ -88,7 +90,8 @@ export function createEngine(
     connectTimeoutMs: config.connectTimeoutMs,
     connectsAtOnce: config.connectsAtOnce || undefined,
     connectionsPerOrigin: config.perHost,
-    keepAliveTimeoutMs: 10_000,
+    keepAliveTimeoutMs: config.keepAliveMs,
+    idleConnectionsPerOrigin: config.idleConnectionsPerOrigin,
     allowH2: config.http2,
   };
   const identities = egressIdentities(config.egress);
