@@ -180,7 +180,8 @@ export const SETTINGS = {
   // answer (src/engine/idle-cap.ts): a check sent with its control, or searches reaching a
   // site together, each left one open for the site's whole keep-alive (a minute), and a site
   // whose host names the user is reached by one search only. 1 halved the service's idle
-  // connections after a search (2,490 to 1,256; bench/README.md, issue 13).
+  // connections after a search (2,490 to 1,256) and cut case 3's peak RSS at 50 at once by
+  // ~90 MB in two of three runs, at the same CPU (bench/README.md, issue 13).
   idleConnectionsPerOrigin: {
     env: 'USERSCOUT_IDLE_CONNECTIONS_PER_ORIGIN',
     default: 1,
@@ -188,14 +189,15 @@ export const SETTINGS = {
     doc: 'Connections kept open (keep-alive) to one origin while idle, per egress identity; those opened beyond them for checks in flight together close a second after their answer',
   },
   // Sites ask for a minute or more (nginx's default is 75 s) and undici follows them up to
-  // 10 minutes; a site whose host names the user (`{username}.example.com`) is reached by one
-  // search only, so its connection was kept a minute for nothing. A site a search reaches
-  // again finds its connection within a search's length (about 11 s at the default budget).
-  keepAliveMs: {
-    env: 'USERSCOUT_KEEP_ALIVE_MS',
-    default: 20_000,
-    kind: int(1, 600_000),
-    doc: "Longest an idle connection is kept open for the next check to its origin (ms), whatever the site's keep-alive allows",
+  // 10 minutes. A lower ceiling frees connections sooner, those to a site whose host names
+  // the user (reached by one search only) among them, but reopens more between searches:
+  // 20000 cut case 3's peak RSS at 50 searches at once by ~160 MB, for ~12% more CPU per
+  // check at 10 at once (bench/README.md, issue 13), so it is the operator's choice.
+  keepAliveMaxMs: {
+    env: 'USERSCOUT_KEEP_ALIVE_MAX_MS',
+    default: 600_000,
+    kind: int(1, 3_600_000),
+    doc: "Longest an idle connection is kept open for the next check to its origin when the site's keep-alive allows longer (ms); lower saves memory for more handshakes",
   },
   // V8 sizes its heap for a long-running server; a CLI search is bounded work that ends
   // (src/lean-heap.ts: growth rates only, no ceiling, so a large search cannot run out of heap).

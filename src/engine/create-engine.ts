@@ -30,7 +30,7 @@ export type EngineConfig = Pick<
   | 'http2'
   | 'keepIdleConnections'
   | 'idleConnectionsPerOrigin'
-  | 'keepAliveMs'
+  | 'keepAliveMaxMs'
   | 'bodyCapBytes'
   | 'retries'
   | 'retryBaseMs'
@@ -90,7 +90,8 @@ export function createEngine(
     connectTimeoutMs: config.connectTimeoutMs,
     connectsAtOnce: config.connectsAtOnce || undefined,
     connectionsPerOrigin: config.perHost,
-    keepAliveTimeoutMs: config.keepAliveMs,
+    keepAliveTimeoutMs: 10_000,
+    keepAliveMaxMs: config.keepAliveMaxMs,
     idleConnectionsPerOrigin: config.idleConnectionsPerOrigin,
     allowH2: config.http2,
   };

@@ -28,8 +28,10 @@ export interface DispatcherOptions {
   readonly connectTimeoutMs: number;
   /** Connections kept per origin. */
   readonly connectionsPerOrigin: number;
-  /** How long an idle kept connection stays open, whatever the site's keep-alive hint (ms). */
+  /** How long an idle kept connection stays open when the site gives no keep-alive hint (ms). */
   readonly keepAliveTimeoutMs: number;
+  /** The most a site's keep-alive hint keeps an idle connection open (ms); absent: undici's 10 minutes. */
+  readonly keepAliveMaxMs?: number | undefined;
   /** Connections per origin kept open while idle; the others close soon after their answer (idle-cap.ts). Absent: all kept. */
   readonly idleConnectionsPerOrigin?: number | undefined;
   /** Local source address of every connection (an egress identity); absent: the default route. */
@@ -143,9 +145,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const common = {
     allowH2,
     connections: options.connectionsPerOrigin,
-    // Also the ceiling on a site's own keep-alive hint (undici follows hints up to 10 minutes).
     keepAliveTimeout: options.keepAliveTimeoutMs,
-    keepAliveMaxTimeout: options.keepAliveTimeoutMs,
+    ...(options.keepAliveMaxMs ? { keepAliveMaxTimeout: options.keepAliveMaxMs } : {}),
     // Whole-check deadlines are enforced with an AbortSignal; these only stop a stalled socket.
     headersTimeout: 0,
     bodyTimeout: 0,

@@ -158,4 +158,25 @@ describe('idle connections', () => {
     for (let i = 0; i < 250 && open.size > 1; i++) await new Promise((r) => setTimeout(r, 20));
     expect(open.size).toBe(1);
   });
+
+  it('closes a kept connection after keepAliveMaxMs, though the site would keep it a minute', async () => {
+    const platforms = [http('One', 'one.test')];
+    const config = (keepAliveMaxMs?: number) =>
+      loadConfig(
+        {
+          connectTo: [`::127.0.0.1:${port}`],
+          refusePrivate: false,
+          controlWindowMs: 0,
+          ...(keepAliveMaxMs ? { keepAliveMaxMs } : {}),
+        },
+        {},
+      );
+    expect(config().keepAliveMaxMs).toBe(600_000);
+    engine = createEngine(config(100), catalogueOf(platforms, false));
+    expect((await search(engine, 'alice')).map((o) => o.status)).toEqual(['hit']);
+    expect(connections).toBe(1);
+    // Bounded: 100 ms, against the site's minute.
+    for (let i = 0; i < 250 && open.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(open.size).toBe(0);
+  });
 });
