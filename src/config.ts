@@ -180,8 +180,8 @@ export const SETTINGS = {
   // answer (src/engine/idle-cap.ts): a check sent with its control, or searches reaching a
   // site together, each left one open for the site's whole keep-alive (a minute), and a site
   // whose host names the user is reached by one search only. 1 halved the service's idle
-  // connections after a search (2,490 to 1,256) and cut case 3's peak RSS at 50 at once by
-  // ~90 MB in two of three runs, at the same CPU (bench/README.md, issue 13).
+  // connections after a search (2,490 to 1,256) and case 3's peak RSS per extra search
+  // (6.9 to 4.7 MB, medians) for 2-13% more CPU per check (bench/README.md, issue 13).
   idleConnectionsPerOrigin: {
     env: 'USERSCOUT_IDLE_CONNECTIONS_PER_ORIGIN',
     default: 1,
