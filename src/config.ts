@@ -176,6 +176,29 @@ export const SETTINGS = {
     kind: { type: 'bool' },
     doc: 'Keep a connection open (keep-alive) after a check when no other check to its origin is waiting or in flight; the CLI closes it, since one search uses most origins once',
   },
+  // Connections an origin keeps while idle, beyond which they close a second after their
+  // answer (src/engine/idle-cap.ts): a check sent with its control, or searches reaching a
+  // site together, each left one open for the site's whole keep-alive (a minute), and a site
+  // whose host names the user is reached by one search only. 1 halved the service's idle
+  // connections after a search (2,490 to 1,256) and case 3's peak RSS per extra search
+  // (6.9 to 4.7 MB, medians) for 2-13% more CPU per check (bench/README.md, issue 13).
+  idleConnectionsPerOrigin: {
+    env: 'USERSCOUT_IDLE_CONNECTIONS_PER_ORIGIN',
+    default: 1,
+    kind: int(0, 1024),
+    doc: 'Connections kept open (keep-alive) to one origin while idle, per egress identity; those opened beyond them for checks in flight together close a second after their answer',
+  },
+  // Sites ask for a minute or more (nginx's default is 75 s) and undici follows them up to
+  // 10 minutes. A lower ceiling frees connections sooner, those to a site whose host names
+  // the user (reached by one search only) among them, but reopens more between searches:
+  // 20000 cut case 3's peak RSS at 50 searches at once by ~160 MB, for ~12% more CPU per
+  // check at 10 at once (bench/README.md, issue 13), so it is the operator's choice.
+  keepAliveMaxMs: {
+    env: 'USERSCOUT_KEEP_ALIVE_MAX_MS',
+    default: 600_000,
+    kind: int(1, 3_600_000),
+    doc: "Longest an idle connection is kept open for the next check to its origin when the site's keep-alive allows longer (ms); lower saves memory for more handshakes",
+  },
   // V8 sizes its heap for a long-running server; a CLI search is bounded work that ends
   // (src/lean-heap.ts: growth rates only, no ceiling, so a large search cannot run out of heap).
   leanHeap: {

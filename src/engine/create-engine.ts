@@ -29,6 +29,8 @@ export type EngineConfig = Pick<
   | 'egress'
   | 'http2'
   | 'keepIdleConnections'
+  | 'idleConnectionsPerOrigin'
+  | 'keepAliveMaxMs'
   | 'bodyCapBytes'
   | 'retries'
   | 'retryBaseMs'
@@ -89,6 +91,8 @@ export function createEngine(
     connectsAtOnce: config.connectsAtOnce || undefined,
     connectionsPerOrigin: config.perHost,
     keepAliveTimeoutMs: 10_000,
+    keepAliveMaxMs: config.keepAliveMaxMs,
+    idleConnectionsPerOrigin: config.idleConnectionsPerOrigin,
     allowH2: config.http2,
   };
   const identities = egressIdentities(config.egress);

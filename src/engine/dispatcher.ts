@@ -11,7 +11,7 @@ import type { Dispatcher, buildConnector as UndiciConnector } from 'undici';
 import { UserscoutError } from '../errors.js';
 import { ConnectGate } from './connect-gate.js';
 import { type ConnectToRule, resolveConnectTo } from './connect-to.js';
-import { leanPoolFactory } from './lean-pool.js';
+import { leanPools } from './lean-pool.js';
 import { isPrivateAddress } from './private-address.js';
 import { TlsSessionKeeper } from './tls-sessions.js';
 import { BLOCKED_DESTINATION_CODE } from './transport-error.js';
@@ -28,7 +28,12 @@ export interface DispatcherOptions {
   readonly connectTimeoutMs: number;
   /** Connections kept per origin. */
   readonly connectionsPerOrigin: number;
+  /** How long an idle kept connection stays open when the site gives no keep-alive hint (ms). */
   readonly keepAliveTimeoutMs: number;
+  /** The most a site's keep-alive hint keeps an idle connection open (ms); absent: undici's 10 minutes. */
+  readonly keepAliveMaxMs?: number | undefined;
+  /** Connections per origin kept open while idle; the others close soon after their answer (idle-cap.ts). Absent: all kept. */
+  readonly idleConnectionsPerOrigin?: number | undefined;
   /** Local source address of every connection (an egress identity); absent: the default route. */
   readonly localAddress?: string | undefined;
   /** Connections being opened (handshakes) at once; absent: no bound (see connect-gate.ts). */
@@ -89,6 +94,12 @@ const decompress = (() => {
 /** TLS sessions kept to resume, one per server name: a catalogue's origins and then some. */
 const MAX_TLS_SESSIONS = 4096;
 
+/**
+ * How long a connection beyond an origin's kept ones stays open once idle: a few
+ * of the default budget's intervals (4 a second), so paced requests still reuse it.
+ */
+const IDLE_GRACE_MS = 1000;
+
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const tls = {
     // One secure context for every connection: passing `ca` per connection would
@@ -135,6 +146,7 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
     allowH2,
     connections: options.connectionsPerOrigin,
     keepAliveTimeout: options.keepAliveTimeoutMs,
+    ...(options.keepAliveMaxMs ? { keepAliveMaxTimeout: options.keepAliveMaxMs } : {}),
     // Whole-check deadlines are enforced with an AbortSignal; these only stop a stalled socket.
     headersTimeout: 0,
     bodyTimeout: 0,
@@ -166,7 +178,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       ...common,
       ...(options.localAddress ? { localAddress: options.localAddress } : {}),
       connect,
-      factory: leanPoolFactory,
+      factory: leanPools(
+        options.idleConnectionsPerOrigin === undefined
+          ? undefined
+          : { kept: options.idleConnectionsPerOrigin, graceMs: IDLE_GRACE_MS },
+      ),
     });
   }
   return dispatcher.compose(decompress);

@@ -10,6 +10,7 @@
  * pool is left as it is, and lean-pool.test.ts fails so the upgrade is noticed.
  */
 import type { Dispatcher, Pool as UndiciPool } from 'undici';
+import { type IdleCap, idleCappedClients } from './idle-cap.js';
 import { Client, Pool } from './undici-parts.js';
 
 /** What undici's pool asks of its queue. */
@@ -67,11 +68,22 @@ export function leanQueueSupported(): boolean {
   return field !== null;
 }
 
-/** Agent `factory`: a Client for one connection per origin, else a Pool with the lean queue. */
-export function leanPoolFactory(origin: string | URL, options: object): Dispatcher {
-  const opts = options as UndiciPool.Options & { connections?: number | null };
-  if (opts.connections === 1) return new Client(origin, opts);
-  const pool = new Pool(origin, opts);
-  if (leanQueueSupported()) (pool as unknown as Record<symbol, unknown>)[field!] = new ArrayQueue();
-  return pool;
+type AgentFactory = (origin: string | URL, options: object) => Dispatcher;
+
+/**
+ * Agent `factory`: a Client for one connection per origin, else a Pool with the
+ * lean queue, and with `idle` its idle connections capped (idle-cap.ts).
+ */
+export function leanPools(idle?: IdleCap): AgentFactory {
+  return (origin, options) => {
+    const opts = options as UndiciPool.Options & { connections?: number | null };
+    if (opts.connections === 1) return new Client(origin, opts);
+    const capped = idle && (opts.connections == null || idle.kept < opts.connections);
+    const pool = new Pool(origin, capped ? { ...opts, factory: idleCappedClients(idle) } : opts);
+    if (leanQueueSupported()) (pool as unknown as Record<symbol, unknown>)[field!] = new ArrayQueue();
+    return pool;
+  };
 }
+
+/** Agent `factory`: lean pools, idle connections as undici keeps them. */
+export const leanPoolFactory: AgentFactory = leanPools();

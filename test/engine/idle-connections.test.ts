@@ -16,10 +16,14 @@ let connections = 0;
 let requests = 0;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  // A minute's keep-alive, as large sites keep idle connections; slow.test answers after 50 ms.
+  server = createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
     requests++;
     const found = (req.url ?? '').endsWith('/alice');
-    res.writeHead(found ? 200 : 404, { 'content-type': 'text/html' }).end(found ? 'profile' : 'none');
+    const answer = () =>
+      res.writeHead(found ? 200 : 404, { 'content-type': 'text/html' }).end(found ? 'profile' : 'none');
+    if (req.headers.host?.startsWith('slow.test')) setTimeout(answer, 50);
+    else answer();
   });
   server.on('connection', (socket: Socket) => {
     connections++;
@@ -128,5 +132,51 @@ describe('idle connections', () => {
     // A check decides before it is sent; the last ones in flight together each saw the
     // other, so at most that many (perHost) stay open.
     expect(open.size).toBeLessThanOrEqual(2);
+  });
+
+  it('the service keeps one idle connection per origin; those opened for checks in flight together close', async () => {
+    // Six platforms on one slow origin, four checks in flight to it at once: four connections.
+    const platforms = ['A', 'B', 'C', 'D', 'E', 'F'].map((n) => http(n, 'slow.test'));
+    const config = loadConfig(
+      {
+        connectTo: [`::127.0.0.1:${port}`],
+        refusePrivate: false,
+        perHost: 4,
+        budgetPerSecond: 1000,
+        budgetBurst: 100,
+        controlWindowMs: 0,
+      },
+      {},
+    );
+    expect(config.keepIdleConnections).toBe(true);
+    expect(config.idleConnectionsPerOrigin).toBe(1);
+    engine = createEngine(config, catalogueOf(platforms, false));
+    const outcomes = await search(engine, 'alice');
+    expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill('hit'));
+    expect(connections).toBeGreaterThan(1);
+    // Bounded: the extra ones close a second after their answer, the kept one a minute after.
+    for (let i = 0; i < 250 && open.size > 1; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(open.size).toBe(1);
+  });
+
+  it('closes a kept connection after keepAliveMaxMs, though the site would keep it a minute', async () => {
+    const platforms = [http('One', 'one.test')];
+    const config = (keepAliveMaxMs?: number) =>
+      loadConfig(
+        {
+          connectTo: [`::127.0.0.1:${port}`],
+          refusePrivate: false,
+          controlWindowMs: 0,
+          ...(keepAliveMaxMs ? { keepAliveMaxMs } : {}),
+        },
+        {},
+      );
+    expect(config().keepAliveMaxMs).toBe(600_000);
+    engine = createEngine(config(100), catalogueOf(platforms, false));
+    expect((await search(engine, 'alice')).map((o) => o.status)).toEqual(['hit']);
+    expect(connections).toBe(1);
+    // Bounded: 100 ms, against the site's minute.
+    for (let i = 0; i < 250 && open.size > 0; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(open.size).toBe(0);
   });
 });
