@@ -319,13 +319,9 @@ export const SETTINGS = {
     doc: 'A search where fewer than this share (%) of the platforms checked answered hit or miss is marked as low coverage (the CLI exits 3)',
   },
   // Service
-  // A running search is cheap since its checks are created only as they can be sent
-  // (src/engine/check-feeder.ts); what it holds up is the searches behind it. At 8, the
-  // 9th and 10th of 10 searches started together began only when the first finished
-  // (13-17 s in), so 10 at once took their bound plus a search (bench/README.md, case 3).
   maxRunningSearches: {
     env: 'USERSCOUT_MAX_RUNNING_SEARCHES',
-    default: 16,
+    default: 8,
     kind: int(1, 1024),
     doc: 'Searches that run at once; others queue',
   },
