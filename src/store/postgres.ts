@@ -634,16 +634,8 @@ export class PostgresStore implements Store {
     });
   }
 
-  getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
-    return this.#guard(async () => {
-      // The platform by its text: one statement, whether or not this process has seen its id.
-      const { rows } = await this.#query<{ outcome: Buffer }>(
-        `SELECT c.outcome FROM outcome_cache c JOIN vocabulary v ON v.id = c.platform
-         WHERE v.text = $1 AND c.username = $2 AND c.expires_at > $3`,
-        [Buffer.from(platformId, 'utf8'), username, now],
-      );
-      return rows[0] && (await this.#vocabulary.decode([rows[0].outcome], username))[0];
-    });
+  async getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
+    return (await this.getCachedOutcomes(username, [platformId], now)).get(platformId);
   }
 
   getCachedOutcomes(
@@ -654,6 +646,7 @@ export class PostgresStore implements Store {
     return this.#guard(async () => {
       const found = new Map<string, Outcome>();
       if (platformIds.length === 0) return found;
+      // Platforms by their text: one statement, whether or not this process has seen their ids.
       const { rows } = await this.#query<{ platform: Buffer; outcome: Buffer }>(
         `SELECT v.text AS platform, c.outcome FROM outcome_cache c JOIN vocabulary v ON v.id = c.platform
          WHERE v.text = ANY($1::bytea[]) AND c.username = $2 AND c.expires_at > $3`,

@@ -678,10 +678,7 @@ export class SqliteStore implements Store {
   }
 
   async getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
-    const platform = this.#vocabulary.find(platformId);
-    if (platform === undefined) return undefined;
-    const row = this.#sql.getCached.get({ username, platform, now }) as { outcome: Uint8Array } | undefined;
-    return row && this.#vocabulary.decode(row.outcome, username);
+    return (await this.getCachedOutcomes(username, [platformId], now)).get(platformId);
   }
 
   async getCachedOutcomes(
@@ -941,9 +938,6 @@ function prepareStatements(db: Database) {
     countOutcomes: db.prepare(
       'SELECT status, COUNT(*) AS n FROM outcomes WHERE search_key = ? GROUP BY status',
     ),
-    getCached: db.prepare(`
-      SELECT outcome FROM outcome_cache
-      WHERE username = @username AND platform = @platform AND expires_at > @now`),
     getCachedOf: db.prepare(`
       SELECT platform, outcome FROM outcome_cache WHERE username = @username AND expires_at > @now`),
     putCached: db.prepare(`
