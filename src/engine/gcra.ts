@@ -40,17 +40,30 @@ export function gcraReserve(
 }
 
 /**
- * Which of several keys' slots to take: the soonest, and among equally soon ones
- * the least used (lowest TAT), so idle identities share the load. -1 when none.
+ * Which of several keys' slots to take: the soonest; among equally soon ones a key
+ * `own` names (a search thread's own identities, src/runner/shared-rate-budget.ts),
+ * then the least used (lowest TAT), so idle identities share the load. -1 when none.
  */
-export function earliestSlot(slots: readonly (GcraSlot | undefined)[]): number {
+export function earliestSlot(
+  slots: readonly (GcraSlot | undefined)[],
+  own: (index: number) => boolean = () => false,
+): number {
   let best = -1;
+  let bestOwn = false;
   for (let i = 0; i < slots.length; i++) {
     const slot = slots[i];
     if (!slot) continue;
+    const mine = own(i);
     const chosen = best >= 0 ? slots[best] : undefined;
-    if (!chosen || slot.waitMs < chosen.waitMs || (slot.waitMs === chosen.waitMs && slot.tat < chosen.tat))
+    if (
+      !chosen ||
+      slot.waitMs < chosen.waitMs ||
+      (slot.waitMs === chosen.waitMs && mine && !bestOwn) ||
+      (slot.waitMs === chosen.waitMs && mine === bestOwn && slot.tat < chosen.tat)
+    ) {
       best = i;
+      bestOwn = mine;
+    }
   }
   return best;
 }

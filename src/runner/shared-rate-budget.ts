@@ -19,7 +19,7 @@
  * so two threads seldom each open a connection for one (origin, identity).
  * Which slots exist is the same whoever takes them: the budget stays one.
  */
-import { emissionIntervalMs, type GcraSlot, gcraReserve } from '../engine/gcra.js';
+import { earliestSlot, emissionIntervalMs, gcraReserve } from '../engine/gcra.js';
 import type { BudgetLimit, RateBudget, Reservation } from '../engine/rate-budget.js';
 
 /** Slots of a table when none is asked for: keys are (origin, identity) pairs. */
@@ -54,34 +54,6 @@ function fingerprint(key: string): [number, number] {
 export interface Affinity {
   readonly index: number;
   readonly of: number;
-}
-
-/**
- * The slot to take: the soonest; among equally soon ones a key of this thread's
- * (`own`), then the least used (lowest TAT), then the first. -1 when none.
- */
-export function soonestSlot(
-  slots: readonly (GcraSlot | undefined)[],
-  own: (index: number) => boolean,
-): number {
-  let best = -1;
-  let bestOwn = false;
-  for (let i = 0; i < slots.length; i++) {
-    const slot = slots[i];
-    if (!slot) continue;
-    const mine = own(i);
-    const chosen = best >= 0 ? slots[best] : undefined;
-    if (
-      !chosen ||
-      slot.waitMs < chosen.waitMs ||
-      (slot.waitMs === chosen.waitMs && mine && !bestOwn) ||
-      (slot.waitMs === chosen.waitMs && mine === bestOwn && slot.tat < chosen.tat)
-    ) {
-      best = i;
-      bestOwn = mine;
-    }
-  }
-  return best;
 }
 
 /** The clock every thread of the process reads alike, ms. */
@@ -136,7 +108,7 @@ export class SharedRateBudget implements RateBudget {
       const slots = found.map((at) =>
         gcraReserve(at.index >= 0 ? this.#tats[at.index]! : now, now, interval, limit.burst, maxWaitMs),
       );
-      const index = soonestSlot(slots, this.#own);
+      const index = earliestSlot(slots, this.#own);
       const slot = slots[index];
       if (!slot) return undefined;
       const at = found[index]!;

@@ -72,4 +72,23 @@ describe('earliestSlot', () => {
     expect(earliestSlot([undefined, { waitMs: 50, tat: 5 }])).toBe(1);
     expect(earliestSlot([undefined, undefined])).toBe(-1);
   });
+
+  it('among equally soon slots takes one of its own before a less used one, never a later one', () => {
+    const slots = [
+      { waitMs: 0, tat: 5 },
+      { waitMs: 0, tat: 9 },
+      { waitMs: 0, tat: 7 },
+    ];
+    expect(earliestSlot(slots, (i) => i === 1)).toBe(1);
+    expect(earliestSlot(slots, (i) => i === 1 || i === 2)).toBe(2);
+    expect(
+      earliestSlot(
+        [
+          { waitMs: 0, tat: 9 },
+          { waitMs: 10, tat: 1 },
+        ],
+        (i) => i === 1,
+      ),
+    ).toBe(0);
+  });
 });
