@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, Pool, request } from 'undici';
 import { describe, expect, it } from 'vitest';
-import { ArrayQueue, leanPoolFactory, leanQueueSupported } from './lean-pool.js';
+import { ArrayQueue, leanPools, leanQueueSupported } from './lean-pool.js';
 
 describe('ArrayQueue', () => {
   it('is first in, first out, and empty again once drained', () => {
@@ -19,10 +19,10 @@ describe('ArrayQueue', () => {
   });
 });
 
-describe('leanPoolFactory', () => {
+describe('leanPools', () => {
   it("finds undici's pool queue to swap (fails after an undici upgrade that renamed it)", () => {
     expect(leanQueueSupported()).toBe(true);
-    const pool = leanPoolFactory('http://example.test', { connections: 2 });
+    const pool = leanPools()('http://example.test', { connections: 2 });
     expect(pool).toBeInstanceOf(Pool);
     const queues = Object.getOwnPropertySymbols(pool)
       .filter((s) => s.description === 'queue')
@@ -45,7 +45,7 @@ describe('leanPoolFactory', () => {
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const agent = new Agent({ connections: 2, factory: leanPoolFactory });
+    const agent = new Agent({ connections: 2, factory: leanPools() });
     try {
       const bodies = await Promise.all(
         Array.from({ length: 7 }, async (_, i) => {

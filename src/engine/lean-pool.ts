@@ -84,6 +84,3 @@ export function leanPools(idle?: IdleCap): AgentFactory {
     return pool;
   };
 }
-
-/** Agent `factory`: lean pools, idle connections as undici keeps them. */
-export const leanPoolFactory: AgentFactory = leanPools();
