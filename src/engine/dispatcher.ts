@@ -95,10 +95,13 @@ const decompress = (() => {
 const MAX_TLS_SESSIONS = 4096;
 
 /**
- * How long a connection beyond an origin's kept ones stays open once idle: a few
- * of the default budget's intervals (4 a second), so paced requests still reuse it.
+ * How long a connection beyond an origin's kept ones stays open once idle: long
+ * enough that the next searches' paced requests to that origin still reuse it.
+ * Measured through the API at 20 searches at once: 131 new connections a search
+ * (40 of them full handshakes, to hosts named after the username) with 1 s, 88
+ * with 4 s; each new one costs a TLS handshake on both ends.
  */
-const IDLE_GRACE_MS = 1000;
+const IDLE_GRACE_MS = 4000;
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const tls = {
