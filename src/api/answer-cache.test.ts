@@ -3,7 +3,7 @@ import { AnswerCache } from './answer-cache.js';
 
 describe('AnswerCache', () => {
   it('keeps the most recently used entries up to its size', () => {
-    const cache = new AnswerCache(2);
+    const cache = new AnswerCache<string>(2);
     cache.set('a', '1');
     cache.set('b', '2');
     expect(cache.get('a')).toBe('1'); // a is now newer than b
@@ -15,7 +15,7 @@ describe('AnswerCache', () => {
   });
 
   it('keeps nothing with size 0', () => {
-    const cache = new AnswerCache(0);
+    const cache = new AnswerCache<string>(0);
     cache.set('a', '1');
     expect(cache.get('a')).toBeUndefined();
   });

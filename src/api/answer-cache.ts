@@ -3,12 +3,12 @@
  * completed (or failed) search never changes, so polling it again needs no
  * store read and no serialization. A small LRU on a Map's insertion order.
  */
-export class AnswerCache {
-  readonly #entries = new Map<string, string>();
+export class AnswerCache<V = Buffer> {
+  readonly #entries = new Map<string, V>();
 
   constructor(readonly maxEntries: number) {}
 
-  get(key: string): string | undefined {
+  get(key: string): V | undefined {
     const value = this.#entries.get(key);
     if (value === undefined) return undefined;
     // Re-inserted: now the most recently used.
@@ -17,7 +17,7 @@ export class AnswerCache {
     return value;
   }
 
-  set(key: string, value: string): void {
+  set(key: string, value: V): void {
     if (this.maxEntries === 0) return;
     this.#entries.delete(key);
     this.#entries.set(key, value);

@@ -230,6 +230,35 @@ describe('compact outcome', () => {
     expect(cases).toBeGreaterThan(10_000);
   });
 
+  it('gives each encoding bytes of its own, after a long one and after one that failed half-way', () => {
+    const platform = { name: 'GitHub', id: 'github', category: 'coding' as const };
+    const hit = (username: string, snippet: string, name = platform.name) => {
+      const url = `https://github.com/${username}`;
+      return answeredOutcome(
+        { ...platform, name },
+        url,
+        { status: 'hit', rule: 'exists: status 200' },
+        { responseTime: 312, attempts: 1, httpStatus: 200, finalUrl: url, bytesRead: 48_213, snippet },
+      );
+    };
+    const short = hit('alice', 'Alice', 'GitHub (a mirror)');
+    const first = encodeOutcome(short, 'alice');
+    const copy = Uint8Array.from(first);
+    // Longer than any buffer a writer starts with, and non-ASCII all through.
+    const long = hit('bob', 'Zoë ✓ '.repeat(2_000));
+    const second = encodeOutcome(long, 'bob');
+    expect(first).toEqual(copy);
+    expect(decodeOutcome(second, 'bob', () => '')).toEqual(long);
+    const failing = () => {
+      throw new Error('vocabulary unavailable');
+    };
+    expect(() => encodeOutcome(hit('carol', 'Carol'), 'carol', failing)).toThrow('vocabulary unavailable');
+    const third = encodeOutcome(hit('dave', 'Dave'), 'dave');
+    expect(decodeOutcome(third, 'dave', () => '')).toEqual(hit('dave', 'Dave'));
+    expect(first).toEqual(copy);
+    expect(decodeOutcome(first, 'alice', () => '')).toEqual(short);
+  });
+
   it('keeps a plain miss in a few bytes once its platform is in the vocabulary', () => {
     const vocab = vocabulary();
     const platform = { name: 'GitHub', id: 'github', category: 'coding' as const };

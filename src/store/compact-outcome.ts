@@ -165,15 +165,33 @@ function ruleFromCatalogue(outcome: Outcome): boolean {
   );
 }
 
+/**
+ * The bytes every writer writes into, copied out by `done`: an outcome is written
+ * on each check (twice: for its search and for the cache), and a buffer grown
+ * from 64 bytes and each text encoded apart were most of the encoding's cost.
+ * Taken by one writer at a time (writers never nest); a writer that finds it
+ * taken has a buffer of its own.
+ */
+let scratch = new Uint8Array(4096);
+let scratchTaken = false;
+
 class Writer {
-  #bytes = new Uint8Array(64);
+  #bytes: Uint8Array;
   #length = 0;
+  #shared: boolean;
+
+  constructor() {
+    this.#shared = !scratchTaken;
+    scratchTaken = true;
+    this.#bytes = this.#shared ? scratch : new Uint8Array(64);
+  }
 
   #room(n: number): void {
     if (this.#length + n <= this.#bytes.length) return;
     const bigger = new Uint8Array(Math.max(this.#bytes.length * 2, this.#length + n));
     bigger.set(this.#bytes.subarray(0, this.#length));
     this.#bytes = bigger;
+    if (this.#shared) scratch = bigger;
   }
 
   byte(b: number): void {
@@ -203,13 +221,26 @@ class Writer {
       this.varint(id * 2);
       return;
     }
-    const bytes = utf8.encode(template);
-    this.varint(bytes.length * 2 + 1);
-    this.raw(bytes);
+    // UTF-8 straight into the buffer; a lone surrogate counts as U+FFFD in both.
+    const length = Buffer.byteLength(template, 'utf8');
+    this.varint(length * 2 + 1);
+    this.#room(length);
+    const { written } = utf8.encodeInto(template, this.#bytes.subarray(this.#length, this.#length + length));
+    if (written !== length) throw new RangeError('compact outcome: a text encoded to an unexpected length');
+    this.#length += length;
   }
 
+  /** The bytes written, copied; the writer is not used again. */
   done(): Uint8Array {
-    return this.#bytes.slice(0, this.#length);
+    const bytes = this.#bytes.slice(0, this.#length);
+    this.release();
+    return bytes;
+  }
+
+  /** Gives the shared buffer back (done does); for a writer left unfinished. */
+  release(): void {
+    if (this.#shared) scratchTaken = false;
+    this.#shared = false;
   }
 }
 
@@ -411,40 +442,44 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
   if (numbers.some((n) => n !== undefined && !(Number.isSafeInteger(n) && n >= 0))) return undefined;
 
   const w = new Writer();
-  w.byte(FORMAT_COMPACT);
-  w.varint(
-    status |
-      (reason !== undefined ? F_REASON : 0) |
-      (e.httpStatus !== undefined ? F_HTTP_STATUS : 0) |
-      (e.finalUrl === undefined ? 0 : e.finalUrl === outcome.url ? F_FINAL_URL_SAME : F_FINAL_URL_TEXT) |
-      (e.bytesRead !== undefined ? F_BYTES_READ : 0) |
-      (e.cachedAt !== undefined ? F_CACHED_AT : 0) |
-      (extrasJson !== undefined ? F_EXTRAS : 0) |
-      (control ? F_CONTROL : 0) |
-      (cachedAtLast ? F_CACHED_AT_LAST : 0),
-  );
-  w.byte(category);
-  if (reason !== undefined) w.varint(reason);
-  w.text(outcome.platform, ids);
-  w.text(outcome.platformId, ids);
-  w.text(toTemplate(outcome.url, username), ids);
-  w.varint(outcome.responseTime);
-  if (e.httpStatus !== undefined) w.varint(e.httpStatus);
-  if (e.finalUrl !== undefined && e.finalUrl !== outcome.url) w.text(toTemplate(e.finalUrl, username), ids);
-  w.text(toTemplate(e.rule, username), ids);
-  w.varint(e.attempts);
-  if (e.bytesRead !== undefined) w.varint(e.bytesRead);
-  if (e.cachedAt !== undefined) w.varint(e.cachedAt);
-  if (extrasJson !== undefined) w.text(extrasJson, () => undefined);
-  if (control) {
-    w.text(control.name, () => undefined);
-    w.varint(control.status);
-    w.varint(control.reason === undefined ? 0 : control.reason + 1);
-    w.text(toTemplate(control.rule, username), ids);
-    w.varint(control.at);
-    w.text(control.rest, () => undefined);
+  try {
+    w.byte(FORMAT_COMPACT);
+    w.varint(
+      status |
+        (reason !== undefined ? F_REASON : 0) |
+        (e.httpStatus !== undefined ? F_HTTP_STATUS : 0) |
+        (e.finalUrl === undefined ? 0 : e.finalUrl === outcome.url ? F_FINAL_URL_SAME : F_FINAL_URL_TEXT) |
+        (e.bytesRead !== undefined ? F_BYTES_READ : 0) |
+        (e.cachedAt !== undefined ? F_CACHED_AT : 0) |
+        (extrasJson !== undefined ? F_EXTRAS : 0) |
+        (control ? F_CONTROL : 0) |
+        (cachedAtLast ? F_CACHED_AT_LAST : 0),
+    );
+    w.byte(category);
+    if (reason !== undefined) w.varint(reason);
+    w.text(outcome.platform, ids);
+    w.text(outcome.platformId, ids);
+    w.text(toTemplate(outcome.url, username), ids);
+    w.varint(outcome.responseTime);
+    if (e.httpStatus !== undefined) w.varint(e.httpStatus);
+    if (e.finalUrl !== undefined && e.finalUrl !== outcome.url) w.text(toTemplate(e.finalUrl, username), ids);
+    w.text(toTemplate(e.rule, username), ids);
+    w.varint(e.attempts);
+    if (e.bytesRead !== undefined) w.varint(e.bytesRead);
+    if (e.cachedAt !== undefined) w.varint(e.cachedAt);
+    if (extrasJson !== undefined) w.text(extrasJson, () => undefined);
+    if (control) {
+      w.text(control.name, () => undefined);
+      w.varint(control.status);
+      w.varint(control.reason === undefined ? 0 : control.reason + 1);
+      w.text(toTemplate(control.rule, username), ids);
+      w.varint(control.at);
+      w.text(control.rest, () => undefined);
+    }
+    return w.done();
+  } finally {
+    w.release();
   }
-  return w.done();
 }
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
