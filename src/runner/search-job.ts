@@ -101,14 +101,8 @@ export class SearchCancelledError extends Error {
   override readonly name = 'SearchCancelledError';
 }
 
-/**
- * How long an outcome may wait for others to be stored with it, ms (a store write per batch, not per
- * outcome). A write's cost is mostly per batch (SQLite, the three writes of a batch: ~86 CPU ms per 1000
- * outcomes written one at a time, ~60 two at a time, ~25 in batches of 8-16; bench/README.md). At 25 ms
- * a busy search thread wrote batches of about two (50 at once: ~550 checks a second over 8 running
- * searches). A fifth of a second still shows progress live to a client polling once a second.
- */
-export const OUTCOME_FLUSH_MS = 200;
+/** How long an outcome may wait for others to be stored with it, ms (a store write per batch, not per outcome). */
+export const OUTCOME_FLUSH_MS = 25;
 /** Outcomes written at once at most: a batch this long is written without waiting. */
 export const OUTCOME_BATCH_MAX = 64;
 
