@@ -234,12 +234,13 @@ describe('compact outcome', () => {
     const platform = { name: 'GitHub', id: 'github', category: 'coding' as const };
     const hit = (username: string, snippet: string, name = platform.name) => {
       const url = `https://github.com/${username}`;
-      return answeredOutcome(
+      const outcome = answeredOutcome(
         { ...platform, name },
         url,
         { status: 'hit', rule: 'exists: status 200' },
-        { responseTime: 312, attempts: 1, httpStatus: 200, finalUrl: url, bytesRead: 48_213, snippet },
+        { responseTime: 312, attempts: 1, httpStatus: 200, finalUrl: url, bytesRead: 48_213 },
       );
+      return { ...outcome, evidence: { ...outcome.evidence, snippet } };
     };
     const short = hit('alice', 'Alice', 'GitHub (a mirror)');
     const first = encodeOutcome(short, 'alice');
