@@ -222,6 +222,33 @@ describe('SqliteStore on a file, reopened', () => {
   });
 });
 
+describe('SqliteStore polls', () => {
+  it('decodes the platform ids of a selection once for all its searches, however many are polled in turn', async () => {
+    const store = new SqliteStore(':memory:');
+    try {
+      const selection = Array.from({ length: 300 }, (_, i) => `platform-${i}`);
+      const other = selection.slice(0, 299);
+      // More searches than any cache by search would keep, polled round and round as clients do.
+      const ids = Array.from({ length: 40 }, (_, i) => `s${i}`);
+      for (const [i, id] of ids.entries())
+        await store.createSearch(
+          queuedSearch(id, `user${i}`, i === 7 ? other : selection, { createdAt: T0 + i }),
+        );
+      const lists = new Set<readonly string[]>();
+      for (let round = 0; round < 2; round++)
+        for (const [i, id] of ids.entries()) {
+          const polled = (await store.snapshot(id))!.search;
+          expect(polled.platformIds).toEqual(i === 7 ? other : selection);
+          lists.add(polled.platformIds);
+        }
+      // One list for the shared selection, one for the search that chose fewer.
+      expect(lists.size).toBe(2);
+    } finally {
+      await store.close();
+    }
+  });
+});
+
 describe('SqliteStore on a database of schema 1 (outcomes as JSON)', () => {
   /** Schema 1 as it shipped (src/store/sqlite.ts before compact outcomes), with rows it wrote. */
   function writeSchema1(path: string, outcomes: readonly Outcome[]): void {

@@ -18,7 +18,7 @@ import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
 import { decodeCompactPage, encodeCompactPage } from './compact-page.js';
-import { DECODED_SEARCHES_KEPT, DecodedOutcomes, decodedAt } from './decoded-outcomes.js';
+import { DecodedOutcomes, decodedAt } from './decoded-outcomes.js';
 import { progressOf, searchRecordOf } from './search-record.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
 import { Vocabulary } from './sqlite-vocabulary.js';
@@ -306,17 +306,20 @@ interface PlatformStatsRow {
   last_checked_at: number;
 }
 
+/** Distinct platform selections whose decoded id lists polls keep (a few KB each). */
+const PLATFORM_ID_LISTS_KEPT = 64;
+
 export class SqliteStore implements Store {
   readonly #db: Database;
   readonly #sql: ReturnType<typeof prepareStatements>;
   readonly #vocabulary: Vocabulary;
   /** Outcomes read before, so a poll decodes only those stored since. */
   readonly #decoded = new DecodedOutcomes();
-  /** The platform ids of the searches polled most recently, by search id (`#toPolledSearch`). */
-  readonly #polledPlatformIds = new Map<
-    string,
-    { readonly bytes: Uint8Array; readonly ids: readonly string[] }
-  >();
+  /**
+   * Platform id lists decoded for polls, by their stored bytes (`#toPolledSearch`): searches of one
+   * selection share one list, so polling many searches in turn decodes it once, not once a poll.
+   */
+  readonly #platformIdLists = new Map<string, readonly string[]>();
   /** One read transaction: the search, its counts and its outcomes agree. */
   readonly #snapshot: Transaction<
     [string, { statuses?: readonly OutcomeStatus[] }],
@@ -808,16 +811,22 @@ export class SqliteStore implements Store {
     return decodeVarints(bytes).map((id) => this.#vocabulary.text(id));
   }
 
-  /** A polled search: its platform ids (1,000 and more) decoded once, while their bytes stay the same. */
+  /**
+   * A polled search: its platform ids (1,000 and more) decoded once for every search stored with the
+   * same bytes. Kept by content, not by search: a cache of the last 16 searches polled missed on
+   * every poll once more searches than that were followed at once (50 at once: decoding them was
+   * ~6% of the API thread). Stored ids never change meaning (the vocabulary only grows).
+   */
   #toPolledSearch(row: SearchRow): SearchRecord {
-    let known = this.#polledPlatformIds.get(row.id);
-    this.#polledPlatformIds.delete(row.id);
-    if (known === undefined || Buffer.compare(known.bytes, row.platform_ids) !== 0)
-      known = { bytes: row.platform_ids, ids: Object.freeze(this.#platformIdsOf(row.platform_ids)) };
-    this.#polledPlatformIds.set(row.id, known);
-    if (this.#polledPlatformIds.size > DECODED_SEARCHES_KEPT)
-      this.#polledPlatformIds.delete(this.#polledPlatformIds.keys().next().value!);
-    return toSearch(row, known.ids);
+    const bytes = row.platform_ids;
+    const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
+    let ids = this.#platformIdLists.get(key);
+    this.#platformIdLists.delete(key);
+    ids ??= Object.freeze(this.#platformIdsOf(bytes));
+    this.#platformIdLists.set(key, ids);
+    if (this.#platformIdLists.size > PLATFORM_ID_LISTS_KEPT)
+      this.#platformIdLists.delete(this.#platformIdLists.keys().next().value!);
+    return toSearch(row, ids);
   }
 
   async close(): Promise<void> {
