@@ -186,7 +186,7 @@ export const SETTINGS = {
     env: 'USERSCOUT_IDLE_CONNECTIONS_PER_ORIGIN',
     default: 1,
     kind: int(0, 1024),
-    doc: 'Connections kept open (keep-alive) to one origin while idle, per egress identity; those opened beyond them for checks in flight together close a second after their answer',
+    doc: 'Connections kept open (keep-alive) to one origin while idle, per egress identity; those opened beyond them for checks in flight together close four seconds after their answer',
   },
   // Sites ask for a minute or more (nginx's default is 75 s) and undici follows them up to
   // 10 minutes. A lower ceiling frees connections sooner, those to a site whose host names

@@ -101,7 +101,7 @@ const MAX_TLS_SESSIONS = 4096;
  * (40 of them full handshakes, to hosts named after the username) with 1 s, 88
  * with 4 s; each new one costs a TLS handshake on both ends.
  */
-const IDLE_GRACE_MS = 4000;
+export const IDLE_GRACE_MS = 4000;
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const tls = {

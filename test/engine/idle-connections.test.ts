@@ -4,6 +4,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/engine/create-engine.js';
+import { IDLE_GRACE_MS } from '../../src/engine/dispatcher.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { Outcome } from '../../src/engine/outcome.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
@@ -154,8 +155,9 @@ describe('idle connections', () => {
     const outcomes = await search(engine, 'alice');
     expect(outcomes.map((o) => o.status)).toEqual(Array(6).fill('hit'));
     expect(connections).toBeGreaterThan(1);
-    // Bounded: the extra ones close a second after their answer, the kept one a minute after.
-    for (let i = 0; i < 250 && open.size > 1; i++) await new Promise((r) => setTimeout(r, 20));
+    // Bounded: the extra ones close IDLE_GRACE_MS after their answer, the kept one a minute after.
+    const until = Date.now() + IDLE_GRACE_MS + 10_000;
+    while (Date.now() < until && open.size > 1) await new Promise((r) => setTimeout(r, 20));
     expect(open.size).toBe(1);
   });
 
