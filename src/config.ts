@@ -206,7 +206,7 @@ export const SETTINGS = {
     default: false,
     cliDefault: true,
     kind: { type: 'bool' },
-    doc: "Collect garbage sooner rather than let the heap grow (the CLI search does: about a quarter less peak memory for some more CPU; it also keeps JavaScript in V8's interpreter, which a server never does); no heap ceiling either way",
+    doc: "Collect garbage sooner rather than let the heap grow (the CLI search does: about a quarter less peak memory for some more CPU; it also keeps JavaScript in V8's interpreter and has every full collection give memory back, which a server never does); no heap ceiling either way",
   },
   bodyCapBytes: {
     env: 'USERSCOUT_BODY_CAP_BYTES',
