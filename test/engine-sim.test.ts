@@ -14,6 +14,9 @@ import { engineFor } from './support/engine.js';
 const PAGE = (inner: string) =>
   `<html><head><title>x</title></head><body>${'<p>filler</p>'.repeat(200)}${inner}</body></html>`;
 
+/** A body given in bytes, served compressed by two hosts: the second gets the compression kept. */
+const BYTES_PAGE = Buffer.from(PAGE('alice-bytes'), 'utf8');
+
 /** Each case: a platform entry, what its host does for the username 'alice', and the outcome expected. */
 const cases: {
   name: string;
@@ -107,6 +110,18 @@ const cases: {
     name: 'Gzip Hit',
     spec: { detect: { exists: [{ text: 'alice-profile' }], missing: [{ status: [404] }] } },
     behave: { kind: 'respond', status: 200, body: PAGE('alice-profile'), encoding: 'gzip' },
+    expect: { status: 'hit' },
+  },
+  {
+    name: 'Gzip Bytes Hit',
+    spec: { detect: { exists: [{ text: 'alice-bytes' }], missing: [{ status: [404] }] } },
+    behave: { kind: 'respond', status: 200, body: BYTES_PAGE, encoding: 'gzip' },
+    expect: { status: 'hit' },
+  },
+  {
+    name: 'Gzip Bytes Again Hit',
+    spec: { detect: { exists: [{ text: 'alice-bytes' }], missing: [{ status: [404] }] } },
+    behave: { kind: 'respond', status: 200, body: BYTES_PAGE, encoding: 'gzip' },
     expect: { status: 'hit' },
   },
   {

@@ -5,12 +5,15 @@
 export type WafVendor = 'cloudflare' | 'akamai' | 'ddos-guard' | 'perimeterx' | 'aws-waf' | 'imperva';
 
 export type Behaviour =
-  /** A normal answer, after `delayMs`. `encoding` compresses the body. */
+  /**
+   * A normal answer, after `delayMs`. `encoding` compresses the body. A body in
+   * bytes is sent as it is (UTF-8 text encoded once, for answers served often).
+   */
   | {
       readonly kind: 'respond';
       readonly status: number;
       readonly headers?: Readonly<Record<string, string>>;
-      readonly body?: string;
+      readonly body?: string | Uint8Array;
       readonly delayMs?: number;
       readonly encoding?: 'gzip' | 'br' | 'deflate';
     }
@@ -68,7 +71,9 @@ export interface SimRoute {
 }
 
 /** Challenge pages as the shields serve them (status, headers, body). */
-export function wafResponse(vendor: WafVendor): Extract<Behaviour, { kind: 'respond' }> {
+export function wafResponse(
+  vendor: WafVendor,
+): Extract<Behaviour, { kind: 'respond' }> & { readonly body: string } {
   switch (vendor) {
     case 'cloudflare':
       return {

@@ -4,11 +4,12 @@
  * known claimed accounts). Used by the catalogue tests, `npm run sim` and the
  * benchmark.
  */
-import type { Platform, Shield } from '../catalogue/platform.js';
+import type { BasicSignal, Platform, Shield, Signal } from '../catalogue/platform.js';
 import { PLACEHOLDER, splitAuthority } from '../catalogue/template.js';
 import { platformUsername } from '../catalogue/username-rule.js';
+import { AnswerMemo } from './answer-memo.js';
 import type { Behaviour, SimRequest, SimRoute } from './behaviour.js';
-import { type SimAnswer, type Synthesis, synthesizeExists, synthesizeMissing } from './synthesize.js';
+import { type Synthesis, synthesizeExists, synthesizeMissing } from './synthesize.js';
 
 export interface EmulationOptions {
   /** Names that have an account on a platform. @default its known claimed accounts */
@@ -25,7 +26,15 @@ export interface EmulationOptions {
    * share its strictest limit. @default none
    */
   readonly rateLimit?: (platform: Platform) => number | undefined;
+  /**
+   * Body bytes of synthesized answers kept for the next request that gets the
+   * same one (0: synthesize every answer). Enough for an answer of each kind
+   * from each platform of the builtin catalogue, padded. @default 134217728 (128 MiB)
+   */
+  readonly answerCacheBytes?: number;
 }
+
+const ANSWER_CACHE_BYTES = 128 * 1024 * 1024;
 
 export interface Emulation {
   readonly routes: readonly SimRoute[];
@@ -37,6 +46,8 @@ export interface Emulation {
 
 interface Matcher {
   readonly platform: Platform;
+  /** Whether its answers are the same for every request to one origin (see `answerKey`). */
+  readonly byOrigin: boolean;
   readonly accounts: ReadonlySet<string>;
   /** Extracts the username from a request, or undefined when the request is not this platform's check. */
   readonly match: (req: SimRequest) => string | undefined;
@@ -101,7 +112,10 @@ function matcherFor(
     }
     return name;
   };
-  return { host: hostRe ?? authority, matcher: { platform, accounts, match } };
+  return {
+    host: hostRe ?? authority,
+    matcher: { platform, accounts, byOrigin: answersByOrigin(platform), match },
+  };
 }
 
 /** `{username}.example.com`: the host template of a platform whose host holds the username. */
@@ -110,6 +124,38 @@ function siteOfTemplate(platform: Platform): string {
     .replace(/^https?:\/\//i, '')
     .toLowerCase()
     .replace(/:\d+$/, '');
+}
+
+/**
+ * Whether a platform's synthesized answers depend on the request URL through its
+ * origin alone: synthesis reads the origin (redirect targets, profile links) and
+ * checks its answer against the URL, which a Location of the answer's own is
+ * resolved against; the sim's own Locations are absolute, a catalogue's header
+ * rule could set a relative one.
+ */
+function answersByOrigin(platform: Platform): boolean {
+  const facts = (signal: Signal): BasicSignal[] =>
+    signal.kind === 'all' ? signal.parts.map((part) => (part.kind === 'not' ? part.signal : part)) : [signal];
+  return ![...platform.detect.exists, ...platform.detect.missing]
+    .flatMap(facts)
+    .some((fact) => fact.kind === 'header' && fact.name.toLowerCase() === 'location');
+}
+
+/** A synthesized answer with its bodies in bytes as sent, or why the sim cannot synthesize it. */
+type Served =
+  | {
+      readonly status: number;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly body: Uint8Array;
+      /** For `redirects: follow`: the page the redirect lands on, by its URL. */
+      readonly landing?: { readonly url: string; readonly status: number; readonly body: Uint8Array };
+    }
+  | { readonly problem: string };
+
+function servedBytes(served: Served): number {
+  return 'problem' in served
+    ? served.problem.length
+    : served.body.length + (served.landing?.body.length ?? 0);
 }
 
 function safeJsonString(raw: string): string | undefined {
@@ -128,7 +174,7 @@ export function emulateCatalogue(
   const problems: { platform: string; problem: string }[] = [];
   const byHost = new Map<string, Matcher[]>();
   const patterned: { host: RegExp; matchers: Matcher[] }[] = [];
-  const landings = new Map<string, { status: number; body: string }>();
+  const landings = new Map<string, { readonly status: number; readonly body: Uint8Array }>();
   const truth: Record<string, string[]> = {};
 
   for (const platform of platforms) {
@@ -153,6 +199,53 @@ export function emulateCatalogue(
     }
   }
 
+  const memo = new AnswerMemo<Served>(options.answerCacheBytes ?? ANSWER_CACHE_BYTES);
+  const indexOf = new Map<Matcher, number>();
+
+  /**
+   * What the request gets when the sim can answer it: a pure function of the
+   * platform, whether the account exists, the padding and the request URL, which
+   * synthesis reads through its origin alone for most platforms, so one answer
+   * serves every name there.
+   */
+  const synthesized = (
+    matcher: Matcher,
+    exists: boolean,
+    pad: number | undefined,
+    url: string,
+    req: SimRequest,
+  ) => {
+    const { platform } = matcher;
+    const make = (): Served => {
+      const synth = exists
+        ? synthesizeExists(platform, url, shields, pad)
+        : synthesizeMissing(platform, url, shields, pad);
+      if (!synth.ok) return { problem: synth.problem };
+      const a = synth.answer;
+      return {
+        status: a.status,
+        headers: a.headers,
+        body: Buffer.from(a.body, 'utf8'),
+        ...(a.landing && {
+          landing: {
+            url: new URL(a.landing.path, url).href,
+            status: a.landing.status,
+            body: Buffer.from(a.landing.body, 'utf8'),
+          },
+        }),
+      };
+    };
+    let index = indexOf.get(matcher);
+    if (index === undefined) {
+      index = indexOf.size;
+      indexOf.set(matcher, index);
+    }
+    // With a path in origin form, the URL's origin is the text before it.
+    const scope =
+      matcher.byOrigin && req.path.startsWith('/') ? url.slice(0, url.length - req.path.length) : url;
+    return memo.get(`${index}|${exists ? 1 : 0}|${pad}|${scope}`, make, servedBytes);
+  };
+
   const answer = (matcher: Matcher, username: string, req: SimRequest): Behaviour | undefined => {
     const { platform } = matcher;
     const special = options.override?.(platform, username);
@@ -160,23 +253,19 @@ export function emulateCatalogue(
     const url = `${req.tls ? 'https' : 'http'}://${req.host}${req.path}`;
     const exists = matcher.accounts.has(username);
     const pad = typeof options.padBytes === 'function' ? options.padBytes(platform) : options.padBytes;
-    const synth = exists
-      ? synthesizeExists(platform, url, shields, pad)
-      : synthesizeMissing(platform, url, shields, pad);
-    if (!synth.ok)
+    const served = synthesized(matcher, exists, pad, url, req);
+    if ('problem' in served)
       return {
         kind: 'respond',
         status: 500,
-        body: `simulated web cannot emulate ${platform.name}: ${synth.problem}`,
+        body: `simulated web cannot emulate ${platform.name}: ${served.problem}`,
       };
-    const a: SimAnswer = synth.answer;
-    if (a.landing)
-      landings.set(new URL(a.landing.path, url).href, { status: a.landing.status, body: a.landing.body });
+    if (served.landing) landings.set(served.landing.url, served.landing);
     return {
       kind: 'respond',
-      status: a.status,
-      headers: a.headers,
-      body: a.body,
+      status: served.status,
+      headers: served.headers,
+      body: served.body,
       delayMs: options.latency?.(platform) ?? 0,
     };
   };

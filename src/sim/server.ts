@@ -35,6 +35,31 @@ export interface SimWebOptions {
 const CONTROL_HOST = 'sim.userscout.test';
 const MAX_REQUEST_BODY = 64 * 1024;
 
+type Encoding = NonNullable<Extract<Behaviour, { kind: 'respond' }>['encoding']>;
+
+/** Compressed bodies of byte bodies, kept while the body is (a body given in bytes is usually served again). */
+const compressedBodies = new WeakMap<Uint8Array, Partial<Record<Encoding, Buffer>>>();
+
+function compress(body: Uint8Array, encoding: Encoding): Buffer {
+  return encoding === 'gzip'
+    ? gzipSync(body)
+    : encoding === 'br'
+      ? brotliCompressSync(body)
+      : deflateSync(body);
+}
+
+/** `body` compressed; the same bytes again for a body in bytes the sim keeps (compression is deterministic). */
+function compressed(body: Uint8Array, encoding: Encoding): Buffer {
+  let byEncoding = compressedBodies.get(body);
+  const kept = byEncoding?.[encoding];
+  if (kept) return kept;
+  const bytes = compress(body, encoding);
+  byEncoding ??= {};
+  byEncoding[encoding] = bytes;
+  compressedBodies.set(body, byEncoding);
+  return bytes;
+}
+
 export class SimWeb {
   readonly #routes: SimRoute[];
   readonly #options: SimWebOptions;
@@ -242,18 +267,17 @@ export class SimWeb {
       case 'respond': {
         const send = () => {
           if (res.destroyed) return;
-          let body: Buffer = Buffer.from(behaviour.body ?? '', 'utf8');
+          const text = behaviour.body ?? '';
+          let body: Uint8Array = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
           const headers: Record<string, string> = {
             'content-type': 'text/html; charset=utf-8',
             ...behaviour.headers,
           };
           if (behaviour.encoding) {
             body =
-              behaviour.encoding === 'gzip'
-                ? gzipSync(body)
-                : behaviour.encoding === 'br'
-                  ? brotliCompressSync(body)
-                  : deflateSync(body);
+              typeof text === 'string'
+                ? compress(body, behaviour.encoding)
+                : compressed(text, behaviour.encoding);
             headers['content-encoding'] = behaviour.encoding;
           }
           headers['content-length'] = String(body.length);

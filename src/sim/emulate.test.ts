@@ -1,0 +1,102 @@
+/**
+ * Answers kept by the emulation are the answers it would synthesize afresh, byte
+ * for byte, for every platform of the built-in catalogue, its accounts and not,
+ * padded or not, and whichever request came first.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadBuiltinCatalogue } from '../catalogue/builtin.js';
+import type { Platform } from '../catalogue/platform.js';
+import { buildRequest } from '../engine/request.js';
+import type { Behaviour, SimRequest, SimRoute } from './behaviour.js';
+import { emulateCatalogue } from './emulate.js';
+
+const { catalogue } = loadBuiltinCatalogue();
+const platforms = catalogue.platforms.filter((p) => p.enabled);
+const OTHERS = ['zq-nobody-1', 'zq-nobody-2'];
+const accounts = (p: Platform) => [p.known.claimed[0]!];
+// Platforms answer padded or not, as the benchmark's do.
+const padBytes = (p: Platform) => (p.id.length % 3) * 700;
+
+/** What the simulated web's server does: the first route for the host that answers. */
+function serve(routes: readonly SimRoute[], request: SimRequest): Behaviour | undefined {
+  for (const route of routes) {
+    const matches =
+      typeof route.host === 'string' ? route.host === request.host : route.host.test(request.host);
+    const behaviour = matches ? route.handle(request) : undefined;
+    if (behaviour) return behaviour;
+  }
+  return undefined;
+}
+
+function requestFor(url: string, method: string, body = ''): SimRequest {
+  const u = new URL(url);
+  return {
+    method,
+    host: u.hostname,
+    path: `${u.pathname}${u.search}`,
+    headers: {},
+    body,
+    tls: u.protocol === 'https:',
+    remoteAddress: '127.0.0.1',
+  };
+}
+
+/** The answer as the client gets it: status, headers, body bytes. */
+function wire(b: Behaviour | undefined) {
+  if (b?.kind !== 'respond') return b;
+  const body = typeof b.body === 'string' ? Buffer.from(b.body) : Buffer.from(b.body ?? new Uint8Array());
+  return { status: b.status, headers: { ...b.headers }, body: body.toString('base64'), delayMs: b.delayMs };
+}
+
+describe('emulation answers kept', () => {
+  it('are byte for byte what a fresh synthesis answers, for every name at every platform', () => {
+    const kept = emulateCatalogue(platforms, catalogue.shields, { accounts, padBytes });
+    const fresh = () =>
+      emulateCatalogue(platforms, catalogue.shields, { accounts, padBytes, answerCacheBytes: 0 });
+    let compared = 0;
+    // Each order: an account first then names without one, and the other way round.
+    for (const order of [0, 1]) {
+      const emulation =
+        order === 0 ? kept : emulateCatalogue(platforms, catalogue.shields, { accounts, padBytes });
+      const reference = fresh();
+      for (const p of platforms) {
+        const names = [p.known.claimed[0]!, ...OTHERS];
+        for (const name of order === 0 ? names : [...names].reverse()) {
+          const built = buildRequest(p, name, {});
+          if (!built.ok) continue;
+          const { url, method, body } = built.request;
+          const request = requestFor(url, method, body);
+          const got = serve(emulation.routes, request);
+          expect(wire(got), `${p.name} ${name}`).toEqual(wire(serve(reference.routes, request)));
+          compared++;
+          // A redirect followed lands on a page of the emulation's: the same one too.
+          const location = got?.kind === 'respond' ? got.headers?.location : undefined;
+          if (location && p.check.redirects === 'follow') {
+            const landing = requestFor(new URL(location, url).href, 'GET');
+            expect(wire(serve(emulation.routes, landing)), `${p.name} ${name} landing`).toEqual(
+              wire(serve(reference.routes, landing)),
+            );
+          }
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(platforms.length * 5);
+  });
+
+  it('serve one answer to every missing name at a platform, and its own to an account', () => {
+    const { routes } = emulateCatalogue(platforms, catalogue.shields, { accounts, padBytes });
+    const p = platforms.find((q) => !q.check.url.split('/')[2]!.includes('{') && q.check.method === 'GET')!;
+    const answer = (name: string) => {
+      const built = buildRequest(p, name, {});
+      if (!built.ok) throw new Error(built.message);
+      const b = serve(routes, requestFor(built.request.url, 'GET'));
+      return b?.kind === 'respond' ? b : undefined;
+    };
+    const [one, two, account] = [answer(OTHERS[0]!), answer(OTHERS[1]!), answer(p.known.claimed[0]!)];
+    expect(one?.body).toBeInstanceOf(Uint8Array);
+    // Kept: the same bytes, not bytes made again.
+    expect(two?.body).toBe(one?.body);
+    expect(account?.body).not.toBe(one?.body);
+    expect(wire(account)).not.toEqual(wire(one));
+  });
+});
