@@ -22,8 +22,11 @@ function counting() {
   return { calls, decode };
 }
 
+/** The bytes `row` stored for the platform at that seq, read again. */
+const reread = (platform: number, seq: number) => Buffer.from([platform, seq]);
+
 const listed = (search: PolledSearch, decode: (b: Uint8Array) => Outcome, statuses?: number[]) =>
-  search.list(statuses && new Set(statuses), decode).map((s) => [s.seq, s.outcome.platformId]);
+  search.list(statuses && new Set(statuses), decode, reread)!.map((s) => [s.seq, s.outcome.platformId]);
 
 describe('PolledSearch', () => {
   it('lists the rows taken in seq order, only the statuses asked, each decoded once, frozen and shared', () => {
@@ -40,12 +43,31 @@ describe('PolledSearch', () => {
       [8, 2],
       [9, 3],
     ]);
-    const first = search.list(undefined, decode);
-    const again = search.list(undefined, decode);
-    expect(first.map((s) => s.seq)).toEqual([1, 2, 3]);
+    // The miss's bytes were not kept: read again by platform and seq when a poll lists it.
+    const reads: number[][] = [];
+    const read = (platform: number, seq: number) => {
+      reads.push([platform, seq]);
+      return Buffer.from([platform, seq]);
+    };
+    const first = search.list(undefined, decode, read)!;
+    const again = search.list(undefined, decode, read)!;
+    expect(first.map((s) => [s.seq, s.outcome.platformId])).toEqual([
+      [1, 'p7'],
+      [2, 'p8'],
+      [3, 'p9'],
+    ]);
+    expect(reads).toEqual([[7, 1]]);
     expect(again[1]!.outcome).toBe(first[1]!.outcome);
     expect(Object.isFrozen(first[0]!.outcome)).toBe(true);
     expect(calls).toHaveLength(3);
+  });
+
+  it('lists nothing when an outcome to read again is not stored as kept', () => {
+    const search = new PolledSearch('s1', 'alice');
+    const { decode } = counting();
+    search.take([row(1, 7, MISS), row(2, 8, HIT)]);
+    expect(listed(search, decode, [HIT])).toEqual([[2, 'p8']]);
+    expect(search.list(undefined, decode, () => undefined)).toBeUndefined();
   });
 
   it('takes a platform’s later row in place of its earlier one: a hit become a miss leaves the hits', () => {

@@ -582,16 +582,18 @@ export class SqliteStore implements Store {
     }
     const stored: number[] = [];
     for (const { status, n } of counts) stored[status] = n;
-    let search = this.#polled.of(row.key, row.id, row.username, row.outcome_count);
+    const only = statuses && new Set(statuses.map((status) => STATUS_INDEX.get(status) ?? -1));
+    const decode = (bytes: Uint8Array) => this.#vocabulary.decode(bytes, row.username);
+    const read = (platform: number, seq: number) =>
+      (this.#sql.outcomeAt.get(row.key, platform, seq) as { outcome: Uint8Array } | undefined)?.outcome;
+    const search = this.#polled.of(row.key, row.id, row.username, row.outcome_count);
     search.take(this.#sql.rowsAfter.all(row.key, search.lastSeq) as OutcomeRow[]);
-    if (!search.matches(stored)) {
-      search = this.#polled.restart(row.key, row.id, row.username);
-      search.take(this.#sql.rowsAfter.all(row.key, 0) as OutcomeRow[]);
-    }
-    return search.list(
-      statuses && new Set(statuses.map((status) => STATUS_INDEX.get(status) ?? -1)),
-      (bytes) => this.#vocabulary.decode(bytes, row.username),
-    );
+    const listed = search.matches(stored) ? search.list(only, decode, read) : undefined;
+    if (listed !== undefined) return listed;
+    // Not the rows kept: read from the start, every row's bytes at hand.
+    const again = this.#polled.restart(row.key, row.id, row.username);
+    again.take(this.#sql.rowsAfter.all(row.key, 0) as OutcomeRow[]);
+    return again.list(only, decode, read)!;
   }
 
   #outcomesOf(
@@ -978,6 +980,8 @@ function prepareStatements(db: Database) {
     rowsAfter: db.prepare(
       'SELECT seq, platform, status, outcome FROM outcomes WHERE search_key = ? AND seq > ? ORDER BY seq',
     ),
+    // An outcome a poll lists for the first time, its bytes not kept (the search's rows since checked).
+    outcomeAt: db.prepare('SELECT outcome FROM outcomes WHERE search_key = ? AND platform = ? AND seq = ?'),
     countOutcomes: db.prepare(
       'SELECT status, COUNT(*) AS n FROM outcomes WHERE search_key = ? GROUP BY status',
     ),
