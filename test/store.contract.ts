@@ -647,6 +647,64 @@ export function describeStoreContract(
         expect((await store.snapshot('s1', { statuses: [] }))?.outcomes).toEqual([]);
       });
 
+      it('follows a search poll after poll, whatever statuses each asks: a replaced outcome at its new seq only, a hit become a miss no more a hit', async () => {
+        await store.createSearch(search('s1'));
+        const polls = async () => {
+          const hits = (await store.snapshot('s1', { statuses: ['hit'] }))?.outcomes;
+          const all = (await store.snapshot('s1'))?.outcomes;
+          const misses = (await store.snapshot('s1', { statuses: ['miss', 'error'] }))?.outcomes;
+          expect(hits).toEqual(await store.listOutcomes('s1', { statuses: ['hit'] }));
+          expect(all).toEqual(await store.listOutcomes('s1'));
+          expect(misses).toEqual(await store.listOutcomes('s1', { statuses: ['miss', 'error'] }));
+          return hits!.map((s) => [s.seq, s.outcome.platformId]);
+        };
+        await store.addOutcomes('s1', [outcome('a', 'hit'), outcome('b', 'miss'), outcome('c', 'hit')]);
+        expect(await polls()).toEqual([
+          [1, 'a'],
+          [3, 'c'],
+        ]);
+        // A hit answered again as a miss, a miss as a hit, between two polls.
+        expect(await store.replaceOutcome('s1', outcome('a', 'miss'))).toBe(4);
+        expect(await store.replaceOutcome('s1', outcome('b', 'hit'))).toBe(5);
+        expect(await polls()).toEqual([
+          [3, 'c'],
+          [5, 'b'],
+        ]);
+        await addOne(store, 's1', outcome('d', 'hit'));
+        expect(await store.replaceOutcome('s1', outcome('c', 'error'))).toBe(7);
+        expect(await polls()).toEqual([
+          [5, 'b'],
+          [6, 'd'],
+        ]);
+        // Replaced twice between two polls: listed once, at its last seq.
+        await store.replaceOutcome('s1', outcome('b', 'miss'));
+        await store.replaceOutcome('s1', outcome('b', 'hit'));
+        expect(await polls()).toEqual([
+          [6, 'd'],
+          [9, 'b'],
+        ]);
+        expect(await polls()).toEqual([
+          [6, 'd'],
+          [9, 'b'],
+        ]);
+      });
+
+      it('reads a search polled before, swept, and created again under its id: only the new search’s outcomes', async () => {
+        await store.createSearch(search('s1', { createdAt: T0 }));
+        await store.addOutcomes('s1', [outcome('a', 'hit'), outcome('b', 'hit'), outcome('c', 'miss')]);
+        expect((await store.snapshot('s1', { statuses: ['hit'] }))?.outcomes).toHaveLength(2);
+        expect(await store.sweepSearches(T0 + 1)).toBe(1);
+        await store.createSearch(search('s1', { createdAt: T0 + 2 }));
+        const again = [outcome('x', 'hit'), outcome('y', 'hit'), outcome('z', 'miss'), outcome('w', 'hit')];
+        await store.addOutcomes('s1', again);
+        expect((await store.snapshot('s1', { statuses: ['hit'] }))?.outcomes).toEqual([
+          { seq: 1, outcome: again[0] },
+          { seq: 2, outcome: again[1] },
+          { seq: 4, outcome: again[3] },
+        ]);
+        expect((await store.snapshot('s1'))?.outcomes).toEqual(await store.listOutcomes('s1'));
+      });
+
       it('reads a search without outcomes, and nothing for an unknown search', async () => {
         await store.createSearch(search('s1'));
         expect(await store.snapshot('s1')).toEqual({

@@ -195,6 +195,99 @@ describe('SqliteStore on a file, reopened', () => {
     expect(await reader.progress('s1')).toMatchObject({ checked: 1, hits: 1 });
   });
 
+  /** An outcome on the platform given, of the status given. */
+  const at = (platformId: string, status: 'hit' | 'miss' = 'hit'): Outcome => ({
+    ...hit,
+    platform: platformId.toUpperCase(),
+    platformId,
+    url: `https://${platformId}.example/alice`,
+    status,
+    evidence: { ...hit.evidence, finalUrl: `https://${platformId}.example/alice` },
+  });
+
+  it('reads at each poll only the rows stored since the last, another handle’s too', async () => {
+    const path = join(dir, 'polls', 'store.db');
+    const api = open(path);
+    const searches = open(path);
+    await searches.createSearch(aliceSearch({ platformIds: ['a', 'b', 'c', 'd'], estimatedSeconds: 4 }));
+    await searches.addOutcomes('s1', [at('a'), at('b', 'miss'), at('c')]);
+    const first = (await api.snapshot('s1', { statuses: ['hit'] }))!.outcomes;
+    expect(first.map((s) => s.outcome.platformId)).toEqual(['a', 'c']);
+    // Seq 1's row rewritten in place, which the store never does: a poll that read it again would list b twice.
+    const db = openDatabase(path);
+    try {
+      db.prepare(
+        'UPDATE outcomes SET outcome = (SELECT outcome FROM outcomes WHERE seq = 3) WHERE seq = 1',
+      ).run();
+    } finally {
+      db.close();
+    }
+    await searches.addOutcomes('s1', [at('d')]);
+    const second = (await api.snapshot('s1', { statuses: ['hit'] }))!.outcomes;
+    expect(second.map((s) => [s.seq, s.outcome.platformId])).toEqual([
+      [1, 'a'],
+      [3, 'c'],
+      [4, 'd'],
+    ]);
+    // The outcomes read before are the same objects, not decoded again.
+    expect(second[0]!.outcome).toBe(first[0]!.outcome);
+    expect(second[1]!.outcome).toBe(first[1]!.outcome);
+  });
+
+  it('polls a search packed by another handle as it finishes, then unpacked by a later answer, as it lists them', async () => {
+    const path = join(dir, 'packed-polls', 'store.db');
+    const api = open(path);
+    const searches = open(path);
+    await searches.createSearch(aliceSearch({ platformIds: ['a', 'b', 'c', 'd', 'e'], estimatedSeconds: 5 }));
+    const same = async () => {
+      expect((await api.snapshot('s1', { statuses: ['hit'] }))!.outcomes).toEqual(
+        await searches.listOutcomes('s1', { statuses: ['hit'] }),
+      );
+      expect((await api.snapshot('s1'))!.outcomes).toEqual(await searches.listOutcomes('s1'));
+    };
+    await searches.addOutcomes('s1', [at('a'), at('b', 'miss'), at('c')]);
+    await same();
+    await searches.updateSearch('s1', { state: 'completed', finishedAt: T0 + 1 });
+    await same();
+    // An outcome stored after it ended: a row after the page.
+    await searches.addOutcomes('s1', [at('d')]);
+    await same();
+    expect((await api.snapshot('s1', { statuses: ['hit'] }))!.outcomes.map((s) => s.seq)).toEqual([1, 3, 4]);
+    // A check again after it ended: its rows come back from the page with their seqs, the new one after.
+    expect(await searches.replaceOutcome('s1', at('a', 'miss'))).toBe(5);
+    await same();
+    expect((await api.snapshot('s1', { statuses: ['hit'] }))!.outcomes.map((s) => s.seq)).toEqual([3, 4]);
+    await searches.addOutcomes('s1', [at('e', 'miss')]);
+    await same();
+    expect(await searches.replaceOutcome('s1', at('e'))).toBe(7);
+    await same();
+    expect((await api.snapshot('s1', { statuses: ['hit'] }))!.outcomes.map((s) => s.seq)).toEqual([3, 4, 7]);
+    // Packed and unpacked again between two polls.
+    await searches.updateSearch('s1', { state: 'completed', finishedAt: T0 + 2 });
+    expect(await searches.replaceOutcome('s1', at('c', 'miss'))).toBe(8);
+    await same();
+    expect((await api.snapshot('s1', { statuses: ['hit'] }))!.outcomes.map((s) => s.seq)).toEqual([4, 7]);
+  });
+
+  it('reads a search again from the start when its rows are not those its polls kept', async () => {
+    const path = join(dir, 'polls-checked', 'store.db');
+    const store = open(path);
+    await store.createSearch(aliceSearch({ platformIds: ['a', 'b', 'c', 'd'], estimatedSeconds: 4 }));
+    await store.addOutcomes('s1', [at('a'), at('b'), at('c')]);
+    expect((await store.snapshot('s1', { statuses: ['hit'] }))!.outcomes).toHaveLength(3);
+    // A row gone behind the store's back (it deletes a search's rows only with the search, or into its page).
+    const db = openDatabase(path);
+    try {
+      db.prepare('DELETE FROM outcomes WHERE seq = 2').run();
+    } finally {
+      db.close();
+    }
+    await store.addOutcomes('s1', [at('d')]);
+    expect((await store.snapshot('s1', { statuses: ['hit'] }))!.outcomes.map((s) => s.seq)).toEqual([
+      1, 3, 4,
+    ]);
+  });
+
   it('forgets the vocabulary ids of a write rolled back, which another handle may give to other texts', async () => {
     const path = join(dir, 'rollback', 'store.db');
     const a = open(path);
@@ -223,6 +316,38 @@ describe('SqliteStore on a file, reopened', () => {
 });
 
 describe('SqliteStore polls', () => {
+  it('keeps the outcomes read of every search running, however many are polled in turn', async () => {
+    const store = new SqliteStore(':memory:');
+    try {
+      // More running searches than one process runs at once, polled round and round as clients do.
+      const ids = Array.from({ length: 40 }, (_, i) => `s${i}`);
+      for (const [i, id] of ids.entries()) {
+        await store.createSearch(
+          queuedSearch(id, `user${i}`, ['github', 'gitlab'], { state: 'running', createdAt: T0 + i }),
+        );
+        await addOne(store, id, {
+          platform: 'GitHub',
+          platformId: 'github',
+          category: 'coding',
+          url: `https://github.com/user${i}`,
+          status: 'hit',
+          responseTime: 241,
+          evidence: { rule: 'exists: status 200', attempts: 1, httpStatus: 200 },
+        });
+      }
+      const first = new Map<string, unknown>();
+      for (const id of ids)
+        first.set(id, (await store.snapshot(id, { statuses: ['hit'] }))!.outcomes[0]!.outcome);
+      for (const id of ids) {
+        const again = (await store.snapshot(id, { statuses: ['hit'] }))!.outcomes;
+        expect(again).toHaveLength(1);
+        expect(again[0]!.outcome).toBe(first.get(id));
+      }
+    } finally {
+      await store.close();
+    }
+  });
+
   it('decodes the platform ids of a selection once for all its searches, however many are polled in turn', async () => {
     const store = new SqliteStore(':memory:');
     try {

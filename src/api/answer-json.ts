@@ -4,7 +4,7 @@
  * lists every hit so far, so serialised whole, each hit was serialised again
  * on every poll (16% of the API thread's CPU under case 3's load). The SQLite
  * store hands out a running search's outcomes shared and frozen
- * (src/store/decoded-outcomes.ts): the JSON of such an outcome is kept against
+ * (src/store/polled-outcomes.ts): the JSON of such an outcome is kept against
  * the outcome itself (a WeakMap: it goes when the outcome does), as UTF-8
  * bytes. The rest of the answer is serialised as before and the results put
  * where its empty list is: the same bytes as serialising it whole. The answer

@@ -9,7 +9,7 @@ export function freezeCatalogue(catalogue: Catalogue): Catalogue {
   return deepFreeze(catalogue, new WeakSet());
 }
 
-/** Freezes any plain data all the way down (outcomes kept to be read again, src/store/decoded-outcomes.ts). */
+/** Freezes any plain data all the way down (outcomes kept to be read again, src/store/polled-outcomes.ts). */
 export function freezeDeep<T>(value: T): T {
   return deepFreeze(value, new WeakSet());
 }

@@ -18,7 +18,7 @@ import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
 import { decodeCompactPage, encodeCompactPage } from './compact-page.js';
-import { DecodedOutcomes, decodedAt } from './decoded-outcomes.js';
+import { type OutcomeRow, PolledOutcomes } from './polled-outcomes.js';
 import { progressOf, searchRecordOf } from './search-record.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
 import { Vocabulary } from './sqlite-vocabulary.js';
@@ -306,6 +306,12 @@ interface PlatformStatsRow {
   last_checked_at: number;
 }
 
+/** Rows of one status of a search (countOutcomes). */
+interface StatusCount {
+  status: number;
+  n: number;
+}
+
 /** Distinct platform selections whose decoded id lists polls keep (a few KB each). */
 const PLATFORM_ID_LISTS_KEPT = 64;
 
@@ -313,8 +319,8 @@ export class SqliteStore implements Store {
   readonly #db: Database;
   readonly #sql: ReturnType<typeof prepareStatements>;
   readonly #vocabulary: Vocabulary;
-  /** Outcomes read before, so a poll decodes only those stored since. */
-  readonly #decoded = new DecodedOutcomes();
+  /** Running searches' rows as their last poll read them, so a poll reads only those stored since. */
+  readonly #polled = new PolledOutcomes();
   /**
    * Platform id lists decoded for polls, by their stored bytes (`#toPolledSearch`): searches of one
    * selection share one list, so polling many searches in turn decodes it once, not once a poll.
@@ -355,12 +361,11 @@ export class SqliteStore implements Store {
     this.#snapshot = this.#db.transaction((id: string, options: { statuses?: readonly OutcomeStatus[] }) => {
       const row = sql.getSearch.get(id) as SearchRow | undefined;
       if (!row) return undefined;
-      const statuses = options.statuses;
+      const counts = this.#sql.countOutcomes.all(row.key) as StatusCount[];
       return {
         search: this.#toPolledSearch(row),
-        progress: this.#progress(row.key),
-        // A poll: the outcomes read before are not decoded again (shared, frozen).
-        outcomes: this.#outcomesOf(row, statuses === undefined ? {} : { statuses }, true),
+        progress: this.#progressOf(row.key, counts),
+        outcomes: this.#polledOutcomes(row, options.statuses, counts),
       };
     });
     const vocabulary = this.#vocabulary;
@@ -560,11 +565,40 @@ export class SqliteStore implements Store {
     return search ? this.#outcomesOf(search, options) : [];
   }
 
+  /**
+   * A poll's outcomes: a running search's rows stored since its last poll are read,
+   * the others taken from `#polled`, decoded once, frozen and shared. `counts`: its
+   * rows by status, read in the same transaction, to check those kept against.
+   */
+  #polledOutcomes(
+    row: Pick<SearchRow, 'key' | 'id' | 'username' | 'outcome_count'>,
+    statuses: readonly OutcomeStatus[] | undefined,
+    counts: readonly StatusCount[],
+  ): StoredOutcome[] {
+    if (counts.length === 0 || this.#sql.pageLastSeq.get(row.key) !== undefined) {
+      // No rows yet, or a page: a finished search's, read once (its answer is cached), as listOutcomes does.
+      this.#polled.forget(row.key);
+      return this.#outcomesOf(row, statuses === undefined ? {} : { statuses });
+    }
+    const stored: number[] = [];
+    for (const { status, n } of counts) stored[status] = n;
+    const only = statuses && new Set(statuses.map((status) => STATUS_INDEX.get(status) ?? -1));
+    const decode = (bytes: Uint8Array) => this.#vocabulary.decode(bytes, row.username);
+    const read = (platform: number, seq: number) =>
+      (this.#sql.outcomeAt.get(row.key, platform, seq) as { outcome: Uint8Array } | undefined)?.outcome;
+    const search = this.#polled.of(row.key, row.id, row.username, row.outcome_count);
+    search.take(this.#sql.rowsAfter.all(row.key, search.lastSeq) as OutcomeRow[]);
+    const listed = search.matches(stored) ? search.list(only, decode, read) : undefined;
+    if (listed !== undefined) return listed;
+    // Not the rows kept: read from the start, every row's bytes at hand.
+    const again = this.#polled.restart(row.key, row.id, row.username);
+    again.take(this.#sql.rowsAfter.all(row.key, 0) as OutcomeRow[]);
+    return again.list(only, decode, read)!;
+  }
+
   #outcomesOf(
     search: Pick<SearchRow, 'key' | 'username'>,
     options: { afterSeq?: number; statuses?: readonly OutcomeStatus[] },
-    /** Rows decoded before are taken from `#decoded`, frozen and shared, not decoded again. */
-    reuse = false,
   ): StoredOutcome[] {
     const afterSeq = options.afterSeq ?? 0;
     const listed: StoredOutcome[] = [];
@@ -588,15 +622,8 @@ export class SqliteStore implements Store {
           ? null
           : JSON.stringify(options.statuses.map((s) => STATUS_INDEX.get(s) ?? -1)),
     }) as { seq: number; outcome: Uint8Array }[];
-    const decode = (bytes: Uint8Array) => this.#vocabulary.decode(bytes, search.username);
-    if (!reuse || rows.length === 0) {
-      for (const row of rows) listed.push({ seq: row.seq, outcome: decode(row.outcome) });
-      return listed;
-    }
-    // Rows are a running search's (a finished one's are in its page, read once: its answer is cached).
-    const decoded = this.#decoded.of(search.key, search.username);
     for (const row of rows)
-      listed.push({ seq: row.seq, outcome: decodedAt(decoded, row.seq, row.outcome, decode) });
+      listed.push({ seq: row.seq, outcome: this.#vocabulary.decode(row.outcome, search.username) });
     return listed;
   }
 
@@ -613,7 +640,12 @@ export class SqliteStore implements Store {
   }
 
   #progress(searchKey: number): SearchProgress {
-    const rows = this.#sql.countOutcomes.all(searchKey) as { status: number; n: number }[];
+    return this.#progressOf(searchKey, this.#sql.countOutcomes.all(searchKey) as StatusCount[]);
+  }
+
+  /** `counts`: the search's rows by status (countOutcomes); its page's are added. */
+  #progressOf(searchKey: number, rowCounts: readonly StatusCount[]): SearchProgress {
+    const rows = [...rowCounts];
     const page = this.#sql.pageCounts.get(searchKey) as Pick<PageRow, 'status_counts'> | undefined;
     if (page) rows.push(...decodeVarints(page.status_counts).map((n, status) => ({ status, n })));
     const counts: number[] = [];
@@ -944,6 +976,12 @@ function prepareStatements(db: Database) {
       WHERE search_key = @searchKey AND seq > @afterSeq
         AND (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))
       ORDER BY seq`),
+    // A poll's rows stored since the last it read (rows of every status: a replaced hit may be a miss now).
+    rowsAfter: db.prepare(
+      'SELECT seq, platform, status, outcome FROM outcomes WHERE search_key = ? AND seq > ? ORDER BY seq',
+    ),
+    // An outcome a poll lists for the first time, its bytes not kept (the search's rows since checked).
+    outcomeAt: db.prepare('SELECT outcome FROM outcomes WHERE search_key = ? AND platform = ? AND seq = ?'),
     countOutcomes: db.prepare(
       'SELECT status, COUNT(*) AS n FROM outcomes WHERE search_key = ? GROUP BY status',
     ),
