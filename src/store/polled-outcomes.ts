@@ -23,6 +23,7 @@
  */
 import { freezeDeep } from '../catalogue/freeze.js';
 import type { Outcome } from '../engine/outcome.js';
+import { Lru } from '../lru.js';
 
 /**
  * Searches whose rows are kept, the most recently polled. Only a search with rows
@@ -131,11 +132,10 @@ export class PolledSearch {
 
 /** The polled searches kept, by search key, the most recently polled last. */
 export class PolledOutcomes {
-  readonly #searches = new Map<number, PolledSearch>();
-  readonly #kept: number;
+  readonly #searches: Lru<number, PolledSearch>;
 
   constructor(kept = POLLED_SEARCHES_KEPT) {
-    this.#kept = kept;
+    this.#searches = new Lru(kept);
   }
 
   /**
@@ -146,11 +146,10 @@ export class PolledOutcomes {
    */
   of(searchKey: number, id: string, username: string, outcomeCount: number): PolledSearch {
     let search = this.#searches.get(searchKey);
-    this.#searches.delete(searchKey);
-    if (search?.id !== id || search.username !== username || search.lastSeq > outcomeCount)
+    if (search?.id !== id || search.username !== username || search.lastSeq > outcomeCount) {
       search = new PolledSearch(id, username);
-    this.#searches.set(searchKey, search);
-    if (this.#searches.size > this.#kept) this.#searches.delete(this.#searches.keys().next().value!);
+      this.#searches.set(searchKey, search);
+    }
     return search;
   }
 

@@ -16,6 +16,7 @@ import type { PlatformHealthEntry } from '../catalogue/health.js';
 import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import { Lru } from '../lru.js';
 import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
 import { decodeCompactPage, encodeCompactPage } from './compact-page.js';
 import { type OutcomeRow, PolledOutcomes } from './polled-outcomes.js';
@@ -325,7 +326,7 @@ export class SqliteStore implements Store {
    * Platform id lists decoded for polls, by their stored bytes (`#toPolledSearch`): searches of one
    * selection share one list, so polling many searches in turn decodes it once, not once a poll.
    */
-  readonly #platformIdLists = new Map<string, readonly string[]>();
+  readonly #platformIdLists = new Lru<string, readonly string[]>(PLATFORM_ID_LISTS_KEPT);
   /** One read transaction: the search, its counts and its outcomes agree. */
   readonly #snapshot: Transaction<
     [string, { statuses?: readonly OutcomeStatus[] }],
@@ -853,11 +854,10 @@ export class SqliteStore implements Store {
     const bytes = row.platform_ids;
     const key = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('latin1');
     let ids = this.#platformIdLists.get(key);
-    this.#platformIdLists.delete(key);
-    ids ??= Object.freeze(this.#platformIdsOf(bytes));
-    this.#platformIdLists.set(key, ids);
-    if (this.#platformIdLists.size > PLATFORM_ID_LISTS_KEPT)
-      this.#platformIdLists.delete(this.#platformIdLists.keys().next().value!);
+    if (ids === undefined) {
+      ids = Object.freeze(this.#platformIdsOf(bytes));
+      this.#platformIdLists.set(key, ids);
+    }
     return toSearch(row, ids);
   }
 

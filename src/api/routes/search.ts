@@ -8,7 +8,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { UserscoutError } from '../../errors.js';
-import { AnswerCache } from '../answer-cache.js';
+import { Lru } from '../../lru.js';
 import { AnswerJson } from '../answer-json.js';
 import type { AppDeps } from '../deps.js';
 import {
@@ -28,7 +28,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
   const api = app.withTypeProvider<TypeBoxTypeProvider>();
-  const finished = new AnswerCache(deps.config.finishedAnswerCacheEntries);
+  // Serialized answers of finished searches: a finished search never changes, so polling it again reads nothing.
+  const finished = new Lru<string, Buffer>(deps.config.finishedAnswerCacheEntries);
   // A running search's hits are serialised once each, not on every poll.
   const answerJson = new AnswerJson();
   // The same view of a search as its report (src/api/search-view.ts).

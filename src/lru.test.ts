@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { AnswerCache } from './answer-cache.js';
+import { Lru } from './lru.js';
 
-describe('AnswerCache', () => {
+describe('Lru', () => {
   it('keeps the most recently used entries up to its size', () => {
-    const cache = new AnswerCache<string>(2);
+    const cache = new Lru<string, string>(2);
     cache.set('a', '1');
     cache.set('b', '2');
     expect(cache.get('a')).toBe('1'); // a is now newer than b
@@ -15,7 +15,7 @@ describe('AnswerCache', () => {
   });
 
   it('keeps nothing with size 0', () => {
-    const cache = new AnswerCache<string>(0);
+    const cache = new Lru<string, string>(0);
     cache.set('a', '1');
     expect(cache.get('a')).toBeUndefined();
   });
