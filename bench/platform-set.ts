@@ -109,7 +109,7 @@ export function emulatePlatformSet(
     gzipHosts.size === 0
       ? [...emulation.routes]
       : emulation.routes.map((route) => ({
-          host: route.host,
+          ...route,
           handle: (req) => {
             const b = route.handle(req);
             return b?.kind === 'respond' && gzipHosts.has(req.host) ? { ...b, encoding: 'gzip' as const } : b;

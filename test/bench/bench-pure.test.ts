@@ -8,6 +8,7 @@ import { benchDatabaseUrl, type StoreSize, sizeRow } from '../../bench/cases/sto
 import { benchRedisUrl, sumUsage } from '../../bench/cluster.js';
 import { change, formatComparison, textTable } from '../../bench/format.js';
 import { parseOptions } from '../../bench/options.js';
+import { emulatePlatformSet, loadPlatformSet } from '../../bench/platform-set.js';
 import { measure, type ProcessUsage } from '../../bench/process-usage.js';
 import type { BenchResults } from '../../bench/results.js';
 import { resultsFileName } from '../../bench/results.js';
@@ -224,5 +225,17 @@ describe('case 7: what bounds the ceiling', () => {
   it('says when neither is full, and when other work ran', () => {
     expect(whatBounds({ ...quiet, serverCores: 0.6, simCores: 0.2 })).toMatch(/neither the cores/);
     expect(whatBounds({ ...quiet, load: 6, serverCores: 0.6, simCores: 0.2 })).toMatch(/other work/);
+  });
+});
+
+describe('platform sets', () => {
+  it('keeps every site rate limit when a synthetic set answers some hosts compressed', () => {
+    const set = loadPlatformSet('synthetic-100', 1);
+    expect(set.catalogue.platforms.some((p) => p.tags.includes('gzip'))).toBe(true);
+    const { routes } = emulatePlatformSet(set, 'zero', 1);
+    const limited = routes.filter((r) => r.limit !== undefined);
+    // siteLimit seeds a limit for every synthetic site; wrapping for gzip must not drop them.
+    expect(limited.length).toBeGreaterThan(0);
+    expect(limited.length).toBe(routes.filter((r) => typeof r.host === 'string').length);
   });
 });
