@@ -1,43 +1,33 @@
 /**
  * The answers the simulated web synthesized, kept by key up to a number of body
- * bytes, the most recently used first out of the way of eviction (an LRU on a
- * Map's insertion order). Synthesis is pure, so a kept answer is the answer.
+ * bytes, the least recently used let go first (src/lru.ts weighed by `bytesOf`).
+ * Synthesis is pure, so a kept answer is the answer.
  */
+import { Lru } from '../lru.js';
 
 export class AnswerMemo<V> {
-  readonly #entries = new Map<string, { readonly value: V; readonly bytes: number }>();
-  #bytes = 0;
+  readonly #kept: Lru<string, V>;
 
-  /** `maxBytes` 0 keeps nothing. */
-  constructor(readonly maxBytes: number) {}
+  /** `maxBytes` 0 keeps nothing; `bytesOf` a value's size, read once when it is kept. */
+  constructor(maxBytes: number, bytesOf: (value: V) => number) {
+    this.#kept = new Lru(maxBytes, bytesOf);
+  }
 
-  /** The value kept for `key`, else `make()`'s, kept when it fits (`bytesOf` its size). */
-  get(key: string, make: () => V, bytesOf: (value: V) => number): V {
-    const kept = this.#entries.get(key);
-    if (kept) {
-      this.#entries.delete(key);
-      this.#entries.set(key, kept);
-      return kept.value;
-    }
+  /** The value kept for `key`, else `make()`'s, kept when it fits. */
+  get(key: string, make: () => V): V {
+    const kept = this.#kept.get(key);
+    if (kept !== undefined) return kept;
     const value = make();
-    const bytes = bytesOf(value);
-    if (bytes > this.maxBytes) return value;
-    this.#entries.set(key, { value, bytes });
-    this.#bytes += bytes;
-    for (const [oldest, entry] of this.#entries) {
-      if (this.#bytes <= this.maxBytes) break;
-      this.#entries.delete(oldest);
-      this.#bytes -= entry.bytes;
-    }
+    this.#kept.set(key, value);
     return value;
   }
 
   get size(): number {
-    return this.#entries.size;
+    return this.#kept.size;
   }
 
   /** Bytes of the values kept, as `bytesOf` counted them. */
   get bytes(): number {
-    return this.#bytes;
+    return this.#kept.weight;
   }
 }

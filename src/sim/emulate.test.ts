@@ -100,3 +100,31 @@ describe('emulation answers kept', () => {
     expect(wire(account)).not.toEqual(wire(one));
   });
 });
+
+describe('emulation landing pages', () => {
+  it('are kept for the redirects served last, up to landingsKept', () => {
+    // A platform whose redirect for a missing name lands on a page named after it: one landing a name.
+    const redirectOf = (routes: readonly SimRoute[], p: Platform, name: string) => {
+      const built = buildRequest(p, name, {});
+      if (!built.ok) return undefined;
+      const got = serve(routes, requestFor(built.request.url, built.request.method, built.request.body));
+      const location = got?.kind === 'respond' ? got.headers?.location : undefined;
+      return location && new URL(location, built.request.url).href;
+    };
+    const probe = emulateCatalogue(platforms, catalogue.shields, { accounts });
+    const p = platforms.find(
+      (q) => q.check.redirects === 'follow' && redirectOf(probe.routes, q, OTHERS[0]!)?.includes(OTHERS[0]!),
+    )!;
+    expect(p).toBeDefined();
+    const { routes } = emulateCatalogue([p], catalogue.shields, { accounts, landingsKept: 1 });
+    const landing = (url: string) => wire(serve(routes, requestFor(url, 'GET')));
+    const first = redirectOf(routes, p, OTHERS[0]!)!;
+    const page = landing(first);
+    expect(page).toMatchObject({ status: expect.any(Number) });
+    const second = redirectOf(routes, p, OTHERS[1]!)!;
+    expect(second).not.toBe(first);
+    expect(landing(second)).toEqual(page);
+    // The first name's landing was let go for the second's.
+    expect(landing(first)).not.toEqual(page);
+  });
+});

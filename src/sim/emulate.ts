@@ -7,6 +7,7 @@
 import type { BasicSignal, Platform, Shield, Signal } from '../catalogue/platform.js';
 import { PLACEHOLDER, splitAuthority } from '../catalogue/template.js';
 import { platformUsername } from '../catalogue/username-rule.js';
+import { Lru } from '../lru.js';
 import { AnswerMemo } from './answer-memo.js';
 import type { Behaviour, SimRequest, SimRoute } from './behaviour.js';
 import { type Synthesis, synthesizeExists, synthesizeMissing } from './synthesize.js';
@@ -32,9 +33,16 @@ export interface EmulationOptions {
    * from each platform of the builtin catalogue, padded. @default 134217728 (128 MiB)
    */
   readonly answerCacheBytes?: number;
+  /**
+   * Landing pages of followed redirects kept to answer the request that follows
+   * the redirect, the least recently redirected to let go first: a platform whose
+   * redirect names the user leaves one a name. @default 4096
+   */
+  readonly landingsKept?: number;
 }
 
 const ANSWER_CACHE_BYTES = 128 * 1024 * 1024;
+const LANDINGS_KEPT = 4096;
 
 export interface Emulation {
   readonly routes: readonly SimRoute[];
@@ -174,7 +182,9 @@ export function emulateCatalogue(
   const problems: { platform: string; problem: string }[] = [];
   const byHost = new Map<string, Matcher[]>();
   const patterned: { host: RegExp; matchers: Matcher[] }[] = [];
-  const landings = new Map<string, { readonly status: number; readonly body: Uint8Array }>();
+  const landings = new Lru<string, { readonly status: number; readonly body: Uint8Array }>(
+    options.landingsKept ?? LANDINGS_KEPT,
+  );
   const truth: Record<string, string[]> = {};
 
   for (const platform of platforms) {
@@ -199,7 +209,7 @@ export function emulateCatalogue(
     }
   }
 
-  const memo = new AnswerMemo<Served>(options.answerCacheBytes ?? ANSWER_CACHE_BYTES);
+  const memo = new AnswerMemo<Served>(options.answerCacheBytes ?? ANSWER_CACHE_BYTES, servedBytes);
   const indexOf = new Map<Matcher, number>();
 
   /**
@@ -243,7 +253,7 @@ export function emulateCatalogue(
     // With a path in origin form, the URL's origin is the text before it.
     const scope =
       matcher.byOrigin && req.path.startsWith('/') ? url.slice(0, url.length - req.path.length) : url;
-    return memo.get(`${index}|${exists ? 1 : 0}|${pad}|${scope}`, make, servedBytes);
+    return memo.get(`${index}|${exists ? 1 : 0}|${pad}|${scope}`, make);
   };
 
   const answer = (matcher: Matcher, username: string, req: SimRequest): Behaviour | undefined => {
