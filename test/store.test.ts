@@ -269,6 +269,47 @@ describe('SqliteStore on a file, reopened', () => {
     expect((await api.snapshot('s1', { statuses: ['hit'] }))!.outcomes.map((s) => s.seq)).toEqual([4, 7]);
   });
 
+  it('hands the same frozen snapshot again while nothing of a search not finished changed, another handle’s writes seen', async () => {
+    const path = join(dir, 'same-snapshot', 'store.db');
+    const api = open(path);
+    const searches = open(path);
+    await searches.createSearch(aliceSearch({ platformIds: ['a', 'b', 'c', 'd'], estimatedSeconds: 4 }));
+    const hits = () => api.snapshot('s1', { statuses: ['hit'] });
+    const queued = await hits();
+    expect(await hits()).toBe(queued);
+    expect(Object.isFrozen(queued)).toBe(true);
+    await searches.updateSearch('s1', { state: 'running', startedAt: T0 + 1 });
+    const started = await hits();
+    expect(started).not.toBe(queued);
+    expect(started?.search.state).toBe('running');
+    await searches.addOutcomes('s1', [at('a'), at('b', 'miss')]);
+    const first = await hits();
+    expect(first).not.toBe(started);
+    expect(first?.outcomes.map((s) => s.seq)).toEqual([1]);
+    expect(await hits()).toBe(first);
+    // Each kind of poll has its own.
+    const all = await api.snapshot('s1');
+    expect(all).not.toBe(first);
+    expect(all?.outcomes.map((s) => s.seq)).toEqual([1, 2]);
+    expect(await api.snapshot('s1')).toBe(all);
+    // A miss stored moves the progress, though the hits are the same.
+    await searches.addOutcomes('s1', [at('c', 'miss')]);
+    const missed = await hits();
+    expect(missed).not.toBe(first);
+    expect(missed?.progress.checked).toBe(3);
+    // A later answer in place of one stored.
+    expect(await searches.replaceOutcome('s1', at('b'))).toBe(4);
+    const replaced = await hits();
+    expect(replaced).not.toBe(missed);
+    expect(replaced?.outcomes.map((s) => s.seq)).toEqual([1, 4]);
+    // Finished: read as it is at each poll (the API keeps the finished answer).
+    await searches.updateSearch('s1', { state: 'completed', finishedAt: T0 + 2 });
+    const done = await hits();
+    expect(done?.search.state).toBe('completed');
+    expect(await hits()).not.toBe(done);
+    expect(await hits()).toEqual(done);
+  });
+
   it('reads a search again from the start when its rows are not those its polls kept', async () => {
     const path = join(dir, 'polls-checked', 'store.db');
     const store = open(path);

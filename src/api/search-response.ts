@@ -17,6 +17,7 @@ import { type AccountLink, withLinkedFrom } from '../engine/linked-accounts.js';
 import { byPlatformName, type Outcome, type OutcomeReason } from '../engine/outcome.js';
 import { progressSnapshot } from '../runner/events.js';
 import type { SearchRecord } from '../store/store.js';
+import type { ResultOrder } from './platform-order.js';
 import type { SearchResponse, SearchSummary } from './schemas.js';
 
 export type SearchJson = Static<typeof SearchResponse>;
@@ -98,7 +99,12 @@ export function searchCoverage(
   return { ...coverage, warns: view.search.state === 'completed' && coverage.low };
 }
 
-export function searchResponse(view: SearchView, warningPercent: number): SearchJson {
+export function searchResponse(
+  view: SearchView,
+  warningPercent: number,
+  /** How results are listed: by platform name, or the same order by catalogue rank (platform-order.ts). */
+  order: ResultOrder = byPlatformName,
+): SearchJson {
   const { search } = view;
   const coverage = searchCoverage(view, warningPercent);
   const warning = coverage.warns ? coverageWarning(coverage, view.unansweredReasons ?? []) : undefined;
@@ -106,7 +112,7 @@ export function searchResponse(view: SearchView, warningPercent: number): Search
     queryId: search.id,
     status: apiStatus(search.state),
     username: search.username,
-    results: withLinkedFrom(view.results, view.links ?? [], search.username).sort(byPlatformName),
+    results: withLinkedFrom(view.results, view.links ?? [], search.username).sort(order),
     ...(view.links?.length ? { links: [...view.links] } : {}),
     progress: { ...progressSnapshot(view.total, view.progress), queued: search.state === 'queued' },
     coverage: roundedShare(coverage),

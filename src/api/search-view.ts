@@ -8,7 +8,7 @@
  */
 import { unansweredReasons } from '../engine/coverage.js';
 import { accountLinks, ProfileUrlMatcher } from '../engine/linked-accounts.js';
-import type { SearchRecord } from '../store/store.js';
+import { isFinished, type SearchRecord, type SearchSnapshot } from '../store/store.js';
 import type { Caller } from './auth.js';
 import type { AppDeps } from './deps.js';
 import { followUpsOf, followUpsOverdue, passing } from './follow-ups.js';
@@ -34,10 +34,29 @@ export type SearchViewReader = (
 export function searchViewReader(deps: AppDeps): SearchViewReader {
   const profileUrls = new ProfileUrlMatcher(deps.catalogue.platforms);
   const percent = deps.config.coverageWarningPercent;
+  /**
+   * Views of searches not finished, by the snapshot they were built from: such a view follows
+   * from its snapshot alone, and a store may hand the same snapshot again while nothing changed
+   * (SQLite does), so a queued search, or a running one with nothing new, is not built again.
+   */
+  const views = new WeakMap<SearchSnapshot, ReadSearch>();
   return async (id, caller, { all, log }) => {
     // One store read: the search, its counts and its outcomes together.
     const snapshot = await deps.store.snapshot(id, all ? {} : { statuses: ['hit'] });
     if (!snapshot || !canRead(snapshot.search, caller)) return undefined;
+    const known = views.get(snapshot);
+    if (known !== undefined) return known;
+    const read = await readView(snapshot, all, log);
+    if (!isFinished(snapshot.search.state)) views.set(snapshot, read);
+    return read;
+  };
+
+  async function readView(
+    snapshot: SearchSnapshot,
+    all: boolean,
+    log: Originator['log'],
+  ): Promise<ReadSearch> {
+    const { id } = snapshot.search;
     let { search } = snapshot;
     const results = snapshot.outcomes.map((s) => s.outcome);
     if (followUpsOverdue(search, deps.now(), deps.config.followUpLeaseMs)) {
@@ -66,5 +85,5 @@ export function searchViewReader(deps: AppDeps): SearchViewReader {
       search,
       view: { ...view, unansweredReasons: unansweredReasons(unanswered.map((s) => s.outcome)) },
     };
-  };
+  }
 }

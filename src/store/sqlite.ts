@@ -313,6 +313,30 @@ interface StatusCount {
   n: number;
 }
 
+/**
+ * Snapshots of searches not finished kept for their next poll, by search and kind of poll
+ * (hits, every outcome): a poll that finds the search's row as its last one did gets the
+ * same snapshot object (`snapshot`). 50 searches polled in turn, each for hits or all.
+ */
+const SNAPSHOTS_KEPT = 128;
+
+/**
+ * What of a search's row changes while it is queued or running: its state and times, its
+ * error, its follow-ups, and `outcome_count`, which every write of its outcomes moves
+ * (adding, replacing, unpacking); its other columns never change.
+ */
+function changingColumns(row: SearchRow): string {
+  return [
+    row.id,
+    row.state,
+    row.outcome_count,
+    row.started_at,
+    row.finished_at,
+    row.error,
+    row.follow_ups,
+  ].join('\u0000');
+}
+
 /** Distinct platform selections whose decoded id lists polls keep (a few KB each). */
 const PLATFORM_ID_LISTS_KEPT = 64;
 
@@ -327,6 +351,10 @@ export class SqliteStore implements Store {
    * selection share one list, so polling many searches in turn decodes it once, not once a poll.
    */
   readonly #platformIdLists = new Lru<string, readonly string[]>(PLATFORM_ID_LISTS_KEPT);
+  /** The last snapshot of each search not finished, and the changing columns of the row it was read from. */
+  readonly #snapshots = new Lru<string, { readonly columns: string; readonly snapshot: SearchSnapshot }>(
+    SNAPSHOTS_KEPT,
+  );
   /** One read transaction: the search, its counts and its outcomes agree. */
   readonly #snapshot: Transaction<
     [string, { statuses?: readonly OutcomeStatus[] }],
@@ -362,12 +390,21 @@ export class SqliteStore implements Store {
     this.#snapshot = this.#db.transaction((id: string, options: { statuses?: readonly OutcomeStatus[] }) => {
       const row = sql.getSearch.get(id) as SearchRow | undefined;
       if (!row) return undefined;
+      // Its row as the last poll of this kind found it: nothing stored since, the same snapshot.
+      const kind = `${row.key} ${options.statuses === undefined ? '*' : options.statuses.join(',')}`;
+      const columns = changingColumns(row);
+      const kept = this.#snapshots.get(kind);
+      if (kept?.columns === columns) return kept.snapshot;
       const counts = this.#sql.countOutcomes.all(row.key) as StatusCount[];
-      return {
-        search: this.#toPolledSearch(row),
-        progress: this.#progressOf(row.key, counts),
-        outcomes: this.#polledOutcomes(row, options.statuses, counts),
-      };
+      const snapshot: SearchSnapshot = Object.freeze({
+        search: Object.freeze(this.#toPolledSearch(row)),
+        progress: Object.freeze(this.#progressOf(row.key, counts)),
+        outcomes: Object.freeze(this.#polledOutcomes(row, options.statuses, counts)) as StoredOutcome[],
+      });
+      // A finished search's answer is cached by the API, and its rows are packed: not kept here.
+      if (isFinished(row.state)) this.#snapshots.delete(kind);
+      else this.#snapshots.set(kind, { columns, snapshot });
+      return snapshot;
     });
     const vocabulary = this.#vocabulary;
     this.#addOutcomes = this.#db.transaction((searchId: string, outcomes: readonly Outcome[]) => {

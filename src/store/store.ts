@@ -156,7 +156,10 @@ export interface Store extends ControlLedger {
    * A search with its progress and its outcomes (only the given statuses when
    * given), read at one moment in one call: what a poll shows. Undefined when
    * there is no such search. Its outcomes may be frozen and shared with other
-   * reads (SQLite keeps a running search's decoded outcomes for its next poll).
+   * reads (SQLite keeps a running search's decoded outcomes for its next poll),
+   * and so may the whole snapshot: while nothing of a search not finished
+   * changed, SQLite hands the same frozen snapshot again, so what a caller
+   * derives from one may be kept by it (src/api/search-view.ts).
    */
   snapshot(
     id: string,

@@ -11,6 +11,7 @@ import { UserscoutError } from '../../errors.js';
 import { Lru } from '../../lru.js';
 import { AnswerJson } from '../answer-json.js';
 import type { AppDeps } from '../deps.js';
+import { platformOrder } from '../platform-order.js';
 import {
   errorResponses,
   Result,
@@ -20,6 +21,7 @@ import {
   StartSearchResponse,
   startErrorResponses,
 } from '../schemas.js';
+import type { SearchView } from '../search-response.js';
 import { searchResponse } from '../search-response.js';
 import { searchViewReader } from '../search-view.js';
 import { calibrationOf, startSearchFor } from '../start-searches.js';
@@ -32,6 +34,10 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
   const finished = new Lru<string, Buffer>(deps.config.finishedAnswerCacheEntries);
   // A running search's hits are serialised once each, not on every poll.
   const answerJson = new AnswerJson();
+  // Answers of searches not finished, by their view: the same view (nothing stored since, search-view.ts) is the same answer.
+  const unfinished = new WeakMap<SearchView, Buffer>();
+  // Results by platform name, compared by catalogue rank: a running search's hits are sorted on every poll.
+  const order = platformOrder(deps.catalogue.platforms.map((p) => p.name));
   // The same view of a search as its report (src/api/search-view.ts).
   const read = searchViewReader(deps);
   // Learns from each finished search how far the model's estimates run off on this deployment.
@@ -89,17 +95,24 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const found = await read(id, request.caller, { all, log: request.log });
       if (!found) throw new UserscoutError('search_not_found');
       const { search, view } = found;
+      const running = search.state !== 'completed' && search.state !== 'error';
+      const same = running ? unfinished.get(view) : undefined;
+      if (same !== undefined) return reply.type(JSON_TYPE).send(same);
       const percent = deps.config.coverageWarningPercent;
-      const body = searchResponse(view, percent);
+      const body = searchResponse(view, percent, order);
       const json = () =>
         answerJson.serialize(
           body,
           (answer) => reply.serialize(answer) as string,
           reply.compileSerializationSchema(Result) as (item: object) => string,
         );
-      const running = search.state !== 'completed' && search.state !== 'error';
+      if (running) {
+        const serialized = json();
+        unfinished.set(view, serialized);
+        return reply.type(JSON_TYPE).send(serialized);
+      }
       // Its follow-ups are being started: not final yet.
-      if (running || body.followUpsPending) return reply.type(JSON_TYPE).send(json());
+      if (body.followUpsPending) return reply.type(JSON_TYPE).send(json());
       // Seen finished for the first time here: how long it took against what it was told.
       const seenBefore = finished.get(`${id} ${all ? 'hits' : 'all'}`) !== undefined;
       if (search.state === 'completed' && search.finishedAt !== undefined && !seenBefore)
