@@ -16,13 +16,12 @@
  *   never sent late (late requests would bunch with later ones).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import pLimit, { type LimitFunction } from 'p-limit';
-import PQueue from 'p-queue';
 import type { Platform } from '../catalogue/platform.js';
 import { PLACEHOLDER, splitAuthority } from '../catalogue/template.js';
 import { emissionIntervalMs } from './gcra.js';
 import { LocalRateBudget } from './local-rate-budget.js';
 import type { BudgetLimit, RateBudget } from './rate-budget.js';
+import { Slots } from './slots.js';
 
 /** The name of the one identity when none is configured: the machine's default route. */
 export const DEFAULT_IDENTITY = 'default';
@@ -102,15 +101,15 @@ async function wait(ms: number, signal: AbortSignal | undefined): Promise<void> 
 }
 
 export class CheckLimiter {
-  readonly #global: PQueue;
-  readonly #perOrigin = new Map<string, LimitFunction>();
+  readonly #global: Slots;
+  readonly #perOrigin = new Map<string, Slots>();
   readonly #perOriginLimit: number;
   readonly #identities: readonly string[];
   readonly #budget: RateBudget;
   readonly #now: () => number;
 
   constructor(options: CheckLimiterOptions) {
-    this.#global = new PQueue({ concurrency: options.global });
+    this.#global = new Slots(options.global);
     this.#identities = options.identities?.length ? options.identities : [DEFAULT_IDENTITY];
     this.#perOriginLimit = options.perOrigin * this.#identities.length;
     this.#now = options.now ?? (() => performance.now());
@@ -121,19 +120,21 @@ export class CheckLimiter {
   run<T>(origin: string, task: (identity: number) => Promise<T>, admission: Admission): Promise<Admitted<T>> {
     let host = this.#perOrigin.get(origin);
     if (!host) {
-      host = pLimit(this.#perOriginLimit);
+      host = new Slots(this.#perOriginLimit);
       this.#perOrigin.set(origin, host);
     }
-    const hostLimit = host;
+    const hostSlots = host;
     // Its origin is full: it waits there, not in line for a global slot.
     let admitted = admission;
-    if (admission.leftLine && hostLimit.activeCount >= this.#perOriginLimit) {
+    if (admission.leftLine && hostSlots.running >= this.#perOriginLimit) {
       admission.leftLine();
       admitted = { ...admission, leftLine: undefined };
     }
-    return hostLimit(() => this.#admit(origin, task, admitted)).finally(() => {
-      if (hostLimit.activeCount === 0 && hostLimit.pendingCount === 0) this.#perOrigin.delete(origin);
-    });
+    return hostSlots
+      .run(() => this.#admit(origin, task, admitted))
+      .finally(() => {
+        if (hostSlots.running === 0 && hostSlots.waiting === 0) this.#perOrigin.delete(origin);
+      });
   }
 
   async #admit<T>(
@@ -152,7 +153,7 @@ export class CheckLimiter {
     const tolerance = Math.max(emissionIntervalMs(limit) / 2, MIN_TOLERANCE_MS);
     let reserved: { readonly index: number; readonly at: number } | undefined;
     for (;;) {
-      const step = await this.#global.add(
+      const step = await this.#global.run(
         async (): Promise<Admitted<T> | typeof EXHAUSTED | number> => {
           signal?.throwIfAborted();
           if (started === undefined) {
@@ -178,7 +179,7 @@ export class CheckLimiter {
           return { sent: true, value: await task(slot.index) };
         },
         // Back from a budget sleep: ahead of every check not yet reserved, so it is on time.
-        { priority: reserved ? RETURNING : priority },
+        reserved ? RETURNING : priority,
       );
       if (step === EXHAUSTED) return { sent: false, waitedMs: Math.round(this.#now() - (started ?? 0)) };
       if (typeof step !== 'number') return step;
@@ -208,16 +209,16 @@ export class CheckLimiter {
   /** Whether a check to `origin` other than the caller's is waiting or in flight (the caller's own counts as one). */
   othersFor(origin: string): boolean {
     const host = this.#perOrigin.get(origin);
-    return host !== undefined && host.activeCount + host.pendingCount > 1;
+    return host !== undefined && host.running + host.waiting > 1;
   }
 
   /** Checks holding a global slot (sending). */
   get active(): number {
-    return this.#global.pending;
+    return this.#global.running;
   }
 
   /** Checks waiting for a global slot (to reserve their send slot, or to send on it). */
   get pending(): number {
-    return this.#global.size;
+    return this.#global.waiting;
   }
 }

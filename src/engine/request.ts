@@ -39,16 +39,67 @@ const CONTENT_TYPES: Record<BodyType, string> = {
   text: 'text/plain; charset=utf-8',
 };
 
+/** What every URL filled from a template must keep of its origin (the scheme, port and host). */
+type Kept = Pick<URL, 'protocol' | 'port' | 'hostname'>;
+
+/** A template split at its authority, and what a fixed host keeps (null: it has none that parses). */
+interface TemplateParts {
+  readonly origin: string;
+  readonly rest: string;
+  /** Undefined when the host holds the placeholder: what it keeps depends on the name. */
+  readonly kept: Kept | null | undefined;
+}
+
+/**
+ * Templates seen, so the catalogue's are split and their origin parsed once, not on
+ * every check (null: not an absolute http(s) URL). Bounded: a catalogue has a few
+ * thousand templates; more are forgotten and worked out again.
+ */
+const templates = new Map<string, TemplateParts | null>();
+const TEMPLATES_KEPT = 8192;
+
+function keptOf(origin: string): Kept {
+  const { protocol, port, hostname } = new URL(origin.split(PLACEHOLDER).join('x') + '/');
+  return { protocol, port, hostname };
+}
+
+function templateParts(template: string): TemplateParts | null {
+  let parts = templates.get(template);
+  if (parts === undefined) {
+    const split = splitAuthority(template);
+    if (!split) parts = null;
+    else {
+      let kept: Kept | null | undefined;
+      if (!split.origin.includes(PLACEHOLDER)) {
+        try {
+          kept = keptOf(split.origin);
+        } catch {
+          kept = null;
+        }
+      }
+      parts = { ...split, kept };
+    }
+    if (templates.size >= TEMPLATES_KEPT) templates.clear();
+    templates.set(template, parts);
+  }
+  return parts;
+}
+
 /**
  * Fills a URL template. In the host the name must be a DNS label; elsewhere it is
  * percent-encoded (every reserved character, so `/`, `?`, `#`, `%` stay data).
  * Returns undefined when the result would reach another origin than the template.
  */
 export function fillUrlTemplate(template: string, username: string): string | undefined {
-  const parts = splitAuthority(template);
+  return filledUrl(template, username)?.href;
+}
+
+/** fillUrlTemplate's URL, as text and parsed. */
+function filledUrl(template: string, username: string): { href: string; url: URL } | undefined {
+  const parts = templateParts(template);
   if (!parts) return undefined;
   let origin = parts.origin;
-  if (origin.includes(PLACEHOLDER)) {
+  if (parts.kept === undefined) {
     if (!HOST_LABEL.test(username)) return undefined;
     const label = username.toLowerCase();
     origin = origin.split(PLACEHOLDER).join(label);
@@ -58,11 +109,12 @@ export function fillUrlTemplate(template: string, username: string): string | un
     // encodeURIComponent throws on a lone surrogate: such a name has no URL.
     const filled = origin + parts.rest.split(PLACEHOLDER).join(encodePathData(username));
     const url = new URL(filled);
-    const expected = new URL(origin.split(PLACEHOLDER).join('x') + '/');
+    const expected = parts.kept === undefined ? keptOf(origin) : parts.kept;
+    if (expected === null) return undefined;
     if (url.protocol !== expected.protocol || url.port !== expected.port) return undefined;
-    if (!parts.origin.includes(PLACEHOLDER) && url.hostname !== expected.hostname) return undefined;
+    if (parts.kept !== undefined && url.hostname !== expected.hostname) return undefined;
     if (url.username || url.password) return undefined;
-    return filled;
+    return { href: filled, url };
   } catch {
     return undefined;
   }
@@ -99,8 +151,8 @@ export function buildRequest(
   if (generic) return { ok: false, reason: 'unsafe_username', message: `username ${generic}`, profileUrl };
   const rule = ruleViolation(platform.username, rawUsername);
   if (rule) return { ok: false, reason: 'username_rule', message: `username ${rule}`, profileUrl };
-  const url = fillUrlTemplate(platform.check.url, username);
-  if (!url || !safeProfile) {
+  const filled = filledUrl(platform.check.url, username);
+  if (!filled || !safeProfile) {
     return {
       ok: false,
       reason: 'unsafe_username',
@@ -120,8 +172,8 @@ export function buildRequest(
     ok: true,
     profileUrl,
     request: {
-      url,
-      origin: new URL(url).origin,
+      url: filled.href,
+      origin: filled.url.origin,
       method: platform.check.method,
       headers,
       body,

@@ -21,22 +21,32 @@ export function matchShield(
 ): Tri {
   if (!passesStatusAndHeaders(shield, view)) return false;
   if (shield.body.length === 0) return true;
-  if (
-    shield.body.some((marker) => {
-      const at = head.indexOf(marker);
-      return at >= 0 && at < SHIELD_BODY_WINDOW;
-    })
-  )
-    return true;
-  return view.complete || view.body.length >= SHIELD_BODY_WINDOW ? false : 'pending';
+  if (hasMarker(shield, head)) return true;
+  return markersMayStillCome(view) ? 'pending' : false;
+}
+
+/** More of the window may still arrive, and a marker with it. */
+function markersMayStillCome(view: ResponseView): boolean {
+  return !view.complete && view.body.length < SHIELD_BODY_WINDOW;
+}
+
+/** One of the shield's body markers starts within the window. */
+function hasMarker(shield: Shield, head: string): boolean {
+  for (let i = 0; i < shield.body.length; i++) {
+    const at = head.indexOf(shield.body[i]!);
+    if (at >= 0 && at < SHIELD_BODY_WINDOW) return true;
+  }
+  return false;
 }
 
 /** The shield's status and header conditions hold (its body markers aside). */
 function passesStatusAndHeaders(shield: Shield, view: ResponseView): boolean {
   if (shield.status && !shield.status.includes(view.status)) return false;
-  for (const [name, text] of shield.headers) {
-    const value = view.headers[name];
-    if (value === undefined || !value.toLowerCase().includes(text.toLowerCase())) return false;
+  // Indexed, not destructured: this runs for every shield on every answer.
+  for (let i = 0; i < shield.headers.length; i++) {
+    const header = shield.headers[i]!;
+    const value = view.headers[header[0]];
+    if (value === undefined || !value.toLowerCase().includes(header[1].toLowerCase())) return false;
   }
   return true;
 }
@@ -51,13 +61,15 @@ function bodyHead(body: string, longestMarker: number): string {
 export function detectShield(shields: readonly Shield[], view: ResponseView): Shield | 'pending' | undefined {
   let pending = false;
   let head: string | undefined;
-  for (const shield of shields) {
+  // matchShield's steps, once per shield: this runs on every answer, for every shield.
+  for (let i = 0; i < shields.length; i++) {
+    const shield = shields[i]!;
+    if (!passesStatusAndHeaders(shield, view)) continue;
+    if (shield.body.length === 0) return shield;
     // Most shields are ruled out by status or headers: the body head is cut only for one that is not.
-    if (shield.body.length > 0 && passesStatusAndHeaders(shield, view))
-      head ??= bodyHead(view.body, longestMarker(shields));
-    const m = matchShield(shield, view, head ?? '');
-    if (m === true) return shield;
-    if (m === 'pending') pending = true;
+    head ??= bodyHead(view.body, longestMarker(shields));
+    if (hasMarker(shield, head)) return shield;
+    if (markersMayStillCome(view)) pending = true;
   }
   return pending ? 'pending' : undefined;
 }

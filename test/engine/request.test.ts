@@ -201,4 +201,25 @@ describe('buildRequest: a hostile name never changes scheme, host or port', () =
     expect(fillUrlTemplate('https://{username}.a.test/', 'evil.test#')).toBeUndefined();
     expect(fillUrlTemplate('https://{username}.a.test/', 'a.b')).toBeUndefined();
   });
+
+  it('fillUrlTemplate answers the same for a template it has seen before (its parts are kept)', () => {
+    const cases: [string, string][] = [
+      ['https://a.test:8443/u/{username}', 'Name'],
+      ['https://a.test:8443/u/{username}', 'x/../y'],
+      ['https://{username}.a.test/', 'Name'],
+      ['https://{username}.a.test/', 'a.b'],
+      ['https://a b.test/{username}', 'x'],
+      ['ftp://a.test/{username}', 'x'],
+    ];
+    const first = cases.map(([template, name]) => fillUrlTemplate(template, name));
+    expect(first).toEqual([
+      'https://a.test:8443/u/Name',
+      'https://a.test:8443/u/x%2F..%2Fy',
+      'https://name.a.test/',
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    expect(cases.map(([template, name]) => fillUrlTemplate(template, name))).toEqual(first);
+  });
 });
