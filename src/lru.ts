@@ -5,7 +5,8 @@
  * is given, so the bound is a count of entries by default. For caches of things
  * read again soon: the answers of finished searches (api/routes/search.ts), the
  * rows of polled searches and the decoded platform lists (store/sqlite.ts), the
- * simulated web's answers by their bytes (sim/answer-memo.ts).
+ * simulated web's answers by their bytes (sim/answer-memo.ts), the TLS sessions
+ * kept to resume (engine/tls-sessions.ts).
  */
 export class Lru<K, V> {
   readonly #entries = new Map<K, { readonly value: V; readonly weight: number }>();

@@ -9,15 +9,15 @@
  * changes in how undici picks or sends it.
  */
 import type { TLSSocket } from 'node:tls';
+import { Lru } from '../lru.js';
 
 export class TlsSessionKeeper {
-  readonly #max: number;
-  /** The latest session per server name, oldest first (re-inserted on each new one). */
-  readonly #sessions = new Map<string, Buffer>();
+  /** The latest session per server name, the least recently renewed or read let go first. */
+  readonly #sessions: Lru<string, Buffer>;
 
-  /** Keeps at most `max` server names' sessions; the least recently renewed are let go first. */
+  /** Keeps at most `max` server names' sessions. */
   constructor(max: number) {
-    this.#max = max;
+    this.#sessions = new Lru(max);
   }
 
   get size(): number {
@@ -30,12 +30,7 @@ export class TlsSessionKeeper {
   }
 
   keep(servername: string, session: Buffer): void {
-    this.#sessions.delete(servername);
     this.#sessions.set(servername, session);
-    if (this.#sessions.size > this.#max) {
-      const oldest = this.#sessions.keys().next().value;
-      if (oldest !== undefined) this.#sessions.delete(oldest);
-    }
   }
 
   /** The session kept for `servername`, if any. */

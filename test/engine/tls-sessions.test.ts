@@ -14,7 +14,7 @@ setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
 
 describe('TlsSessionKeeper', () => {
-  it('keeps the latest session per server name, at most max, the least recently renewed let go first', () => {
+  it('keeps the latest session per server name, at most max, the least recently renewed or read let go first', () => {
     const keeper = new TlsSessionKeeper(2);
     const [a1, a2, b, c] = ['a1', 'a2', 'b', 'c'].map((s) => Buffer.from(s));
     keeper.keep('a.test', a1!);
@@ -25,6 +25,10 @@ describe('TlsSessionKeeper', () => {
     expect(keeper.size).toBe(2);
     expect(keeper.get('b.test')).toBeUndefined();
     expect(keeper.get('a.test')).toBe(a2);
+    expect(keeper.get('c.test')).toBe(c);
+    // Read last: a.test goes before c.test.
+    keeper.keep('d.test', Buffer.from('d'));
+    expect(keeper.get('a.test')).toBeUndefined();
     expect(keeper.get('c.test')).toBe(c);
   });
 });
