@@ -13,18 +13,6 @@ export type Tri = true | false | 'pending';
  */
 export const SHIELD_BODY_WINDOW = 32 * 1024;
 
-/** true: this is the shield's page; false: it is not; 'pending': more body is needed to tell. */
-export function matchShield(
-  shield: Shield,
-  view: ResponseView,
-  head = bodyHead(view.body, longestOf(shield.body)),
-): Tri {
-  if (!passesStatusAndHeaders(shield, view)) return false;
-  if (shield.body.length === 0) return true;
-  if (hasMarker(shield, head)) return true;
-  return markersMayStillCome(view) ? 'pending' : false;
-}
-
 /** More of the window may still arrive, and a marker with it. */
 function markersMayStillCome(view: ResponseView): boolean {
   return !view.complete && view.body.length < SHIELD_BODY_WINDOW;
@@ -61,7 +49,7 @@ function bodyHead(body: string, longestMarker: number): string {
 export function detectShield(shields: readonly Shield[], view: ResponseView): Shield | 'pending' | undefined {
   let pending = false;
   let head: string | undefined;
-  // matchShield's steps, once per shield: this runs on every answer, for every shield.
+  // Per shield: its status and headers, no body markers (its page), a marker in the window, or 'pending' while more may come.
   for (let i = 0; i < shields.length; i++) {
     const shield = shields[i]!;
     if (!passesStatusAndHeaders(shield, view)) continue;

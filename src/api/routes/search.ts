@@ -9,6 +9,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { UserscoutError } from '../../errors.js';
 import { Lru } from '../../lru.js';
+import { isFinished } from '../../store/store.js';
 import { AnswerJson } from '../answer-json.js';
 import type { AppDeps } from '../deps.js';
 import { platformOrder } from '../platform-order.js';
@@ -95,7 +96,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       const found = await read(id, request.caller, { all, log: request.log });
       if (!found) throw new UserscoutError('search_not_found');
       const { search, view } = found;
-      const running = search.state !== 'completed' && search.state !== 'error';
+      const running = !isFinished(search.state);
       const same = running ? unfinished.get(view) : undefined;
       if (same !== undefined) return reply.type(JSON_TYPE).send(same);
       const percent = deps.config.coverageWarningPercent;
