@@ -47,6 +47,31 @@ function slowestMs(input: EstimateInput, measured: readonly number[], unmeasured
   return someTimeout * input.timeoutMs + (1 - someTimeout) * typical;
 }
 
+/**
+ * How long the search's own checks take through `concurrency` slots. Checks go
+ * slowest first (check-order.ts), so when every platform has been measured the
+ * slowest starts at once and the rest fill the other slots: the search lasts
+ * its slowest platform or its work spread over the slots, whichever is longer.
+ * With platforms never measured, one of them may be the slow one and start in
+ * a later wave, so each wave after the first adds a typical answer.
+ */
+function slotsBoundMs(
+  input: EstimateInput,
+  typical: readonly number[],
+  median: number,
+  slowest: number,
+  unmeasured: number,
+): number {
+  const slots = Math.max(1, input.concurrency);
+  if (unmeasured === 0) {
+    let workMs = 0;
+    for (const ms of typical) workMs += ms;
+    return Math.max(slowest, workMs / slots);
+  }
+  const waves = Math.ceil(input.latenciesMs.length / slots);
+  return slowest + (waves - 1) * median;
+}
+
 export function estimateSeconds(input: EstimateInput): number {
   if (input.latenciesMs.length === 0) return 1;
   const measured: number[] = [];
@@ -60,9 +85,7 @@ export function estimateSeconds(input: EstimateInput): number {
     ...Array<number>(unmeasured).fill(Math.min(input.defaultLatencyMs, input.timeoutMs)),
   ];
   const median = typical.sort((a, b) => a - b)[Math.floor(typical.length / 2)]!;
-  // Checks run in waves when there are more platforms than slots.
-  const waves = Math.ceil(input.latenciesMs.length / Math.max(1, input.concurrency));
-  const searchMs = slowestMs(input, measured, unmeasured) + (waves - 1) * median;
+  const searchMs = slotsBoundMs(input, typical, median, slowestMs(input, measured, unmeasured), unmeasured);
   // Every search running or queued ahead sends each origin as many requests as
   // this one (the same platforms, as an estimate), all before this one's last:
   // the busiest origin's budget sets when that goes, and a typical answer follows.

@@ -30,6 +30,18 @@ describe('estimateSeconds', () => {
     );
   });
 
+  it('lets a measured search last its slowest platform or its work over the slots, not waves on top of the slowest', () => {
+    // Slowest first: the ten 9 s platforms start at once, the 990 quick ones fill the other slots meanwhile.
+    const latenciesMs = [...Array(10).fill(9_000), ...Array(990).fill(500)];
+    const narrow = { ...base, concurrency: 100, origins: spread(1_000) };
+    expect(estimateSeconds({ ...narrow, latenciesMs })).toBe(9);
+    // When the work outlasts the slowest: 1,000 answers of 1 s through 100 slots take 10 s.
+    expect(estimateSeconds({ ...narrow, latenciesMs: Array(1_000).fill(1_000) })).toBe(10);
+    // A platform never measured may be the slow one and start late: each later wave adds a typical answer.
+    const mixed = estimateSeconds({ ...narrow, latenciesMs: [...latenciesMs.slice(1), undefined] });
+    expect(mixed).toBeGreaterThan(9);
+  });
+
   it('counts the searches running and queued ahead on the busiest origin’s budget', () => {
     // 7 platforms on one origin at 4 a second: 50 searches send it 350 requests.
     const one = { latenciesMs: Array(7).fill(200), origins: [{ platforms: 7, limit: budget }] };
