@@ -291,10 +291,10 @@ export const RECENT_LATENCIES_MAX_AGE_MS = 5_000;
 
 /**
  * `recentLatencies`, read again only once the last read is `maxAgeMs` old (by `clock`, a
- * monotonic one): they order a search's checks and estimate its time, which latencies a few
- * seconds old serve as well. Read whole at every POST and every search start (1,258 rows made
- * objects each time), they were ~6 ms per 1000 checks at 50 searches at once (bench/README.md,
- * case 3's fifth pass). Reads asked for meanwhile share one; a failed read is not kept.
+ * monotonic one): they order a search's checks and estimate its time, for which latencies a few
+ * seconds old serve as well. Read whole at every POST and every search start, each read made
+ * 1,258 rows objects (~2.4 CPU ms; bench/README.md, case 3's fifth pass). Reads asked for
+ * meanwhile share one; a failed read is not kept.
  */
 export function recentLatenciesReader(
   store: Pick<Store, 'platformStats'>,
