@@ -340,6 +340,15 @@ export const SETTINGS = {
     kind: int(1, 64),
     doc: 'Embedded mode with searchThread: threads the searches run on (each search on one of them, the request budgets shared by all), so checks can use more than one core',
   },
+  searchThreadYoungGenerationMb: {
+    // 64 (was a constant of search-thread.ts): in benchmark case 7 the thread's share of time in GC
+    // went from 17-21% (Node's default) to 14-16%, its peak RSS unchanged within the runs' spread.
+    // Benchmark case 2 runs the engine with the same young generation, as the service runs it.
+    env: 'USERSCOUT_SEARCH_THREAD_YOUNG_GENERATION_MB',
+    default: 64,
+    kind: int(8, 1024),
+    doc: "Embedded mode with searchThread: each search thread's young generation (V8's nursery for new objects), MB. A check's answer, view and outcome are short-lived, but at real latency they live through more collections; a larger nursery collects them in fewer scavenges and promotes fewer. Its memory is a fixed cost per thread, not per search",
+  },
   maxQueuedSearches: {
     env: 'USERSCOUT_MAX_QUEUED_SEARCHES',
     default: 200,

@@ -30,7 +30,7 @@ import { SearchThreads } from './runner/search-threads.js';
 import { scheduleSelfCheck } from './runner/self-check-schedule.js';
 import { createStore } from './store/create-store.js';
 import { PostgresStore } from './store/postgres.js';
-import { recentLatencies, type SearchRecord, type Store } from './store/store.js';
+import { recentLatenciesReader, type SearchRecord, type Store } from './store/store.js';
 import { WatchlistScheduler } from './watchlists/scheduler.js';
 
 export interface Service {
@@ -168,7 +168,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     events,
     metrics,
     now,
-    latencies: () => recentLatencies(store),
+    latencies: recentLatenciesReader(store),
     searchQuota: backend?.searchQuota ?? new LocalSearchQuota(now),
     shuttingDown: () => shuttingDown,
     plugins: options.plugins ?? [],

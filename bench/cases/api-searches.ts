@@ -96,7 +96,18 @@ const WARM_UP_USERNAME = 'scoutwarmup';
 const LEVEL_DEADLINE_MS = 150_000;
 const QUICK_LEVEL_DEADLINE_MS = 90_000;
 
+/**
+ * The levels case 3 runs. `BENCH_API_LEVELS=50` (a comma-separated list) runs only those,
+ * e.g. to compare the 50-at-once server's CPU between two builds without the other levels.
+ */
 function levels(quick: boolean): number[] {
+  const only = process.env.BENCH_API_LEVELS;
+  if (only) {
+    const chosen = only.split(',').map((s) => Number(s.trim()));
+    if (chosen.some((n) => !Number.isInteger(n) || n < 1))
+      throw new Error(`BENCH_API_LEVELS must list whole numbers of searches; received ${only}`);
+    return chosen;
+  }
   return quick ? [1, 10] : [1, 10, 50];
 }
 

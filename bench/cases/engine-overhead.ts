@@ -3,7 +3,6 @@
  * classify: CPU milliseconds per 1000 checks, checks per second, peak RSS.
  */
 import { SETTINGS } from '../../src/config.js';
-import { YOUNG_GENERATION_MB } from '../../src/runner/search-thread.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { runEngineSearches } from '../engine-run.js';
 import {
@@ -32,9 +31,19 @@ export interface Overhead {
 /**
  * The service's search thread's young generation, as a process flag: V8's young
  * generation is two semi-spaces (Node 20-24: `--max-semi-space-size=32` and a worker's
- * `maxYoungGenerationSizeMb: 64` both give a 64 MB new space).
+ * `maxYoungGenerationSizeMb: 64` both give a 64 MB new space). `BENCH_ENGINE_HEAP=node`
+ * runs the engine with Node's default instead, `BENCH_ENGINE_HEAP=128` with that many MB.
  */
-export const SEARCH_THREAD_HEAP = [`--max-semi-space-size=${YOUNG_GENERATION_MB / 2}`];
+export function searchThreadHeap(
+  setting = process.env.BENCH_ENGINE_HEAP,
+  youngMb = SETTINGS.searchThreadYoungGenerationMb.default,
+): string[] {
+  if (setting === 'node') return [];
+  const mb = setting === undefined || setting === '' ? youngMb : Number(setting);
+  if (!Number.isInteger(mb) || mb < 2)
+    throw new Error(`BENCH_ENGINE_HEAP must be node or a whole number of MB; received ${setting}`);
+  return [`--max-semi-space-size=${mb / 2}`];
+}
 
 /** Checks measured per set (after the first, cold, search). */
 const CHECKS_FULL = 4000;
@@ -65,7 +74,7 @@ export function measureOverhead(ctx: BenchContext, set: PlatformSetId): Promise<
           undefined,
           { keepIdleConnections: true },
           // …and with the young generation the service gives its search thread.
-          process.env.BENCH_ENGINE_HEAP === 'node' ? [] : SEARCH_THREAD_HEAP,
+          searchThreadHeap(),
         ),
     );
     const [cold, warm] = [reports[0]!, reports[1]!];
@@ -133,7 +142,7 @@ export const engineOverheadCase: BenchCase = {
         },
       ],
       notes: [
-        `CPU = user + system of the engine process over ${m.searches} searches in a row, after one cold search (reported apart: new connections, TLS handshakes, JIT warm-up); connections kept between searches (USERSCOUT_KEEP_IDLE_CONNECTIONS=true), as a long-running engine keeps them; the engine process has the young generation the service gives its search thread (${SEARCH_THREAD_HEAP.join(' ')}; BENCH_ENGINE_HEAP=node: Node's default)`,
+        `CPU = user + system of the engine process over ${m.searches} searches in a row, after one cold search (reported apart: new connections, TLS handshakes, JIT warm-up); connections kept between searches (USERSCOUT_KEEP_IDLE_CONNECTIONS=true), as a long-running engine keeps them; the engine process has the young generation the service gives its search thread (${searchThreadHeap().join(' ') || "Node's default"}; BENCH_ENGINE_HEAP=node: Node's default, =N: N MB)`,
         `HTML answers carry ${PAD_MIN_BYTES / 1000}-${PAD_MAX_BYTES / 1000} KB of filler before the deciding text; answers decided by status alone are not read`,
         `checks/s is bounded by the simulated web sharing the same cores (sim cores = its CPU use during the run)`,
       ],

@@ -80,6 +80,32 @@ describe('ControlGuard', () => {
     expect(new Set(controls).size).toBe(3);
   });
 
+  it('reads the ledger once per platform and identity while their control stands', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const ledger = new MemoryControlLedger();
+    let reads = 0;
+    const counted: ControlLedger = {
+      getControl: (platformId, identity) => {
+        reads++;
+        return ledger.getControl(platformId, identity);
+      },
+      putControl: (record) => ledger.putControl(record),
+      claimLease: (name, ttlMs, now) => ledger.claimLease(name, ttlMs, now),
+    };
+    const sendControl = async (name: string) => sent('miss', name);
+    // Another process sent the control: this one reads it once, then trusts it until it is due.
+    await guardOn(ledger, clock).vet(platform!, 'default', sent('hit', 'sam'), sendControl);
+    const guard = guardOn(counted, clock);
+    for (let minute = 0; minute < 30; minute++) {
+      await guard.current(platform!, 'default', sendControl);
+      clock.now += 60_000 - 1;
+    }
+    expect(reads).toBe(1);
+    clock.now += 30;
+    await guard.current(platform!, 'default', sendControl);
+    expect(reads).toBe(2);
+  });
+
   it("is shared through the ledger: a second process waits for the first one's control", async () => {
     const clock = { now: Date.UTC(2026, 0, 1) };
     const ledger = new MemoryControlLedger();

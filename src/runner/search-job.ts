@@ -36,7 +36,7 @@ import {
   type CacheEntry,
   type CheckStat,
   isFinished,
-  recentLatencies,
+  recentLatenciesReader,
   type SearchRecord,
   type Store,
 } from '../store/store.js';
@@ -51,6 +51,8 @@ export interface SearchJobDeps {
   readonly events: EventHub;
   readonly platformsById: ReadonlyMap<string, Platform>;
   readonly cache: CacheTtls;
+  /** Each measured platform's recent latency (`recentLatencies`), by which a search's checks are ordered. */
+  readonly latencies: () => Promise<ReadonlyMap<string, number>>;
   /** What a platform never measured counts as when checks are ordered (ms). */
   readonly unmeasuredLatencyMs: number;
   readonly now: () => number;
@@ -86,6 +88,7 @@ export function searchJobDeps(
     events: parts.events,
     platformsById: new Map(parts.catalogue.platforms.map((p) => [p.id, p])),
     cache: cacheTtlsOf(config),
+    latencies: recentLatenciesReader(parts.store),
     unmeasuredLatencyMs: config.unmeasuredLatencyMs,
     now: parts.now,
     linkMatcher: new ProfileUrlMatcher(parts.catalogue.platforms),
@@ -383,7 +386,7 @@ export async function runSearchJob(
       else pending.push(platform);
     }
     // Slowest first: the long waits overlap the short checks instead of coming last.
-    const recent = await recentLatencies(store);
+    const recent = await deps.latencies();
     const ordered = slowestFirst(pending, recent, deps.unmeasuredLatencyMs);
     for await (const outcome of engine.search(search.username, ordered, signal, { priority })) {
       checkMade(outcome);

@@ -62,15 +62,6 @@ const MAX_RESTARTS = 5;
 const RESTART_WINDOW_MS = 60_000;
 const CLOSE_GRACE_MS = 10_000;
 
-/**
- * The thread's young generation (MB): a check allocates its response, its view and its
- * outcome, short-lived all; a larger nursery collects them in fewer scavenges. In
- * benchmark case 7 the thread's share of time in GC went from 17-21% to 14-16% (three
- * alternated pairs), its peak RSS unchanged within the runs' spread. Benchmark case 2
- * runs the engine with the same young generation, as the service runs it.
- */
-export const YOUNG_GENERATION_MB = 64;
-
 interface Pending {
   readonly search: SearchRecord;
   readonly resolve: () => void;
@@ -96,7 +87,11 @@ function tsxEsmApi(): string {
 function startThread(data: SearchThreadData): Worker {
   const fromSource = import.meta.url.endsWith('.ts');
   const url = new URL(`./search-thread-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
-  const options = { workerData: data, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } };
+  // The young generation is the thread's own: the HTTP thread keeps V8's default (config.ts).
+  const options = {
+    workerData: data,
+    resourceLimits: { maxYoungGenerationSizeMb: data.config.searchThreadYoungGenerationMb },
+  };
   if (!fromSource) return new Worker(url, options);
   const tsx = tsxEsmApi();
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;

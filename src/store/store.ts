@@ -286,6 +286,36 @@ export async function recentLatencies(store: Pick<Store, 'platformStats'>): Prom
   return new Map((await store.platformStats()).map((s) => [s.platformId, recentLatencyOf(s)]));
 }
 
+/** How long one read of `recentLatencies` serves a `recentLatenciesReader` (ms). */
+export const RECENT_LATENCIES_MAX_AGE_MS = 5_000;
+
+/**
+ * `recentLatencies`, read again only once the last read is `maxAgeMs` old (by `clock`, a
+ * monotonic one): they order a search's checks and estimate its time, for which latencies a few
+ * seconds old serve as well. Read whole at every POST and every search start, each read made
+ * 1,258 rows objects (~2.4 CPU ms; bench/README.md, case 3's fifth pass). Reads asked for
+ * meanwhile share one; a failed read is not kept.
+ */
+export function recentLatenciesReader(
+  store: Pick<Store, 'platformStats'>,
+  maxAgeMs = RECENT_LATENCIES_MAX_AGE_MS,
+  clock: () => number = performance.now.bind(performance),
+): () => Promise<ReadonlyMap<string, number>> {
+  let last: { readonly at: number; readonly read: Promise<Map<string, number>> } | undefined;
+  return () => {
+    const at = clock();
+    if (last === undefined || at - last.at >= maxAgeMs) {
+      const read = recentLatencies(store);
+      const kept = { at, read };
+      last = kept;
+      read.catch(() => {
+        if (last === kept) last = undefined;
+      });
+    }
+    return last.read;
+  };
+}
+
 /** One platform's entry in `recentLatencies`. */
 export function recentLatencyOf(stats: Pick<PlatformStats, 'recentMs' | 'byStatus'>): number {
   const answered = [...ANSWERED_STATUSES].some((status) => stats.byStatus[status] > 0);

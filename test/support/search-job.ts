@@ -7,7 +7,7 @@ import type { Platform } from '../../src/catalogue/platform.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { LocalEventHub } from '../../src/runner/events.js';
 import type { SearchJobDeps } from '../../src/runner/search-job.js';
-import type { SearchRecord, Store } from '../../src/store/store.js';
+import { recentLatencies, type SearchRecord, type Store } from '../../src/store/store.js';
 
 export function queuedSearch(
   id: string,
@@ -40,6 +40,7 @@ export function jobDeps(
     events: new LocalEventHub(),
     platformsById: new Map(platforms.map((p) => [p.id, p])),
     cache: { hitSeconds: 0, missSeconds: 0, otherSeconds: 0 },
+    latencies: () => recentLatencies(store),
     unmeasuredLatencyMs: 1000,
     now: () => 1,
     ...overrides,
