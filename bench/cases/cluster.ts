@@ -97,6 +97,8 @@ interface Measured {
   /** Completion (created to completed, queue wait included) of the searches done in the window (ms). */
   readonly times: readonly number[];
   readonly model: Capacity;
+  /** The shortest a search can take (the slots model's): its slowest platform, or the timeout (ms). */
+  readonly searchMs: number;
   /** Checks the budgets held back (budget_exhausted) and checks done in the window, over the workers. */
   readonly held: number;
   readonly checks: number;
@@ -204,6 +206,7 @@ async function measureShape(
     const simUse = usageDelta(before[1], after[1]);
     const redisCpu = after[2] - before[2];
     const cpuAll = serverUse.cpuMs + simUse.cpuMs + redisCpu;
+    const searchMs = physicalLimit(searched, 'realistic', ctx.seed, timeoutMs).limitMs;
     return {
       shape,
       platforms: searched.length,
@@ -214,11 +217,12 @@ async function measureShape(
       completed,
       perMinute: perMinuteWithin(ends, from, to),
       times: inWindow.map((s) => s.completedAt! - s.createdAt),
+      searchMs,
       model: capacity({
         budgetsPerHour: sustainedRate(searched, { identities: workers * identitiesEach, budget }).perHour,
         workers,
         running,
-        searchMs: physicalLimit(searched, 'realistic', ctx.seed, timeoutMs).limitMs,
+        searchMs,
         cores: cpus().length,
         cpuMsPerSearch: completed > 0 ? cpuAll / completed : null,
       }),
@@ -248,6 +252,11 @@ function baseOf(all: readonly Measured[], m: Measured): Measured | undefined {
   );
 }
 
+/** How long a search ran once a worker took it: its slots ÷ the rate (Little's law), every slot busy. */
+function runMs(m: Measured): number | null {
+  return m.perMinute > 0 ? Math.round((m.shape.workers * m.running * 60_000) / m.perMinute) : null;
+}
+
 function perSearch(value: number, m: Measured): number | null {
   return m.completed > 0 ? Math.round(value / m.completed) : null;
 }
@@ -270,6 +279,7 @@ function clusterRow(m: Measured, all: readonly Measured[]): Row {
       slots: m.model.slots,
       cpu: m.model.cpu,
       vsModel: m.perMinute / m.model.perMinute,
+      runMs: runMs(m),
       p50: t ? Math.round(t.p50) : null,
       p95: t ? Math.round(t.p95) : null,
       held: m.held,
@@ -300,6 +310,7 @@ const COLUMNS = [
   { key: 'slots', title: 'model: slots/min', better: 'none', digits: 1 },
   { key: 'cpu', title: 'model: CPU/min', better: 'higher', digits: 1 },
   { key: 'vsModel', title: 'x model', better: 'higher', digits: 2 },
+  { key: 'runMs', title: 'run ms (slots ÷ rate)', better: 'lower' },
   { key: 'p50', title: 'p50 ms', better: 'lower' },
   { key: 'p95', title: 'p95 ms', better: 'lower' },
   { key: 'held', title: 'checks held', better: 'lower' },
@@ -318,7 +329,7 @@ const COLUMNS = [
 function modelNote(m: Measured): string {
   const { model } = m;
   const cpu = model.cpu === null ? '-' : model.cpu.toFixed(1);
-  return `${shapeLabel(m.shape)}: budgets ${model.budgets.toFixed(1)}, slots ${model.slots.toFixed(1)}, CPU ${cpu} a minute: bound by ${model.bound}; measured ${m.perMinute.toFixed(1)} (${(m.perMinute / model.perMinute).toFixed(2)} x), its processes (API, workers, simulated web, Redis) busy ${m.cores.toFixed(2)} of ${cpus().length} cores, the machine ${m.machineCores.toFixed(2)} (load ${m.load.toFixed(1)} at the end), warm-up ${(m.warmMs / 1000).toFixed(0)} s`;
+  return `${shapeLabel(m.shape)}: budgets ${model.budgets.toFixed(1)}, slots ${model.slots.toFixed(1)}, CPU ${cpu} a minute: bound by ${model.bound}; measured ${m.perMinute.toFixed(1)} (${(m.perMinute / model.perMinute).toFixed(2)} x); a search ran ${((runMs(m) ?? Number.NaN) / 1000).toFixed(1)} s once taken (its floor ${(m.searchMs / 1000).toFixed(1)} s); its processes (API, workers, simulated web, Redis) busy ${m.cores.toFixed(2)} of ${cpus().length} cores, the machine ${m.machineCores.toFixed(2)} (load ${m.load.toFixed(1)} at the end), warm-up ${(m.warmMs / 1000).toFixed(0)} s`;
 }
 
 export const clusterCase: BenchCase = {
@@ -399,7 +410,7 @@ export const clusterCase: BenchCase = {
         },
       ],
       notes: [
-        `sustained: each row keeps ${IN_FLIGHT_PER_RUNNING} x (workers x running per worker) professional searches in flight, a new one as soon as its client (polling once a second) sees one end, so the queue always holds work; after a warm-up (until workers x running searches are done, ${timing(ctx.quick).warmMinMs / 1000}-${timing(ctx.quick).warmMaxMs / 1000} s), searches a minute = those completed in a ${windowMs / 1000} s window (the server's completedAt) ÷ its length; p50 / p95 are theirs, queue wait included`,
+        `sustained: each row keeps ${IN_FLIGHT_PER_RUNNING} x (workers x running per worker) professional searches in flight, a new one as soon as its client (polling once a second) sees one end, so the queue always holds work; after a warm-up (until workers x running searches are done, ${timing(ctx.quick).warmMinMs / 1000}-${timing(ctx.quick).warmMaxMs / 1000} s), searches a minute = those completed in a ${windowMs / 1000} s window (the server's completedAt) ÷ its length; p50 / p95 are theirs, queue wait included; run ms = workers x running ÷ searches a minute, how long a search ran once a worker took it (every slot busy, Little's law)`,
         `running per worker (maxRunningSearches) = the most searches whose requests to the busiest origin (${busiest.origin}, ${busiest.platforms} a search) a worker's identities send within 0.9 x the check deadline (${timeoutNote(overrides)}; runningWithinDeadline in bench/politeness.ts): ${[...new Set(measured.map((m) => `${m.running} with ${Math.max(1, m.shape.identities)} identit${m.shape.identities > 1 ? 'ies' : 'y'}`))].join(', ')}; more would hold checks back (unknown/budget_exhausted) once the worker is kept supplied, so its searches would end sooner with fewer answers`,
         `platforms: 'catalogue' = a default search (${catalogue.length} platforms); 'subset' = ${busiest.origin}'s ${busiest.platforms} platforms and the first ${subset.length - busiest.platforms} others of a default search that answer within ${SUBSET_MAX_LATENCY_MS / 1000} s (seeded realistic latency; none that never answers), ${subset.length} in all, sent as the search's platforms`,
         `model (docs/deployment.md's capacity model, a minute): budgets = 60 x budget x identities ÷ ${busiest.platforms} (${busiest.origin}) = ${(busiest.perHour / 60).toFixed(1)} a minute per identity; slots = workers x running x 60 ÷ the slowest platform's latency (the ${timeoutNote(overrides)} timeout when one never answers); CPU = ${cpus().length} cores ÷ the CPU a search cost in the window (API process, workers, simulated web and Redis, all on this machine's cores); the prediction is the smallest`,
