@@ -5,13 +5,15 @@
  */
 
 /** The bounds of docs/deployment.md's capacity model a row is predicted by (Redis aside). */
-export type CapacityBound = 'request budgets' | 'running slots' | 'CPU';
+export type CapacityBound = 'request budgets' | 'running slots' | 'check slots' | 'CPU';
 
 export interface Capacity {
   /** What the request budgets sustain (politeness.ts's sustainedRate), searches a minute. */
   readonly budgets: number;
   /** What the running slots allow: workers x running ÷ the shortest a search can take. */
   readonly slots: number;
+  /** What the check slots allow: workers x concurrency ÷ the slot time a search's checks hold. */
+  readonly checkSlots: number;
   /** The machine's cores ÷ the CPU a search costs, every process that serves it counted; null when not measured. */
   readonly cpu: number | null;
   /** The smallest of them, and which it is. */
@@ -27,6 +29,10 @@ export function capacity(input: {
   readonly running: number;
   /** The shortest a search can take: its slowest platform, or the timeout when one never answers (ms). */
   readonly searchMs: number;
+  /** Checks each worker runs at once, over all its searches (`concurrency`). */
+  readonly concurrency: number;
+  /** The check-slot time a search holds: the sum of its platforms' latencies, the timeout for one that never answers (ms). */
+  readonly checkSlotMs: number;
   readonly cores: number;
   /** CPU a search costs (ms): the API process, the workers, the simulated web and Redis. */
   readonly cpuMsPerSearch: number | null;
@@ -34,6 +40,10 @@ export function capacity(input: {
   const budgets = input.budgetsPerHour / 60;
   const slots =
     input.searchMs > 0 ? (input.workers * input.running * 60_000) / input.searchMs : Number.POSITIVE_INFINITY;
+  const checkSlots =
+    input.checkSlotMs > 0
+      ? (input.workers * input.concurrency * 60_000) / input.checkSlotMs
+      : Number.POSITIVE_INFINITY;
   const cpu =
     input.cpuMsPerSearch !== null && input.cpuMsPerSearch > 0
       ? (input.cores * 60_000) / input.cpuMsPerSearch
@@ -41,8 +51,9 @@ export function capacity(input: {
   const bounds: [CapacityBound, number][] = [
     ['request budgets', budgets],
     ['running slots', slots],
+    ['check slots', checkSlots],
     ...(cpu === null ? [] : [['CPU', cpu] as [CapacityBound, number]]),
   ];
   const [bound, perMinute] = bounds.reduce((a, b) => (b[1] < a[1] ? b : a));
-  return { budgets, slots, cpu, perMinute, bound };
+  return { budgets, slots, checkSlots, cpu, perMinute, bound };
 }

@@ -160,6 +160,11 @@ export interface PhysicalLimit {
   readonly hanging: number;
   /** Median assigned latency of the checked platforms (ms; hanging ones left out). */
   readonly medianMs: number;
+  /**
+   * The time a search's checks hold a check slot (`concurrency`) in all: the sum of
+   * their latencies, the timeout for one that never answers (ms).
+   */
+  readonly slotMs: number;
 }
 
 /**
@@ -175,10 +180,12 @@ export function physicalLimit(
   let limitMs = 0;
   let slowest = '';
   let hanging = 0;
+  let slotMs = 0;
   const answered: number[] = [];
   for (const p of checked) {
     const l = latencyOf(profile, seed, p);
     const ms = l === 'hang' ? timeoutMs : Math.min(l, timeoutMs);
+    slotMs += ms;
     if (l === 'hang') hanging++;
     else answered.push(l);
     if (ms > limitMs) {
@@ -187,5 +194,5 @@ export function physicalLimit(
     }
   }
   answered.sort((a, b) => a - b);
-  return { limitMs, slowest, hanging, medianMs: answered[Math.floor(answered.length / 2)] ?? 0 };
+  return { limitMs, slowest, hanging, medianMs: answered[Math.floor(answered.length / 2)] ?? 0, slotMs };
 }

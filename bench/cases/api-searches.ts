@@ -80,7 +80,7 @@ const DEFAULTS_SHOWN = [
 /** A setting as the server runs it: overridden, else its default. */
 export function settingOf(
   overrides: ServerOverrides,
-  name: 'budgetPerSecond' | 'budgetBurst' | 'timeoutMs',
+  name: 'budgetPerSecond' | 'budgetBurst' | 'timeoutMs' | 'concurrency',
 ): number {
   return Number(overrides[name] ?? SETTINGS[name].default);
 }

@@ -5,7 +5,7 @@
  * searches (more in flight than its workers run, the rest queued) against the
  * simulated web with realistic latency: searches a minute in a steady window
  * after a warm-up, next to the capacity model's prediction for the row
- * (request budgets, running slots, the machine's CPU) and what bounds it. Over
+ * (request budgets, running and check slots, the machine's CPU) and what bounds it. Over
  * the built-in catalogue, then over a subset that keeps its busiest origin
  * whole (archive.org's 9 platforms), where the request budgets, not this
  * machine's CPU, set the pace: the rows issue 13's scaling target reads.
@@ -206,7 +206,8 @@ async function measureShape(
     const simUse = usageDelta(before[1], after[1]);
     const redisCpu = after[2] - before[2];
     const cpuAll = serverUse.cpuMs + simUse.cpuMs + redisCpu;
-    const searchMs = physicalLimit(searched, 'realistic', ctx.seed, timeoutMs).limitMs;
+    const limit = physicalLimit(searched, 'realistic', ctx.seed, timeoutMs);
+    const searchMs = limit.limitMs;
     return {
       shape,
       platforms: searched.length,
@@ -223,6 +224,8 @@ async function measureShape(
         workers,
         running,
         searchMs,
+        concurrency: settingOf(overrides, 'concurrency'),
+        checkSlotMs: limit.slotMs,
         cores: cpus().length,
         cpuMsPerSearch: completed > 0 ? cpuAll / completed : null,
       }),
@@ -277,6 +280,7 @@ function clusterRow(m: Measured, all: readonly Measured[]): Row {
       vsOneByOne: base ? m.perMinute / base.perMinute : null,
       budgets: m.model.budgets,
       slots: m.model.slots,
+      checkSlots: m.model.checkSlots,
       cpu: m.model.cpu,
       vsModel: m.perMinute / m.model.perMinute,
       runMs: runMs(m),
@@ -307,7 +311,8 @@ const COLUMNS = [
   { key: 'perMinute', title: 'searches/min', better: 'higher', digits: 1 },
   { key: 'vsOneByOne', title: 'x 1 worker 1 identity', better: 'higher', digits: 2 },
   { key: 'budgets', title: 'model: budgets/min', better: 'none', digits: 1 },
-  { key: 'slots', title: 'model: slots/min', better: 'none', digits: 1 },
+  { key: 'slots', title: 'model: running slots/min', better: 'none', digits: 1 },
+  { key: 'checkSlots', title: 'model: check slots/min', better: 'none', digits: 1 },
   { key: 'cpu', title: 'model: CPU/min', better: 'higher', digits: 1 },
   { key: 'vsModel', title: 'x model', better: 'higher', digits: 2 },
   { key: 'runMs', title: 'run ms (slots ÷ rate)', better: 'lower' },
@@ -329,7 +334,7 @@ const COLUMNS = [
 function modelNote(m: Measured): string {
   const { model } = m;
   const cpu = model.cpu === null ? '-' : model.cpu.toFixed(1);
-  return `${shapeLabel(m.shape)}: budgets ${model.budgets.toFixed(1)}, slots ${model.slots.toFixed(1)}, CPU ${cpu} a minute: bound by ${model.bound}; measured ${m.perMinute.toFixed(1)} (${(m.perMinute / model.perMinute).toFixed(2)} x); a search ran ${((runMs(m) ?? Number.NaN) / 1000).toFixed(1)} s once taken (its floor ${(m.searchMs / 1000).toFixed(1)} s); its processes (API, workers, simulated web, Redis) busy ${m.cores.toFixed(2)} of ${cpus().length} cores, the machine ${m.machineCores.toFixed(2)} (load ${m.load.toFixed(1)} at the end), warm-up ${(m.warmMs / 1000).toFixed(0)} s`;
+  return `${shapeLabel(m.shape)}: budgets ${model.budgets.toFixed(1)}, running slots ${model.slots.toFixed(1)}, check slots ${model.checkSlots.toFixed(1)}, CPU ${cpu} a minute: bound by ${model.bound}; measured ${m.perMinute.toFixed(1)} (${(m.perMinute / model.perMinute).toFixed(2)} x); a search ran ${((runMs(m) ?? Number.NaN) / 1000).toFixed(1)} s once taken (its floor ${(m.searchMs / 1000).toFixed(1)} s); its processes (API, workers, simulated web, Redis) busy ${m.cores.toFixed(2)} of ${cpus().length} cores, the machine ${m.machineCores.toFixed(2)} (load ${m.load.toFixed(1)} at the end), warm-up ${(m.warmMs / 1000).toFixed(0)} s`;
 }
 
 export const clusterCase: BenchCase = {
@@ -413,7 +418,7 @@ export const clusterCase: BenchCase = {
         `sustained: each row keeps ${IN_FLIGHT_PER_RUNNING} x (workers x running per worker) professional searches in flight, a new one as soon as its client (polling once a second) sees one end, so the queue always holds work; after a warm-up (until workers x running searches are done, ${timing(ctx.quick).warmMinMs / 1000}-${timing(ctx.quick).warmMaxMs / 1000} s), searches a minute = those completed in a ${windowMs / 1000} s window (the server's completedAt) ÷ its length; p50 / p95 are theirs, queue wait included; run ms = workers x running ÷ searches a minute, how long a search ran once a worker took it (every slot busy, Little's law)`,
         `running per worker (maxRunningSearches) = the most searches whose requests to the busiest origin (${busiest.origin}, ${busiest.platforms} a search) a worker's identities send within 0.9 x the check deadline (${timeoutNote(overrides)}; runningWithinDeadline in bench/politeness.ts): ${[...new Set(measured.map((m) => `${m.running} with ${Math.max(1, m.shape.identities)} identit${m.shape.identities > 1 ? 'ies' : 'y'}`))].join(', ')}; more would hold checks back (unknown/budget_exhausted) once the worker is kept supplied, so its searches would end sooner with fewer answers`,
         `platforms: 'catalogue' = a default search (${catalogue.length} platforms); 'subset' = ${busiest.origin}'s ${busiest.platforms} platforms and the first ${subset.length - busiest.platforms} others of a default search that answer within ${SUBSET_MAX_LATENCY_MS / 1000} s (seeded realistic latency; none that never answers), ${subset.length} in all, sent as the search's platforms`,
-        `model (docs/deployment.md's capacity model, a minute): budgets = 60 x budget x identities ÷ ${busiest.platforms} (${busiest.origin}) = ${(busiest.perHour / 60).toFixed(1)} a minute per identity; slots = workers x running x 60 ÷ the slowest platform's latency (the ${timeoutNote(overrides)} timeout when one never answers); CPU = ${cpus().length} cores ÷ the CPU a search cost in the window (API process, workers, simulated web and Redis, all on this machine's cores); the prediction is the smallest`,
+        `model (docs/deployment.md's capacity model, a minute): budgets = 60 x budget x identities ÷ ${busiest.platforms} (${busiest.origin}) = ${(busiest.perHour / 60).toFixed(1)} a minute per identity; running slots = workers x running x 60 ÷ the slowest platform's latency (the ${timeoutNote(overrides)} timeout when one never answers); check slots = workers x ${settingOf(overrides, 'concurrency')} (concurrency) x 60 ÷ the slot time a search's checks hold (the sum of its platforms' latencies, the timeout for one that never answers; a check sleeping on a budget holds none); CPU = ${cpus().length} cores ÷ the CPU a search cost in the window (API process, workers, simulated web and Redis, all on this machine's cores); the prediction is the smallest`,
         ...measured.map(modelNote),
         judgedNote(judged, whole, busiest.perHour, catalogue.length),
         'identities: each worker sends from loopback addresses of its own (127.0.0.2 onwards), each address with its own request budgets in Redis; one identity is the default route',
@@ -450,11 +455,10 @@ function judgedNote(
   const subset = `the target reads the subset rows, where the model predicts ${bounds(judged)}: where the request budgets bind both rows, their ratio is what workers x identities add`;
   if (whole.length === 0) return `${subset} (the whole catalogue's rows run without --quick)`;
   const top = whole.find((m) => m.shape.workers === 2);
-  const needs =
-    top?.model.cpu != null
-      ? `, at the CPU a search cost there ${((top.model.budgets / top.model.cpu) * cpus().length).toFixed(1)} cores`
-      : '';
-  return `${subset}; over the whole catalogue it predicts ${bounds(whole)} (4 identities' budgets allow ${((4 * budgetPerIdentityHour) / 60).toFixed(0)} searches a minute of ${catalogueSize} platforms${needs}, and the ${cpus().length} cores are shared by every process), so that ratio (${ratio(whole)}) measures this machine, not the scaling`;
+  const others = top
+    ? `: its workers' check slots allow ${top.model.checkSlots.toFixed(0)}, its running slots ${top.model.slots.toFixed(0)}, this machine's ${cpus().length} cores ${top.model.cpu?.toFixed(0) ?? '-'} at the CPU a search cost there (${top.model.cpu ? ((top.model.budgets / top.model.cpu) * cpus().length).toFixed(1) : '-'} cores at the budgets' rate)`
+    : '';
+  return `${subset}; over the whole catalogue it predicts ${bounds(whole)} (4 identities' budgets allow ${((4 * budgetPerIdentityHour) / 60).toFixed(0)} searches a minute of ${catalogueSize} platforms${others}), so that ratio (${ratio(whole)}) measures this machine, not the scaling`;
 }
 
 function timeoutNote(overrides: ServerOverrides): string {

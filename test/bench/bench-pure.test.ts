@@ -13,6 +13,7 @@ import {
   emulatePlatformSet,
   latencyOf,
   loadPlatformSet,
+  physicalLimit,
 } from '../../bench/platform-set.js';
 import { budgetOrigin, sustainedRate } from '../../bench/politeness.js';
 import { measure, type ProcessUsage } from '../../bench/process-usage.js';
@@ -273,5 +274,17 @@ describe('platform sets', () => {
       const l = latencyOf('realistic', 1, p);
       expect(l === 'hang' || l > 3_000).toBe(true);
     }
+  });
+
+  it('counts the check-slot time of a search, the timeout for each platform that never answers', () => {
+    const searched = loadPlatformSet('builtin', 1).searched;
+    const long = physicalLimit(searched, 'realistic', 1, 10_000);
+    const short = physicalLimit(searched, 'realistic', 1, 5_000);
+    expect(long.hanging).toBeGreaterThan(0);
+    // Every platform that never answers holds its slot the whole timeout; slower ones are cut at it too.
+    expect(long.slotMs - short.slotMs).toBeGreaterThanOrEqual(long.hanging * 5_000);
+    const answered = searched.filter((p) => latencyOf('realistic', 1, p) !== 'hang');
+    const sum = answered.reduce((n, p) => n + Math.min(latencyOf('realistic', 1, p) as number, 10_000), 0);
+    expect(long.slotMs).toBe(sum + long.hanging * 10_000);
   });
 });

@@ -11,37 +11,46 @@ describe('capacity', () => {
     workers: 1,
     running: 4,
     searchMs: 2_323,
+    concurrency: 512,
+    checkSlotMs: 44_800,
     cores: 2,
     cpuMsPerSearch: 320,
   };
 
-  it('predicts the smallest of budgets, running slots and CPU, a minute, and names it', () => {
+  it('predicts the smallest of budgets, running slots, check slots and CPU, a minute, and names it', () => {
     const c = capacity(oneByOne);
     expect(c.budgets).toBeCloseTo(26.67, 2);
     // 1 worker x 4 running ÷ 2.323 s.
     expect(c.slots).toBeCloseTo(103.3, 1);
+    // 512 check slots ÷ 44.8 slot-seconds a search.
+    expect(c.checkSlots).toBeCloseTo(685.7, 1);
     // 2 cores ÷ 0.32 CPU-s a search.
     expect(c.cpu).toBe(375);
     expect(c).toMatchObject({ bound: 'request budgets', perMinute: c.budgets });
   });
 
-  it('is bound by the slots when every search waits out a timeout, and by CPU when a search costs more', () => {
+  it('is bound by the running slots when every search waits out a timeout', () => {
     // A platform that never answers: 4 running ÷ 10 s = 24 a minute, under the budgets' 26.7.
     expect(capacity({ ...oneByOne, searchMs: 10_000 })).toMatchObject({
       bound: 'running slots',
       perMinute: 24,
     });
-    // 2 workers x 8, 4 identities: budgets 106.7, slots 96; 2 cores ÷ 2.5 CPU-s = 48.
-    expect(
-      capacity({
-        budgetsPerHour: 6_400,
-        workers: 2,
-        running: 8,
-        searchMs: 10_000,
-        cores: 2,
-        cpuMsPerSearch: 2_500,
-      }),
-    ).toMatchObject({ bound: 'CPU', perMinute: 48 });
+  });
+
+  it('is bound by the check slots when a search’s checks hold them long, and by CPU when a search costs more', () => {
+    // 2 workers x 8, 4 identities: budgets 106.7, running slots 96; 2 x 512 slots ÷ 960 slot-s = 64.
+    const twoByTwo = {
+      ...oneByOne,
+      budgetsPerHour: 6_400,
+      workers: 2,
+      running: 8,
+      searchMs: 10_000,
+      checkSlotMs: 960_000,
+      cpuMsPerSearch: 1_500,
+    };
+    expect(capacity(twoByTwo)).toMatchObject({ bound: 'check slots', perMinute: 64 });
+    // 2 cores ÷ 2.5 CPU-s = 48.
+    expect(capacity({ ...twoByTwo, cpuMsPerSearch: 2_500 })).toMatchObject({ bound: 'CPU', perMinute: 48 });
   });
 
   it('leaves CPU out when it was not measured', () => {
