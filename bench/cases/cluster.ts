@@ -458,7 +458,7 @@ function judgedNote(
   const others = top
     ? `: its workers' check slots allow ${top.model.checkSlots.toFixed(0)}, its running slots ${top.model.slots.toFixed(0)}, this machine's ${cpus().length} cores ${top.model.cpu?.toFixed(0) ?? '-'} at the CPU a search cost there (${top.model.cpu ? ((top.model.budgets / top.model.cpu) * cpus().length).toFixed(1) : '-'} cores at the budgets' rate)`
     : '';
-  return `${subset}; over the whole catalogue it predicts ${bounds(whole)} (4 identities' budgets allow ${((4 * budgetPerIdentityHour) / 60).toFixed(0)} searches a minute of ${catalogueSize} platforms${others}), so that ratio (${ratio(whole)}) measures this machine, not the scaling`;
+  return `${subset}; over the whole catalogue it predicts ${bounds(whole)} (4 identities' budgets allow ${((4 * budgetPerIdentityHour) / 60).toFixed(0)} searches a minute of ${catalogueSize} platforms${others}), so that ratio (${ratio(whole)}) measures what binds there on this machine, not what workers x identities add`;
 }
 
 function timeoutNote(overrides: ServerOverrides): string {
