@@ -82,7 +82,7 @@ function shapes(quick: boolean): Shape[] {
 
 function shapeLabel(shape: Shape): string {
   const identities = Math.max(1, shape.identities);
-  return `${shape.platforms === 'catalogue' ? 'catalogue' : 'subset'}: ${shape.workers} worker${shape.workers > 1 ? 's' : ''} x ${identities} identit${identities > 1 ? 'ies' : 'y'}`;
+  return `${shape.platforms}: ${shape.workers} worker${shape.workers > 1 ? 's' : ''} x ${identities} identit${identities > 1 ? 'ies' : 'y'}`;
 }
 
 interface Measured {
