@@ -55,6 +55,24 @@ export async function redisCalls(url: string): Promise<number> {
   }
 }
 
+/** CPU time (ms, user + system) in INFO's `used_cpu_user` and `used_cpu_sys`: the whole Redis server's. */
+export function redisCpuMsOf(info: string): number {
+  const seconds = (name: string) =>
+    Number(new RegExp(`^${name}:([\\d.]+)`, 'm').exec(info)?.[1] ?? Number.NaN);
+  return (seconds('used_cpu_user') + seconds('used_cpu_sys')) * 1000;
+}
+
+/** CPU the Redis at `url` has used since it started (ms): a difference of two readings is a piece of work's, plus whatever else used it meanwhile. */
+export async function redisCpuMs(url: string): Promise<number> {
+  const client = new Redis(url, { maxRetriesPerRequest: 1 });
+  client.on('error', () => {});
+  try {
+    return redisCpuMsOf(await client.info('cpu'));
+  } finally {
+    client.disconnect();
+  }
+}
+
 /** Sums the readings of several processes: CPU adds up, and so do peak and current RSS. */
 export function sumUsage(readings: readonly ProcessUsage[]): ProcessUsage {
   return {
@@ -103,6 +121,7 @@ export function clusterServer(workers: number, redisUrl: string, identities = 0)
       return {
         url: api.ready.url,
         proKey: api.ready.proKey,
+        checkers: children.slice(1).map((c) => c.ready.url),
         usage: async () => sumUsage(await Promise.all(children.map((c) => c.usage()))),
         loopDelay: (reset) => api.request<LoopDelay>('loopDelay', reset),
         stop: async () => {

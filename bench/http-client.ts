@@ -45,12 +45,18 @@ export interface SearchState {
   readonly progress: { readonly checked: number; readonly total: number };
 }
 
-export async function startSearch(pool: Pool, username: string, apiKey?: string): Promise<StartedSearch> {
+/** Starts a search of `username`, on `platforms` (ids) when given, else a default search. */
+export async function startSearch(
+  pool: Pool,
+  username: string,
+  apiKey?: string,
+  platforms?: readonly string[],
+): Promise<StartedSearch> {
   const answer = await callJson<StartedSearch>(
     pool,
     'POST',
     '/api/search',
-    { username },
+    platforms ? { username, platforms } : { username },
     apiKey ? { 'x-api-key': apiKey } : {},
   );
   if (answer.status !== 200)

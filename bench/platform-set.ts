@@ -10,6 +10,8 @@ import { loadCatalogue } from '../src/catalogue/loader.js';
 import type { Catalogue, Platform } from '../src/catalogue/platform.js';
 import { selectPlatforms } from '../src/catalogue/select.js';
 import { PLACEHOLDER } from '../src/catalogue/template.js';
+import { originLoads } from '../src/engine/politeness-bound.js';
+import type { BudgetLimit } from '../src/engine/rate-budget.js';
 import type { SimRoute } from '../src/sim/behaviour.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from '../src/sim/latency.js';
@@ -63,6 +65,39 @@ export function platformSetSize(id: PlatformSetId, seed: number): number {
 
 export function latencyOf(profile: LatencyProfile, seed: number, platform: Platform): Latency {
   return platformLatency(profile, seed, platform.id);
+}
+
+/**
+ * A search of `size` platforms whose sustained rate the request budgets set,
+ * not latency or CPU: every platform of the busiest origin (the one whose
+ * budget sustains the fewest searches, as sustainedRate finds it), then the
+ * first other platforms of `searched`, in its order, that answer within
+ * `maxLatencyMs` under `profile` (none that never answers, so the check
+ * timeout is not every search's floor). The busiest origin is kept whole, so
+ * a search asks it as often as a search of all of `searched` does.
+ */
+export function budgetBoundSubset(
+  searched: readonly Platform[],
+  options: {
+    readonly size: number;
+    readonly maxLatencyMs: number;
+    readonly profile: LatencyProfile;
+    readonly seed: number;
+    readonly budget: BudgetLimit;
+  },
+): Platform[] {
+  const loads = originLoads(searched, options.budget);
+  if (loads.length === 0) return [];
+  const busiest = loads.reduce((a, b) =>
+    b.limit.perSecond / b.platforms.length < a.limit.perSecond / a.platforms.length ? b : a,
+  );
+  const kept = new Set(busiest.platforms);
+  for (const p of searched) {
+    if (kept.size >= options.size) break;
+    const l = latencyOf(options.profile, options.seed, p);
+    if (l !== 'hang' && l <= options.maxLatencyMs) kept.add(p);
+  }
+  return searched.filter((p) => kept.has(p));
 }
 
 export function padBytesOf(seed: number, platform: Platform): number {
@@ -125,6 +160,11 @@ export interface PhysicalLimit {
   readonly hanging: number;
   /** Median assigned latency of the checked platforms (ms; hanging ones left out). */
   readonly medianMs: number;
+  /**
+   * The time a search's checks hold a check slot (`concurrency`) in all: the sum of
+   * their latencies, the timeout for one that never answers (ms).
+   */
+  readonly slotMs: number;
 }
 
 /**
@@ -140,10 +180,12 @@ export function physicalLimit(
   let limitMs = 0;
   let slowest = '';
   let hanging = 0;
+  let slotMs = 0;
   const answered: number[] = [];
   for (const p of checked) {
     const l = latencyOf(profile, seed, p);
     const ms = l === 'hang' ? timeoutMs : Math.min(l, timeoutMs);
+    slotMs += ms;
     if (l === 'hang') hanging++;
     else answered.push(l);
     if (ms > limitMs) {
@@ -152,5 +194,5 @@ export function physicalLimit(
     }
   }
   answered.sort((a, b) => a - b);
-  return { limitMs, slowest, hanging, medianMs: answered[Math.floor(answered.length / 2)] ?? 0 };
+  return { limitMs, slowest, hanging, medianMs: answered[Math.floor(answered.length / 2)] ?? 0, slotMs };
 }

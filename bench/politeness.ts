@@ -77,6 +77,38 @@ export function sustainedRate(
   return best;
 }
 
+/**
+ * The most searches one worker can run at once, each sending every origin its
+ * platforms' count of requests through the worker's `identities`, with every
+ * origin's queue of send slots (all of them reserved at once, less the burst)
+ * drained within `share` of the check deadline: a check waits at most
+ * `timeoutMs` for a slot and is held back (budget_exhausted) past it. Fewer
+ * leave the busiest origin's budget idle whenever a search's latency is short;
+ * more hold checks back once the worker is kept supplied. At least 1. `share`
+ * leaves the rest of the deadline to control checks and retries, which take
+ * slots of the same budgets.
+ */
+export function runningWithinDeadline(
+  platforms: readonly Platform[],
+  options: {
+    readonly identities: number;
+    readonly budget: BudgetLimit;
+    readonly timeoutMs: number;
+    /** @default 0.9 */
+    readonly share?: number;
+  },
+): number {
+  const share = options.share ?? 0.9;
+  const ids = Math.max(1, options.identities);
+  let most = Number.POSITIVE_INFINITY;
+  for (const o of budgetLoads(platforms, options.budget)) {
+    // R searches queue R x count slots; the last waits (R x count - burst x ids) / (perSecond x ids) s.
+    const slots = share * (options.timeoutMs / 1000) * o.limit.perSecond * ids + o.limit.burst * ids;
+    most = Math.min(most, Math.floor(slots / o.platforms.length));
+  }
+  return Number.isFinite(most) ? Math.max(1, most) : 1;
+}
+
 /** Egress identities (over the whole deployment) the budgets need to sustain `perHour` searches an hour. */
 export function identitiesFor(
   platforms: readonly Platform[],

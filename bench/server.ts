@@ -17,6 +17,8 @@ export interface ServerHandle {
   readonly proKey: string;
   /** CPU and memory of every server process, summed (peak RSS: sum of each process's peak). */
   usage(): Promise<ProcessUsage>;
+  /** Where each process that runs checks serves /metrics (the server itself, or the cluster's workers). */
+  readonly checkers: readonly string[];
   /** Event-loop delay of the process that answers HTTP, since the last reset. */
   loopDelay(reset: boolean): Promise<LoopDelay>;
   stop(): Promise<void>;
@@ -41,6 +43,7 @@ export function serverOn(profile: LatencyProfile): ServerLauncher {
     return {
       url: child.ready.url,
       proKey: child.ready.proKey,
+      checkers: [child.ready.url],
       usage: () => child.usage(),
       loopDelay: (reset) => child.request<LoopDelay>('loopDelay', reset),
       stop: () => child.stop(),

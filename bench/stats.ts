@@ -38,6 +38,16 @@ export function growthExponent(size1: number, cost1: number, size2: number, cost
   return Math.log(cost2 / cost1) / Math.log(size2 / size1);
 }
 
+/**
+ * Events a minute within [from, to): how many of `times` (ms) fall in the
+ * window, over its length. A steady state's rate, when the window starts after
+ * a warm-up and the load is kept up until it ends.
+ */
+export function perMinuteWithin(times: readonly number[], from: number, to: number): number {
+  if (to <= from) return Number.NaN;
+  return (times.filter((t) => t >= from && t < to).length * 60_000) / (to - from);
+}
+
 export function round(value: number, digits = 0): number {
   const f = 10 ** digits;
   return Math.round(value * f) / f;

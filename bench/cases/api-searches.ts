@@ -78,9 +78,9 @@ const DEFAULTS_SHOWN = [
 ] as const;
 
 /** A setting as the server runs it: overridden, else its default. */
-function settingOf(
+export function settingOf(
   overrides: ServerOverrides,
-  name: 'budgetPerSecond' | 'budgetBurst' | 'timeoutMs',
+  name: 'budgetPerSecond' | 'budgetBurst' | 'timeoutMs' | 'concurrency',
 ): number {
   return Number(overrides[name] ?? SETTINGS[name].default);
 }
@@ -116,12 +116,16 @@ export function apiLevelsMeasured(ctx: BenchContext): Promise<ApiLevel[]> {
   return ctx.memo('api-levels', async () => []);
 }
 
-/** Starts a search and polls it until it ends or `deadline` (Date.now() value) passes. */
+/**
+ * Starts a search (on `platforms`, ids, when given) and polls it until it ends
+ * or `deadline` (Date.now() value, or a function giving it at each poll) passes.
+ */
 export async function runOneSearch(
   pool: Pool,
   username: string,
   apiKey: string | undefined,
-  deadline: number,
+  deadline: number | (() => number),
+  platforms?: readonly string[],
 ): Promise<{
   queryId: string;
   state: SearchState;
@@ -130,7 +134,7 @@ export async function runOneSearch(
   finished: boolean;
   error?: string;
 }> {
-  const started = await startSearch(pool, username, apiKey);
+  const started = await startSearch(pool, username, apiKey, platforms);
   const estimatedMs = started.estimatedTime * 1000;
   const headers: Record<string, string> = apiKey ? { 'x-api-key': apiKey } : {};
   for (;;) {
@@ -145,7 +149,8 @@ export async function runOneSearch(
     const seen = { queryId: started.queryId, state: answer.body, total: started.totalPlatforms, estimatedMs };
     if (answer.status !== 200) return { ...seen, finished: false, error: `poll answered ${answer.status}` };
     if (answer.body.status !== 'running') return { ...seen, finished: true };
-    if (Date.now() >= deadline) return { ...seen, finished: false };
+    if (Date.now() >= (typeof deadline === 'number' ? deadline : deadline()))
+      return { ...seen, finished: false };
   }
 }
 

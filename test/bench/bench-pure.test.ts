@@ -8,7 +8,14 @@ import { benchDatabaseUrl, type StoreSize, sizeRow } from '../../bench/cases/sto
 import { benchRedisUrl, sumUsage } from '../../bench/cluster.js';
 import { change, formatComparison, textTable } from '../../bench/format.js';
 import { parseOptions } from '../../bench/options.js';
-import { emulatePlatformSet, loadPlatformSet } from '../../bench/platform-set.js';
+import {
+  budgetBoundSubset,
+  emulatePlatformSet,
+  latencyOf,
+  loadPlatformSet,
+  physicalLimit,
+} from '../../bench/platform-set.js';
+import { budgetOrigin, sustainedRate } from '../../bench/politeness.js';
 import { measure, type ProcessUsage } from '../../bench/process-usage.js';
 import type { BenchResults } from '../../bench/results.js';
 import { resultsFileName } from '../../bench/results.js';
@@ -237,5 +244,47 @@ describe('platform sets', () => {
     // siteLimit seeds a limit for every synthetic site; wrapping for gzip must not drop them.
     expect(limited.length).toBeGreaterThan(0);
     expect(limited.length).toBe(routes.filter((r) => typeof r.host === 'string').length);
+  });
+
+  it('keeps the busiest origin whole in the budget-bound subset, and only platforms that answer in time', () => {
+    const searched = loadPlatformSet('builtin', 1).searched;
+    const budget = { perSecond: 4, burst: 2 };
+    const options = { size: 100, maxLatencyMs: 3_000, profile: 'realistic' as const, seed: 1, budget };
+    const subset = budgetBoundSubset(searched, options);
+    const busiest = sustainedRate(searched, { identities: 1, budget });
+    expect(subset).toHaveLength(100);
+    // The same origin paces it, asked as often a search: the same sustained rate.
+    expect(sustainedRate(subset, { identities: 1, budget })).toEqual(busiest);
+    expect(subset.filter((p) => budgetOrigin(p) === busiest.origin)).toHaveLength(busiest.platforms);
+    const others = subset.filter((p) => budgetOrigin(p) !== busiest.origin);
+    for (const p of others) {
+      const l = latencyOf('realistic', 1, p);
+      expect(l !== 'hang' && l <= 3_000).toBe(true);
+    }
+    // The first such platforms, in the order of the search.
+    const order = new Map(searched.map((p, i) => [p, i]));
+    expect(subset.map((p) => order.get(p))).toEqual(
+      [...subset.map((p) => order.get(p)!)].sort((a, b) => a - b),
+    );
+    const skipped = searched
+      .slice(0, order.get(others[others.length - 1]!)!)
+      .filter((p) => !subset.includes(p) && budgetOrigin(p) !== busiest.origin);
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const p of skipped) {
+      const l = latencyOf('realistic', 1, p);
+      expect(l === 'hang' || l > 3_000).toBe(true);
+    }
+  });
+
+  it('counts the check-slot time of a search, the timeout for each platform that never answers', () => {
+    const searched = loadPlatformSet('builtin', 1).searched;
+    const long = physicalLimit(searched, 'realistic', 1, 10_000);
+    const short = physicalLimit(searched, 'realistic', 1, 5_000);
+    expect(long.hanging).toBeGreaterThan(0);
+    // Every platform that never answers holds its slot the whole timeout; slower ones are cut at it too.
+    expect(long.slotMs - short.slotMs).toBeGreaterThanOrEqual(long.hanging * 5_000);
+    const answered = searched.filter((p) => latencyOf('realistic', 1, p) !== 'hang');
+    const sum = answered.reduce((n, p) => n + Math.min(latencyOf('realistic', 1, p) as number, 10_000), 0);
+    expect(long.slotMs).toBe(sum + long.hanging * 10_000);
   });
 });

@@ -4,6 +4,7 @@ import {
   identitiesFor,
   identitiesOf,
   politenessBound,
+  runningWithinDeadline,
   sentBound,
   sustainedRate,
 } from '../../bench/politeness.js';
@@ -80,5 +81,27 @@ describe('politenessBound', () => {
       origin: '',
       requests: 0,
     });
+  });
+
+  it('runs as many searches per worker as the busiest origin drains within 0.9 x the deadline', () => {
+    // archive.org's shape: 9 platforms on one site, 4 a second after a burst of 2.
+    const nine = catalogueOf(
+      Array.from({ length: 9 }, (_, i) =>
+        entry(`Wayback ${i}`, {
+          home: 'https://archive.test/',
+          profile: `https://archive.test/${i}/{username}`,
+        }),
+      ),
+    ).platforms;
+    const budget = { perSecond: 4, burst: 2 };
+    // 4 searches queue 36 requests: the last waits (36 - 2) ÷ 4 = 8.5 s; 5 would wait 10.75 s.
+    expect(runningWithinDeadline(nine, { identities: 1, budget, timeoutMs: 10_000 })).toBe(4);
+    // Two identities: 8 searches, (72 - 4) ÷ 8 = 8.5 s; 9 would wait 9.6 s, over 0.9 x 10 s.
+    expect(runningWithinDeadline(nine, { identities: 2, budget, timeoutMs: 10_000 })).toBe(8);
+    expect(runningWithinDeadline(nine, { identities: 2, budget, timeoutMs: 10_000, share: 1 })).toBe(9);
+    // The strictest origin decides: Strict's own 0.5 a second, burst 1, one platform: 0.9 x 10 x 0.5 + 1.
+    expect(runningWithinDeadline(catalogue.platforms, { identities: 1, budget, timeoutMs: 10_000 })).toBe(5);
+    // Never fewer than one, even when one search overruns the deadline.
+    expect(runningWithinDeadline(nine, { identities: 1, budget, timeoutMs: 100 })).toBe(1);
   });
 });
