@@ -5,6 +5,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { access } from 'node:fs/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createKey } from '../src/cli/keys.js';
 import { loadConfig, type SettingName } from '../src/config.js';
@@ -71,6 +72,8 @@ export interface ServerReady {
 
 await runChild<ServerInput, ServerReady>(async (input) => {
   mkdirSync(input.dataDir, { recursive: true });
+  // libuv starts its pool at its first job: one here, so the pool's threads are not taken for the service's.
+  await access(input.dataDir);
   const beforeService = new Set((readThreads() ?? []).map((t) => t.tid));
   const groupOptions = {
     pid: process.pid,
