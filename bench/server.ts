@@ -10,6 +10,7 @@ import { Child } from './child.js';
 import type { BenchContext } from './context.js';
 import type { ProcessUsage } from './process-usage.js';
 import type { LoopDelay, ServerInput, ServerReady } from './server-child.js';
+import type { ThreadCpuMs } from './thread-cpu.js';
 
 export interface ServerHandle {
   readonly url: string;
@@ -21,6 +22,8 @@ export interface ServerHandle {
   readonly checkers: readonly string[];
   /** Event-loop delay of the process that answers HTTP, since the last reset. */
   loopDelay(reset: boolean): Promise<LoopDelay>;
+  /** CPU by thread group of the one server process since it started (null without /proc); absent for several processes. */
+  threadCpu?(): Promise<ThreadCpuMs | null>;
   stop(): Promise<void>;
 }
 
@@ -46,6 +49,7 @@ export function serverOn(profile: LatencyProfile): ServerLauncher {
       checkers: [child.ready.url],
       usage: () => child.usage(),
       loopDelay: (reset) => child.request<LoopDelay>('loopDelay', reset),
+      threadCpu: () => child.request<ThreadCpuMs | null>('threadCpu'),
       stop: () => child.stop(),
     };
   };

@@ -15,6 +15,7 @@ import { measure } from '../process-usage.js';
 import type { Row } from '../results.js';
 import { type ServerLauncher, type ServerOverrides, singleProcessServer } from '../server.js';
 import { distribution, percentile } from '../stats.js';
+import { type ThreadCpuMs, threadCpuDelta } from '../thread-cpu.js';
 
 export interface ApiLevel {
   readonly searches: number;
@@ -33,6 +34,8 @@ export interface ApiLevel {
   readonly cpuMsPerSearch: number;
   readonly cpuMsPer1000: number;
   readonly cores: number;
+  /** The server's CPU by thread group per 1000 checks over the measured searches (null: several processes, or no /proc). */
+  readonly threadMsPer1000: ThreadCpuMs | null;
   readonly baseRssMb: number;
   readonly maxRssMb: number;
   /** makespan / the single search's completion time (set once level 1 is known). */
@@ -202,6 +205,7 @@ export async function measureApiLevel(
     const limitedBefore = await sim.child.request<number>('rateLimited');
     const sentBefore = await sim.child.request<Record<string, number>>('siteRequests');
     const deadline = Date.now() + (ctx.quick ? QUICK_LEVEL_DEADLINE_MS : LEVEL_DEADLINE_MS);
+    const threadsBefore = (await server.threadCpu?.()) ?? null;
     const {
       result: results,
       usage,
@@ -218,6 +222,7 @@ export async function measureApiLevel(
           }),
         ),
     );
+    const threads = threadCpuDelta(threadsBefore, (await server.threadCpu?.()) ?? null);
     const rateLimited = (await sim.child.request<number>('rateLimited')) - limitedBefore;
     const sentAfter = await sim.child.request<Record<string, number>>('siteRequests');
     const sent = Object.fromEntries(
@@ -260,6 +265,11 @@ export async function measureApiLevel(
       cpuMsPerSearch: (usage.cpuMs / checks) * results[0]!.total,
       cpuMsPer1000: (usage.cpuMs / checks) * 1000,
       cores: usage.cores,
+      threadMsPer1000:
+        threads &&
+        (Object.fromEntries(
+          Object.entries(threads).map(([group, ms]) => [group, (ms / checks) * 1000]),
+        ) as ThreadCpuMs),
       baseRssMb: before.rssBytes / 1_048_576,
       maxRssMb: usage.maxRssMb,
       vsSingle: null,
@@ -320,6 +330,11 @@ function levelRow(level: ApiLevel): Row {
       cpuMsPerSearch: Math.round(level.cpuMsPerSearch),
       cpuMsPer1000: Math.round(level.cpuMsPer1000),
       cores: level.cores,
+      httpThreadMsPer1000: level.threadMsPer1000 && Math.round(level.threadMsPer1000.http),
+      searchThreadMsPer1000: level.threadMsPer1000 && Math.round(level.threadMsPer1000.search),
+      v8ThreadsMsPer1000: level.threadMsPer1000 && Math.round(level.threadMsPer1000.v8),
+      otherThreadsMsPer1000:
+        level.threadMsPer1000 && Math.round(level.threadMsPer1000.pool + level.threadMsPer1000.other),
       maxRssMb: Math.round(level.maxRssMb),
     },
   };
@@ -376,6 +391,10 @@ export const apiSearchesCase: BenchCase = {
         { key: 'cpuMsPerSearch', title: 'CPU ms/search', better: 'lower' },
         { key: 'cpuMsPer1000', title: 'CPU ms/1000 checks', better: 'lower' },
         { key: 'cores', title: 'cores', better: 'lower', digits: 2 },
+        { key: 'httpThreadMsPer1000', title: 'HTTP thread ms/1000', better: 'lower' },
+        { key: 'searchThreadMsPer1000', title: 'search thread ms/1000', better: 'lower' },
+        { key: 'v8ThreadsMsPer1000', title: 'V8 helper threads ms/1000', better: 'lower' },
+        { key: 'otherThreadsMsPer1000', title: 'other threads ms/1000', better: 'lower' },
         { key: 'maxRssMb', title: 'peak RSS MB', better: 'lower' },
       ],
       rows: measured.map(levelRow),
@@ -407,6 +426,14 @@ export const apiSearchesCase: BenchCase = {
         `control requests/search = control checks (a name that cannot exist, sent alongside a platform's first check, then at most once per ${SETTINGS.controlWindowMs.default / 60_000} min per platform and identity) ÷ searches; the server is fresh per row, so each platform checked costs one: ${measured.map((l) => `${l.searches} at once: ${l.controls}`).join('; ')}`,
         'estimate ÷ actual = the estimatedTime POST /api/search answered ÷ the search’s completion time, median over the finished searches (1 is exact; under 1 the estimate was short)',
         `completion = completedAt - createdAt as the server reports them; each client polls once a second; ${top.platforms} platforms per search, each search a different username`,
+        "by thread (the server's /proc/self/task/*/stat, read at the start and end of the measured searches, ms per 1000 checks; bench/thread-cpu.ts): HTTP thread = the main thread: POSTs, polls, live events received, the API's own code; search thread = the worker thread(s) running searches: the engine (requests, TLS, classification), the store's writes of outcomes, statistics and cache entries, events sent — the writes are not separable here (about 25-40 of it by a replay, bench/README.md); V8 helper threads = V8's platform workers (concurrent GC marking and sweeping, background compiles) for both isolates; other = libuv's pool and Node's idle helpers (inspector, module loader)",
+        ...measured.flatMap((l) =>
+          l.threadMsPer1000
+            ? [
+                `${l.searches} at once: the API's own share (HTTP thread) ${Math.round(l.threadMsPer1000.http)} of ${Math.round(l.cpuMsPer1000)} ms per 1000 checks; search thread + V8 helpers (engine and store writes) ${Math.round(l.threadMsPer1000.search + l.threadMsPer1000.v8)}`,
+              ]
+            : [],
+        ),
         'a warm service: each row has a fresh server process, which first runs one search to the end (another name, not measured), so its store knows the answer times and its estimate has seen one finished search; CPU and peak RSS are the server process only, over the measured searches; clients run in the benchmark process',
         Object.keys(ctx.serverOverrides).length > 0
           ? `server settings changed with --server: ${JSON.stringify(ctx.serverOverrides)}`
