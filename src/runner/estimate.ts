@@ -49,11 +49,12 @@ function slowestMs(input: EstimateInput, measured: readonly number[], unmeasured
 
 /**
  * How long the search's own checks take through `concurrency` slots. Checks go
- * slowest first (check-order.ts), so when every platform has been measured the
- * slowest starts at once and the rest fill the other slots: the search lasts
- * its slowest platform or its work spread over the slots, whichever is longer.
- * With platforms never measured, one of them may be the slow one and start in
- * a later wave, so each wave after the first adds a typical answer.
+ * slowest first (check-order.ts), a platform never measured counting as the
+ * typical answer: the slowest measured ones start at once and the rest fill the
+ * other slots, so the search lasts its slowest platform or its work spread over
+ * the slots, whichever is longer. A platform never measured may be the slow one:
+ * it starts once the platforms ordered before it (measured slower than typical,
+ * and the other unmeasured) have had their waves, each wave a typical answer.
  */
 function slotsBoundMs(
   input: EstimateInput,
@@ -63,13 +64,17 @@ function slotsBoundMs(
   unmeasured: number,
 ): number {
   const slots = Math.max(1, input.concurrency);
-  if (unmeasured === 0) {
-    let workMs = 0;
-    for (const ms of typical) workMs += ms;
-    return Math.max(slowest, workMs / slots);
+  let workMs = 0;
+  for (const ms of typical) workMs += ms;
+  let waves = 1;
+  if (unmeasured > 0) {
+    const unmeasuredMs = Math.min(input.defaultLatencyMs, input.timeoutMs);
+    let ahead = 0;
+    for (const l of input.latenciesMs)
+      if (l !== undefined && Math.min(l, input.timeoutMs) > unmeasuredMs) ahead++;
+    waves = Math.ceil((ahead + unmeasured) / slots);
   }
-  const waves = Math.ceil(input.latenciesMs.length / slots);
-  return slowest + (waves - 1) * median;
+  return Math.max(workMs / slots, slowest + (waves - 1) * median);
 }
 
 export function estimateSeconds(input: EstimateInput): number {

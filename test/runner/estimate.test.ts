@@ -37,9 +37,15 @@ describe('estimateSeconds', () => {
     expect(estimateSeconds({ ...narrow, latenciesMs })).toBe(9);
     // When the work outlasts the slowest: 1,000 answers of 1 s through 100 slots take 10 s.
     expect(estimateSeconds({ ...narrow, latenciesMs: Array(1_000).fill(1_000) })).toBe(10);
-    // A platform never measured may be the slow one and start late: each later wave adds a typical answer.
-    const mixed = estimateSeconds({ ...narrow, latenciesMs: [...latenciesMs.slice(1), undefined] });
-    expect(mixed).toBeGreaterThan(9);
+    // A platform never measured may be the slow one: it starts after the 300 measured slower than
+    // a typical answer have had their three waves of 100.
+    const slowAhead = Array(300).fill(2_000);
+    expect(estimateSeconds({ ...narrow, latenciesMs: slowAhead, origins: spread(300) })).toBe(6);
+    expect(
+      estimateSeconds({ ...narrow, latenciesMs: [...slowAhead, undefined], origins: spread(301) }),
+    ).toBeGreaterThanOrEqual(8);
+    // Behind quicker ones it goes out in the first wave: the work over the slots binds (4.96 s).
+    expect(estimateSeconds({ ...narrow, latenciesMs: [...Array(990).fill(500), undefined] })).toBe(5);
   });
 
   it('counts the searches running and queued ahead on the busiest origin’s budget', () => {
