@@ -29,7 +29,8 @@ export const USAGE = `npm run bench -- [options]
   --out DIR           folder of results files (default bench/results)
   --no-save           write no results file
   --server K=V,K=V    server settings for cases 3 and 5 (names as in src/config.ts),
-                      e.g. --server maxRunningSearches=50,concurrency=1024
+                      e.g. --server maxRunningSearches=50,concurrency=1024; a list
+                      setting's further values follow it: egress=addr:127.0.0.2,addr:127.0.0.3
   --compare A.json    after the run, print the change of every figure against A.json
   --with B.json       with --compare: compare B.json with A.json, without running`;
 
@@ -76,14 +77,22 @@ export function parseOptions(argv: readonly string[]): BenchOptions {
       case '--no-save':
         noSave = true;
         break;
-      case '--server':
+      case '--server': {
+        // A part without `=` continues the list setting before it: egress=addr:A,addr:B.
+        let last: string | undefined;
         for (const pair of value().split(',')) {
-          const [key, setting] = pair.split('=', 2);
+          const [key, setting] = pair.split(/=(.*)/s, 2);
+          if (setting === undefined && last !== undefined && pair.trim()) {
+            server[last] = `${server[last]},${pair.trim()}`;
+            continue;
+          }
           if (!key?.trim() || setting === undefined)
             throw new Error(`--server takes NAME=VALUE pairs; received ${pair}`);
-          server[key.trim()] = setting.trim();
+          last = key.trim();
+          server[last] = setting.trim();
         }
         break;
+      }
       case '--compare':
         compare = value();
         break;

@@ -123,6 +123,16 @@ describe('options', () => {
     expect(() => parseOptions(['--seed', 'x'])).toThrow(/--seed must be a whole number; received x/);
     expect(() => parseOptions(['--with', 'b.json'])).toThrow(/--with needs --compare/);
     expect(() => parseOptions(['--server', 'oops'])).toThrow(/NAME=VALUE/);
+    expect(() => parseOptions(['--server', 'oops,egress=addr:127.0.0.2'])).toThrow(/NAME=VALUE/);
+  });
+
+  it("reads a list setting's further values after it in --server", () => {
+    expect(
+      parseOptions(['--server', 'egress=addr:127.0.0.2,addr:127.0.0.3,concurrency=1024']).server,
+    ).toEqual({
+      egress: 'addr:127.0.0.2,addr:127.0.0.3',
+      concurrency: '1024',
+    });
   });
 
   it('names results files by UTC date and commit', () => {
