@@ -36,45 +36,39 @@ export interface EstimateInput {
   readonly maxRunning: number;
 }
 
-/** The slowest of a search's platforms, expected: unmeasured ones at the timeout with UNMEASURED_SLOW_SHARE each. */
-function slowestMs(input: EstimateInput, measured: readonly number[], unmeasured: number): number {
-  const typical = Math.max(
-    0,
-    ...measured,
-    unmeasured > 0 ? Math.min(input.defaultLatencyMs, input.timeoutMs) : 0,
-  );
-  const someTimeout = 1 - (1 - UNMEASURED_SLOW_SHARE) ** unmeasured;
-  return someTimeout * input.timeoutMs + (1 - someTimeout) * typical;
-}
-
 /**
  * How long the search's own checks take through `concurrency` slots. Checks go
- * slowest first (check-order.ts), a platform never measured counting as the
+ * slowest first (check-order.ts), a platform never measured counting as a
  * typical answer: the slowest measured ones start at once and the rest fill the
- * other slots, so the search lasts its slowest platform or its work spread over
- * the slots, whichever is longer. A platform never measured may be the slow one:
- * it starts once the platforms ordered before it (measured slower than typical,
- * and the other unmeasured) have had their waves, each wave a typical answer.
+ * other slots, so the search lasts its slowest measured platform or its work
+ * spread over the slots, whichever is longer. A platform never measured may be
+ * slow (UNMEASURED_SLOW_SHARE each, at the timeout): it starts once the
+ * platforms ordered before it (measured slower than a typical answer, and the
+ * other unmeasured) have had their waves, each wave a median answer.
  */
 function slotsBoundMs(
   input: EstimateInput,
-  typical: readonly number[],
-  median: number,
-  slowest: number,
+  measured: readonly number[],
   unmeasured: number,
+  median: number,
 ): number {
   const slots = Math.max(1, input.concurrency);
-  let workMs = 0;
-  for (const ms of typical) workMs += ms;
-  let waves = 1;
-  if (unmeasured > 0) {
-    const unmeasuredMs = Math.min(input.defaultLatencyMs, input.timeoutMs);
-    let ahead = 0;
-    for (const l of input.latenciesMs)
-      if (l !== undefined && Math.min(l, input.timeoutMs) > unmeasuredMs) ahead++;
-    waves = Math.ceil((ahead + unmeasured) / slots);
+  const unmeasuredMs = Math.min(input.defaultLatencyMs, input.timeoutMs);
+  let workMs = unmeasured * unmeasuredMs;
+  let slowestMeasured = 0;
+  let ahead = 0;
+  for (const ms of measured) {
+    workMs += ms;
+    if (ms > slowestMeasured) slowestMeasured = ms;
+    if (ms > unmeasuredMs) ahead++;
   }
-  return Math.max(workMs / slots, slowest + (waves - 1) * median);
+  let unmeasuredDoneMs = 0;
+  if (unmeasured > 0) {
+    const someTimeout = 1 - (1 - UNMEASURED_SLOW_SHARE) ** unmeasured;
+    const startMs = (Math.ceil((ahead + unmeasured) / slots) - 1) * median;
+    unmeasuredDoneMs = startMs + someTimeout * input.timeoutMs + (1 - someTimeout) * unmeasuredMs;
+  }
+  return Math.max(slowestMeasured, unmeasuredDoneMs, workMs / slots);
 }
 
 export function estimateSeconds(input: EstimateInput): number {
@@ -90,7 +84,7 @@ export function estimateSeconds(input: EstimateInput): number {
     ...Array<number>(unmeasured).fill(Math.min(input.defaultLatencyMs, input.timeoutMs)),
   ];
   const median = typical.sort((a, b) => a - b)[Math.floor(typical.length / 2)]!;
-  const searchMs = slotsBoundMs(input, typical, median, slowestMs(input, measured, unmeasured), unmeasured);
+  const searchMs = slotsBoundMs(input, measured, unmeasured, median);
   // Every search running or queued ahead sends each origin as many requests as
   // this one (the same platforms, as an estimate), all before this one's last:
   // the busiest origin's budget sets when that goes, and a typical answer follows.

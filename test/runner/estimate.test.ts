@@ -44,6 +44,10 @@ describe('estimateSeconds', () => {
     expect(
       estimateSeconds({ ...narrow, latenciesMs: [...slowAhead, undefined], origins: spread(301) }),
     ).toBeGreaterThanOrEqual(8);
+    // A few never measured behind a thousand slower ones, and one measured at the timeout: that one
+    // started first and ends last; the unmeasured start in the second wave and likely end long before.
+    const warmCatalogue = [10_000, ...Array(1_000).fill(2_000), ...Array(6).fill(undefined)];
+    expect(estimateSeconds({ ...base, latenciesMs: warmCatalogue, origins: spread(1_007) })).toBe(10);
     // Behind quicker ones it goes out in the first wave: the work over the slots binds (4.96 s).
     expect(estimateSeconds({ ...narrow, latenciesMs: [...Array(990).fill(500), undefined] })).toBe(5);
   });
