@@ -226,9 +226,14 @@ export async function startSearch(
     queuedAhead,
     maxRunning: deps.config.maxRunningSearches,
   });
-  const estimatedSeconds = calibrationOf(deps).apply(modelSeconds);
+  const calibration = calibrationOf(deps);
+  const estimatedSeconds = calibration.apply(modelSeconds);
+  const id = options.id ?? randomUUID();
+  let unmeasured = 0;
+  for (const p of selected) if (!latencies.has(p.id)) unmeasured++;
+  calibration.estimated(id, selected.length, unmeasured);
   const search: SearchRecord = {
-    id: options.id ?? randomUUID(),
+    id,
     username: plan.username,
     state: 'queued',
     tier: request.caller.tier,

@@ -32,4 +32,22 @@ describe('EstimateCalibration', () => {
     expect(c.factor).toBe(before);
     expect(new EstimateCalibration().apply(0)).toBe(1);
   });
+
+  it('does not learn from a search estimated while most of its platforms were never measured', () => {
+    const c = new EstimateCalibration();
+    // A new deployment's first search: nothing measured, every connection a first handshake.
+    c.estimated('first', 1_000, 1_000);
+    c.observe(12, 60_000, 'first');
+    expect(c.factor).toBe(1);
+    // A few never measured among many measured: learnt from.
+    c.estimated('warm', 1_000, 20);
+    c.observe(10, 20_000, 'warm');
+    expect(c.factor).toBeGreaterThan(1);
+    // Seen finished again: still not learnt from. One started elsewhere (no record here) is.
+    const after = c.factor;
+    c.observe(12, 60_000, 'first');
+    expect(c.factor).toBe(after);
+    c.observe(10, 20_000, 'another process');
+    expect(c.factor).toBeGreaterThan(after);
+  });
 });

@@ -5,7 +5,17 @@
  * far its estimate was off; the factor moves a step towards closing that gap
  * (in log space, so being 2× short and 2× long weigh alike), bounded, and every
  * new estimate is multiplied by it. No IO: the owner feeds it what it sees.
+ * A search estimated while most of its platforms had never been measured (the
+ * first ones on a new deployment, which also pay every connection's first
+ * handshake) says how little the model knew, not how this deployment runs:
+ * it is not learnt from.
  */
+import { Lru } from '../lru.js';
+
+/** Share of a search's platforms never measured above which its estimate is not learnt from. */
+export const UNMEASURED_SHARE_NOT_LEARNT = 0.1;
+/** Cold searches remembered (by id): the least recently seen are forgotten past this. */
+const COLD_KEPT = 10_000;
 
 export interface CalibrationOptions {
   /** How far one finished search moves the factor (0 to 1). @default 0.25 */
@@ -16,6 +26,7 @@ export interface CalibrationOptions {
 
 export class EstimateCalibration {
   #log = 0;
+  readonly #cold = new Lru<string, true>(COLD_KEPT);
   readonly #step: number;
   readonly #bound: number;
 
@@ -29,8 +40,17 @@ export class EstimateCalibration {
     return Math.exp(this.#log);
   }
 
-  /** A search finished `actualMs` after it started, having been told `estimatedSeconds` (as calibrated then). */
-  observe(estimatedSeconds: number, actualMs: number): void {
+  /** Search `id` was estimated with `unmeasured` of its `platforms` never measured. */
+  estimated(id: string, platforms: number, unmeasured: number): void {
+    if (unmeasured > platforms * UNMEASURED_SHARE_NOT_LEARNT) this.#cold.set(id, true);
+  }
+
+  /**
+   * A search finished `actualMs` after it started, having been told `estimatedSeconds`
+   * (as calibrated then); `id`, when given, lets a cold search (`estimated`) be passed over.
+   */
+  observe(estimatedSeconds: number, actualMs: number, id?: string): void {
+    if (id !== undefined && this.#cold.get(id)) return;
     if (!(estimatedSeconds > 0) || !(actualMs > 0)) return;
     const residual = Math.log(actualMs / (estimatedSeconds * 1000));
     this.#log = Math.max(-this.#bound, Math.min(this.#bound, this.#log + this.#step * residual));

@@ -117,7 +117,7 @@ export async function searchRoutes(app: FastifyInstance, deps: AppDeps): Promise
       // Seen finished for the first time here: how long it took against what it was told.
       const seenBefore = finished.get(`${id} ${all ? 'hits' : 'all'}`) !== undefined;
       if (search.state === 'completed' && search.finishedAt !== undefined && !seenBefore)
-        calibration.observe(search.estimatedSeconds, search.finishedAt - search.createdAt);
+        calibration.observe(search.estimatedSeconds, search.finishedAt - search.createdAt, search.id);
       // Finished: it never changes again, so it is serialized once and served from memory.
       const serialized = json();
       finished.set(search.private ? owned : shared, serialized);
