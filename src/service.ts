@@ -120,6 +120,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
             log?.warn({ err, platform: platform.id }, 'scheduled self-check failed'),
         })
       : undefined;
+  // Read at most every few seconds, for the API's estimates and the checks' order alike.
+  const latencies = recentLatenciesReader(store);
   // Searches run here (in-thread runner, or a cluster worker) when there is no search thread.
   const jobDeps =
     engine &&
@@ -129,6 +131,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       events,
       catalogue,
       now,
+      latencies,
       onOutcome: (outcome) => metrics.observe(outcome),
       onNoteFailed: (err, outcome) =>
         log?.warn({ err, platform: outcome.platformId }, 'platform statistic or cached outcome not written'),
@@ -168,7 +171,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
     events,
     metrics,
     now,
-    latencies: recentLatenciesReader(store),
+    latencies,
     searchQuota: backend?.searchQuota ?? new LocalSearchQuota(now),
     shuttingDown: () => shuttingDown,
     plugins: options.plugins ?? [],

@@ -215,8 +215,9 @@ export async function startSearch(
     deps.runner.queuedAhead(request.caller.tier),
   ]);
   const budget = { perSecond: deps.config.budgetPerSecond, burst: deps.config.budgetBurst };
+  const latenciesMs = selected.map((p) => latencies.get(p.id));
   const modelSeconds = estimateSeconds({
-    latenciesMs: selected.map((p) => latencies.get(p.id)),
+    latenciesMs,
     defaultLatencyMs: deps.config.unmeasuredLatencyMs,
     timeoutMs: deps.config.timeoutMs,
     concurrency: deps.config.concurrency,
@@ -229,9 +230,7 @@ export async function startSearch(
   const calibration = calibrationOf(deps);
   const estimatedSeconds = calibration.apply(modelSeconds);
   const id = options.id ?? randomUUID();
-  let unmeasured = 0;
-  for (const p of selected) if (!latencies.has(p.id)) unmeasured++;
-  calibration.estimated(id, selected.length, unmeasured);
+  calibration.estimated(id, latenciesMs.length, latenciesMs.filter((l) => l === undefined).length);
   const search: SearchRecord = {
     id,
     username: plan.username,

@@ -80,6 +80,8 @@ export function searchJobDeps(
     readonly now: () => number;
     readonly onOutcome?: (outcome: Outcome) => void;
     readonly onNoteFailed?: (error: unknown, outcome: Outcome) => void;
+    /** The recent latencies to order checks by, when this thread already reads them (the API's estimates). */
+    readonly latencies?: () => Promise<ReadonlyMap<string, number>>;
   },
 ): SearchJobDeps {
   return {
@@ -88,7 +90,7 @@ export function searchJobDeps(
     events: parts.events,
     platformsById: new Map(parts.catalogue.platforms.map((p) => [p.id, p])),
     cache: cacheTtlsOf(config),
-    latencies: recentLatenciesReader(parts.store),
+    latencies: parts.latencies ?? recentLatenciesReader(parts.store),
     unmeasuredLatencyMs: config.unmeasuredLatencyMs,
     now: parts.now,
     linkMatcher: new ProfileUrlMatcher(parts.catalogue.platforms),
