@@ -42,6 +42,17 @@ export const SETTINGS = {
     doc: 'Address the REST service listens on',
   },
   port: { env: 'PORT', default: 3000, kind: int(0, 65535), doc: 'Port the REST service listens on' },
+  // Node listens with a queue of 511 connections not yet accepted. A burst of new connections
+  // larger than that (a flood, or a thousand clients reconnecting their event streams after a
+  // restart) overflows it, and the kernel drops the SYNs of everyone, legitimate clients
+  // included, who retry after 1 s and 3 s: keyed polls during case 5's flood of 1000
+  // connections took up to 3 s (bench/README.md, case 5). Linux caps it at net.core.somaxconn.
+  listenBacklog: {
+    env: 'USERSCOUT_LISTEN_BACKLOG',
+    default: 4096,
+    kind: int(1, 65_535),
+    doc: 'Connections the REST port queues before the service accepts them (the kernel caps it at net.core.somaxconn, 4096 on current Linux); past it, new connections wait for SYN retries',
+  },
   dataDir: {
     env: 'USERSCOUT_DATA_DIR',
     default: './data',

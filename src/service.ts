@@ -254,7 +254,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       sweeper.unref();
       await health.refresh();
       health.start();
-      const url = await app.listen({ host: config.host, port: config.port });
+      const url = await app.listen({ host: config.host, port: config.port, backlog: config.listenBacklog });
       scheduler?.start();
       return url;
     },
