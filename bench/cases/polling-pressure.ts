@@ -5,6 +5,7 @@
  * limit (so the flood is refused), with the stream caps raised (every stream
  * comes from 127.0.0.1).
  */
+import { setMaxListeners } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
@@ -88,6 +89,8 @@ export async function measurePressure(
   const floodPool = new Pool(server.url, { connections: plan.flood });
   const keyedPool = new Pool(server.url, { connections: plan.keyed });
   const stopStreams = new AbortController();
+  // Every stream's request follows this one signal: not a leak.
+  setMaxListeners(plan.streams + 1, stopStreams.signal);
   try {
     // (a) Event streams on one running search (keyed, so the free read limit stays whole).
     const { queryId } = await startSearch(control, 'pressure-streams', server.proKey);
