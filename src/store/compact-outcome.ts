@@ -329,9 +329,24 @@ function renderControl(c: ControlParts): string {
   return `control ${JSON.stringify(c.name)} read ${read} (${c.rule}) at ${new Date(c.at).toISOString()}${c.rest}`;
 }
 
+/**
+ * The last line `controlParts` read, and its parts: an outcome's control line is read for its
+ * vocabulary and its encoding, for its search and again for the cache, four times in a row.
+ */
+let lastControlLine: string | undefined;
+let lastControlParts: ControlParts | undefined;
+
 /** The parts of `line`, or undefined when it is not a control line they give back exactly. */
 function controlParts(line: unknown): ControlParts | undefined {
   if (typeof line !== 'string') return undefined;
+  if (line !== lastControlLine) {
+    lastControlParts = parseControl(line);
+    lastControlLine = line;
+  }
+  return lastControlParts;
+}
+
+function parseControl(line: string): ControlParts | undefined {
   const m = CONTROL_LINE.exec(line);
   if (!m) return undefined;
   let name: unknown;
@@ -346,9 +361,9 @@ function controlParts(line: unknown): ControlParts | undefined {
   if (typeof name !== 'string' || status === undefined || (m[3] !== undefined && reason === undefined))
     return undefined;
   if (!Number.isSafeInteger(at) || at < 0) return undefined;
-  const parts = { name, status, reason, rule: m[4]!, at, rest: m[6]! };
-  const texts = [parts.name, parts.rule, parts.rest];
-  if (texts.some((t) => t.includes(USERNAME) || LONE_SURROGATE.test(t))) return undefined;
+  const parts: ControlParts = Object.freeze({ name, status, reason, rule: m[4]!, at, rest: m[6]! });
+  if (notTemplateSafe(parts.name) || notTemplateSafe(parts.rule) || notTemplateSafe(parts.rest))
+    return undefined;
   return renderControl(parts) === line ? parts : undefined;
 }
 
@@ -359,28 +374,40 @@ interface Extras {
   /** Evidence fields beyond the core ones. */
   e?: Record<string, unknown>;
   /** The evidence's key order, when the extra fields are not all after the core ones. */
-  k?: string[];
+  k?: readonly string[];
 }
 
-/** The fields of `value` beyond `core`, or undefined when a core key is out of order or a value is undefined. */
+/**
+ * The fields of `value` beyond `core` (undefined: none) and its keys, or undefined when a core key
+ * is out of order or a value is undefined. Run for every check, twice: nothing is allocated for
+ * an outcome without extras (`for...in` reads the keys of an object of a known shape from V8's
+ * cache, where `Object.keys` makes an array).
+ */
 function extrasOf(
   value: Record<string, unknown>,
   core: readonly string[],
   coreFirst: boolean,
-): { extra: Record<string, unknown>; order: string[] } | undefined {
-  const keys = Object.keys(value);
-  const coreSet = new Set(core);
-  const extra: Record<string, unknown> = {};
-  for (const k of keys) {
-    if (coreSet.has(k)) continue;
-    if (value[k] === undefined) return undefined;
-    extra[k] = value[k];
+): { extra: Record<string, unknown> | undefined; order: readonly string[] } | undefined {
+  let extra: Record<string, unknown> | undefined;
+  let coreSeen = 0;
+  let i = 0;
+  for (const k in value) {
+    if (!Object.hasOwn(value, k)) continue;
+    if (core.includes(k)) {
+      // Core keys in the core's order; the outcome's own extras all after its core fields
+      // (they are appended by the engine).
+      if (k !== core[coreSeen] || (coreFirst && i !== coreSeen)) return undefined;
+      coreSeen++;
+    } else {
+      if (value[k] === undefined) return undefined;
+      extra ??= {};
+      extra[k] = value[k];
+    }
+    i++;
   }
-  const coreInOrder = keys.filter((k) => coreSet.has(k));
-  if (coreInOrder.length !== core.length || coreInOrder.some((k, i) => k !== core[i])) return undefined;
-  // The outcome's own extras must all come after its core fields (they are appended by the engine).
-  if (coreFirst && keys.slice(0, core.length).some((k, i) => k !== core[i])) return undefined;
-  return { extra, order: keys };
+  if (coreSeen !== core.length) return undefined;
+  // Without extras its keys are the core's, in order.
+  return { extra, order: extra ? Object.keys(value) : core };
 }
 
 /**
@@ -421,25 +448,39 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
   const eExtras = extrasOf(e as unknown as Record<string, unknown>, eCore, false);
   if (!oExtras || !eExtras) return undefined;
   const extras: Extras = {};
-  if (Object.keys(oExtras.extra).length > 0) extras.o = oExtras.extra;
-  const control = controlParts(eExtras.extra.control);
-  if (control) delete eExtras.extra.control;
+  if (oExtras.extra) extras.o = oExtras.extra;
+  let eExtra = eExtras.extra;
+  const control = controlParts(eExtra?.control);
+  if (control && eExtra) {
+    delete eExtra.control;
+    if (Object.keys(eExtra).length === 0) eExtra = undefined;
+  }
   let cachedAtLast = false;
-  if (Object.keys(eExtras.extra).length > 0 || control) {
-    if (Object.keys(eExtras.extra).length > 0) extras.e = eExtras.extra;
+  if (eExtra || control) {
+    if (eExtra) extras.e = eExtra;
     // Decoded in this order: the core, the JSON extras, then the control (then cachedAt, with bit 11).
-    const defaultOrder = [...eCore, ...Object.keys(eExtras.extra), ...(control ? ['control'] : [])];
+    const defaultOrder = [...eCore, ...(eExtra ? Object.keys(eExtra) : []), ...(control ? ['control'] : [])];
     const cachedLast = [...defaultOrder.filter((k) => k !== 'cachedAt'), 'cachedAt'];
     if (e.cachedAt !== undefined && eExtras.order.every((k, i) => k === cachedLast[i])) cachedAtLast = true;
     else if (eExtras.order.some((k, i) => k !== defaultOrder[i])) extras.k = eExtras.order;
   }
   const extrasJson = extras.o || extras.e || extras.k ? JSON.stringify(extras) : undefined;
-  const texts = [outcome.platform, outcome.platformId, outcome.url, e.rule];
-  if (e.finalUrl !== undefined) texts.push(e.finalUrl);
-  if (texts.some((t) => typeof t !== 'string' || t.includes(USERNAME) || LONE_SURROGATE.test(t)))
+  if (
+    notTemplateText(outcome.platform) ||
+    notTemplateText(outcome.platformId) ||
+    notTemplateText(outcome.url) ||
+    notTemplateText(e.rule) ||
+    (e.finalUrl !== undefined && notTemplateText(e.finalUrl))
+  )
     return undefined;
-  const numbers = [outcome.responseTime, e.attempts, e.httpStatus, e.bytesRead, e.cachedAt];
-  if (numbers.some((n) => n !== undefined && !(Number.isSafeInteger(n) && n >= 0))) return undefined;
+  if (
+    notCount(outcome.responseTime) ||
+    notCount(e.attempts) ||
+    notCount(e.httpStatus) ||
+    notCount(e.bytesRead) ||
+    notCount(e.cachedAt)
+  )
+    return undefined;
 
   const w = new Writer();
   try {
@@ -484,21 +525,65 @@ function encodeCompact(outcome: Outcome, username: string, ids: VocabularyIds): 
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The keys of an outcome as src/engine/outcome.ts builds it (and decodeOutcome gives back), in order. */
-function outcomeKeys(o: Outcome): string[] {
-  return o.reason === undefined
-    ? ['platform', 'platformId', 'category', 'url', 'status', 'responseTime', 'evidence']
-    : ['platform', 'platformId', 'category', 'url', 'status', 'reason', 'responseTime', 'evidence'];
+/** A text that would not come back as it is from a template (it holds U+0000 or a lone surrogate). */
+function notTemplateSafe(text: string): boolean {
+  return text.includes(USERNAME) || LONE_SURROGATE.test(text);
 }
 
-function evidenceKeys(e: Outcome['evidence']): string[] {
-  const keys: string[] = [];
-  if (e.httpStatus !== undefined) keys.push('httpStatus');
-  if (e.finalUrl !== undefined) keys.push('finalUrl');
-  keys.push('rule', 'attempts');
-  if (e.bytesRead !== undefined) keys.push('bytesRead');
-  if (e.cachedAt !== undefined) keys.push('cachedAt');
-  return keys;
+/** `notTemplateSafe`, or not a string at all. */
+function notTemplateText(text: unknown): boolean {
+  return typeof text !== 'string' || notTemplateSafe(text);
+}
+
+/** Present and not a non-negative safe integer (what a varint holds). */
+function notCount(n: number | undefined): boolean {
+  return n !== undefined && !(Number.isSafeInteger(n) && n >= 0);
+}
+
+const OUTCOME_KEYS: readonly string[] = Object.freeze([
+  'platform',
+  'platformId',
+  'category',
+  'url',
+  'status',
+  'responseTime',
+  'evidence',
+]);
+const OUTCOME_KEYS_WITH_REASON: readonly string[] = Object.freeze([
+  'platform',
+  'platformId',
+  'category',
+  'url',
+  'status',
+  'reason',
+  'responseTime',
+  'evidence',
+]);
+
+/** The keys of an outcome as src/engine/outcome.ts builds it (and decodeOutcome gives back), in order. */
+function outcomeKeys(o: Outcome): readonly string[] {
+  return o.reason === undefined ? OUTCOME_KEYS : OUTCOME_KEYS_WITH_REASON;
+}
+
+/** Evidence keys by which of httpStatus, finalUrl, bytesRead and cachedAt it has (bits 0-3). */
+const EVIDENCE_KEYS: readonly (readonly string[])[] = Array.from({ length: 16 }, (_, has) =>
+  Object.freeze([
+    ...(has & 1 ? ['httpStatus'] : []),
+    ...(has & 2 ? ['finalUrl'] : []),
+    'rule',
+    'attempts',
+    ...(has & 4 ? ['bytesRead'] : []),
+    ...(has & 8 ? ['cachedAt'] : []),
+  ]),
+);
+
+function evidenceKeys(e: Outcome['evidence']): readonly string[] {
+  return EVIDENCE_KEYS[
+    (e.httpStatus !== undefined ? 1 : 0) |
+      (e.finalUrl !== undefined ? 2 : 0) |
+      (e.bytesRead !== undefined ? 4 : 0) |
+      (e.cachedAt !== undefined ? 8 : 0)
+  ]!;
 }
 
 /** The outcome `encodeOutcome` was given. `texts` gives the template of each vocabulary id. */
