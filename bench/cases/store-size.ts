@@ -375,12 +375,17 @@ async function measurePostgres(
  * `cache` as the outcome cache, each entry put in `also`'s outcome cache too: PostgreSQL's,
  * measured as it is without Redis while the run keeps cluster mode's split.
  */
-function alsoCachingIn(cache: Store, also: Store): Store {
+export function alsoCachingIn(cache: Store, also: Store): Store {
   return new Proxy(cache, {
     get(target, name) {
+      // The search job writes a batch at a time (putCachedOutcomes); both ways are mirrored.
       if (name === 'putCachedOutcome')
         return async (...args: Parameters<Store['putCachedOutcome']>) => {
           await Promise.all([target.putCachedOutcome(...args), also.putCachedOutcome(...args)]);
+        };
+      if (name === 'putCachedOutcomes')
+        return async (...args: Parameters<Store['putCachedOutcomes']>) => {
+          await Promise.all([target.putCachedOutcomes(...args), also.putCachedOutcomes(...args)]);
         };
       const value = Reflect.get(target, name, target) as unknown;
       return typeof value === 'function' ? value.bind(target) : value;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { whatBounds } from '../../bench/cases/machine-ceiling.js';
-import { benchDatabaseUrl, type StoreSize, sizeRow } from '../../bench/cases/store-size.js';
+import { alsoCachingIn, benchDatabaseUrl, type StoreSize, sizeRow } from '../../bench/cases/store-size.js';
 import { benchRedisUrl, sumUsage } from '../../bench/cluster.js';
 import { change, formatComparison, textTable } from '../../bench/format.js';
 import { parseOptions } from '../../bench/options.js';
@@ -20,6 +20,8 @@ import { measure, type ProcessUsage } from '../../bench/process-usage.js';
 import type { BenchResults } from '../../bench/results.js';
 import { resultsFileName } from '../../bench/results.js';
 import { distribution, growthExponent, percentile } from '../../bench/stats.js';
+import type { Outcome } from '../../src/engine/outcome.js';
+import { SqliteStore } from '../../src/store/sqlite.js';
 
 describe('percentile', () => {
   it('is nearest-rank over the sorted samples', () => {
@@ -296,5 +298,36 @@ describe('platform sets', () => {
     const answered = searched.filter((p) => latencyOf('realistic', 1, p) !== 'hang');
     const sum = answered.reduce((n, p) => n + Math.min(latencyOf('realistic', 1, p) as number, 10_000), 0);
     expect(long.slotMs).toBe(sum + long.hanging * 10_000);
+  });
+});
+
+describe('case 9: the outcome cache mirrored into PostgreSQL', () => {
+  const miss: Outcome = {
+    platform: 'GitHub',
+    platformId: 'github',
+    category: 'coding',
+    url: 'https://github.com/bob',
+    status: 'miss',
+    responseTime: 187,
+    evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404, bytesRead: 120 },
+  };
+
+  it('puts every entry in both caches, a batch at a time as the search job writes them, or one by one', async () => {
+    const cache = new SqliteStore(':memory:');
+    const also = new SqliteStore(':memory:');
+    try {
+      const both = alsoCachingIn(cache, also);
+      await both.putCachedOutcomes('bob', [{ outcome: miss, expiresAt: 2_000 }]);
+      await both.putCachedOutcome('carol', { ...miss, url: 'https://github.com/carol' }, 2_000);
+      for (const store of [cache, also]) {
+        expect(await store.getCachedOutcome('bob', 'github', 1_000)).toEqual(miss);
+        expect((await store.getCachedOutcome('carol', 'github', 1_000))?.url).toBe(
+          'https://github.com/carol',
+        );
+      }
+    } finally {
+      await cache.close();
+      await also.close();
+    }
   });
 });
