@@ -226,7 +226,11 @@ describe('a burst of new connections', () => {
             }),
         ),
       );
-      expect(connectedAfterMs.filter((ms) => ms >= 1_000)).toEqual([]);
+      // A dropped SYN is sent again a second later: a second wave of connections after a gap.
+      // A slow machine delays every connection alike, and opens no such gap.
+      const sorted = connectedAfterMs.sort((a, b) => a - b);
+      const longestGapMs = Math.max(...sorted.slice(1).map((ms, i) => ms - sorted[i]!));
+      expect(longestGapMs).toBeLessThan(500);
     } finally {
       for (const socket of sockets) socket.destroy();
     }
