@@ -23,6 +23,12 @@ interface SettingSpec<T> {
    * self-check`): one person's machine, nothing else sharing the process.
    */
   readonly cliDefault?: T;
+  /**
+   * The default (or `cliDefault`) is per egress identity: loadConfig multiplies it by the
+   * identities `egress` lists (one when it lists none), within the kind's maximum. A value
+   * from the environment or an override is the whole, as given.
+   */
+  readonly perIdentity?: true;
   readonly kind: Kind;
   readonly doc: string;
   /** Checks a parsed value beyond its kind: what it must be, or undefined when it is fine. */
@@ -134,11 +140,17 @@ export const SETTINGS = {
     kind: int(0, 100_000),
     doc: 'Connections being opened (TCP+TLS handshake) at once per egress identity, the others waiting their turn (0: no bound); the CLI opens 32 at a time, as a cold search begins hundreds together',
   },
+  // A check holds its slot for its answer time (the whole timeout when none comes): a
+  // catalogue search holds ~942 slot-seconds at the benchmark's realistic latency, so 512
+  // slots finish ~1,960 searches an hour, above what one identity's budgets let through
+  // (~1,600, archive.org's 9 platforms at 4/s) but below two identities' (~3,200). Slots
+  // follow the identities, so adding one adds capacity without a second setting to find.
   concurrency: {
     env: 'USERSCOUT_CONCURRENCY',
     default: 512,
+    perIdentity: true,
     kind: int(1, 4096),
-    doc: 'Checks in flight at once, over all searches',
+    doc: 'Checks in flight at once, over all searches; by default 512 per egress identity (USERSCOUT_EGRESS), at most 4096',
   },
   // Politeness is the request-rate budget; this only caps open connections. In flight
   // = rate × answer time: 32 keeps the default budget (4/s) the bound for answers
@@ -735,15 +747,23 @@ export function loadConfig(
     if (!(name in SETTINGS))
       throw new ConfigError(name, overrides[name as SettingName], 'a known setting name');
   }
+  const defaulted: SettingName[] = [];
   for (const [name, spec] of Object.entries(SETTINGS) as [SettingName, SettingSpec<unknown>][]) {
     let raw: unknown = mode === 'cli' && spec.cliDefault !== undefined ? spec.cliDefault : spec.default;
     const fromEnv = env[spec.env];
     if (fromEnv !== undefined && fromEnv !== '') raw = fromEnv;
     if (overrides[name] !== undefined) raw = overrides[name];
+    else if (fromEnv === undefined || fromEnv === '') defaulted.push(name);
     const value = parseValue(name, spec, raw);
     const problem = spec.validate?.(value as never);
     if (problem !== undefined) throw new ConfigError(`${name} (${spec.env})`, raw, problem);
     out[name] = value;
+  }
+  const identities = Math.max(1, (out.egress as string[]).length);
+  for (const name of defaulted) {
+    const spec: SettingSpec<unknown> = SETTINGS[name];
+    if (spec.perIdentity && spec.kind.type === 'int')
+      out[name] = Math.min(spec.kind.max, (out[name] as number) * identities);
   }
   if ((out.egress as string[]).length > 0 && out.proxy !== '') {
     throw new ConfigError(

@@ -94,6 +94,19 @@ describe('politeness settings', () => {
     expect(egressIdentities(loadConfig({}, {}).egress)).toEqual([]);
   });
 
+  it('gives 512 check slots per egress identity by default, and takes a set value as the whole', () => {
+    expect(loadConfig({}, {}).concurrency).toBe(512);
+    expect(loadConfig({}, {}, 'cli').concurrency).toBe(512);
+    const three = { USERSCOUT_EGRESS: 'addr:127.0.0.2,addr:127.0.0.3,addr:127.0.0.4' };
+    expect(loadConfig({}, three).concurrency).toBe(1536);
+    expect(loadConfig({ egress: ['addr:127.0.0.2', 'addr:127.0.0.3'] }, {}).concurrency).toBe(1024);
+    expect(loadConfig({}, { ...three, USERSCOUT_CONCURRENCY: '300' }).concurrency).toBe(300);
+    expect(loadConfig({ concurrency: 200 }, three).concurrency).toBe(200);
+    // Never past the setting's own maximum.
+    const many = Array.from({ length: 12 }, (_, i) => `addr:127.0.0.${i + 2}`).join(',');
+    expect(loadConfig({}, { USERSCOUT_EGRESS: many }).concurrency).toBe(4096);
+  });
+
   it('refuses egress entries it cannot use, saying which and why', () => {
     expect(() => loadConfig({}, { USERSCOUT_EGRESS: 'addr:10.0.0.300' })).toThrow(
       /egress \(USERSCOUT_EGRESS\) must be a list of addr:IP and proxy:URL entries \("addr:10.0.0.300": addr: takes an IPv4 or IPv6 address\)/,

@@ -5,7 +5,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
-import { SETTINGS } from '../../src/config.js';
+import { loadConfig, SETTINGS } from '../../src/config.js';
 import type { LatencyProfile } from '../../src/sim/latency.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { callJson, type SearchState, startSearch } from '../http-client.js';
@@ -80,12 +80,12 @@ const DEFAULTS_SHOWN = [
   'timeoutMs',
 ] as const;
 
-/** A setting as the server runs it: overridden, else its default. */
+/** A setting as the server runs it: overridden, else its default (config.ts works out a default per identity). */
 export function settingOf(
   overrides: ServerOverrides,
   name: 'budgetPerSecond' | 'budgetBurst' | 'timeoutMs' | 'concurrency',
 ): number {
-  return Number(overrides[name] ?? SETTINGS[name].default);
+  return Number(loadConfig(overrides, {})[name]);
 }
 
 const POLL_EVERY_MS = 1000;
@@ -437,7 +437,7 @@ export const apiSearchesCase: BenchCase = {
         'a warm service: each row has a fresh server process, which first runs one search to the end (another name, not measured), so its store knows the answer times and its estimate has seen one finished search; CPU and peak RSS are the server process only, over the measured searches; clients run in the benchmark process',
         Object.keys(ctx.serverOverrides).length > 0
           ? `server settings changed with --server: ${JSON.stringify(ctx.serverOverrides)}`
-          : `the server runs its defaults (${DEFAULTS_SHOWN.map((k) => `${k} ${SETTINGS[k].default}`).join(', ')}) except the raised rate limits`,
+          : `the server runs its defaults (${DEFAULTS_SHOWN.map((k) => `${k} ${String(loadConfig(ctx.serverOverrides, {})[k])}`).join(', ')}) except the raised rate limits`,
       ],
       settings: {
         ...API_OVERRIDES,

@@ -15,7 +15,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool } from 'undici';
 import type { Platform } from '../../src/catalogue/platform.js';
 import { type Capacity, capacity } from '../capacity.js';
-import { benchRedisUrl, clusterServer, redisAnswers, redisCalls, redisCpuMs } from '../cluster.js';
+import {
+  benchRedisUrl,
+  clusterServer,
+  redisAnswers,
+  redisCalls,
+  redisCpuMs,
+  workerEgress,
+} from '../cluster.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { busyCores, readMachineTimes } from '../machine-usage.js';
 import { ACCOUNT_POOL, budgetBoundSubset, loadPlatformSet, physicalLimit } from '../platform-set.js';
@@ -224,7 +231,11 @@ async function measureShape(
         workers,
         running,
         searchMs,
-        concurrency: settingOf(overrides, 'concurrency'),
+        // As a worker runs it: the default grows with the worker's own identities.
+        concurrency: settingOf(
+          shape.identities > 0 ? { ...overrides, egress: workerEgress(1, shape.identities) } : overrides,
+          'concurrency',
+        ),
         checkSlotMs: limit.slotMs,
         cores: cpus().length,
         cpuMsPerSearch: completed > 0 ? cpuAll / completed : null,
@@ -418,7 +429,7 @@ export const clusterCase: BenchCase = {
         `sustained: each row keeps ${IN_FLIGHT_PER_RUNNING} x (workers x running per worker) professional searches in flight, a new one as soon as its client (polling once a second) sees one end, so the queue always holds work; after a warm-up (until workers x running searches are done, ${timing(ctx.quick).warmMinMs / 1000}-${timing(ctx.quick).warmMaxMs / 1000} s), searches a minute = those completed in a ${windowMs / 1000} s window (the server's completedAt) ÷ its length; p50 / p95 are theirs, queue wait included; run ms = workers x running ÷ searches a minute, how long a search ran once a worker took it (every slot busy, Little's law)`,
         `running per worker (maxRunningSearches) = the most searches whose requests to the busiest origin (${busiest.origin}, ${busiest.platforms} a search) a worker's identities send within 0.9 x the check deadline (${timeoutNote(overrides)}; runningWithinDeadline in bench/politeness.ts): ${[...new Set(measured.map((m) => `${m.running} with ${Math.max(1, m.shape.identities)} identit${m.shape.identities > 1 ? 'ies' : 'y'}`))].join(', ')}; more would hold checks back (unknown/budget_exhausted) once the worker is kept supplied, so its searches would end sooner with fewer answers`,
         `platforms: 'catalogue' = a default search (${catalogue.length} platforms); 'subset' = ${busiest.origin}'s ${busiest.platforms} platforms and the first ${subset.length - busiest.platforms} others of a default search that answer within ${SUBSET_MAX_LATENCY_MS / 1000} s (seeded realistic latency; none that never answers), ${subset.length} in all, sent as the search's platforms`,
-        `model (docs/deployment.md's capacity model, a minute): budgets = 60 x budget x identities ÷ ${busiest.platforms} (${busiest.origin}) = ${(busiest.perHour / 60).toFixed(1)} a minute per identity; running slots = workers x running x 60 ÷ the slowest platform's latency (the ${timeoutNote(overrides)} timeout when one never answers); check slots = workers x ${settingOf(overrides, 'concurrency')} (concurrency) x 60 ÷ the slot time a search's checks hold (the sum of its platforms' latencies, the timeout for one that never answers; a check sleeping on a budget holds none); CPU = ${cpus().length} cores ÷ the CPU a search cost in the window (API process, workers, simulated web and Redis, all on this machine's cores); the prediction is the smallest`,
+        `model (docs/deployment.md's capacity model, a minute): budgets = 60 x budget x identities ÷ ${busiest.platforms} (${busiest.origin}) = ${(busiest.perHour / 60).toFixed(1)} a minute per identity; running slots = workers x running x 60 ÷ the slowest platform's latency (the ${timeoutNote(overrides)} timeout when one never answers); check slots = workers x concurrency (${overrides.concurrency !== undefined ? String(overrides.concurrency) : `${settingOf({}, 'concurrency')} per identity of the worker`}) x 60 ÷ the slot time a search's checks hold (the sum of its platforms' latencies, the timeout for one that never answers; a check sleeping on a budget holds none); CPU = ${cpus().length} cores ÷ the CPU a search cost in the window (API process, workers, simulated web and Redis, all on this machine's cores); the prediction is the smallest`,
         ...measured.map(modelNote),
         judgedNote(judged, whole, busiest.perHour, catalogue.length),
         'identities: each worker sends from loopback addresses of its own (127.0.0.2 onwards), each address with its own request budgets in Redis; one identity is the default route',
