@@ -42,7 +42,14 @@ export interface SearchState {
   readonly status: 'running' | 'completed' | 'error';
   readonly createdAt: string;
   readonly completedAt?: string;
-  readonly progress: { readonly checked: number; readonly total: number };
+  readonly progress: {
+    readonly checked: number;
+    readonly total: number;
+    /** Platforms that answered hit or miss. */
+    readonly answered?: number;
+    /** Platforms that answered without a verdict, or were not asked (budget_exhausted). */
+    readonly unknown?: number;
+  };
 }
 
 /** Starts a search of `username`, on `platforms` (ids) when given, else a default search. */

@@ -58,6 +58,13 @@ export interface ApiLevel {
   readonly controlsPerSearch: number;
   /** The service's estimate ÷ the actual completion time, median over the finished searches (issue 14). */
   readonly estimateRatio: number | null;
+  /**
+   * The fewest platforms a finished search of the level had answered (hit or miss), and the
+   * most it had without a verdict (unknown, budget_exhausted included): with as many answers
+   * as one search alone, waiting cost no answer (null: none finished).
+   */
+  readonly answeredFewest: number | null;
+  readonly unknownMost: number | null;
 }
 
 /**
@@ -281,6 +288,8 @@ export async function measureApiLevel(
       rateLimited,
       controls,
       controlsPerSearch: controls / searches,
+      answeredFewest: finishedRange(results, (p) => p.answered)?.least ?? null,
+      unknownMost: finishedRange(results, (p) => p.unknown)?.most ?? null,
       estimateRatio:
         completed === 0
           ? null
@@ -293,6 +302,18 @@ export async function measureApiLevel(
     await pool.close();
     await server.stop();
   }
+}
+
+/** The least and most of `read` over the finished searches' last progress (null: none finished, or no figure). */
+function finishedRange(
+  results: readonly { readonly finished: boolean; readonly state: SearchState }[],
+  read: (progress: SearchState['progress']) => number | undefined,
+): { least: number; most: number } | null {
+  const values = results.flatMap((r) => {
+    const v = r.finished ? read(r.state.progress) : undefined;
+    return v === undefined ? [] : [v];
+  });
+  return values.length === 0 ? null : { least: Math.min(...values), most: Math.max(...values) };
 }
 
 /**
@@ -322,6 +343,8 @@ function levelRow(level: ApiLevel): Row {
       rateLimited: level.rateLimited,
       controlsPerSearch: level.controlsPerSearch,
       estimateRatio: level.estimateRatio,
+      answeredFewest: level.answeredFewest,
+      unknownMost: level.unknownMost,
       freeP50: level.free.length ? Math.round(percentile(level.free, 0.5)!) : null,
       proP50: level.professional.length ? Math.round(percentile(level.professional, 0.5)!) : null,
       proP95: level.professional.length ? Math.round(percentile(level.professional, 0.95)!) : null,
@@ -383,6 +406,8 @@ export const apiSearchesCase: BenchCase = {
         { key: 'rateLimited', title: '429s', better: 'lower' },
         { key: 'controlsPerSearch', title: 'control requests/search', better: 'lower', digits: 2 },
         { key: 'estimateRatio', title: 'estimate ÷ actual', better: 'none', digits: 2 },
+        { key: 'answeredFewest', title: 'answered (fewest a search)', better: 'higher' },
+        { key: 'unknownMost', title: 'unknown (most a search)', better: 'lower' },
         { key: 'freeP50', title: 'free p50', better: 'lower' },
         { key: 'proP50', title: 'pro p50', better: 'lower' },
         { key: 'freeP95', title: 'free p95', better: 'lower' },
@@ -404,6 +429,14 @@ export const apiSearchesCase: BenchCase = {
           value: l.vsBound,
           met: l.completed === l.searches && l.vsBound <= BOUND_TARGET && l.rateLimited === 0,
         })),
+        {
+          text: `${top.searches} at once, each with as many answers as one search alone (fewest answered ${top.answeredFewest ?? '-'}, alone ${single?.answeredFewest ?? '-'})`,
+          value: top.answeredFewest,
+          met:
+            top.answeredFewest === null || single?.answeredFewest == null
+              ? null
+              : top.answeredFewest >= single.answeredFewest,
+        },
         {
           text: `${top.searches} at once all done within ${target} x one search alone (${bound(top)}${top.vsSingle?.toFixed(2) ?? '-'})`,
           value: top.vsSingle,
