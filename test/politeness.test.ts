@@ -131,6 +131,26 @@ describe('request budgets against sites that rate-limit', () => {
       expect(most, key).toBeLessThanOrEqual(budgetAllows(budget, 1000, lateMs));
   }, 60_000);
 
+  it('starts searches when their requests fit the deadline, so searches at once lose no check to the budget', async () => {
+    // 1.5 s checks: 0.9 x 1.5 s at 4/s sends 5 requests, one search's worth of the shared
+    // site's 3 at a time; eight at once ask it 24 times.
+    const on = engine({ timeoutMs: 1500 });
+    const from = sim.siteLog.length;
+    const searches = 8;
+    const results = await Promise.all(Array.from({ length: searches }, (_, i) => search(on, `waits${i}`)));
+    for (const outcomes of results) {
+      expect(outcomes).toHaveLength(relaxed.length);
+      expect(outcomes.filter((o) => o.status !== 'miss')).toEqual([]);
+    }
+    const shared = sim.siteLog.slice(from).filter((r) => r.site === 'shared.test');
+    expect(shared).toHaveLength(searches * SHARED);
+    // The budget paced them: the last went out at least (24 - burst) / 4 s after the first.
+    const spanMs = shared[shared.length - 1]!.at - shared[0]!.at;
+    expect(spanMs).toBeGreaterThanOrEqual(
+      ((searches * SHARED - budget.burst) / budget.perSecond) * 1000 - LATE_MS,
+    );
+  }, 60_000);
+
   it('ends a check at once as unknown/budget_exhausted, sending nothing, when no slot comes in time', async () => {
     const on = engine({ timeoutMs: 300 });
     const from = sim.siteLog.length;

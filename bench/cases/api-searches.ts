@@ -65,6 +65,8 @@ export interface ApiLevel {
    */
   readonly answeredFewest: number | null;
   readonly unknownMost: number | null;
+  /** The finished searches' outcomes without a verdict, counted by "status/reason platform". */
+  readonly unanswered: Readonly<Record<string, number>>;
 }
 
 /**
@@ -236,6 +238,7 @@ export async function measureApiLevel(
       Object.entries(sentAfter).map(([site, n]) => [site, n - (sentBefore[site] ?? 0)]),
     );
     const controls = await controlsSent(server.url);
+    const unanswered = await unansweredOutcomes(pool, results);
     const stoppedAt = Date.now();
     const created = results.map((r) => Date.parse(r.state.createdAt));
     // A search still running at the deadline counts as ending then: its time is a lower bound.
@@ -290,6 +293,7 @@ export async function measureApiLevel(
       controlsPerSearch: controls / searches,
       answeredFewest: finishedRange(results, (p) => p.answered)?.least ?? null,
       unknownMost: finishedRange(results, (p) => p.unknown)?.most ?? null,
+      unanswered,
       estimateRatio:
         completed === 0
           ? null
@@ -302,6 +306,32 @@ export async function measureApiLevel(
     await pool.close();
     await server.stop();
   }
+}
+
+/**
+ * The outcomes without a verdict (unknown) of the finished searches that had any, read with
+ * include=all once they ended, counted by "reason platform": which platforms waiting cost.
+ */
+async function unansweredOutcomes(
+  pool: Pool,
+  results: readonly { readonly queryId: string; readonly finished: boolean; readonly state: SearchState }[],
+): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const r of results) {
+    if (!r.finished || !r.state.progress.unknown) continue;
+    const answer = await callJson<{ results: { platformId: string; status: string; reason?: string }[] }>(
+      pool,
+      'GET',
+      `/api/search?id=${r.queryId}&include=all`,
+    );
+    if (answer.status !== 200) continue;
+    for (const o of answer.body.results) {
+      if (o.status !== 'unknown') continue;
+      const key = `${o.reason ?? 'no reason'} ${o.platformId}`;
+      counts[key] = (counts[key] ?? 0) + 1;
+    }
+  }
+  return counts;
 }
 
 /** The least and most of `read` over the finished searches' last progress (null: none finished, or no figure). */
@@ -454,6 +484,16 @@ export const apiSearchesCase: BenchCase = {
             `${l.searches} at once: only ${l.completed} finished within the ${(ctx.quick ? QUICK_LEVEL_DEADLINE_MS : LEVEL_DEADLINE_MS) / 1000} s deadline; its times, 'all done' and 'x single' are lower bounds`,
         ),
         `politeness bound = for each origin, searches x its platforms ÷ (its budget x ${identitiesOf(ctx.serverOverrides)} identit${identitiesOf(ctx.serverOverrides) === 1 ? 'y' : 'ies'}) + its slowest latency (the timeout when one never answers), the largest over the origins; every searched platform counted (a username rule may spare a few); 429s = the simulated sites' answers over their seeded per-address limits`,
+        `unknown outcomes of the finished searches, by reason and platform: ${measured
+          .map(
+            (l) =>
+              `${l.searches} at once: ${
+                Object.entries(l.unanswered)
+                  .map(([k, n]) => `${k} ${n}`)
+                  .join(', ') || 'none'
+              }`,
+          )
+          .join('; ')}`,
         `the bound is set by ${measured.map((l) => `${l.searches} at once: ${l.boundBy}`).join('; ')}`,
         `bound of requests sent = the same pacing over the requests the simulated sites received during the level (control checks, retries and linked re-checks included), a diagnosis: ${measured.map((l) => `${l.searches} at once: ${l.sentBoundBy}`).join('; ')}`,
         `control requests/search = control checks (a name that cannot exist, sent alongside a platform's first check, then at most once per ${SETTINGS.controlWindowMs.default / 60_000} min per platform and identity) ÷ searches; the server is fresh per row, so each platform checked costs one: ${measured.map((l) => `${l.searches} at once: ${l.controls}`).join('; ')}`,

@@ -73,6 +73,8 @@ export async function checkPlatform(
   priority = 0,
   /** Called once the check no longer waits in line for its first global slot (see Admission). */
   leftLine?: () => void,
+  /** Called when its send slot has come and its request goes out (origin-backlog.ts); not when none is sent. */
+  sending?: () => void,
 ): Promise<Outcome> {
   const built = buildRequest(platform, username, ctx.baseHeaders);
   if (!built.ok) {
@@ -88,6 +90,7 @@ export async function checkPlatform(
   const admitted = await ctx.limiter.run(
     polite,
     async (identity) => {
+      sending?.();
       signal?.throwIfAborted();
       const refused = ctx.breaker?.admit(origin);
       if (refused) return unresponsive(platform, profileUrl, refused);

@@ -6,11 +6,13 @@
 import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
+import { splitAuthority } from '../catalogue/template.js';
 import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
 import { type CheckContext, checkPlatform } from './check.js';
 import { CheckFeeder } from './check-feeder.js';
 import type { ControlGuard } from './control-guard.js';
-import { CheckLimiter } from './limiter.js';
+import { CheckLimiter, politeOrigin } from './limiter.js';
+import { type BacklogLease, OriginBacklog, type SiteLoad } from './origin-backlog.js';
 import { OriginBreaker } from './origin-breaker.js';
 import { errorOutcome, type Outcome } from './outcome.js';
 import type { BudgetLimit, RateBudget } from './rate-budget.js';
@@ -62,6 +64,37 @@ const CLOSING_SHARDS = 32;
  */
 export const CHECKS_IN_LINE = 64;
 
+/**
+ * Share of the check deadline the requests of started searches must all be sent within
+ * for another search to start (origin-backlog.ts); the rest is left to control checks and
+ * retries, which take send slots of the same budgets.
+ */
+export const BACKLOG_SHARE = 0.9;
+
+/** The site each platform's requests count against (limiter.ts `politeOrigin`), worked out once per platform. */
+const sites = new WeakMap<Platform, string>();
+function siteOf(platform: Platform): string {
+  let site = sites.get(platform);
+  if (site === undefined) {
+    // The username only ever fills the path or a host of the template's: its origin is the request's.
+    site = politeOrigin(platform, splitAuthority(platform.check.url)?.origin ?? platform.check.url);
+    sites.set(platform, site);
+  }
+  return site;
+}
+
+/** The requests a search of `platforms` sends each site, under each site's budget. */
+export function siteLoads(platforms: readonly Platform[], budget: BudgetLimit): Map<string, SiteLoad> {
+  const loads = new Map<string, { requests: number; limit: BudgetLimit }>();
+  for (const platform of platforms) {
+    const site = siteOf(platform);
+    const load = loads.get(site);
+    if (load) load.requests++;
+    else loads.set(site, { requests: 1, limit: platform.budget ?? budget });
+  }
+  return loads;
+}
+
 export interface SearchOptions {
   /** Checks of a higher priority get free slots first (professional searches). @default 0 */
   readonly priority?: number;
@@ -82,6 +115,8 @@ export class Engine {
   /** Starts the checks of searches as the line for global slots has room (check-feeder.ts). */
   readonly #feeder = new CheckFeeder(CHECKS_IN_LINE);
   readonly #egress: readonly EgressRoute[];
+  /** Searches start when their requests fit their sites' budgets within the deadline (origin-backlog.ts). */
+  readonly #backlog: OriginBacklog;
   readonly catalogue: Catalogue;
 
   constructor(
@@ -107,6 +142,10 @@ export class Engine {
     const egress = deps.egress.length ? deps.egress : undefined;
     if (!egress) throw new Error('an engine needs at least one egress identity');
     this.#egress = egress;
+    this.#backlog = new OriginBacklog({
+      identities: egress.length,
+      withinMs: BACKLOG_SHARE * options.timeoutMs,
+    });
     this.#ctx = {
       dispatcher: egress[0]!.dispatcher,
       egress: egress.map((route) => route.dispatcher),
@@ -153,15 +192,17 @@ export class Engine {
     username: string,
     priority: number,
     leftLine?: () => void,
+    sending?: () => void,
   ): Promise<Outcome> {
     const key = `${platform.id}\u0000${platformUsername(platform, username)}`;
     let shared = this.#inflight.get(key);
     if (shared) {
       leftLine?.();
+      sending?.();
       return shared;
     }
     const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
-    const run = () => checkPlatform(platform, username, this.#ctx, closing, priority, leftLine);
+    const run = () => checkPlatform(platform, username, this.#ctx, closing, priority, leftLine, sending);
     // A name no platform can be sent is decided without a request: nothing to share with
     // other processes (and its key could not be written: a lone surrogate has no URI encoding).
     const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
@@ -196,6 +237,12 @@ export class Engine {
     let remaining = platforms.length;
     let wake: (() => void) | undefined;
     const onCancel = () => wake?.();
+    // Its requests wait for its sites' budgets before it begins, not within its checks' deadlines.
+    const lease: BacklogLease = await this.#backlog.start(
+      siteLoads(platforms, this.#ctx.budget),
+      priority,
+      signal,
+    );
     signal?.addEventListener('abort', onCancel, { once: true });
     // Started as the engine can take them (check-feeder.ts); a shared check runs on after
     // this search stops waiting for it, bounded by its timeout.
@@ -203,9 +250,16 @@ export class Engine {
       priority,
       items: platforms,
       start: (platform, leftLine) => {
+        const site = siteOf(platform);
+        let sent = false;
+        const sending = () => {
+          if (sent) return;
+          sent = true;
+          lease.release(site);
+        };
         let check: Promise<Outcome>;
         try {
-          check = this.#sharedCheck(platform, username, priority, leftLine);
+          check = this.#sharedCheck(platform, username, priority, leftLine, sending);
         } catch (error) {
           check = Promise.reject(error);
         }
@@ -220,6 +274,7 @@ export class Engine {
           )
           .finally(() => {
             leftLine();
+            sending();
             remaining--;
             wake?.();
           });
@@ -242,6 +297,7 @@ export class Engine {
       ended = true;
       // Platforms not started yet never will be: nothing waits for them.
       feed.close();
+      lease.close();
       ready.length = 0;
       signal?.removeEventListener('abort', onCancel);
     }
