@@ -319,15 +319,15 @@ async function unansweredOutcomes(
   const counts: Record<string, number> = {};
   for (const r of results) {
     if (!r.finished || !r.state.progress.unknown) continue;
-    const answer = await callJson<{ results: { platformId: string; status: string; reason?: string }[] }>(
-      pool,
-      'GET',
-      `/api/search?id=${r.queryId}&include=all`,
-    );
+    const answer = await callJson<{
+      results: { platformId: string; status: string; reason?: string; evidence?: { rule?: string } }[];
+    }>(pool, 'GET', `/api/search?id=${r.queryId}&include=all`);
     if (answer.status !== 200) continue;
     for (const o of answer.body.results) {
       if (o.status !== 'unknown') continue;
-      const key = `${o.reason ?? 'no reason'} ${o.platformId}`;
+      // A check the budget held back says how long it waited for a send slot.
+      const waited = /waited (\d+) ms/.exec(o.evidence?.rule ?? '')?.[1];
+      const key = `${o.reason ?? 'no reason'} ${o.platformId}${waited ? ` (waited ${waited} ms)` : ''}`;
       counts[key] = (counts[key] ?? 0) + 1;
     }
   }

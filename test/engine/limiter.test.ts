@@ -189,6 +189,38 @@ describe('CheckLimiter', () => {
     expect(mine[1]!.answer!.waitMs).toBeGreaterThan(50);
   });
 
+  it('wakes from a long budget sleep early and holds a global slot to its send slot, so a busy moment costs it nothing', async () => {
+    const spy = new SpyBudget(new LocalRateBudget());
+    const limiter = new CheckLimiter({ global: 1, perOrigin: 4, budget: spy });
+    // 0.8 a second: the second check's slot is 1250 ms away (a long sleep), its tolerance 625 ms.
+    const limit = { perSecond: 0.8, burst: 1 };
+    const log: string[] = [];
+    await limiter.run('https://slow.test', async () => 'first', { limit, maxWaitMs: 10_000 });
+    const started = performance.now();
+    const second = limiter.run(
+      'https://slow.test',
+      async () => {
+        log.push('second');
+        return performance.now() - started;
+      },
+      { limit, maxWaitMs: 10_000 },
+    );
+    // Another origin's check asks for the only global slot just before the send slot and
+    // would hold it 800 ms: the second would be late past its tolerance and reserve again.
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const blocker = gatedTask(log, 'blocker');
+    const blocking = limiter.run('https://other.test', blocker.task, unlimited);
+    setTimeout(() => blocker.release(), 800);
+    const sent = await second;
+    await blocking;
+    expect(sent).toMatchObject({ sent: true });
+    expect(log).toEqual(['second', 'blocker']);
+    // Sent on its slot (not before), from its one reservation.
+    if (sent.sent) expect(sent.value).toBeGreaterThanOrEqual(1250 - 5);
+    const mine = spy.calls.filter((c) => c.keys[0]!.startsWith('https://slow.test'));
+    expect(mine).toHaveLength(2);
+  });
+
   it('paces a retry on its own identity’s budget, from the same slots as the checks', async () => {
     const spy = new SpyBudget(new LocalRateBudget());
     const limiter = new CheckLimiter({ global: 4, perOrigin: 4, identities: ['a', 'b'], budget: spy });
