@@ -1,0 +1,135 @@
+/**
+ * What the per-check writes cost in Redis commands, counted by a redis-server of
+ * this test's own (INFO commandstats, reset before each count; commands run by a
+ * script count as well as the script). The capacity model (docs/deployment.md,
+ * "4. Redis") rests on these: a batch of a search's checks is a few commands in
+ * all plus about one per check for each kind of write, never several per check.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Outcome, OutcomeStatus } from '../../src/engine/outcome.js';
+import { RedisStore } from '../../src/store/redis.js';
+import { type OwnRedis, ownRedis } from './redis-support.js';
+
+const N = 100;
+const T0 = Date.UTC(2026, 0, 1);
+const prefix = 'ustest-commands';
+let server: OwnRedis;
+let redis: Redis;
+
+beforeAll(async () => {
+  server = await ownRedis();
+  await server.start();
+  redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
+});
+
+afterAll(async () => {
+  redis?.disconnect();
+  await server?.stop();
+});
+
+/** The commands Redis ran during `work`, by name (INFO, CONFIG and PING left out). */
+async function commandsDuring(work: () => Promise<unknown>): Promise<Map<string, number>> {
+  await redis.config('RESETSTAT');
+  await work();
+  const info = await redis.info('commandstats');
+  const calls = new Map<string, number>();
+  for (const [, name, n] of info.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
+    if (!/^(info|config|ping)(\||$)/.test(name!)) calls.set(name!, Number(n));
+  return calls;
+}
+
+const total = (calls: Map<string, number>) => [...calls.values()].reduce((a, b) => a + b, 0);
+
+const STATUSES: readonly OutcomeStatus[] = ['hit', 'miss', 'unknown', 'error'];
+const platformIds = Array.from({ length: N }, (_, i) => `site${i}`);
+
+function outcome(platformId: string, i: number, username = 'alice'): Outcome {
+  return {
+    platform: platformId.toUpperCase(),
+    platformId,
+    category: 'coding',
+    url: `https://${platformId}.example/${username}`,
+    status: STATUSES[i % STATUSES.length]!,
+    responseTime: 50 + i,
+    evidence: { rule: 'missing: status 404', attempts: 1 },
+  };
+}
+
+describe('Redis commands per check', () => {
+  let store: RedisStore;
+
+  beforeAll(async () => {
+    store = new RedisStore({ redis, prefix, retentionMs: 3_600_000, now: () => T0 });
+    await store.createSearch({
+      id: 'warm',
+      username: 'bob',
+      state: 'running',
+      tier: 'free',
+      client: 'ip:203.0.113.7',
+      platformIds,
+      estimatedSeconds: 1,
+      createdAt: T0,
+    });
+    // The texts every outcome refers to are interned once per deployment, not per check: done here.
+    await store.addOutcomes(
+      'warm',
+      platformIds.map((id, i) => outcome(id, i, 'bob')),
+    );
+  });
+
+  afterAll(async () => {
+    await store?.close();
+  });
+
+  it("stores a batch of a search's outcomes in two commands an outcome (seen, list) and a few in all", async () => {
+    await store.createSearch({
+      id: 's1',
+      username: 'alice',
+      state: 'running',
+      tier: 'free',
+      client: 'ip:203.0.113.7',
+      platformIds,
+      estimatedSeconds: 1,
+      createdAt: T0,
+    });
+    const calls = await commandsDuring(() =>
+      store.addOutcomes(
+        's1',
+        platformIds.map((id, i) => outcome(id, i)),
+      ),
+    );
+    // One count per status of the batch, not one per outcome.
+    expect(calls.get('hincrby')).toBe(STATUSES.length);
+    expect(total(calls)).toBeLessThanOrEqual(2 * N + 20);
+    expect((await store.progress('s1')).checked).toBe(N);
+  });
+
+  it("notes a batch of checks in a platform's statistics with one read and one write a platform", async () => {
+    const calls = await commandsDuring(() =>
+      store.recordChecks(
+        platformIds.map((platformId, i) => ({
+          platformId,
+          status: STATUSES[i % STATUSES.length]!,
+          responseTimeMs: 100,
+          at: T0,
+        })),
+      ),
+    );
+    expect(total(calls)).toBeLessThanOrEqual(2 * N + 5);
+    expect((await store.platformStats()).length).toBe(N);
+  });
+
+  it('caches a batch of outcomes in one command each, and reads them back in one', async () => {
+    const entries = platformIds.map((id, i) => ({ outcome: outcome(id, i), expiresAt: T0 + 60_000 }));
+    const put = await commandsDuring(() => store.putCachedOutcomes('alice', entries));
+    expect(put.get('set')).toBe(N);
+    expect(total(put)).toBeLessThanOrEqual(N + 5);
+    let found = new Map<string, Outcome>();
+    const read = await commandsDuring(async () => {
+      found = await store.getCachedOutcomes('alice', platformIds, T0);
+    });
+    expect(found.size).toBe(N);
+    expect(total(read)).toBeLessThanOrEqual(5);
+  });
+});
