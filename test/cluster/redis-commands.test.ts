@@ -8,6 +8,7 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome, OutcomeStatus } from '../../src/engine/outcome.js';
+import { RedisSharedChecks } from '../../src/redis/shared-checks.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { type OwnRedis, ownRedis } from './redis-support.js';
 
@@ -131,5 +132,22 @@ describe('Redis commands per check', () => {
     });
     expect(found.size).toBe(N);
     expect(total(read)).toBeLessThanOrEqual(5);
+  });
+
+  it('shares a check nobody else runs in two commands: the claim, then the outcome in its place', async () => {
+    const shared = new RedisSharedChecks({ redis, prefix, leaseMs: 10_000, maxWaitMs: 10_000 });
+    const calls = await commandsDuring(async () => {
+      await Promise.all(platformIds.map((id, i) => shared.run(`${id}:alice`, async () => outcome(id, i))));
+      // The outcome is written once the check returns, without waiting: let those writes land.
+      await redis.ping();
+    });
+    expect(calls.get('set')).toBe(2 * N);
+    expect(total(calls)).toBe(2 * N);
+    // Within keepMs, the same check is the outcome already written.
+    expect(
+      await shared.run('site1:alice', async () => {
+        throw new Error('checked twice');
+      }),
+    ).toEqual(outcome('site1', 1));
   });
 });
