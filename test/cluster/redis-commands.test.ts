@@ -9,7 +9,10 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome, OutcomeStatus } from '../../src/engine/outcome.js';
 import { RedisSharedChecks } from '../../src/redis/shared-checks.js';
+import { progressSnapshot, type SearchEvent } from '../../src/runner/events.js';
+import { RedisEventHub } from '../../src/runner/redis-events.js';
 import { RedisStore } from '../../src/store/redis.js';
+import { emptyByStatus } from '../../src/store/store.js';
 import { type OwnRedis, ownRedis } from './redis-support.js';
 
 const N = 100;
@@ -149,5 +152,39 @@ describe('Redis commands per check', () => {
         throw new Error('checked twice');
       }),
     ).toEqual(outcome('site1', 1));
+  });
+});
+
+describe('live events through Redis', () => {
+  it("sends one search's events of one turn as one message, and every event arrives in order", async () => {
+    const subscriber = new Redis(server.url, { maxRetriesPerRequest: 1 });
+    const hub = new RedisEventHub({ publisher: redis, subscriber, prefix });
+    try {
+      const received: SearchEvent[] = [];
+      const unsubscribe = hub.subscribe('s1', (event) => received.push(event));
+      await hub.subscribed('s1');
+      const progress = progressSnapshot(N, { checked: 0, byStatus: emptyByStatus() });
+      const events: SearchEvent[] = [
+        { type: 'started', progress },
+        ...platformIds.map(
+          (id, i): SearchEvent => ({ type: 'result', seq: i + 1, outcome: outcome(id, i), progress }),
+        ),
+      ];
+      const calls = await commandsDuring(async () => {
+        for (const event of events) hub.publish('s1', event);
+        // Another turn: another message.
+        await new Promise((resolve) => setImmediate(resolve));
+        hub.publish('s1', { type: 'done', state: 'completed', progress });
+        await redis.ping();
+      });
+      expect(calls.get('publish')).toBe(2);
+      const deadline = Date.now() + 5_000;
+      while (received.length < events.length + 1 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(received).toEqual([...events, { type: 'done', state: 'completed', progress }]);
+      unsubscribe();
+    } finally {
+      await hub.close();
+    }
   });
 });
