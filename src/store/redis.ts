@@ -110,20 +110,45 @@ const SCRIPTS = {
       ${checkGeneration(5, 1)}
       local legacy = redis.call('TYPE', KEYS[2]).ok == 'hash'
       local seqs, added, first = {}, {}, false
-      for i = 2, #ARGV, 4 do
-        local stored
+      -- A few commands per batch, not per outcome: each CHUNK outcomes (unpack's limit) are one
+      -- BITFIELD (every platform's seen bit set, its old value read) and one RPUSH of the new
+      -- ones, whose seqs follow from the list's length.
+      local CHUNK = 1000
+      for from = 2, #ARGV, 4 * CHUNK do
+        local to = math.min(#ARGV, from + 4 * CHUNK - 1)
+        local stored = {}
         if legacy then
-          stored = redis.call('HSETNX', KEYS[2], ARGV[i + 1], 0) == 0
+          for i = from, to, 4 do stored[#stored + 1] = redis.call('HSETNX', KEYS[2], ARGV[i + 1], 0) == 0 end
         else
-          stored = redis.call('SETBIT', KEYS[2], ARGV[i], 1) == 1
+          local ops = {}
+          for i = from, to, 4 do
+            ops[#ops + 1] = 'SET'
+            ops[#ops + 1] = 'u1'
+            ops[#ops + 1] = ARGV[i]
+            ops[#ops + 1] = 1
+          end
+          for k, old in ipairs(redis.call('BITFIELD', KEYS[2], unpack(ops))) do stored[k] = old == 1 end
         end
-        if stored then
-          seqs[#seqs + 1] = 0
-        else
-          local seq = redis.call('RPUSH', KEYS[3], ARGV[i + 3])
-          added[ARGV[i + 2]] = (added[ARGV[i + 2]] or 0) + 1
-          if seq == 1 then first = true end
-          seqs[#seqs + 1] = seq
+        local rows = {}
+        for k, was in ipairs(stored) do
+          if not was then
+            local a = from + 4 * (k - 1)
+            rows[#rows + 1] = ARGV[a + 3]
+            added[ARGV[a + 2]] = (added[ARGV[a + 2]] or 0) + 1
+          end
+        end
+        local seq = 0
+        if #rows > 0 then
+          seq = redis.call('RPUSH', KEYS[3], unpack(rows)) - #rows
+          if seq == 0 then first = true end
+        end
+        for _, was in ipairs(stored) do
+          if was then
+            seqs[#seqs + 1] = 0
+          else
+            seq = seq + 1
+            seqs[#seqs + 1] = seq
+          end
         end
       end
       -- One HINCRBY per status in the batch, not one per outcome.
