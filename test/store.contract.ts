@@ -1321,6 +1321,21 @@ export function describeStoreContract(
           },
         ]);
       });
+
+      it('weighs the answered checks of one platform in a batch in their order, after those stored', async () => {
+        await store.recordChecks([{ platformId: 'github', status: 'hit', responseTimeMs: 500, at: T0 }]);
+        await store.recordChecks([
+          { platformId: 'github', status: 'miss', responseTimeMs: 1_000, at: T0 + 2 },
+          { platformId: 'github', status: 'error', responseTimeMs: 10_000, at: T0 + 3 },
+          { platformId: 'github', status: 'hit', responseTimeMs: 100, at: T0 + 1 },
+        ]);
+        const [stats] = await store.platformStats();
+        expect(stats!.checks).toBe(4);
+        expect(stats!.byStatus).toEqual({ hit: 2, miss: 1, unknown: 0, error: 1, invalid: 0 });
+        expect(stats!.lastCheckedAt).toBe(T0 + 3);
+        expect(stats!.meanMs).toBeCloseTo(1_600 / 3, 9);
+        expect(stats!.recentMs).toBeCloseTo((0.8 * 500 + 0.2 * 1_000) * 0.8 + 0.2 * 100, 9);
+      });
     });
 
     describe('control checks', () => {

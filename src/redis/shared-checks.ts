@@ -6,6 +6,12 @@
  * claim whose holder died expires with its lease and is taken over. When Redis
  * cannot be reached, or the wait runs past `maxWaitMs`, a process checks by
  * itself: sharing saves requests but never blocks a search.
+ *
+ * One key per check holds the claim (`CLAIM` and a token) and then the outcome
+ * (JSON) in its place, so a check nobody shares costs two commands: the claim
+ * (SET NX) and the outcome (SET, over the claim). The outcome may land over a
+ * claim another process took after this one's lease ran out: it is the same
+ * check's outcome, which that process's waiters may take as well as its own.
  */
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -28,66 +34,46 @@ export interface RedisSharedChecksOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-const CLAIMED = 0;
-const SHARED = 1;
-const RUNNING = 2;
-
-const SHARE = {
-  numberOfKeys: 2,
-  // KEYS: claim, result. ARGV: token, leaseMs. The outcome first: a claim given back after it
-  // was published must not start the same check again.
-  lua: `
-    local result = redis.call('GET', KEYS[2])
-    if result then return {${SHARED}, result} end
-    if redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2], 'NX') then return {${CLAIMED}, ''} end
-    return {${RUNNING}, ''}`,
-};
-
-type WithShare = Redis & {
-  usShareCheck(
-    claimKey: string,
-    resultKey: string,
-    token: string,
-    leaseMs: number,
-  ): Promise<[number, string]>;
-};
+/** A claim's value starts so; an outcome's (JSON) starts with `{`. */
+const CLAIM = 'claim:';
 
 export class RedisSharedChecks implements SharedChecks {
   readonly #options: RedisSharedChecksOptions;
-  readonly #redis: WithShare;
 
   constructor(options: RedisSharedChecksOptions) {
     this.#options = options;
-    if (!('usShareCheck' in options.redis)) options.redis.defineCommand('usShareCheck', SHARE);
-    this.#redis = options.redis as WithShare;
   }
 
   async run(key: string, check: () => Promise<Outcome>, waiting?: () => void): Promise<Outcome> {
-    const { prefix, leaseMs, maxWaitMs, keepMs = 2_000, pollMs = 25, onError } = this.#options;
-    const claimKey = `${prefix}:check:${key}`;
-    const resultKey = `${prefix}:check-result:${key}`;
-    const token = randomUUID();
+    const { redis, prefix, leaseMs, maxWaitMs, keepMs = 2_000, pollMs = 25, onError } = this.#options;
+    const sharedKey = `${prefix}:shared-check:${key}`;
+    const claim = CLAIM + randomUUID();
     const deadline = Date.now() + maxWaitMs;
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
-      let answer: [number, string];
+    // Claim first (what nobody shares); while another process runs the check, only read.
+    let claiming = true;
+    for (let look = 0; Date.now() < deadline; ) {
+      let value: string | null;
       try {
-        answer = await this.#redis.usShareCheck(claimKey, resultKey, token, leaseMs);
+        if (claiming && (await redis.set(sharedKey, claim, 'PX', leaseMs, 'NX')) === 'OK')
+          return this.#runClaimed(sharedKey, claim, keepMs, check);
+        value = await redis.get(sharedKey);
       } catch (error) {
         onError?.(error);
         return check();
       }
-      if (answer[0] === CLAIMED) return this.#runClaimed(claimKey, resultKey, token, keepMs, check);
-      if (answer[0] === SHARED) return JSON.parse(answer[1]) as Outcome;
-      if (attempt === 0) waiting?.();
-      await sleep(pollMs * Math.min(attempt + 1, 8));
+      // Gone since (the claim expired or was given back, the outcome past keepMs): claim it.
+      claiming = value === null;
+      if (claiming) continue;
+      if (!value!.startsWith(CLAIM)) return JSON.parse(value!) as Outcome;
+      if (look === 0) waiting?.();
+      await sleep(pollMs * Math.min(++look, 8));
     }
     return check();
   }
 
   async #runClaimed(
-    claimKey: string,
-    resultKey: string,
-    token: string,
+    sharedKey: string,
+    claim: string,
     keepMs: number,
     check: () => Promise<Outcome>,
   ): Promise<Outcome> {
@@ -97,12 +83,11 @@ export class RedisSharedChecks implements SharedChecks {
       outcome = await check();
       return outcome;
     } finally {
-      const done = outcome;
-      const publish = done ? redis.set(resultKey, JSON.stringify(done), 'PX', keepMs) : Promise.resolve(null);
-      // Give the claim back only if still ours (it may have expired and been taken over).
-      void publish
-        .then(() => redis.eval(RELEASE, 1, claimKey, token))
-        .catch((error: unknown) => onError?.(error));
+      // The outcome replaces the claim; a check that failed gives its claim back, if still ours.
+      const done = outcome
+        ? redis.set(sharedKey, JSON.stringify(outcome), 'PX', keepMs)
+        : redis.eval(RELEASE, 1, sharedKey, claim);
+      void done.catch((error: unknown) => onError?.(error));
     }
   }
 }

@@ -4,6 +4,10 @@
  * to the searches its SSE clients watch. Messages lost during a Redis outage
  * are not replayed here: SSE clients reconnect with Last-Event-ID and get the
  * stored outcomes they missed.
+ *
+ * Events published in one turn of the event loop for one search (a batch of
+ * stored outcomes, search-job.ts) go out as one message: a JSON array, or the
+ * event alone when it is the only one. Each channel's events keep their order.
  */
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
@@ -26,6 +30,8 @@ export interface RedisEventHubOptions {
 export class RedisEventHub implements EventHub {
   readonly #options: RedisEventHubOptions;
   readonly #emitter = new EventEmitter();
+  /** Channel → events published this turn, not sent yet. */
+  readonly #outgoing = new Map<string, SearchEvent[]>();
   /** Channel → the SUBSCRIBE in flight or done. */
   readonly #subscriptions = new Map<string, Promise<unknown>>();
 
@@ -33,14 +39,14 @@ export class RedisEventHub implements EventHub {
     this.#options = options;
     this.#emitter.setMaxListeners(0);
     options.subscriber.on('message', (channel: string, message: string) => {
-      let event: SearchEvent;
+      let events: SearchEvent | SearchEvent[];
       try {
-        event = JSON.parse(message) as SearchEvent;
+        events = JSON.parse(message) as SearchEvent | SearchEvent[];
       } catch (error) {
         options.onError?.(error);
         return;
       }
-      this.#emitter.emit(channel, event);
+      for (const event of Array.isArray(events) ? events : [events]) this.#emitter.emit(channel, event);
     });
   }
 
@@ -49,9 +55,20 @@ export class RedisEventHub implements EventHub {
   }
 
   publish(searchId: string, event: SearchEvent): void {
-    this.#options.publisher
-      .publish(this.#channel(searchId), JSON.stringify(event))
-      .catch((error: unknown) => this.#options.onError?.(error));
+    const channel = this.#channel(searchId);
+    const waiting = this.#outgoing.get(channel);
+    if (waiting) {
+      waiting.push(event);
+      return;
+    }
+    this.#outgoing.set(channel, [event]);
+    queueMicrotask(() => {
+      const events = this.#outgoing.get(channel)!;
+      this.#outgoing.delete(channel);
+      this.#options.publisher
+        .publish(channel, JSON.stringify(events.length === 1 ? events[0] : events))
+        .catch((error: unknown) => this.#options.onError?.(error));
+    });
   }
 
   subscribe(searchId: string, listener: SearchEventListener): () => void {

@@ -44,7 +44,6 @@ import {
   type Store,
   type StoredOutcome,
   type Tier,
-  writeEach,
 } from './store.js';
 
 export interface RedisStoreOptions {
@@ -64,6 +63,8 @@ export interface RedisStoreOptions {
 /** Redis keeps a cache entry this long past its expiry by the wall clock; reads compare with `now`. */
 const CACHE_GRACE_MS = 5 * 60_000;
 const SWEEP_BATCH = 100;
+/** Cache entries or checks written by one script call at most (Lua's unpack has a limit). */
+const SCRIPT_BATCH = 500;
 const UNFINISHED: ReadonlySet<string> = new Set<SearchState>(['queued', 'running']);
 
 const SCRIPTS = {
@@ -108,28 +109,56 @@ const SCRIPTS = {
       if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
       ${checkGeneration(5, 1)}
       local legacy = redis.call('TYPE', KEYS[2]).ok == 'hash'
-      local seqs = {}
-      for i = 2, #ARGV, 4 do
-        local stored
+      local seqs, added, first = {}, {}, false
+      -- A few commands per batch, not per outcome: each CHUNK outcomes (unpack's limit) are one
+      -- BITFIELD (every platform's seen bit set, its old value read) and one RPUSH of the new
+      -- ones, whose seqs follow from the list's length.
+      local CHUNK = 1000
+      for from = 2, #ARGV, 4 * CHUNK do
+        local to = math.min(#ARGV, from + 4 * CHUNK - 1)
+        local stored = {}
         if legacy then
-          stored = redis.call('HSETNX', KEYS[2], ARGV[i + 1], 0) == 0
+          for i = from, to, 4 do stored[#stored + 1] = redis.call('HSETNX', KEYS[2], ARGV[i + 1], 0) == 0 end
         else
-          stored = redis.call('SETBIT', KEYS[2], ARGV[i], 1) == 1
-        end
-        if stored then
-          seqs[#seqs + 1] = 0
-        else
-          local seq = redis.call('RPUSH', KEYS[3], ARGV[i + 3])
-          redis.call('HINCRBY', KEYS[4], ARGV[i + 2], 1)
-          if seq == 1 then
-            local ttl = redis.call('PTTL', KEYS[1])
-            if ttl > 0 then
-              redis.call('PEXPIRE', KEYS[2], ttl)
-              redis.call('PEXPIRE', KEYS[3], ttl)
-              redis.call('PEXPIRE', KEYS[4], ttl)
-            end
+          local ops = {}
+          for i = from, to, 4 do
+            ops[#ops + 1] = 'SET'
+            ops[#ops + 1] = 'u1'
+            ops[#ops + 1] = ARGV[i]
+            ops[#ops + 1] = 1
           end
-          seqs[#seqs + 1] = seq
+          for k, old in ipairs(redis.call('BITFIELD', KEYS[2], unpack(ops))) do stored[k] = old == 1 end
+        end
+        local rows = {}
+        for k, was in ipairs(stored) do
+          if not was then
+            local a = from + 4 * (k - 1)
+            rows[#rows + 1] = ARGV[a + 3]
+            added[ARGV[a + 2]] = (added[ARGV[a + 2]] or 0) + 1
+          end
+        end
+        local seq = 0
+        if #rows > 0 then
+          seq = redis.call('RPUSH', KEYS[3], unpack(rows)) - #rows
+          if seq == 0 then first = true end
+        end
+        for _, was in ipairs(stored) do
+          if was then
+            seqs[#seqs + 1] = 0
+          else
+            seq = seq + 1
+            seqs[#seqs + 1] = seq
+          end
+        end
+      end
+      -- One HINCRBY per status in the batch, not one per outcome.
+      for status, n in pairs(added) do redis.call('HINCRBY', KEYS[4], status, n) end
+      if first then
+        local ttl = redis.call('PTTL', KEYS[1])
+        if ttl > 0 then
+          redis.call('PEXPIRE', KEYS[2], ttl)
+          redis.call('PEXPIRE', KEYS[3], ttl)
+          redis.call('PEXPIRE', KEYS[4], ttl)
         end
       end
       return seqs`,
@@ -150,12 +179,12 @@ const SCRIPTS = {
       redis.call('HINCRBY', KEYS[3], ARGV[5], 1)
       return seq`,
   },
-  // KEYS: cache key, vocab. ARGV: vocabulary generation, value, ttl (ms).
-  usPutCached: {
-    numberOfKeys: 2,
+  // Keys vary in number: the count goes with each call (as for the scripts below).
+  // KEYS: vocab, then one cache key per entry. ARGV: vocabulary generation, then (value, ttl ms) per entry.
+  usPutCachedMany: {
     lua: `
-      ${checkGeneration(2, 1)}
-      redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+      ${checkGeneration(1, 1)}
+      for i = 2, #KEYS do redis.call('SET', KEYS[i], ARGV[2 * i - 2], 'PX', ARGV[2 * i - 1]) end
       return 1`,
   },
   // KEYS: key, key-hash, keys. ARGV: id, hash, createdAt, fields...
@@ -176,27 +205,44 @@ const SCRIPTS = {
       redis.call('HSET', KEYS[1], 'revokedAt', ARGV[1])
       return 1`,
   },
-  // KEYS: stats:PLATFORM, stats. ARGV: platformId, status, answered (1/0), ms, at, alpha.
-  usRecordCheck: {
-    numberOfKeys: 2,
+  // KEYS: stats, then stats:PLATFORM of each platform. ARGV: alpha, each platform's id (in
+  // the order of KEYS), then (platform's index from 1, status, answered (1/0), ms, at) per
+  // check, in order. Adds each check to its platform's counts, lastCheckedAt (the latest),
+  // recentMs (moving average of answered checks), answered and answeredMs: one read and one
+  // write per platform, however many checks it has in the batch.
+  usRecordChecks: {
     lua: `
-      local k = KEYS[1]
-      redis.call('SADD', KEYS[2], ARGV[1])
-      redis.call('HINCRBY', k, 'checks', 1)
-      redis.call('HINCRBY', k, ARGV[2], 1)
-      local last = redis.call('HGET', k, 'lastCheckedAt')
-      if not last or tonumber(ARGV[5]) > tonumber(last) then redis.call('HSET', k, 'lastCheckedAt', ARGV[5]) end
-      if ARGV[3] == '1' then
-        local ms = tonumber(ARGV[4])
-        local answered = tonumber(redis.call('HGET', k, 'answered') or '0')
-        local recent = ms
-        if answered > 0 then
-          local alpha = tonumber(ARGV[6])
-          recent = tonumber(redis.call('HGET', k, 'recentMs')) * (1 - alpha) + ms * alpha
+      local platforms = #KEYS - 1
+      local alpha = tonumber(ARGV[1])
+      redis.call('SADD', KEYS[1], unpack(ARGV, 2, platforms + 1))
+      local rows = {}
+      for j = 1, platforms do
+        local row = {}
+        local flat = redis.call('HGETALL', KEYS[j + 1])
+        for f = 1, #flat, 2 do row[flat[f]] = tonumber(flat[f + 1]) end
+        rows[j] = row
+      end
+      for i = platforms + 2, #ARGV, 5 do
+        local row = rows[tonumber(ARGV[i])]
+        local status, at = ARGV[i + 1], tonumber(ARGV[i + 4])
+        row.checks = (row.checks or 0) + 1
+        row[status] = (row[status] or 0) + 1
+        if not row.lastCheckedAt or at > row.lastCheckedAt then row.lastCheckedAt = at end
+        if ARGV[i + 2] == '1' then
+          local ms = tonumber(ARGV[i + 3])
+          local answered = row.answered or 0
+          if answered > 0 then row.recentMs = (row.recentMs or ms) * (1 - alpha) + ms * alpha else row.recentMs = ms end
+          row.answered = answered + 1
+          row.answeredMs = (row.answeredMs or 0) + ms
         end
-        redis.call('HSET', k, 'recentMs', string.format('%.17g', recent))
-        redis.call('HINCRBY', k, 'answered', 1)
-        redis.call('HINCRBYFLOAT', k, 'answeredMs', ARGV[4])
+      end
+      for j = 1, platforms do
+        local fields = {}
+        for name, value in pairs(rows[j]) do
+          fields[#fields + 1] = name
+          fields[#fields + 1] = string.format('%.17g', value)
+        end
+        redis.call('HSET', KEYS[j + 1], unpack(fields))
       end
       return 1`,
   },
@@ -589,13 +635,16 @@ export class RedisStore implements Store {
     return this.#guard(async () => {
       const found = new Map<string, Outcome>();
       if (platformIds.length === 0) return found;
-      // One round trip: every entry, then the vocabulary's generation.
-      const multi = this.#redis.multi();
-      for (const id of platformIds) multi.getBuffer(this.#cacheKey(username, id));
-      const values = valuesOf(await multi.hget(this.#vocabulary.vocabKey, '0').exec());
-      const generation = values.pop() as string | null;
+      // One round trip, two commands: every entry (one MGET), then the vocabulary's generation.
+      const [values, generation] = valuesOf(
+        await this.#redis
+          .multi()
+          .mgetBuffer(...platformIds.map((id) => this.#cacheKey(username, id)))
+          .hget(this.#vocabulary.vocabKey, '0')
+          .exec(),
+      ) as [(Buffer | null)[], string | null];
       const compact: { platformId: string; bytes: Uint8Array }[] = [];
-      for (const [i, raw] of (values as (Buffer | null)[]).entries()) {
+      for (const [i, raw] of values.entries()) {
         if (raw === null) continue;
         const platformId = platformIds[i]!;
         if (raw[0] === 0x7b) {
@@ -621,19 +670,33 @@ export class RedisStore implements Store {
   }
 
   putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
+    return this.putCachedOutcomes(username, [{ outcome, expiresAt }]);
+  }
+
+  /** One script call per SCRIPT_BATCH entries: the generation checked once, then one SET each. */
+  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
     return this.#guard(async () => {
-      const ttl = Math.max(0, Math.ceil(expiresAt - this.#now())) + CACHE_GRACE_MS;
-      for (let attempt = 1; attempt <= 2; attempt++) {
-        const { generation, rows } = await this.#vocabulary.encode([outcome], username);
-        const done = await this.#redis.usPutCached(
-          this.#cacheKey(username, outcome.platformId),
-          this.#vocabulary.vocabKey,
-          generation,
-          Buffer.concat([encodeVarints([Math.max(0, Math.round(expiresAt))]), rows[0]!]),
-          ttl,
-        );
-        if (done !== STALE_VOCABULARY) return;
-        this.#vocabulary.reset(generation);
+      for (let from = 0; from < entries.length; from += SCRIPT_BATCH) {
+        const chunk = entries.slice(from, from + SCRIPT_BATCH);
+        const now = this.#now();
+        for (let attempt = 1; attempt <= 2; attempt++) {
+          const { generation, rows } = await this.#vocabulary.encode(
+            chunk.map((e) => e.outcome),
+            username,
+          );
+          const done = await this.#redis.usPutCachedMany(
+            1 + chunk.length,
+            this.#vocabulary.vocabKey,
+            ...chunk.map((e) => this.#cacheKey(username, e.outcome.platformId)),
+            generation,
+            ...chunk.flatMap((e, i) => [
+              Buffer.concat([encodeVarints([Math.max(0, Math.round(e.expiresAt))]), rows[i]!]),
+              Math.max(0, Math.ceil(e.expiresAt - now)) + CACHE_GRACE_MS,
+            ]),
+          );
+          if (done !== STALE_VOCABULARY) break;
+          this.#vocabulary.reset(generation);
+        }
       }
     });
   }
@@ -677,26 +740,32 @@ export class RedisStore implements Store {
     return this.#guard(async () => (await this.#redis.usRevokeApiKey(this.#key('key', id), at)) === 1);
   }
 
-  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
-    return writeEach(entries, (e) => this.putCachedOutcome(username, e.outcome, e.expiresAt));
-  }
-
-  recordChecks(checks: readonly CheckStat[]): Promise<void> {
-    return writeEach(checks, (c) => this.recordCheck(c.platformId, c.status, c.responseTimeMs, c.at));
-  }
-
   recordCheck(platformId: string, status: OutcomeStatus, responseTimeMs: number, at: number): Promise<void> {
+    return this.recordChecks([{ platformId, status, responseTimeMs, at }]);
+  }
+
+  /** One script call per SCRIPT_BATCH checks, in order: one read and one write per platform. */
+  recordChecks(checks: readonly CheckStat[]): Promise<void> {
     return this.#guard(async () => {
-      await this.#redis.usRecordCheck(
-        this.#key('stats', platformId),
-        this.#key('stats'),
-        platformId,
-        status,
-        ANSWERED_STATUSES.has(status) ? '1' : '0',
-        String(responseTimeMs),
-        at,
-        RECENT_MS_ALPHA,
-      );
+      for (let from = 0; from < checks.length; from += SCRIPT_BATCH) {
+        const chunk = checks.slice(from, from + SCRIPT_BATCH);
+        const platforms = [...new Set(chunk.map((c) => c.platformId))];
+        const index = new Map(platforms.map((id, i) => [id, i + 1]));
+        await this.#redis.usRecordChecks(
+          1 + platforms.length,
+          this.#key('stats'),
+          ...platforms.map((id) => this.#key('stats', id)),
+          RECENT_MS_ALPHA,
+          ...platforms,
+          ...chunk.flatMap((c) => [
+            index.get(c.platformId)!,
+            c.status,
+            ANSWERED_STATUSES.has(c.status) ? '1' : '0',
+            String(c.responseTimeMs),
+            c.at,
+          ]),
+        );
+      }
     });
   }
 

@@ -193,7 +193,7 @@ export interface Store extends ControlLedger {
   putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void>;
   /**
    * `putCachedOutcome` for each entry: one write where the backend can
-   * (SQLite: one transaction), else each on its own, WRITES_IN_FLIGHT at once
+   * (SQLite: one transaction; Redis: one script, the last entry of a platform kept), else each on its own, WRITES_IN_FLIGHT at once
    * (so two entries of one platform: either may be the one kept), every one
    * tried. Rejects with the first failure.
    */
@@ -210,7 +210,7 @@ export interface Store extends ControlLedger {
   recordCheck(platformId: string, status: OutcomeStatus, responseTimeMs: number, at: number): Promise<void>;
   /**
    * `recordCheck` for each check: one write where the backend can (SQLite:
-   * one transaction, in order), else each on its own, WRITES_IN_FLIGHT at once
+   * one transaction; Redis: one script; both in order), else each on its own, WRITES_IN_FLIGHT at once
    * (recentMs then weighs those in whatever order they land), every one tried.
    * Rejects with the first failure.
    */

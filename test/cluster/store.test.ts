@@ -65,6 +65,9 @@ describe('RedisStore on Redis', () => {
       const ttl = await redis.pttl(`${prefix}:outcomes:s1`);
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(400);
+      // Its progress and seen platforms too (set once a batch, after its first outcome).
+      for (const key of ['counts', 'seen'])
+        expect(await redis.pttl(`${prefix}:${key}:s1`)).toBeGreaterThan(0);
       await new Promise((resolve) => setTimeout(resolve, 600));
       expect(await store.getSearch('s1')).toBeUndefined();
       expect(await store.listOutcomes('s1')).toEqual([]);

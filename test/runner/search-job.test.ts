@@ -287,6 +287,29 @@ describe('OutcomeBatcher', () => {
     expect(stored).toEqual(Array.from({ length: count }, (_, i) => [`p${i}`, i === 0 ? undefined : i]));
   });
 
+  it('counts outcomes and checks noted apart toward OUTCOME_BATCH_MAX: an outcome with its check is not two', async () => {
+    const writes: number[] = [];
+    const batcher = new OutcomeBatcher(
+      {
+        ...unused,
+        add: async (batch) => {
+          writes.push(batch.length);
+          return batch.map(() => 1);
+        },
+      },
+      { stored: () => {}, replaced: () => {} },
+    );
+    for (let i = 0; i < OUTCOME_BATCH_MAX * 2; i++) {
+      batcher.note({ outcome: outcome(`p${i}`), at: 1 });
+      batcher.add(outcome(`p${i}`));
+    }
+    await batcher.drain();
+    // The search job notes a check before it adds its outcome: the 64th check fills the batch.
+    expect(writes[0]).toBe(OUTCOME_BATCH_MAX - 1);
+    expect(Math.max(...writes)).toBe(OUTCOME_BATCH_MAX);
+    expect(writes.reduce((a, b) => a + b, 0)).toBe(OUTCOME_BATCH_MAX * 2);
+  });
+
   it('writes what arrives later in its own batch, after the earlier one', async () => {
     const writes: string[][] = [];
     const batcher = new OutcomeBatcher(
