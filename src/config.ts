@@ -123,7 +123,7 @@ export const SETTINGS = {
     env: 'USERSCOUT_TIMEOUT_MS',
     default: 10_000,
     kind: int(100, 120_000),
-    doc: 'Whole-check deadline per platform (ms), retries included; a check first waits at most this long for a send slot of its request budget, else it ends as unknown/budget_exhausted unsent',
+    doc: "Whole-check deadline per platform (ms), retries included; a check first waits at most this long for a send slot of its request budget (once more if it had one and missed it by the process's own delay), else it ends as unknown/budget_exhausted unsent",
   },
   connectTimeoutMs: {
     env: 'USERSCOUT_CONNECT_TIMEOUT_MS',

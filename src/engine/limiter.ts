@@ -166,6 +166,10 @@ export class CheckLimiter {
     // late keeps within one request of the budget; later, the check reserves again.
     const tolerance = Math.max(emissionIntervalMs(limit) / 2, MIN_TOLERANCE_MS);
     let reserved: { readonly index: number; readonly at: number } | undefined;
+    // A check that had its send slot and missed it by our own lateness (a stalled event loop, no
+    // free global slot) did not find the budget short: its next reservation gets a whole
+    // allowance again, once, so it is sent late rather than not at all.
+    let renewed = false;
     for (;;) {
       const step = await this.#global.run(
         async (): Promise<Admitted<T> | typeof EXHAUSTED | number> => {
@@ -177,6 +181,10 @@ export class CheckLimiter {
           }
           let slot = reserved;
           if (!slot || this.#now() - slot.at > tolerance) {
+            if (slot && !renewed) {
+              renewed = true;
+              deadline = this.#now() + maxWaitMs;
+            }
             // Reserved here, holding a global slot, so the wait for one never makes a slot late.
             const left = deadline - this.#now();
             const reservation = left >= 0 ? await this.#budget.reserve(keys, limit, left) : undefined;

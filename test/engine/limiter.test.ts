@@ -221,6 +221,33 @@ describe('CheckLimiter', () => {
     expect(mine).toHaveLength(2);
   });
 
+  it('sends a check that missed its slot by our own delay, past its wait allowance, rather than not at all', async () => {
+    const limiter = new CheckLimiter({ global: 1, perOrigin: 4 });
+    const limit = { perSecond: 10, burst: 1 };
+    await limiter.run('https://missed.test', async () => 'first', { limit, maxWaitMs: 300 });
+    const log: string[] = [];
+    // Its slot is 100 ms away, well within its 300 ms allowance; it sleeps without the global slot.
+    const second = limiter.run(
+      'https://missed.test',
+      async () => {
+        log.push('second');
+        return 'sent';
+      },
+      { limit, maxWaitMs: 300 },
+    );
+    await tick();
+    await tick();
+    // Another origin's check takes the only global slot and holds it 400 ms, past the
+    // second's slot and allowance: the budget was never short, the process was busy.
+    const blocker = gatedTask(log, 'blocker');
+    const blocking = limiter.run('https://other.test', blocker.task, unlimited);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    blocker.release();
+    expect(await second).toEqual({ sent: true, value: 'sent' });
+    await blocking;
+    expect(log).toEqual(['blocker', 'second']);
+  });
+
   it('paces a retry on its own identity’s budget, from the same slots as the checks', async () => {
     const spy = new SpyBudget(new LocalRateBudget());
     const limiter = new CheckLimiter({ global: 4, perOrigin: 4, identities: ['a', 'b'], budget: spy });
