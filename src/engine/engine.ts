@@ -6,15 +6,15 @@
 import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
-import { splitAuthority } from '../catalogue/template.js';
 import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
 import { type CheckContext, checkPlatform } from './check.js';
 import { CheckFeeder } from './check-feeder.js';
 import type { ControlGuard } from './control-guard.js';
-import { CheckLimiter, politeOrigin } from './limiter.js';
+import { CheckLimiter } from './limiter.js';
 import { type BacklogLease, OriginBacklog, type SiteLoad } from './origin-backlog.js';
 import { OriginBreaker } from './origin-breaker.js';
 import { errorOutcome, type Outcome } from './outcome.js';
+import { budgetOrigin, originLoads } from './politeness-bound.js';
 import type { BudgetLimit, RateBudget } from './rate-budget.js';
 import type { RetryPolicy } from './retry.js';
 import type { SharedChecks } from './shared-checks.js';
@@ -71,28 +71,11 @@ export const CHECKS_IN_LINE = 64;
  */
 export const BACKLOG_SHARE = 0.9;
 
-/** The site each platform's requests count against (limiter.ts `politeOrigin`), worked out once per platform. */
-const sites = new WeakMap<Platform, string>();
-function siteOf(platform: Platform): string {
-  let site = sites.get(platform);
-  if (site === undefined) {
-    // The username only ever fills the path or a host of the template's: its origin is the request's.
-    site = politeOrigin(platform, splitAuthority(platform.check.url)?.origin ?? platform.check.url);
-    sites.set(platform, site);
-  }
-  return site;
-}
-
-/** The requests a search of `platforms` sends each site, under each site's budget. */
-export function siteLoads(platforms: readonly Platform[], budget: BudgetLimit): Map<string, SiteLoad> {
-  const loads = new Map<string, { requests: number; limit: BudgetLimit }>();
-  for (const platform of platforms) {
-    const site = siteOf(platform);
-    const load = loads.get(site);
-    if (load) load.requests++;
-    else loads.set(site, { requests: 1, limit: platform.budget ?? budget });
-  }
-  return loads;
+/** The requests a search of `platforms` sends each site (politeness-bound.ts `originLoads`), by site. */
+function siteLoads(platforms: readonly Platform[], budget: BudgetLimit): Map<string, SiteLoad> {
+  return new Map(
+    originLoads(platforms, budget).map((o) => [o.origin, { requests: o.platforms.length, limit: o.limit }]),
+  );
 }
 
 export interface SearchOptions {
@@ -250,7 +233,7 @@ export class Engine {
       priority,
       items: platforms,
       start: (platform, leftLine) => {
-        const site = siteOf(platform);
+        const site = budgetOrigin(platform);
         let sent = false;
         const sending = () => {
           if (sent) return;

@@ -17,6 +17,7 @@
  * start: a large search is never passed over for ever by smaller ones. Pure data
  * structure with promises; the caller says what each count means.
  */
+import { pacedMs } from './politeness-bound.js';
 import type { BudgetLimit } from './rate-budget.js';
 
 /** The requests a search sends one site, under that site's budget. */
@@ -110,7 +111,8 @@ export class OriginBacklog {
     const ahead = this.#committed.get(site) ?? 0;
     if (ahead === 0) return true;
     // A site with requests ahead has spent its burst: every request waits its turn at the rate.
-    return ((ahead + load.requests) * 1000) / (load.limit.perSecond * this.#identities) <= this.#withinMs;
+    const noBurst = { perSecond: load.limit.perSecond, burst: 0 };
+    return pacedMs(ahead + load.requests, noBurst, this.#identities) <= this.#withinMs;
   }
 
   #fits(loads: ReadonlyMap<string, SiteLoad>): boolean {

@@ -11,10 +11,17 @@ import { PLACEHOLDER } from '../catalogue/template.js';
 import { politeOrigin } from './limiter.js';
 import type { BudgetLimit } from './rate-budget.js';
 
+/** budgetOrigin's answers: the catalogue is frozen, and every search asks for each of its platforms. */
+const origins = new WeakMap<Platform, string>();
+
 /** The origin a platform's checks count against (its budget's key, identities aside), as check.ts keys it. */
 export function budgetOrigin(platform: Platform): string {
-  const origin = new URL(platform.check.url.split(PLACEHOLDER).join('x')).origin;
-  return politeOrigin(platform, origin);
+  let origin = origins.get(platform);
+  if (origin === undefined) {
+    origin = politeOrigin(platform, new URL(platform.check.url.split(PLACEHOLDER).join('x')).origin);
+    origins.set(platform, origin);
+  }
+  return origin;
 }
 
 /** One origin's share of a search: the platforms checked on it and the budget that paces them. */
