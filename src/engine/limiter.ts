@@ -199,7 +199,15 @@ export class CheckLimiter {
             }
           }
           const early = slot.at - this.#now();
-          if (early > 0) await wait(early, signal);
+          if (early > 0) {
+            await wait(early, signal);
+            // A stall during the wait (up to WAKE_EARLY_MS, slept holding the global slot) must
+            // not send it late with others: past the tolerance it goes round to reserve again.
+            if (this.#now() - slot.at > tolerance) {
+              reserved = slot;
+              return 0;
+            }
+          }
           return { sent: true, value: await task(slot.index) };
         },
         // Back from a budget sleep: ahead of every check not yet reserved, so it is on time.
