@@ -56,8 +56,11 @@ afterAll(async () => {
   await sim.stop();
 });
 
-function engine(overrides: Parameters<typeof engineFor>[2] = {}): Engine {
-  const made = engineFor(sim, catalogue, { timeoutMs: 20_000, retries: 0, ...overrides });
+function engine(
+  overrides: Parameters<typeof engineFor>[2] = {},
+  options: Parameters<typeof engineFor>[3] = {},
+): Engine {
+  const made = engineFor(sim, catalogue, { timeoutMs: 20_000, retries: 0, ...overrides }, options);
   engines.push(made);
   return made;
 }
@@ -149,6 +152,23 @@ describe('request budgets against sites that rate-limit', () => {
     expect(spanMs).toBeGreaterThanOrEqual(
       ((searches * SHARED - budget.burst) / budget.perSecond) * 1000 - LATE_MS,
     );
+  }, 60_000);
+
+  it('counts the controls checks send alongside them (eager) before a search starts', async () => {
+    // As the service sends them: each platform's first check of a window takes its control
+    // with it, a request of the same budget. Counted as the searches' checks are, the eight
+    // searches of the test above lose none of their 24 checks to the 3 controls.
+    const on = engine({ timeoutMs: 1500 }, { eagerControls: () => true });
+    const from = sim.siteLog.length;
+    const searches = 8;
+    const results = await Promise.all(Array.from({ length: searches }, (_, i) => search(on, `vets${i}`)));
+    for (const outcomes of results) {
+      expect(outcomes).toHaveLength(relaxed.length);
+      expect(outcomes.filter((o) => o.status !== 'miss')).toEqual([]);
+    }
+    const shared = sim.siteLog.slice(from).filter((r) => r.site === 'shared.test');
+    // A check each, and one control for each of the site's platforms (one identity, one window).
+    expect(shared).toHaveLength(searches * SHARED + SHARED);
   }, 60_000);
 
   it('ends a check at once as unknown/budget_exhausted, sending nothing, when no slot comes in time', async () => {

@@ -9,7 +9,7 @@ import { classify, type Decision, finalVerdict } from './classify.js';
 import { type AnswerPrint, answerPrint } from './control.js';
 import type { ControlGuard, SentCheck } from './control-guard.js';
 import { type Exchange, exchange } from './http.js';
-import { type CheckLimiter, DEFAULT_IDENTITY, politeOrigin } from './limiter.js';
+import { type CheckLimiter, DEFAULT_IDENTITY } from './limiter.js';
 import {
   type BreakerRefusal,
   type BreakerResult,
@@ -23,6 +23,7 @@ import {
   type Outcome,
   unsentUnknownOutcome,
 } from './outcome.js';
+import { budgetOrigin } from './politeness-bound.js';
 import { extractProfile, PROFILE_READ_CHARS } from './profile-extract.js';
 import type { BudgetLimit } from './rate-budget.js';
 import { buildRequest, type CheckRequest } from './request.js';
@@ -86,7 +87,8 @@ export async function checkPlatform(
   const open = ctx.breaker?.refusal(origin);
   if (open) return unresponsive(platform, profileUrl, open);
   const limit = platform.budget ?? ctx.budget;
-  const polite = politeOrigin(platform, origin);
+  // The site its budget counts against, worked out once per platform.
+  const polite = budgetOrigin(platform);
   const admitted = await ctx.limiter.run(
     polite,
     async (identity) => {

@@ -56,6 +56,40 @@ describe('ControlGuard', () => {
     expect([slowAlpha.eagerFor(alpha!), slowAlpha.eagerFor(bravo!)]).toEqual([true, false]);
   });
 
+  it('says a check may send a control while one identity has none standing or being checked', async () => {
+    const clock = { now: Date.UTC(2026, 0, 1) };
+    const eager = new ControlGuard({
+      ledger: new MemoryControlLedger(),
+      windowMs: WINDOW,
+      waitMs: 2_000,
+      clock: () => clock.now,
+      random: Math.random,
+      eager: true,
+    });
+    const both = ['a', 'b'];
+    expect(eager.mayControl(platform!, both)).toBe(true);
+    let answer: () => void = () => {};
+    const sendControl = (name: string) =>
+      new Promise<SentCheck>((resolve) => {
+        answer = () => resolve(sent('miss', name));
+      });
+    // Being checked through a: b may still send one; a alone may not.
+    const checking = eager.current(platform!, 'a', sendControl);
+    expect(eager.mayControl(platform!, ['a'])).toBe(false);
+    expect(eager.mayControl(platform!, both)).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    answer();
+    await checking;
+    expect(eager.mayControl(platform!, ['a'])).toBe(false);
+    const other = eager.current(platform!, 'b', async (name) => sent('miss', name));
+    await other;
+    expect(eager.mayControl(platform!, both)).toBe(false);
+    // Due again once the window is over; never when controls do not go out alongside checks.
+    clock.now += WINDOW;
+    expect(eager.mayControl(platform!, both)).toBe(true);
+    expect(guardOn(new MemoryControlLedger(), clock).mayControl(platform!, both)).toBe(false);
+  });
+
   it('sends one control for many hits at once, and none again within the window', async () => {
     const clock = { now: Date.UTC(2026, 0, 1) };
     const guard = guardOn(new MemoryControlLedger(), clock);

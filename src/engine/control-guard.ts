@@ -41,6 +41,11 @@ export interface ControlGuardOptions {
   readonly eager?: boolean | ((platform: Platform) => boolean);
 }
 
+/** A platform's control through one identity, as this process keeps it. */
+function controlKey(platform: Platform, identity: string): string {
+  return `${platform.id}\u0000${identity}`;
+}
+
 /** A control that got no answer (not sent, or no reply) is tried again sooner than the window. */
 export const UNANSWERED_CONTROL_MS = 60_000;
 
@@ -85,13 +90,30 @@ export class ControlGuard {
     return judgeHit(hit.outcome, hit.answer, record);
   }
 
+  /**
+   * Whether a check of `platform` through one of `identities` may send a control alongside
+   * it (eager) because none stands or is being checked here: a search counts that request
+   * against the site's budget before it starts (origin-backlog.ts). Reads only this
+   * process's memo, so a control another process checked counts until it is read.
+   */
+  mayControl(platform: Platform, identities: readonly string[]): boolean {
+    if (!this.eagerFor(platform)) return false;
+    const now = this.#options.clock();
+    for (const identity of identities) {
+      const key = controlKey(platform, identity);
+      const memo = this.#memo.get(key);
+      if ((memo === undefined || now >= memo.until) && !this.#pending.has(key)) return true;
+    }
+    return false;
+  }
+
   /** The platform's control through `identity`, checked now when the last one is older than the window. */
   current(
     platform: Platform,
     identity: string,
     sendControl: (username: string) => Promise<SentCheck>,
   ): Promise<ControlRecord | undefined> {
-    const key = `${platform.id}\u0000${identity}`;
+    const key = controlKey(platform, identity);
     const { clock, windowMs } = this.#options;
     const memo = this.#memo.get(key);
     if (memo && clock() < memo.until) return Promise.resolve(memo.record);

@@ -10,7 +10,7 @@ import { platformUsername, usernameProblem } from '../catalogue/username-rule.js
 import { type CheckContext, checkPlatform } from './check.js';
 import { CheckFeeder } from './check-feeder.js';
 import type { ControlGuard } from './control-guard.js';
-import { CheckLimiter } from './limiter.js';
+import { CheckLimiter, DEFAULT_IDENTITY } from './limiter.js';
 import { type BacklogLease, OriginBacklog, type SiteLoad } from './origin-backlog.js';
 import { OriginBreaker } from './origin-breaker.js';
 import { errorOutcome, type Outcome } from './outcome.js';
@@ -71,10 +71,21 @@ export const CHECKS_IN_LINE = 64;
  */
 export const BACKLOG_SHARE = 0.9;
 
-/** The requests a search of `platforms` sends each site (politeness-bound.ts `originLoads`), by site. */
-function siteLoads(platforms: readonly Platform[], budget: BudgetLimit): Map<string, SiteLoad> {
+/**
+ * The requests a search of `platforms` sends each site (politeness-bound.ts `originLoads`), by
+ * site: a check each, and a control each for the `controlled` platforms.
+ */
+function siteLoads(
+  platforms: readonly Platform[],
+  budget: BudgetLimit,
+  controlled: ReadonlySet<Platform>,
+): Map<string, SiteLoad> {
   return new Map(
-    originLoads(platforms, budget).map((o) => [o.origin, { requests: o.platforms.length, limit: o.limit }]),
+    originLoads(platforms, budget).map((o) => {
+      let requests = o.platforms.length;
+      for (const p of o.platforms) if (controlled.has(p)) requests++;
+      return [o.origin, { requests, limit: o.limit }];
+    }),
   );
 }
 
@@ -220,9 +231,16 @@ export class Engine {
     let remaining = platforms.length;
     let wake: (() => void) | undefined;
     const onCancel = () => wake?.();
+    // A check may send its platform's control alongside it (eager controls, due once a window
+    // per identity): 50 searches at once with twice the running searches sent the 18 controls
+    // of archive.org's 9 platforms into a line counted without them, and 3 checks found no send
+    // slot within their deadline. Counted until the check ends, sent or not.
+    const controls = this.#ctx.controls;
+    const identities = this.#ctx.identities ?? [DEFAULT_IDENTITY];
+    const controlled = new Set(controls ? platforms.filter((p) => controls.mayControl(p, identities)) : []);
     // Its requests wait for its sites' budgets before it begins, not within its checks' deadlines.
     const lease: BacklogLease = await this.#backlog.start(
-      siteLoads(platforms, this.#ctx.budget),
+      siteLoads(platforms, this.#ctx.budget, controlled),
       priority,
       signal,
     );
@@ -258,6 +276,7 @@ export class Engine {
           .finally(() => {
             leftLine();
             sending();
+            if (controlled.has(platform)) lease.release(site);
             remaining--;
             wake?.();
           });

@@ -12,6 +12,7 @@ export function engineFor(
   sim: SimWeb,
   catalogue: Catalogue,
   overrides: Parameters<typeof loadConfig>[0] = {},
+  options: Parameters<typeof createEngine>[2] = {},
 ): Engine {
   const dir = mkdtempSync(join(tmpdir(), 'userscout-ca-'));
   const caFile = join(dir, 'ca.pem');
@@ -28,5 +29,5 @@ export function engineFor(
     },
     {},
   );
-  return createEngine(config, catalogue);
+  return createEngine(config, catalogue, options);
 }
