@@ -12,8 +12,11 @@
  *   within one. A check reserves its budget slot holding a global slot, then
  *   sleeps a long wait without it and comes back ahead of every new check, so
  *   checks sleeping on a busy origin's budget hold no global slot and a slot is
- *   not missed for want of one. A slot missed all the same is reserved again,
- *   never sent late (late requests would bunch with later ones).
+ *   not missed for want of one. A slot missed all the same (a stall of the
+ *   process) is sent late only when nothing went to its origin through its
+ *   identity within one interval of the budget: a stall releases many checks
+ *   at once, and the first goes while the others reserve again, so late
+ *   requests never bunch (at most one request over the budget in any window).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Platform } from '../catalogue/platform.js';
@@ -121,6 +124,8 @@ export class CheckLimiter {
   readonly #identities: readonly string[];
   readonly #budget: RateBudget;
   readonly #now: () => number;
+  /** When this process last sent through each budget key (origin and identity), while its origin has checks. */
+  readonly #lastSent = new Map<string, number>();
 
   constructor(options: CheckLimiterOptions) {
     this.#global = new Slots(options.global);
@@ -147,8 +152,29 @@ export class CheckLimiter {
     return hostSlots
       .run(() => this.#admit(origin, task, admitted))
       .finally(() => {
-        if (hostSlots.running === 0 && hostSlots.waiting === 0) this.#perOrigin.delete(origin);
+        if (hostSlots.running === 0 && hostSlots.waiting === 0) {
+          this.#perOrigin.delete(origin);
+          for (const identity of this.#identities) this.#lastSent.delete(budgetKey(origin, identity));
+        }
       });
+  }
+
+  /**
+   * Whether a check whose send slot passed more than `tolerance` ago must reserve again. It
+   * may still go, late, when nothing went through its key within one interval: it then
+   * stands for its own slot, where nothing was sent, and takes a slot of now as well when
+   * the budget has one (so a check reserving after it waits its turn). Not when another
+   * check did: a stall released several, and sent together they would pass the budget.
+   */
+  async #missed(key: string, at: number, tolerance: number, limit: BudgetLimit): Promise<boolean> {
+    const now = this.#now();
+    if (now - at <= tolerance) return false;
+    const last = this.#lastSent.get(key);
+    if (last !== undefined && now - last < emissionIntervalMs(limit)) return true;
+    // Noted before the budget is asked, so another check of the same stall finds it.
+    this.#lastSent.set(key, now);
+    await this.#budget.reserve([key], limit, 0);
+    return false;
   }
 
   async #admit<T>(
@@ -163,7 +189,8 @@ export class CheckLimiter {
     let deadline = Number.POSITIVE_INFINITY;
     // A request sent later than its slot could arrive together with the next
     // slots' requests, a burst the budget never allowed. Up to half an interval
-    // late keeps within one request of the budget; later, the check reserves again.
+    // late keeps within one request of the budget; later, the check reserves again
+    // unless it can stand for its own slot (see #missed).
     const tolerance = Math.max(emissionIntervalMs(limit) / 2, MIN_TOLERANCE_MS);
     let reserved: { readonly index: number; readonly at: number } | undefined;
     // A check that had its send slot and missed it by our own lateness (a stalled event loop, no
@@ -180,7 +207,7 @@ export class CheckLimiter {
             leftLine?.();
           }
           let slot = reserved;
-          if (!slot || this.#now() - slot.at > tolerance) {
+          if (!slot || (await this.#missed(keys[slot.index]!, slot.at, tolerance, limit))) {
             if (slot && !renewed) {
               renewed = true;
               deadline = this.#now() + maxWaitMs;
@@ -202,12 +229,13 @@ export class CheckLimiter {
           if (early > 0) {
             await wait(early, signal);
             // A stall during the wait (up to WAKE_EARLY_MS, slept holding the global slot) must
-            // not send it late with others: past the tolerance it goes round to reserve again.
-            if (this.#now() - slot.at > tolerance) {
+            // not send it late with others: it then goes round to reserve again.
+            if (await this.#missed(keys[slot.index]!, slot.at, tolerance, limit)) {
               reserved = slot;
               return 0;
             }
           }
+          this.#lastSent.set(keys[slot.index]!, this.#now());
           return { sent: true, value: await task(slot.index) };
         },
         // Back from a budget sleep: ahead of every check not yet reserved, so it is on time.
@@ -235,6 +263,7 @@ export class CheckLimiter {
     const reservation = await this.#budget.reserve([key], limit, maxWaitMs);
     if (!reservation) return false;
     if (reservation.waitMs > 0) await wait(reservation.waitMs, signal);
+    this.#lastSent.set(key, this.#now());
     return true;
   }
 

@@ -151,42 +151,50 @@ describe('CheckLimiter', () => {
     expect(await limiter.run('https://b.test', task, strict)).toEqual({ sent: true, value: 2 });
   });
 
-  it('sleeps a long wait without its global slot, and reserves again rather than send late', async () => {
+  it('sleeps a long wait without its global slot; of the checks a stall made late, the first goes and the rest reserve again', async () => {
     const spy = new SpyBudget(new LocalRateBudget());
     const limiter = new CheckLimiter({ global: 1, perOrigin: 4, budget: spy });
     const limit = { perSecond: 10, burst: 1 };
-    const log: string[] = [];
-    // The first check takes the only token; the second's slot is 100 ms away.
+    const sentAt = new Map<string, number>();
+    // The first check takes the only token; the next two's slots are 100 and 200 ms away.
     expect(await limiter.run('https://late.test', async () => 'first', { limit, maxWaitMs: 10_000 })).toEqual(
-      {
-        sent: true,
-        value: 'first',
-      },
+      { sent: true, value: 'first' },
     );
-    const late = limiter.run(
-      'https://late.test',
-      async () => {
-        log.push('late');
-        return 'sent';
-      },
-      { limit, maxWaitMs: 10_000 },
+    const late = ['second', 'third'].map((name) =>
+      limiter.run(
+        'https://late.test',
+        async () => {
+          sentAt.set(name, performance.now());
+          return name;
+        },
+        { limit, maxWaitMs: 10_000 },
+      ),
     );
     await tick();
     await tick();
-    // While it sleeps the global slot is free: another origin's check takes it and holds
-    // it well past the slot (more than half an interval, 50 ms).
+    // While they sleep the global slot is free: another origin's check takes it and holds
+    // it past both slots (by more than half an interval, 50 ms).
+    const log: string[] = [];
     const blocker = gatedTask(log, 'blocker');
     const blocking = limiter.run('https://other.test', blocker.task, unlimited);
     await tick();
     expect(log).toEqual(['blocker']);
-    await new Promise((resolve) => setTimeout(resolve, 250));
+    await new Promise((resolve) => setTimeout(resolve, 350));
     blocker.release();
-    expect(await late).toEqual({ sent: true, value: 'sent' });
+    expect(await Promise.all(late)).toEqual([
+      { sent: true, value: 'second' },
+      { sent: true, value: 'third' },
+    ]);
     await blocking;
+    // The second stood for its own slot, where nothing had gone; the third would have gone with
+    // it, so it reserved again and waited a whole interval after it.
+    expect(sentAt.get('third')! - sentAt.get('second')!).toBeGreaterThanOrEqual(100 - 5);
     const mine = spy.calls.filter((c) => c.keys[0]!.startsWith('https://late.test'));
-    // first; the second's missed slot; the second's new slot.
-    expect(mine.map((c) => c.answer !== undefined)).toEqual([true, true, true]);
-    expect(mine[1]!.answer!.waitMs).toBeGreaterThan(50);
+    // first, second, third; the second's slot of now (the budget had one); the third's new slot.
+    expect(mine).toHaveLength(5);
+    expect(mine.every((c) => c.answer !== undefined)).toBe(true);
+    expect(mine[3]!.maxWaitMs).toBe(0);
+    expect(mine[4]!.answer!.waitMs).toBeGreaterThan(50);
   });
 
   it('wakes from a long budget sleep early and holds a global slot to its send slot, so a busy moment costs it nothing', async () => {
