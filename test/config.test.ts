@@ -107,6 +107,14 @@ describe('politeness settings', () => {
     expect(loadConfig({}, { USERSCOUT_EGRESS: many }).concurrency).toBe(4096);
   });
 
+  it('runs 24 searches at once per egress identity by default, and takes a set value as the whole', () => {
+    expect(loadConfig({}, {}).maxRunningSearches).toBe(24);
+    const two = { USERSCOUT_EGRESS: 'addr:127.0.0.2,addr:127.0.0.3' };
+    expect(loadConfig({}, two).maxRunningSearches).toBe(48);
+    expect(loadConfig({}, { ...two, USERSCOUT_MAX_RUNNING_SEARCHES: '10' }).maxRunningSearches).toBe(10);
+    expect(loadConfig({ maxRunningSearches: 3 }, two).maxRunningSearches).toBe(3);
+  });
+
   it('refuses egress entries it cannot use, saying which and why', () => {
     expect(() => loadConfig({}, { USERSCOUT_EGRESS: 'addr:10.0.0.300' })).toThrow(
       /egress \(USERSCOUT_EGRESS\) must be a list of addr:IP and proxy:URL entries \("addr:10.0.0.300": addr: takes an IPv4 or IPv6 address\)/,

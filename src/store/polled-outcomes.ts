@@ -28,12 +28,13 @@ import { Lru } from '../lru.js';
 /**
  * Searches whose rows are kept, the most recently polled. Only a search with rows
  * and no page has any: a running one, or one finished but not yet packed (its
- * next poll reads the page and forgets it). A process runs 8 searches at once by
- * default (`maxRunningSearches`); 64 holds those of a few processes sharing the
- * file and the ones just finished, so polling every running search in turn never
- * evicts one (a cache smaller than the searches polled in turn misses on every
- * poll). A search of 1,500 rows polled for its 500 hits keeps ~0.4 MB (measured;
- * the cache of decoded hits before kept ~0.45): ~3 MB for 8 running, 23 MB for 64.
+ * next poll reads the page and forgets it). A process runs 24 searches at once per
+ * egress identity by default (`maxRunningSearches`), fewer of them with rows while
+ * they wait for their sites' budgets; 64 holds those of two identities and the ones
+ * just finished, so polling every running search in turn never evicts one (a cache
+ * smaller than the searches polled in turn misses on every poll). A search of 1,500
+ * rows polled for its 500 hits keeps ~0.4 MB (measured; the cache of decoded hits
+ * before kept ~0.45): ~3 MB for 8 running, 23 MB for 64.
  */
 export const POLLED_SEARCHES_KEPT = 64;
 
