@@ -13,10 +13,10 @@
  *   sleeps a long wait without it and comes back ahead of every new check, so
  *   checks sleeping on a busy origin's budget hold no global slot and a slot is
  *   not missed for want of one. A slot missed all the same (a stall of the
- *   process) is sent late only when nothing went to its origin through its
- *   identity within one interval of the budget: a stall releases many checks
- *   at once, and the first goes while the others reserve again, so late
- *   requests never bunch (at most one request over the budget in any window).
+ *   process) is sent late only when its budget has a burst to absorb it and
+ *   nothing went to its origin through its identity within one interval: a
+ *   stall releases many checks at once, and the first goes while the others
+ *   reserve again, so late requests never bunch.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Platform } from '../catalogue/platform.js';
@@ -163,12 +163,16 @@ export class CheckLimiter {
    * Whether a check whose send slot passed more than `tolerance` ago must reserve again. It
    * may still go, late, when nothing went through its key within one interval: it then
    * stands for its own slot, where nothing was sent, and takes a slot of now as well when
-   * the budget has one (so a check reserving after it waits its turn). Not when another
-   * check did: a stall released several, and sent together they would pass the budget.
+   * the budget has one (so a check reserving after it waits its turn). Paced slots leave a
+   * budget's burst unused, and a late request within a second of the slots booked after
+   * it is one more than they hold: within the budget with a burst of 2 or more, never
+   * with a burst of 1. Not when another check went within the interval: a stall released
+   * several, and sent together they would pass the budget.
    */
   async #missed(key: string, at: number, tolerance: number, limit: BudgetLimit): Promise<boolean> {
     const now = this.#now();
     if (now - at <= tolerance) return false;
+    if (limit.burst < 2) return true;
     const last = this.#lastSent.get(key);
     if (last !== undefined && now - last < emissionIntervalMs(limit)) return true;
     // Noted before the budget is asked, so another check of the same stall finds it.

@@ -5,9 +5,10 @@
  * are not replayed here: SSE clients reconnect with Last-Event-ID and get the
  * stored outcomes they missed.
  *
- * Events published in one turn of the event loop for one search (a batch of
- * stored outcomes, search-job.ts) go out as one message: a JSON array, or the
- * event alone when it is the only one. Each channel's events keep their order.
+ * Events published for one search before the microtasks queued with them run
+ * (the synchronous write of a batch of stored outcomes, search-job.ts) go out
+ * as one message: a JSON array, or the event alone when it is the only one.
+ * Each channel's events keep their order.
  */
 import { EventEmitter } from 'node:events';
 import type { Redis } from 'ioredis';
@@ -30,7 +31,7 @@ export interface RedisEventHubOptions {
 export class RedisEventHub implements EventHub {
   readonly #options: RedisEventHubOptions;
   readonly #emitter = new EventEmitter();
-  /** Channel → events published this turn, not sent yet. */
+  /** Channel → events published since the last microtask checkpoint, not sent yet. */
   readonly #outgoing = new Map<string, SearchEvent[]>();
   /** Channel → the SUBSCRIBE in flight or done. */
   readonly #subscriptions = new Map<string, Promise<unknown>>();

@@ -154,12 +154,14 @@ describe('CheckLimiter', () => {
   it('sleeps a long wait without its global slot; of the checks a stall made late, the first goes and the rest reserve again', async () => {
     const spy = new SpyBudget(new LocalRateBudget());
     const limiter = new CheckLimiter({ global: 1, perOrigin: 4, budget: spy });
-    const limit = { perSecond: 10, burst: 1 };
+    const limit = { perSecond: 10, burst: 2 };
     const sentAt = new Map<string, number>();
-    // The first check takes the only token; the next two's slots are 100 and 200 ms away.
-    expect(await limiter.run('https://late.test', async () => 'first', { limit, maxWaitMs: 10_000 })).toEqual(
-      { sent: true, value: 'first' },
-    );
+    // The first two checks take the burst; the next two's slots are 100 and 200 ms away.
+    for (const name of ['first', 'burst'])
+      expect(await limiter.run('https://late.test', async () => name, { limit, maxWaitMs: 10_000 })).toEqual({
+        sent: true,
+        value: name,
+      });
     const late = ['second', 'third'].map((name) =>
       limiter.run(
         'https://late.test',
@@ -187,14 +189,35 @@ describe('CheckLimiter', () => {
     ]);
     await blocking;
     // The second stood for its own slot, where nothing had gone; the third would have gone with
-    // it, so it reserved again and waited a whole interval after it.
-    expect(sentAt.get('third')! - sentAt.get('second')!).toBeGreaterThanOrEqual(100 - 5);
+    // it, so it reserved again and waited for a slot of its own (the burst of 2 lets two go
+    // within one interval once the queue is spent: 50 ms here).
+    expect(sentAt.get('third')! - sentAt.get('second')!).toBeGreaterThanOrEqual(50 - 5);
     const mine = spy.calls.filter((c) => c.keys[0]!.startsWith('https://late.test'));
-    // first, second, third; the second's slot of now (the budget had one); the third's new slot.
-    expect(mine).toHaveLength(5);
+    // first, burst, second, third; the second's slot of now (the budget had one); the third's new slot.
+    expect(mine).toHaveLength(6);
     expect(mine.every((c) => c.answer !== undefined)).toBe(true);
-    expect(mine[3]!.maxWaitMs).toBe(0);
-    expect(mine[4]!.answer!.waitMs).toBeGreaterThan(50);
+    expect(mine[4]!.maxWaitMs).toBe(0);
+    expect(mine[5]!.answer!.waitMs).toBeGreaterThan(25);
+  });
+
+  it('reserves again a check a stall made late when its budget has no burst to absorb it', async () => {
+    const spy = new SpyBudget(new LocalRateBudget());
+    const limiter = new CheckLimiter({ global: 1, perOrigin: 4, budget: spy });
+    const limit = { perSecond: 10, burst: 1 };
+    await limiter.run('https://strict.test', async () => 'first', { limit, maxWaitMs: 10_000 });
+    const late = limiter.run('https://strict.test', async () => 'sent', { limit, maxWaitMs: 10_000 });
+    await tick();
+    await tick();
+    const blocker = gatedTask([], 'blocker');
+    const blocking = limiter.run('https://other.test', blocker.task, unlimited);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    blocker.release();
+    expect(await late).toEqual({ sent: true, value: 'sent' });
+    await blocking;
+    const mine = spy.calls.filter((c) => c.keys[0]!.startsWith('https://strict.test'));
+    // first; the second's missed slot; its new slot, with a whole allowance.
+    expect(mine).toHaveLength(3);
+    expect(mine[2]!.maxWaitMs).toBeGreaterThan(9_000);
   });
 
   it('wakes from a long budget sleep early and holds a global slot to its send slot, so a busy moment costs it nothing', async () => {
