@@ -56,7 +56,7 @@ describe('ControlGuard', () => {
     expect([slowAlpha.eagerFor(alpha!), slowAlpha.eagerFor(bravo!)]).toEqual([true, false]);
   });
 
-  it('says a check may send a control while one identity has none standing or being checked', async () => {
+  it('counts the identities a check could send a control through: none standing or being checked', async () => {
     const clock = { now: Date.UTC(2026, 0, 1) };
     const eager = new ControlGuard({
       ledger: new MemoryControlLedger(),
@@ -67,27 +67,27 @@ describe('ControlGuard', () => {
       eager: true,
     });
     const both = ['a', 'b'];
-    expect(eager.mayControl(platform!, both)).toBe(true);
+    expect(eager.controlsDue(platform!, both)).toBe(2);
     let answer: () => void = () => {};
     const sendControl = (name: string) =>
       new Promise<SentCheck>((resolve) => {
         answer = () => resolve(sent('miss', name));
       });
-    // Being checked through a: b may still send one; a alone may not.
+    // Being checked through a: b may still send one, a may not.
     const checking = eager.current(platform!, 'a', sendControl);
-    expect(eager.mayControl(platform!, ['a'])).toBe(false);
-    expect(eager.mayControl(platform!, both)).toBe(true);
+    expect(eager.controlsDue(platform!, ['a'])).toBe(0);
+    expect(eager.controlsDue(platform!, both)).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 10));
     answer();
     await checking;
-    expect(eager.mayControl(platform!, ['a'])).toBe(false);
+    expect(eager.controlsDue(platform!, ['a'])).toBe(0);
     const other = eager.current(platform!, 'b', async (name) => sent('miss', name));
     await other;
-    expect(eager.mayControl(platform!, both)).toBe(false);
+    expect(eager.controlsDue(platform!, both)).toBe(0);
     // Due again once the window is over; never when controls do not go out alongside checks.
     clock.now += WINDOW;
-    expect(eager.mayControl(platform!, both)).toBe(true);
-    expect(guardOn(new MemoryControlLedger(), clock).mayControl(platform!, both)).toBe(false);
+    expect(eager.controlsDue(platform!, both)).toBe(2);
+    expect(guardOn(new MemoryControlLedger(), clock).controlsDue(platform!, both)).toBe(0);
   });
 
   it('sends one control for many hits at once, and none again within the window', async () => {

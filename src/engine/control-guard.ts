@@ -91,20 +91,21 @@ export class ControlGuard {
   }
 
   /**
-   * Whether a check of `platform` through one of `identities` may send a control alongside
-   * it (eager) because none stands or is being checked here: a search counts that request
-   * against the site's budget before it starts (origin-backlog.ts). Reads only this
-   * process's memo, so a control another process checked counts until it is read.
+   * How many of `identities` a check of `platform` could send a control through alongside
+   * it (eager) because none stands or is being checked here: searches count those requests
+   * against the site's budget before they start (engine.ts, origin-backlog.ts). Reads only
+   * this process's memo, so a control another process checked counts until it is read.
    */
-  mayControl(platform: Platform, identities: readonly string[]): boolean {
-    if (!this.eagerFor(platform)) return false;
+  controlsDue(platform: Platform, identities: readonly string[]): number {
+    if (!this.eagerFor(platform)) return 0;
     const now = this.#options.clock();
+    let due = 0;
     for (const identity of identities) {
       const key = controlKey(platform, identity);
       const memo = this.#memo.get(key);
-      if ((memo === undefined || now >= memo.until) && !this.#pending.has(key)) return true;
+      if ((memo === undefined || now >= memo.until) && !this.#pending.has(key)) due++;
     }
-    return false;
+    return due;
   }
 
   /** The platform's control through `identity`, checked now when the last one is older than the window. */

@@ -9,6 +9,7 @@ import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
 import { type CheckContext, checkPlatform } from './check.js';
 import { CheckFeeder } from './check-feeder.js';
+import { ControlCount } from './control-count.js';
 import type { ControlGuard } from './control-guard.js';
 import { CheckLimiter, DEFAULT_IDENTITY } from './limiter.js';
 import { type BacklogLease, OriginBacklog, type SiteLoad } from './origin-backlog.js';
@@ -111,6 +112,8 @@ export class Engine {
   readonly #egress: readonly EgressRoute[];
   /** Searches start when their requests fit their sites' budgets within the deadline (origin-backlog.ts). */
   readonly #backlog: OriginBacklog;
+  /** Due controls counted by searches before they start (control-count.ts). */
+  readonly #controlCount = new ControlCount();
   readonly catalogue: Catalogue;
 
   constructor(
@@ -234,16 +237,21 @@ export class Engine {
     // A check may send its platform's control alongside it (eager controls, due once a window
     // per identity): 50 searches at once with twice the running searches sent the 18 controls
     // of archive.org's 9 platforms into a line counted without them, and 3 checks found no send
-    // slot within their deadline. Counted until the check ends, sent or not.
+    // slot within their deadline. Each due control is counted by one search (its check sends it,
+    // or another's does), until that search's check ends, sent or not.
     const controls = this.#ctx.controls;
     const identities = this.#ctx.identities ?? [DEFAULT_IDENTITY];
-    const controlled = new Set(controls ? platforms.filter((p) => controls.mayControl(p, identities)) : []);
+    const controlled = controls
+      ? this.#controlCount.count(platforms, (p) => controls.controlsDue(p, identities))
+      : new Set<Platform>();
     // Its requests wait for its sites' budgets before it begins, not within its checks' deadlines.
-    const lease: BacklogLease = await this.#backlog.start(
-      siteLoads(platforms, this.#ctx.budget, controlled),
-      priority,
-      signal,
-    );
+    let lease: BacklogLease;
+    try {
+      lease = await this.#backlog.start(siteLoads(platforms, this.#ctx.budget, controlled), priority, signal);
+    } catch (error) {
+      for (const platform of controlled) this.#controlCount.release(platform);
+      throw error;
+    }
     signal?.addEventListener('abort', onCancel, { once: true });
     // Started as the engine can take them (check-feeder.ts); a shared check runs on after
     // this search stops waiting for it, bounded by its timeout.
@@ -276,7 +284,10 @@ export class Engine {
           .finally(() => {
             leftLine();
             sending();
-            if (controlled.has(platform)) lease.release(site);
+            if (controlled.delete(platform)) {
+              this.#controlCount.release(platform);
+              lease.release(site);
+            }
             remaining--;
             wake?.();
           });
@@ -299,6 +310,8 @@ export class Engine {
       ended = true;
       // Platforms not started yet never will be: nothing waits for them.
       feed.close();
+      for (const platform of controlled) this.#controlCount.release(platform);
+      controlled.clear();
       lease.close();
       ready.length = 0;
       signal?.removeEventListener('abort', onCancel);
