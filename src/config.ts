@@ -346,8 +346,10 @@ export const SETTINGS = {
   // (engine/origin-backlog.ts), so what runs at once follows the budgets, and they follow
   // the identities. A search lasts at least the timeout of the platforms that never answer,
   // longer on a busy machine, so the cap must hold the searches begun within that time and
-  // those waiting to begin: 50 at once with two identities (case 3) took 1.48 x their
-  // politeness bound at 8 per identity, 1.27 at 24, with the same answers.
+  // those waiting to begin: with two identities and a fixed 8, 50 at once (case 3) took
+  // 1.49-1.62 x their politeness bound, the 8 places full. At 24 per identity the runs read
+  // 1.27-1.61, the 2-core machine, shared with the simulated web, 85-92% busy (vmstat, one
+  // run; 75-87% at a fixed 8): there it binds.
   maxRunningSearches: {
     env: 'USERSCOUT_MAX_RUNNING_SEARCHES',
     default: 24,
