@@ -71,6 +71,20 @@ async function search(on: Engine, username: string): Promise<Outcome[]> {
   return outcomes;
 }
 
+/**
+ * Runs `searches` searches at once (usernames `prefix`0, 1, ...), expects every platform of
+ * each to answer miss (none held back by the budget), and gives the shared site's log of them.
+ */
+async function everyCheckAnswered(on: Engine, prefix: string, searches: number) {
+  const from = sim.siteLog.length;
+  const results = await Promise.all(Array.from({ length: searches }, (_, i) => search(on, `${prefix}${i}`)));
+  for (const outcomes of results) {
+    expect(outcomes).toHaveLength(relaxed.length);
+    expect(outcomes.filter((o) => o.status !== 'miss')).toEqual([]);
+  }
+  return sim.siteLog.slice(from).filter((r) => r.site === 'shared.test');
+}
+
 /** The simulated web's log since `from`: the most requests one address sent one site within a second. */
 function busiest(from: number) {
   return busiestWindow(sim.siteLog.slice(from), 1000);
@@ -137,15 +151,8 @@ describe('request budgets against sites that rate-limit', () => {
   it('starts searches when their requests fit the deadline, so searches at once lose no check to the budget', async () => {
     // 1.5 s checks: 0.9 x 1.5 s at 4/s sends 5 requests, one search's worth of the shared
     // site's 3 at a time; eight at once ask it 24 times.
-    const on = engine({ timeoutMs: 1500 });
-    const from = sim.siteLog.length;
     const searches = 8;
-    const results = await Promise.all(Array.from({ length: searches }, (_, i) => search(on, `waits${i}`)));
-    for (const outcomes of results) {
-      expect(outcomes).toHaveLength(relaxed.length);
-      expect(outcomes.filter((o) => o.status !== 'miss')).toEqual([]);
-    }
-    const shared = sim.siteLog.slice(from).filter((r) => r.site === 'shared.test');
+    const shared = await everyCheckAnswered(engine({ timeoutMs: 1500 }), 'waits', searches);
     expect(shared).toHaveLength(searches * SHARED);
     // The budget paced them: the last went out at least (24 - burst) / 4 s after the first.
     const spanMs = shared[shared.length - 1]!.at - shared[0]!.at;
@@ -158,15 +165,9 @@ describe('request budgets against sites that rate-limit', () => {
     // As the service sends them: each platform's first check of a window takes its control
     // with it, a request of the same budget. Counted as the searches' checks are, the eight
     // searches of the test above lose none of their 24 checks to the 3 controls.
-    const on = engine({ timeoutMs: 1500 }, { eagerControls: () => true });
-    const from = sim.siteLog.length;
     const searches = 8;
-    const results = await Promise.all(Array.from({ length: searches }, (_, i) => search(on, `vets${i}`)));
-    for (const outcomes of results) {
-      expect(outcomes).toHaveLength(relaxed.length);
-      expect(outcomes.filter((o) => o.status !== 'miss')).toEqual([]);
-    }
-    const shared = sim.siteLog.slice(from).filter((r) => r.site === 'shared.test');
+    const on = engine({ timeoutMs: 1500 }, { eagerControls: () => true });
+    const shared = await everyCheckAnswered(on, 'vets', searches);
     // A check each, and one control for each of the site's platforms (one identity, one window).
     expect(shared).toHaveLength(searches * SHARED + SHARED);
   }, 60_000);
