@@ -231,6 +231,8 @@ export async function measureApiLevel(
           }),
         ),
     );
+    // Taken as the searches end, before the figures and outcomes below are read from the server.
+    const stoppedAt = Date.now();
     const threads = threadCpuDelta(threadsBefore, (await server.threadCpu?.()) ?? null);
     const rateLimited = (await sim.child.request<number>('rateLimited')) - limitedBefore;
     const sentAfter = await sim.child.request<Record<string, number>>('siteRequests');
@@ -239,7 +241,6 @@ export async function measureApiLevel(
     );
     const controls = await controlsSent(server.url);
     const unanswered = await unansweredOutcomes(pool, results);
-    const stoppedAt = Date.now();
     const created = results.map((r) => Date.parse(r.state.createdAt));
     // A search still running at the deadline counts as ending then: its time is a lower bound.
     const ended = results.map((r) => (r.state.completedAt ? Date.parse(r.state.completedAt) : stoppedAt));

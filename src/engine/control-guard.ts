@@ -102,10 +102,15 @@ export class ControlGuard {
     let due = 0;
     for (const identity of identities) {
       const key = controlKey(platform, identity);
-      const memo = this.#memo.get(key);
-      if ((memo === undefined || now >= memo.until) && !this.#pending.has(key)) due++;
+      if (this.#standing(key, now) === undefined && !this.#pending.has(key)) due++;
     }
     return due;
+  }
+
+  /** The record kept for `key` while it stands (see #memo), else undefined. */
+  #standing(key: string, now: number): ControlRecord | undefined {
+    const memo = this.#memo.get(key);
+    return memo && now < memo.until ? memo.record : undefined;
   }
 
   /** The platform's control through `identity`, checked now when the last one is older than the window. */
@@ -116,8 +121,8 @@ export class ControlGuard {
   ): Promise<ControlRecord | undefined> {
     const key = controlKey(platform, identity);
     const { clock, windowMs } = this.#options;
-    const memo = this.#memo.get(key);
-    if (memo && clock() < memo.until) return Promise.resolve(memo.record);
+    const standing = this.#standing(key, clock());
+    if (standing) return Promise.resolve(standing);
     let pending = this.#pending.get(key);
     if (!pending) {
       pending = this.#refresh(platform, identity, sendControl)

@@ -11,7 +11,7 @@ import { type CheckContext, checkPlatform } from './check.js';
 import { CheckFeeder } from './check-feeder.js';
 import { ControlCount } from './control-count.js';
 import type { ControlGuard } from './control-guard.js';
-import { CheckLimiter, DEFAULT_IDENTITY } from './limiter.js';
+import { CheckLimiter } from './limiter.js';
 import { type BacklogLease, OriginBacklog, type SiteLoad } from './origin-backlog.js';
 import { OriginBreaker } from './origin-breaker.js';
 import { errorOutcome, type Outcome } from './outcome.js';
@@ -114,6 +114,8 @@ export class Engine {
   readonly #backlog: OriginBacklog;
   /** Due controls counted by searches before they start (control-count.ts). */
   readonly #controlCount = new ControlCount();
+  /** The egress identities' names, in the order of their dispatchers. */
+  readonly #identities: readonly string[];
   readonly catalogue: Catalogue;
 
   constructor(
@@ -139,6 +141,7 @@ export class Engine {
     const egress = deps.egress.length ? deps.egress : undefined;
     if (!egress) throw new Error('an engine needs at least one egress identity');
     this.#egress = egress;
+    this.#identities = egress.map((route) => route.name);
     this.#backlog = new OriginBacklog({
       identities: egress.length,
       withinMs: BACKLOG_SHARE * options.timeoutMs,
@@ -146,13 +149,13 @@ export class Engine {
     this.#ctx = {
       dispatcher: egress[0]!.dispatcher,
       egress: egress.map((route) => route.dispatcher),
-      identities: egress.map((route) => route.name),
+      identities: this.#identities,
       controls: deps.controls,
       budget: options.budget,
       limiter: new CheckLimiter({
         global: options.concurrency,
         perOrigin: options.perHost,
-        identities: egress.map((route) => route.name),
+        identities: this.#identities,
         now,
         ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
       }),
@@ -240,9 +243,8 @@ export class Engine {
     // slot within their deadline. Each due control is counted by one search (its check sends it,
     // or another's does), until that search's check ends, sent or not.
     const controls = this.#ctx.controls;
-    const identities = this.#ctx.identities ?? [DEFAULT_IDENTITY];
     const controlled = controls
-      ? this.#controlCount.count(platforms, (p) => controls.controlsDue(p, identities))
+      ? this.#controlCount.count(platforms, (p) => controls.controlsDue(p, this.#identities))
       : new Set<Platform>();
     // Its requests wait for its sites' budgets before it begins, not within its checks' deadlines.
     let lease: BacklogLease;
