@@ -3,6 +3,10 @@
  * metric's samples whose labels include the ones given. Pure.
  */
 
+/** The USERSCOUT_METRICS_TOKEN the benchmark's servers are started with, and the headers a scrape sends. */
+export const METRICS_TOKEN = 'bench-metrics-token';
+export const METRICS_HEADERS = { authorization: `Bearer ${METRICS_TOKEN}` };
+
 /** Labels of one sample line (`name{a="x",b="y"} value`), unescaped. */
 function labelsOf(text: string): Map<string, string> {
   const labels = new Map<string, string>();

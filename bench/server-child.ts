@@ -11,6 +11,7 @@ import { createKey } from '../src/cli/keys.js';
 import { loadConfig, type SettingName } from '../src/config.js';
 import { createService } from '../src/service.js';
 import { runChild } from './child.js';
+import { METRICS_TOKEN } from './prometheus.js';
 import {
   groupThreadCpu,
   parseTaskStat,
@@ -89,6 +90,7 @@ await runChild<ServerInput, ServerReady>(async (input) => {
       connectTo: input.connectTo,
       caFile: input.caFile,
       refusePrivate: false,
+      metricsToken: METRICS_TOKEN,
       ...input.overrides,
     },
     {},

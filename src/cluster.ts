@@ -129,6 +129,23 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
   };
 }
 
+/** What a process listens on: the setting that names it and its value. */
+export interface ListenPort {
+  readonly setting: 'port' | 'workerPort';
+  readonly port: number;
+}
+
+/**
+ * The port this process listens on. A cluster worker serves only health, readiness and
+ * metrics, on a port of its own, so that it never takes the API's; every other process
+ * serves the API on `port`. Pure.
+ */
+export function listenPort(config: Pick<Config, 'redisUrl' | 'role' | 'port' | 'workerPort'>): ListenPort {
+  return config.redisUrl && config.role === 'worker'
+    ? { setting: 'workerPort', port: config.workerPort }
+    : { setting: 'port', port: config.port };
+}
+
 /** Calls `fn` at most once per `everyMs` (errors repeat every reconnect during an outage). */
 export function throttled<A extends unknown[]>(
   everyMs: number,

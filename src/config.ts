@@ -39,6 +39,37 @@ const int = (min: number, max: number): Kind => ({ type: 'int', min, max });
 const decimal = (min: number, max: number): Kind => ({ type: 'number', min, max });
 const MINUTE = 60_000;
 
+/** What Fastify's `trustProxy` takes for USERSCOUT_TRUST_PROXY: off, any proxy, a hop count, or the trusted addresses/CIDRs. */
+export function trustProxyOf(value: string): boolean | number | string[] {
+  const text = value.trim();
+  if (text === '' || text === 'false') return false;
+  if (text === 'true') return true;
+  if (/^\d+$/.test(text)) return Number(text);
+  return text.split(',').map((s) => s.trim());
+}
+
+/** proxy-addr's names for ranges, accepted in the list as Fastify accepts them. */
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustProxyProblem(value: string): string | undefined {
+  const trusted = trustProxyOf(value);
+  if (!Array.isArray(trusted)) return undefined;
+  const bad = trusted.find((entry) => {
+    if (TRUST_PROXY_NAMES.has(entry)) return false;
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const bits = family === 6 ? 128 : 32;
+    return (
+      family === 0 ||
+      rest.length > 0 ||
+      (prefix !== undefined && !(/^\d+$/.test(prefix) && Number(prefix) <= bits))
+    );
+  });
+  return bad === undefined
+    ? undefined
+    : `"true", "false", a hop count, or comma-separated IP addresses/CIDRs (or loopback, linklocal, uniquelocal); "${bad}" is none`;
+}
+
 /** The settings table. The README's configuration section names every one (test/readme.test.ts checks). */
 export const SETTINGS = {
   host: {
@@ -48,6 +79,14 @@ export const SETTINGS = {
     doc: 'Address the REST service listens on',
   },
   port: { env: 'PORT', default: 3000, kind: int(0, 65535), doc: 'Port the REST service listens on' },
+  // A worker's port of its own, so the cluster's commands run as written on one machine (an API
+  // and several workers on one PORT would collide); 0 lets each worker take a free one and log it.
+  workerPort: {
+    env: 'USERSCOUT_WORKER_PORT',
+    default: 0,
+    kind: int(0, 65535),
+    doc: "Port a cluster worker serves /healthz, /readyz and /metrics on (PORT is the API's); 0: a free one, logged at start",
+  },
   // Node listens with a queue of 511 connections not yet accepted. A burst of new connections
   // larger than that (a flood, or a thousand clients reconnecting their event streams after a
   // restart) overflows it, and the kernel drops the SYNs of everyone, legitimate clients
@@ -503,7 +542,26 @@ export const SETTINGS = {
     env: 'USERSCOUT_TRUST_PROXY',
     default: '',
     kind: { type: 'string' },
-    doc: 'Fastify trustProxy: "" (off), "true", a hop count, or comma-separated addresses/CIDRs',
+    validate: (value: string) => trustProxyProblem(value),
+    doc: 'Which proxies in front may name the client (X-Forwarded-For): "" or "false" (none), "true" (any), a hop count, or comma-separated proxy addresses/CIDRs',
+  },
+  metricsToken: {
+    env: 'USERSCOUT_METRICS_TOKEN',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'Bearer token that GET /metrics requires (Authorization: Bearer TOKEN); empty: the API port does not serve /metrics, and a worker serves it on its own port without one',
+  },
+  revocationCheckMs: {
+    env: 'USERSCOUT_REVOCATION_CHECK_MS',
+    default: 5_000,
+    kind: int(50, 600_000),
+    doc: 'How often (ms) each API process reads the API keys: a key revoked since has its event streams closed and its queued and running searches ended (error "key revoked")',
+  },
+  ipv6Prefix: {
+    env: 'USERSCOUT_IPV6_PREFIX',
+    default: 64,
+    kind: int(32, 128),
+    doc: 'Keyless IPv6 clients are counted by this prefix of their address (a host holds a whole /64, and could rotate through it); 128: each address',
   },
   bodyLimitBytes: {
     env: 'USERSCOUT_BODY_LIMIT_BYTES',
@@ -595,6 +653,42 @@ export const SETTINGS = {
     default: 8,
     kind: int(1, 1_000),
     doc: 'Webhook attempts in flight at once, per process',
+  },
+  webhookMaxInFlightPerKey: {
+    env: 'USERSCOUT_WEBHOOK_MAX_IN_FLIGHT_PER_KEY',
+    default: 2,
+    kind: int(1, 1_000),
+    doc: "Webhook attempts of one API key in flight at once, per process; deliveries are taken round-robin across keys, so a slow receiver holds only its own key's slots",
+  },
+  watchlistMaxPerKey: {
+    env: 'USERSCOUT_WATCHLIST_MAX_PER_KEY',
+    default: 50,
+    kind: int(1, 100_000),
+    doc: 'Watchlists one API key may have (409 watchlist_limit past it)',
+  },
+  watchlistMaxNamesPerKey: {
+    env: 'USERSCOUT_WATCHLIST_MAX_NAMES_PER_KEY',
+    default: 200,
+    kind: int(1, 1_000_000),
+    doc: "Names all of one API key's watchlists may hold together (409 watchlist_limit past it)",
+  },
+  webhookMaxStoredPerKey: {
+    env: 'USERSCOUT_WEBHOOK_MAX_STORED_PER_KEY',
+    default: 1_000,
+    kind: int(10, 1_000_000),
+    doc: 'Webhook deliveries kept per API key: the oldest ended ones go first; a redelivery past it while all are pending is refused (409 delivery_limit)',
+  },
+  webhookRetentionMs: {
+    env: 'USERSCOUT_WEBHOOK_RETENTION_MS',
+    default: 30 * 86_400_000,
+    kind: int(60_000, 3_650 * 86_400_000),
+    doc: 'How long an ended webhook delivery (delivered, failed, cancelled) is kept (ms); removed when a run of its key ends',
+  },
+  webhookRedeliverLimit: {
+    env: 'USERSCOUT_WEBHOOK_REDELIVER_LIMIT',
+    default: 60,
+    kind: int(1, 100_000),
+    doc: 'Redeliveries one API key may ask for per hour (429 rate_limited past it)',
   },
   webhookAllowPrivate: {
     env: 'USERSCOUT_WEBHOOK_ALLOW_PRIVATE',

@@ -39,6 +39,14 @@ export const ERROR_CODES = {
   too_many_streams: { status: 429, message: 'Too many open event streams; close one first' },
   not_owner: { status: 403, message: 'This search belongs to another API key' },
   search_finished: { status: 409, message: 'The search has ended already' },
+  watchlist_limit: {
+    status: 409,
+    message: 'This API key has as many watchlists (or watched names) as it may; delete or shorten one first',
+  },
+  delivery_limit: {
+    status: 409,
+    message: "This API key's stored webhook deliveries are all pending; wait for them to end",
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -16,7 +16,7 @@ import { watchlistSearchStarter } from './api/watchlist-searches.js';
 import { PlatformHealth } from './catalogue/health.js';
 import type { Catalogue } from './catalogue/platform.js';
 import { loadCatalogueFrom } from './catalogue/source.js';
-import { createRedisBackend, throttled } from './cluster.js';
+import { createRedisBackend, listenPort, throttled } from './cluster.js';
 import type { Config } from './config.js';
 import { createEngine } from './engine/create-engine.js';
 import { ConfigError } from './errors.js';
@@ -201,6 +201,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
       webhookTimeoutMs: config.webhookTimeoutMs,
       allowPrivate: config.webhookAllowPrivate,
       maxDeliveries: config.webhookMaxInFlight,
+      maxDeliveriesPerKey: config.webhookMaxInFlightPerKey,
+      keptDeliveries: { perKey: config.webhookMaxStoredPerKey, retentionMs: config.webhookRetentionMs },
       // Repeats every tick while the store is out of reach: said once a minute at most.
       onError: throttled(60_000, (err: unknown, what: string) => log?.error({ err }, `${what} failed`)),
       onRunFinished: (watchlist, run) =>
@@ -254,7 +256,11 @@ export async function createService(config: Config, options: ServiceOptions = {}
       sweeper.unref();
       await health.refresh();
       health.start();
-      const url = await app.listen({ host: config.host, port: config.port, backlog: config.listenBacklog });
+      const url = await app.listen({
+        host: config.host,
+        port: listenPort(config).port,
+        backlog: config.listenBacklog,
+      });
       scheduler?.start();
       return url;
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { egressIdentities, loadConfig, SETTINGS } from '../src/config.js';
+import { egressIdentities, loadConfig, SETTINGS, trustProxyOf } from '../src/config.js';
 import { ConfigError } from '../src/errors.js';
 
 describe('loadConfig', () => {
@@ -55,6 +55,22 @@ describe('loadConfig', () => {
   ])('refuses %s with the setting, its variable and what it expects', (_, env, message) => {
     expect(() => loadConfig({}, env)).toThrow(ConfigError);
     expect(() => loadConfig({}, env)).toThrow(message);
+  });
+
+  it('reads USERSCOUT_TRUST_PROXY as off, any, a hop count or trusted addresses, and refuses anything else', () => {
+    expect(trustProxyOf(loadConfig({}, {}).trustProxy)).toBe(false);
+    expect(trustProxyOf('false')).toBe(false);
+    expect(trustProxyOf('true')).toBe(true);
+    expect(trustProxyOf('2')).toBe(2);
+    const list = loadConfig({}, { USERSCOUT_TRUST_PROXY: '10.0.0.0/8, ::1, fd00::/8, loopback' });
+    expect(trustProxyOf(list.trustProxy)).toEqual(['10.0.0.0/8', '::1', 'fd00::/8', 'loopback']);
+    for (const bad of ['proxy.internal', '10.0.0.0/33', '::1/129', 'yes']) {
+      expect(() => loadConfig({}, { USERSCOUT_TRUST_PROXY: bad }), bad).toThrow(
+        new RegExp(`USERSCOUT_TRUST_PROXY.*"${bad.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" is none`),
+      );
+    }
+    expect(loadConfig({}, {}).ipv6Prefix).toBe(64);
+    expect(() => loadConfig({}, { USERSCOUT_IPV6_PREFIX: '8' })).toThrow(/USERSCOUT_IPV6_PREFIX/);
   });
 
   it('refuses an unknown override name', () => {

@@ -13,7 +13,14 @@ import type { SimRoute } from '../src/sim/behaviour.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { SimWeb } from '../src/sim/server.js';
 import { catalogueOf, entry } from './support/catalogue.js';
-import { json, pollUntilDone, postSearch, type RunningService, startService } from './support/service.js';
+import {
+  json,
+  metricsText,
+  pollUntilDone,
+  postSearch,
+  type RunningService,
+  startService,
+} from './support/service.js';
 
 const healthy: PlatformSpec[] = [
   entry('Alpha'),
@@ -170,7 +177,7 @@ describe('rule drift', () => {
       expect(Date.parse(health.lastCheckedAt!)).toBeGreaterThan(0);
     }
     for (const { name } of healthy) expect(byName.get(name)!.health.state, name).toBe('healthy');
-    const metrics = await fetch(`${withControls.url}/metrics`).then((m) => m.text());
+    const metrics = await metricsText(withControls.url);
     expect(metrics).toMatch(/userscout_platform_rule_drift\{platform="mirror",identity="default"\} 1/);
     expect(metrics).toMatch(/userscout_platform_rule_drift\{platform="alpha",identity="default"\} 0/);
   });

@@ -3,7 +3,14 @@
  * run against each backend: `describeWatchlistStoreContract` gets a fresh store per test.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DeliveryRecord, WatchChange, Watchlist, WatchlistStore } from '../src/store/watchlists.js';
+import {
+  cancelledDelivery,
+  type DeliveryRecord,
+  type WatchChange,
+  type Watchlist,
+  type WatchlistStore,
+} from '../src/store/watchlists.js';
+import { startAttempt } from '../src/watchlists/delivery-policy.js';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 const HOUR = 3_600_000;
@@ -229,6 +236,93 @@ export function describeWatchlistStoreContract(
         ['d1', 'delivered'],
       ]);
       expect((await store.listDeliveries('w1', 1)).map((d) => d.id)).toEqual(['d2']);
+    });
+
+    it('claims due deliveries of owners not skipped, and says whose each is', async () => {
+      await store.createWatchlist(watchlist('w1'));
+      await store.createWatchlist(watchlist('w2', { owner: 'key:k2' }));
+      await store.createDelivery(delivery('d1', 'w1', { nextAttemptAt: T0 }));
+      await store.createDelivery(delivery('d2', 'w1', { nextAttemptAt: T0 + 1 }));
+      await store.createDelivery(delivery('d3', 'w2', { nextAttemptAt: T0 + 2 }));
+      // k1's deliveries are due first, but k1 is skipped: k2's is claimed.
+      const other = (await store.claimDueDelivery(T0 + 10, 1_000, ['key:k1']))!;
+      expect([other.value.id, other.owner]).toEqual(['d3', 'key:k2']);
+      expect(await store.claimDueDelivery(T0 + 10, 1_000, ['key:k1', 'key:k2'])).toBeUndefined();
+      const first = (await store.claimDueDelivery(T0 + 10, 1_000))!;
+      expect([first.value.id, first.owner]).toEqual(['d1', 'key:k1']);
+    });
+
+    it('keeps an attempt recorded before it is sent: a claim after a crash finds it in flight', async () => {
+      await store.createWatchlist(watchlist('w1'));
+      await store.createDelivery(delivery('d1', 'w1'));
+      const claimed = (await store.claimDueDelivery(T0, 1_000))!;
+      const started = startAttempt(claimed.value, T0 + 5, T0 + 1_005);
+      expect(await store.saveDelivery(started, claimed.token)).toBe(true);
+      // The process dies here. Nobody takes it while the attempt may still be under way...
+      expect(await store.claimDueDelivery(T0 + 1_004, 1_000)).toBeUndefined();
+      // ...then the next claim sees the attempt it left.
+      const next = (await store.claimDueDelivery(T0 + 1_005, 1_000))!;
+      expect(next.value.attempts).toEqual([{ at: T0 + 5, phase: 'in_flight', durationMs: 0 }]);
+      expect(await store.saveDelivery(started, claimed.token)).toBe(false);
+    });
+
+    it("trims an owner's ended deliveries past the newest kept and past the retention, never pending ones", async () => {
+      await store.createWatchlist(watchlist('w1'));
+      await store.createWatchlist(watchlist('w2', { createdAt: T0 + 1 }));
+      await store.createWatchlist(watchlist('w3', { owner: 'key:k2' }));
+      const ended = { state: 'delivered' as const, nextAttemptAt: undefined, deliveredAt: T0 };
+      // Oldest first: d0 (pending), d1..d4 ended, over two watchlists of k1; e1 of k2.
+      await store.createDelivery(delivery('d0', 'w1', { createdAt: T0 }));
+      for (let i = 1; i <= 4; i++)
+        await store.createDelivery(
+          delivery(`d${i}`, i % 2 ? 'w1' : 'w2', { ...ended, createdAt: T0 + i * HOUR }),
+        );
+      await store.createDelivery(delivery('e1', 'w3', { ...ended, createdAt: T0 }));
+      const ids = async () =>
+        [...(await store.listDeliveries('w1')), ...(await store.listDeliveries('w2'))]
+          .map((d) => d.id)
+          .sort();
+
+      // Older than the retention: d1 goes; d0 is pending and stays.
+      expect(await store.trimDeliveries('key:k1', { keep: 100, createdBefore: T0 + 2 * HOUR })).toBe(4);
+      expect(await ids()).toEqual(['d0', 'd2', 'd3', 'd4']);
+      // Past the newest 2: d2 goes (d0 is past them too, but pending).
+      expect(await store.trimDeliveries('key:k1', { keep: 2, createdBefore: 0 })).toBe(3);
+      expect(await ids()).toEqual(['d0', 'd3', 'd4']);
+      expect(await store.trimDeliveries('key:k1', { keep: 0, createdBefore: 0 })).toBe(1);
+      expect(await ids()).toEqual(['d0']);
+      // Another key's deliveries are its own.
+      expect((await store.listDeliveries('w3')).map((d) => d.id)).toEqual(['e1']);
+      expect(await store.trimDeliveries('key:nobody', { keep: 0, createdBefore: T0 + 100 * HOUR })).toBe(0);
+    });
+
+    it("stops a revoked owner's watchlists and cancels its pending deliveries, leaving other keys alone", async () => {
+      await store.createWatchlist(watchlist('w1'));
+      await store.createWatchlist(watchlist('w2', { createdAt: T0 + 1 }));
+      await store.createWatchlist(watchlist('w3', { owner: 'key:k2' }));
+      await store.createDelivery(delivery('d1', 'w1'));
+      await store.createDelivery(delivery('d2', 'w1', { state: 'delivered', nextAttemptAt: undefined }));
+      await store.createDelivery(delivery('d3', 'w3'));
+      // A run of w1 and the delivery d1 under way when the key is revoked.
+      const running = (await store.claimDueWatchlist(T0, 1_000))!;
+      expect(running.value.id).toBe('w1');
+      const sending = (await store.claimDueDelivery(T0, 1_000, ['key:k2']))!;
+      expect(sending.value.id).toBe('d1');
+
+      expect(await store.stopOwner('key:k1')).toEqual({ watchlists: 2, deliveries: 1 });
+      expect(await store.getDelivery('d1')).toEqual(cancelledDelivery(delivery('d1', 'w1')));
+      expect((await store.getDelivery('d2'))?.state).toBe('delivered');
+      // What was under way cannot save any more.
+      expect(await store.saveWatchlistState('w1', running.token, running.value.state, T0)).toBe(false);
+      expect(await store.deferWatchlist('w1', running.token, T0)).toBe(false);
+      expect(await store.saveDelivery(sending.value, sending.token)).toBe(false);
+      // Nothing of k1 is due again, ever; k2's work goes on.
+      const later = T0 + 1_000 * HOUR;
+      expect((await store.claimDueWatchlist(later, 1_000))?.value.id).toBe('w3');
+      expect(await store.claimDueWatchlist(later, 1_000)).toBeUndefined();
+      expect((await store.claimDueDelivery(later, 1_000))?.value.id).toBe('d3');
+      expect(await store.claimDueDelivery(later, 1_000)).toBeUndefined();
+      expect(await store.getWatchlist('w2')).toBeDefined();
     });
 
     it('deletes the changes and deliveries of a deleted watchlist, pending ones included', async () => {

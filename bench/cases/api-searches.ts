@@ -12,6 +12,7 @@ import { callJson, type SearchState, startSearch } from '../http-client.js';
 import { ACCOUNT_POOL, loadPlatformSet } from '../platform-set.js';
 import { identitiesOf, politenessBound, sentBound } from '../politeness.js';
 import { measure } from '../process-usage.js';
+import { METRICS_HEADERS } from '../prometheus.js';
 import type { Row } from '../results.js';
 import { type ServerLauncher, type ServerOverrides, singleProcessServer } from '../server.js';
 import { distribution, percentile } from '../stats.js';
@@ -368,7 +369,7 @@ function finishedRange(
  * identity that had one (the store's records, whichever process sent it).
  */
 async function controlsSent(serverUrl: string): Promise<number> {
-  const text = await fetch(`${serverUrl}/metrics`).then((r) => r.text());
+  const text = await fetch(`${serverUrl}/metrics`, { headers: METRICS_HEADERS }).then((r) => r.text());
   return text.split('\n').filter((line) => line.startsWith('userscout_platform_rule_drift{')).length;
 }
 

@@ -28,7 +28,7 @@ import { busyCores, readMachineTimes } from '../machine-usage.js';
 import { ACCOUNT_POOL, budgetBoundSubset, loadPlatformSet, physicalLimit } from '../platform-set.js';
 import { runningWithinDeadline, sustainedRate } from '../politeness.js';
 import { usageDelta } from '../process-usage.js';
-import { metricSum } from '../prometheus.js';
+import { METRICS_HEADERS, metricSum } from '../prometheus.js';
 import type { Row } from '../results.js';
 import type { ServerHandle, ServerOverrides } from '../server.js';
 import { distribution, perMinuteWithin } from '../stats.js';
@@ -128,7 +128,7 @@ interface Measured {
 /** Checks the workers finished, and those held back by the budgets, since they started. */
 async function checkCounts(server: ServerHandle): Promise<{ checks: number; held: number }> {
   const texts = await Promise.all(
-    server.checkers.map((url) => fetch(`${url}/metrics`).then((r) => r.text())),
+    server.checkers.map((url) => fetch(`${url}/metrics`, { headers: METRICS_HEADERS }).then((r) => r.text())),
   );
   return {
     checks: texts.reduce((n, t) => n + metricSum(t, 'userscout_checks_total'), 0),

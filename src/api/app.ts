@@ -6,10 +6,12 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { trustProxyOf } from '../config.js';
 import { installAuth } from './auth.js';
 import { clientErrorHandler } from './client-error.js';
 import type { AppDeps } from './deps.js';
 import { frameworkErrors, installErrorHandler } from './error-handler.js';
+import { KeyRevocations } from './key-revocations.js';
 import { DOCS_CONTENT_SECURITY_POLICY, DOCS_HEADERS, OPENAPI_OPTIONS } from './openapi.js';
 import { installRateLimits } from './rate-limits.js';
 import { RequestLog } from './request-log.js';
@@ -25,11 +27,14 @@ import { ErrorBody, Platform, Result, SearchSummary } from './schemas.js';
 import { WatchlistResponse } from './watchlist-schemas.js';
 import { webPage } from './web-page.js';
 
-function trustProxy(value: string): FastifyServerOptions['trustProxy'] {
-  if (value === '' || value === 'false') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return Number(value) as unknown as FastifyServerOptions['trustProxy'];
-  return value.split(',').map((s) => s.trim());
+/**
+ * USERSCOUT_TRUST_PROXY as Fastify takes it. Fastify now ignores a bare hop count (it cannot tell
+ * a proxy from a client that connected directly); the setting's hop count keeps its meaning as a
+ * function, which the README says to use only where the proxies are the only way in.
+ */
+function fastifyTrustProxy(value: string): FastifyServerOptions['trustProxy'] {
+  const trusted = trustProxyOf(value);
+  return typeof trusted === 'number' ? (_address: string, hop: number) => hop < trusted : trusted;
 }
 
 export async function buildApp(
@@ -39,7 +44,7 @@ export async function buildApp(
   const app = Fastify({
     logger,
     bodyLimit: deps.config.bodyLimitBytes,
-    trustProxy: trustProxy(deps.config.trustProxy),
+    trustProxy: fastifyTrustProxy(deps.config.trustProxy),
     genReqId: () => randomUUID(),
     logController: new RequestLog(),
     // No type coercion: `{"username": 42}` is a bad request, not the name "42".
@@ -71,16 +76,21 @@ export async function buildApp(
   });
 
   installErrorHandler(app, deps.metrics);
-  installAuth(app, deps.store);
+  installAuth(app, deps.store, deps.config.ipv6Prefix);
   await installRateLimits(app, deps.config, deps.rateLimitStore);
 
   await app.register(async (scope) => searchRoutes(scope, deps));
   await app.register(async (scope) => searchesRoutes(scope, deps));
   await app.register(async (scope) => usageRoutes(scope, deps));
-  await app.register(async (scope) => eventRoutes(scope, deps));
+  const revocations = new KeyRevocations(deps, deps.config.revocationCheckMs, (err: unknown) =>
+    app.log.warn({ err }, 'reading revoked keys failed'),
+  );
+  app.addHook('onReady', async () => revocations.start());
+  app.addHook('onClose', async () => revocations.stop());
+  await app.register(async (scope) => eventRoutes(scope, deps, revocations));
   await app.register(async (scope) => reportRoutes(scope, deps));
   await app.register(async (scope) => platformRoutes(scope, deps));
-  await app.register(async (scope) => opsRoutes(scope, deps));
+  await app.register(async (scope) => opsRoutes(scope, deps, 'api'));
   await app.register(async (scope) => watchlistRoutes(scope, deps));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(webPage({ dir: deps.config.webDir }));

@@ -7,10 +7,11 @@ import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { UserscoutError } from '../errors.js';
 import type { ApiKeyRecord, Store, Tier } from '../store/store.js';
+import { clientKey } from './client-key.js';
 
 export interface Caller {
   readonly tier: Tier;
-  /** `ip:ADDRESS` or `key:KEYID`: what rate limits count by. */
+  /** `ip:ADDRESS` (an IPv6 client's prefix: client-key.ts) or `key:KEYID`: what rate limits count by. */
   readonly client: string;
   readonly keyName?: string;
 }
@@ -57,12 +58,12 @@ export async function ownerCaller(
   return record && record.revokedAt === undefined ? keyCaller(record) : undefined;
 }
 
-export function installAuth(app: FastifyInstance, store: Store): void {
+export function installAuth(app: FastifyInstance, store: Store, ipv6Prefix: number): void {
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (request, reply) => {
     const key = request.url.startsWith('/api/') ? presentedKey(request.headers) : undefined;
     if (key === undefined) {
-      request.caller = { tier: 'free', client: `ip:${request.ip}` };
+      request.caller = { tier: 'free', client: clientKey(request.ip, ipv6Prefix) };
       if (request.url.startsWith('/api/')) reply.header(TIER_HEADER, 'free');
       return;
     }

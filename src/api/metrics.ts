@@ -6,6 +6,14 @@ import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom
 import type { ControlRecord } from '../engine/control.js';
 import type { Outcome } from '../engine/outcome.js';
 
+/**
+ * An egress identity as a label: never a proxy's user and password. Identity names carry none
+ * (config.ts names a proxy by scheme and host), but records come back from a shared store.
+ */
+export function withoutCredentials(identity: string): string {
+  return identity.replace(/\/\/[^/@]*@/, '//');
+}
+
 export class Metrics {
   readonly registry = new Registry();
   readonly searches = new Counter({
@@ -58,7 +66,7 @@ export class Metrics {
       if (!records) return;
       this.drift.reset();
       for (const r of records)
-        this.drift.set({ platform: r.platformId, identity: r.identity }, r.drift ? 1 : 0);
+        this.drift.set({ platform: r.platformId, identity: withoutCredentials(r.identity) }, r.drift ? 1 : 0);
     },
   });
 

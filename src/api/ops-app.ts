@@ -22,6 +22,6 @@ export async function buildOpsApp(
     frameworkErrors,
   });
   installErrorHandler(app, deps.metrics);
-  await app.register(async (scope) => opsRoutes(scope, deps));
+  await app.register(async (scope) => opsRoutes(scope, deps, 'ops'));
   return app;
 }

@@ -10,10 +10,11 @@ import rateLimit, { type RateLimitPluginOptions } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Config } from '../config.js';
 import { UserscoutError } from '../errors.js';
+import { clientKey } from './client-key.js';
 
 export type RateLimitConfig = Pick<
   Config,
-  'freeLimit' | 'freeWindowMs' | 'proLimit' | 'proWindowMs' | 'readLimit' | 'proReadLimit'
+  'freeLimit' | 'freeWindowMs' | 'proLimit' | 'proWindowMs' | 'readLimit' | 'proReadLimit' | 'ipv6Prefix'
 >;
 
 /** The request limit's window (ms): other requests are counted per minute. */
@@ -35,7 +36,8 @@ export async function installRateLimits(
     max: async (request: FastifyRequest) =>
       request.caller?.tier === 'professional' ? config.proReadLimit : config.readLimit,
     timeWindow: REQUEST_WINDOW_MS,
-    keyGenerator: (request: FastifyRequest) => `read:${request.caller?.client ?? request.ip}`,
+    keyGenerator: (request: FastifyRequest) =>
+      `read:${request.caller?.client ?? clientKey(request.ip, config.ipv6Prefix)}`,
     // Shared counters can be out of reach (Redis down): other requests then go uncounted and
     // meet the same outage in their handler; starting a search is refused (skipOnError below).
     ...(store ? { store, skipOnError: true } : {}),

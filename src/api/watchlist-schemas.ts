@@ -7,7 +7,7 @@ import { type SchemaOptions, type TLiteral, type TUnion, Type } from '@sinclair/
 import { CATEGORIES } from '../catalogue/categories.js';
 import { MAX_USERNAME_LENGTH } from '../catalogue/username-rule.js';
 import { OUTCOME_STATUSES } from '../engine/outcome.js';
-import { CHANGE_KINDS, DELIVERY_STATES, NOTIFY_MODES } from '../store/watchlists.js';
+import { ATTEMPT_PHASES, CHANGE_KINDS, DELIVERY_STATES, NOTIFY_MODES } from '../store/watchlists.js';
 import { WATCH_EVENT_TYPES } from '../watchlists/watch-event.js';
 
 const lit = <const T extends readonly string[]>(values: T, options: SchemaOptions = {}) =>
@@ -181,6 +181,12 @@ const delivery = Type.Object({
   attempts: Type.Array(
     Type.Object({
       at: Type.String({ format: 'date-time' }),
+      phase: Type.Optional(
+        lit(ATTEMPT_PHASES, {
+          description:
+            'in_flight: recorded before it was sent, not ended yet; interrupted: the service ended during it (the receiver may have it)',
+        }),
+      ),
       status: Type.Optional(Type.Integer({ description: "The receiver's HTTP status" })),
       error: Type.Optional(Type.String()),
       durationMs: Type.Integer(),

@@ -1,7 +1,7 @@
 /**
  * Freezes a catalogue all the way down (platforms, signals, their regexes), so
  * nothing can change it during a search. The loader ends with it, and so does
- * a thread that receives a structured clone, which arrives unfrozen.
+ * a thread that receives a structured clone, which arrives unfrozen (thread-copy.ts).
  */
 import type { Catalogue } from './platform.js';
 
@@ -14,8 +14,6 @@ export function freezeDeep<T>(value: T): T {
   return deepFreeze(value, new WeakSet());
 }
 
-// A frozen RegExp cannot be given a lastIndex: a stateful (g or y) use throws
-// instead of leaking state between searches. The schema allows neither flag.
 function deepFreeze<T>(value: T, seen: WeakSet<object>): T {
   if (value === null || typeof value !== 'object' || seen.has(value)) return value;
   seen.add(value);

@@ -4,7 +4,7 @@
  * `docs/catalogue.schema.json`, and a test fails when the committed file
  * differs from what the schema generates now. Editors use it to check entries
  * as they are written; `userscout catalogue validate` checks the rest (regexes
- * compile, templates hold {username}, known names keep the platform's rule).
+ * compile as RE2, templates hold {username}, known names keep the platform's rule).
  */
 import { fileURLToPath } from 'node:url';
 import type { TSchema } from '@sinclair/typebox';

@@ -7,6 +7,7 @@ import { Value } from '@sinclair/typebox/value';
 import { CatalogueError } from '../errors.js';
 import { CATEGORIES } from './categories.js';
 import { freezeCatalogue } from './freeze.js';
+import { LinearRegex } from './linear-regex.js';
 import { normalisePlatform, normaliseShield } from './normalise.js';
 import type { Catalogue, Platform, Shield } from './platform.js';
 import {
@@ -221,11 +222,8 @@ function signalProblem(signal: SignalSpec): string | undefined {
 
 function basicSignalProblem(signal: BasicSignalSpec): string | undefined {
   if ('regex' in signal) {
-    try {
-      new RegExp(signal.regex, signal.flags);
-    } catch (error) {
-      return `regex does not compile: ${(error as Error).message}`;
-    }
+    const problem = regexProblem(signal.regex, signal.flags);
+    if (typeof problem === 'string') return problem;
   }
   if ('json' in signal && signal.json.split('.').some((seg) => seg === ''))
     return 'json path has an empty segment';
@@ -238,13 +236,18 @@ function extractRuleProblem(rule: ExtractRuleSpec): string | undefined {
   if ('json' in rule && rule.json.split('.').some((seg) => seg === ''))
     return 'json path has an empty segment';
   if ('regex' in rule) {
-    let re: RegExp;
-    try {
-      re = new RegExp(rule.regex, rule.flags);
-    } catch (error) {
-      return `regex does not compile: ${(error as Error).message}`;
-    }
-    if (!/\(\?<value>/.test(re.source)) return 'regex needs a named group `value` (?<value>…)';
+    const re = regexProblem(rule.regex, rule.flags);
+    if (typeof re === 'string') return re;
+    if (!re.hasGroup('value')) return 'regex needs a named group `value` (?<value>…)';
   }
   return undefined;
+}
+
+/** The compiled regex, or why the linear-time engine refuses it (the message names the pattern). */
+function regexProblem(source: string, flags: string | undefined): LinearRegex | string {
+  try {
+    return new LinearRegex(source, flags);
+  } catch (error) {
+    return (error as Error).message;
+  }
 }

@@ -5,6 +5,7 @@
  */
 import type { Category } from './categories.js';
 import { freezeCatalogue } from './freeze.js';
+import { LinearRegex } from './linear-regex.js';
 import {
   type BasicSignal,
   type Catalogue,
@@ -50,7 +51,7 @@ type ExtractSpec = Partial<Record<ProfileField, ExtractRuleSpec>> & { ids?: Reco
 function normaliseExtractRule(spec: ExtractRuleSpec): ExtractRule {
   if ('json' in spec) return { kind: 'json', path: spec.json.split('.') };
   if ('meta' in spec) return { kind: 'meta', name: spec.meta.toLowerCase() };
-  return { kind: 'regex', re: new RegExp(spec.regex, spec.flags) };
+  return { kind: 'regex', re: new LinearRegex(spec.regex, spec.flags) };
 }
 
 function normaliseExtract(spec: ExtractSpec): ExtractRules {
@@ -79,7 +80,7 @@ function normaliseSignal(spec: SignalSpec): Signal {
 function normaliseBasic(spec: BasicSignalSpec): BasicSignal {
   if ('status' in spec) return { kind: 'status', codes: [...spec.status] };
   if ('text' in spec) return { kind: 'text', text: spec.text };
-  if ('regex' in spec) return { kind: 'regex', re: new RegExp(spec.regex, spec.flags) };
+  if ('regex' in spec) return { kind: 'regex', re: new LinearRegex(spec.regex, spec.flags) };
   if ('redirect' in spec) return { kind: 'redirect', target: spec.redirect };
   if ('json' in spec) {
     const path = spec.json.split('.');

@@ -3,6 +3,7 @@
  * compiled, frozen. Built only by `loader.ts`.
  */
 import type { Category } from './categories.js';
+import type { LinearRegex } from './linear-regex.js';
 import type { ProfileField } from './profile-fields.js';
 import type { UsernameRule } from './username-rule.js';
 
@@ -12,7 +13,7 @@ export type JsonPrimitive = string | number | boolean | null;
 export type BasicSignal =
   | { readonly kind: 'status'; readonly codes: readonly number[] }
   | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'regex'; readonly re: RegExp }
+  | { readonly kind: 'regex'; readonly re: LinearRegex }
   | { readonly kind: 'redirect'; readonly target: string }
   | { readonly kind: 'json'; readonly path: readonly string[]; readonly equals?: JsonPrimitive }
   | { readonly kind: 'header'; readonly name: string; readonly value?: string };
@@ -51,7 +52,7 @@ export interface PlatformBudget {
 export type ExtractRule =
   | { readonly kind: 'json'; readonly path: readonly string[] }
   | { readonly kind: 'meta'; readonly name: string }
-  | { readonly kind: 'regex'; readonly re: RegExp };
+  | { readonly kind: 'regex'; readonly re: LinearRegex };
 
 export interface ExtractRules {
   readonly fields: Readonly<Partial<Record<ProfileField, ExtractRule>>>;

@@ -22,7 +22,8 @@ const BASIC_SIGNALS = [
     {
       regex: Type.String({
         minLength: 1,
-        description: 'The body matches this JavaScript regular expression',
+        description:
+          'The body matches this regular expression, in RE2 syntax (run in linear time: no lookaround, no backreferences)',
       }),
       flags: Type.Optional(Type.String({ pattern: '^[imsu]*$', description: 'Regex flags: i, m, s, u' })),
     },
@@ -169,7 +170,8 @@ export const ExtractRuleSchema = Type.Union(
       {
         regex: Type.String({
           minLength: 1,
-          description: 'A JavaScript regular expression over the body with a named group `value`',
+          description:
+            'A regular expression over the body, in RE2 syntax (run in linear time: no lookaround, no backreferences), with a named group `value`',
         }),
         flags: Type.Optional(Type.String({ pattern: '^[imsu]*$', description: 'Regex flags: i, m, s, u' })),
       },

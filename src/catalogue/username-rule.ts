@@ -10,6 +10,11 @@ export const MAX_USERNAME_LENGTH = 100;
 
 /** A platform's own username rule, as compiled at load time. */
 export interface UsernameRule {
+  /**
+   * A JavaScript RegExp, unlike the regexes that read answers (linear-regex.ts): it only
+   * ever sees the name asked about, at most MAX_USERNAME_LENGTH characters, never a site's
+   * text; and rules need lookahead (GitHub's "no double hyphen"), which RE2 cannot run.
+   */
   readonly pattern: RegExp | undefined;
   readonly lowercase: boolean;
   readonly minLength: number;

@@ -75,4 +75,6 @@ export async function revokeKey(store: Store, id: string): Promise<void> {
   if (!(await store.revokeApiKey(id, Date.now()))) {
     throw new UserscoutError('invalid_argument', `no active API key has id ${id} (see: userscout keys list)`);
   }
+  // Its watchlists run no more and its pending webhook deliveries are cancelled.
+  await store.watchlists.stopOwner(`key:${id}`);
 }

@@ -23,6 +23,7 @@ import {
 } from './choices.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from './exit-codes.js';
 import { processIo } from './io.js';
+import type { McpCommandOptions } from './mcp.js';
 import { addNetworkOptions, integerOf } from './network-options.js';
 import type { PlatformsCommandOptions } from './platforms.js';
 import type { SearchCommandOptions } from './search.js';
@@ -238,7 +239,12 @@ function buildProgram(): Command {
   program
     .command('serve')
     .description('Run the REST service (SQLite and the in-process runner unless REDIS_URL is set)')
-    .option('--port <port>', 'port to listen on (PORT, default 3000)', integerOf('port'))
+    .option('--port <port>', 'port of the API (PORT, default 3000)', integerOf('port'))
+    .option(
+      '--worker-port <port>',
+      "cluster mode: a worker's health and metrics port (USERSCOUT_WORKER_PORT, default 0: a free one, logged)",
+      integerOf('workerPort'),
+    )
     .option('--host <host>', 'address to listen on (HOST, default 127.0.0.1)')
     .option('--data-dir <dir>', 'folder of the database (USERSCOUT_DATA_DIR, default ./data)')
     .option('--catalogue <file>', 'catalogue file instead of the built-in one')
@@ -257,6 +263,22 @@ function buildProgram(): Command {
       const { runServe } = await import('./serve.js');
       await runServe(options, io);
     });
+
+  const mcp = program
+    .command('mcp')
+    .description('Serve the Model Context Protocol on stdio: tools to search usernames and read the results')
+    .option('--catalogue <file>', 'catalogue file instead of the built-in one')
+    .option(
+      '--server <url>',
+      'search through this userscout service instead of from this machine (USERSCOUT_SERVER)',
+    )
+    .option('--key <key>', "the service's professional API key (USERSCOUT_KEY)");
+  addNetworkOptions(mcp).action(async (options: McpCommandOptions) => {
+    const { runMcp } = await import('./mcp.js');
+    await runMcp(options, io);
+    // The protocol has ended: nothing it started may keep the process alive.
+    process.exit(process.exitCode ?? 0);
+  });
 
   program
     .command('sim')

@@ -3,6 +3,7 @@
  * (status in colour, and row by row as results arrive, on a terminal), the honest
  * summary of each name (how many platforms answered, how many could not be
  * reached), JSON (per name the object `GET /api/search?id=` returns) and CSV.
+ * What a site or a catalogue wrote is printed cleaned of terminal controls (terminal-text.ts).
  */
 import { renderReport } from '../api/report-html.js';
 import { type SearchJson, searchResponse } from '../api/search-response.js';
@@ -18,6 +19,7 @@ import { type AccountLink, accountLinks, type ProfileUrlMatcher } from '../engin
 import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
 import { outcomesCsv } from '../engine/outcome-csv.js';
 import type { FollowUp } from '../store/store.js';
+import { terminalCsv, terminalJson, terminalLine, terminalText } from './terminal-text.js';
 
 export { OUTPUT_FORMATS, type OutputFormat } from './choices.js';
 
@@ -66,7 +68,7 @@ function statusText(o: Pick<Outcome, 'status' | 'reason'>): string {
 }
 
 function cellsOf(o: Outcome): string[] {
-  return [o.platform, statusText(o), `${o.responseTime} ms`, o.url];
+  return [terminalLine(o.platform), statusText(o), `${o.responseTime} ms`, terminalLine(o.url)];
 }
 
 /** Widths that fit the header and every row given. */
@@ -87,7 +89,7 @@ export function layoutAhead(
 ): TableLayout {
   return {
     widths: [
-      Math.max(HEADER[0].length, ...platformNames.map((n) => n.length)),
+      Math.max(HEADER[0].length, ...platformNames.map((n) => terminalLine(n).length)),
       Math.max(HEADER[1].length, ...statuses.map((s) => s.length)),
       Math.max(HEADER[2].length, `${timeoutMs} ms`.length),
       0,
@@ -129,7 +131,7 @@ export function formatTable(report: SearchReport, all: boolean, colour = false):
 
 /** The heading of one name's table when several names are searched. */
 export function formatHeading(username: string): string {
-  return `== ${username} ==`;
+  return `== ${terminalLine(username)} ==`;
 }
 
 /**
@@ -141,13 +143,13 @@ export function formatSummary(report: SearchReport): string {
   const parts = summaryClauses(countStatuses(report.results), report.results);
   const seconds = ((report.finishedAt - report.startedAt) / 1000).toFixed(1);
   parts.push(`${plural(report.totalPlatforms, 'platform')} in ${seconds} s`);
-  return `${report.username}: ${parts.join('; ')}`;
+  return terminalLine(`${report.username}: ${parts.join('; ')}`);
 }
 
 /** The warning after a summary whose coverage is low (the API's `warning`); undefined when it is not. */
 export function formatCoverageWarning(report: SearchReport, coverage: Coverage): string | undefined {
   const warning = coverageWarning(coverage, unansweredReasons(report.results));
-  return warning === undefined ? undefined : `${report.username}: warning: ${warning}`;
+  return warning === undefined ? undefined : terminalLine(`${report.username}: warning: ${warning}`);
 }
 
 export type { SearchJson };
@@ -196,13 +198,15 @@ export function formatHtml(
   followUpHref?: (queryId: string) => string | undefined,
 ): string[] {
   return reports.map((r) =>
-    renderReport(
-      searchJson(r, true, warningPercent, profileUrls ? accountLinks(r.results, profileUrls) : []),
-      {
-        generatedAt: now,
-        generator: 'userscout (command line)',
-        ...(followUpHref ? { followUpHref } : {}),
-      },
+    terminalText(
+      renderReport(
+        searchJson(r, true, warningPercent, profileUrls ? accountLinks(r.results, profileUrls) : []),
+        {
+          generatedAt: now,
+          generator: 'userscout (command line)',
+          ...(followUpHref ? { followUpHref } : {}),
+        },
+      ),
     ),
   );
 }
@@ -210,15 +214,17 @@ export function formatHtml(
 /** One object for one name, an array of them for several. */
 export function formatJson(reports: readonly SearchReport[], all: boolean, warningPercent: number): string {
   const objects = reports.map((r) => searchJson(r, all, warningPercent));
-  return JSON.stringify(objects.length === 1 ? objects[0] : objects, null, 2);
+  return terminalJson(JSON.stringify(objects.length === 1 ? objects[0] : objects, null, 2));
 }
 
 /** CSV of every search, sorted like the other formats; hits only unless `all`. */
 export function formatCsv(reports: readonly SearchReport[], all: boolean): string {
-  return outcomesCsv(
-    reports.map((r) => ({
-      username: r.username,
-      outcomes: sortOutcomes(r.results).filter((o) => all || o.status === 'hit'),
-    })),
+  return terminalCsv(
+    outcomesCsv(
+      reports.map((r) => ({
+        username: r.username,
+        outcomes: sortOutcomes(r.results).filter((o) => all || o.status === 'hit'),
+      })),
+    ),
   );
 }

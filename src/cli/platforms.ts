@@ -20,6 +20,7 @@ import type { PlatformStats } from '../store/store.js';
 import { PLATFORMS_FORMATS, type PlatformsFormat } from './choices.js';
 import type { Io } from './io.js';
 import { commandErrorOf } from './search-checkers.js';
+import { terminalJson, terminalText } from './terminal-text.js';
 
 export { PLATFORMS_FORMATS, type PlatformsFormat } from './choices.js';
 
@@ -215,8 +216,8 @@ export async function runPlatforms(
     const rows = remotePlatformRows(list.platforms, categories);
     io.out(
       format === 'json'
-        ? JSON.stringify({ platforms: rows, total: rows.length }, null, 2)
-        : formatPlatforms(rows, false),
+        ? terminalJson(JSON.stringify({ platforms: rows, total: rows.length }, null, 2))
+        : terminalText(formatPlatforms(rows, false)),
     );
     return rows;
   }
@@ -242,8 +243,8 @@ export async function runPlatforms(
   const rows = platformRows(catalogue, { categories, health, ...(stats ? { stats } : {}) });
   io.out(
     format === 'json'
-      ? JSON.stringify({ platforms: rows, total: rows.length }, null, 2)
-      : formatPlatforms(rows, options.stats ?? false),
+      ? terminalJson(JSON.stringify({ platforms: rows, total: rows.length }, null, 2))
+      : terminalText(formatPlatforms(rows, options.stats ?? false)),
   );
   return rows;
 }

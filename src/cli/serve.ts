@@ -7,6 +7,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Catalogue } from '../catalogue/platform.js';
+import { type ListenPort, listenPort } from '../cluster.js';
 import { type Config, loadConfig, type SettingName } from '../config.js';
 import { UserscoutError } from '../errors.js';
 import { createService } from '../service.js';
@@ -17,6 +18,7 @@ import type { Io } from './io.js';
 
 export interface ServeOptions {
   port?: number;
+  workerPort?: number;
   host?: string;
   dataDir?: string;
   catalogue?: string;
@@ -28,17 +30,24 @@ export interface ServeOptions {
 /** How long a failed start may spend closing what it opened before the process ends anyway. */
 const CLOSE_AFTER_FAILURE_MS = 3_000;
 
+/** The flag and environment variable of each port setting, for the one line a listen failure prints. */
+const PORT_NAMES: Record<ListenPort['setting'], string> = {
+  port: '--port or PORT',
+  workerPort: '--worker-port or USERSCOUT_WORKER_PORT',
+};
+
 /**
  * The one line for a listen failure a person can fix by choosing another port or
  * address; undefined for any other error. Pure.
  */
-export function listenFailure(error: unknown, host: string, port: number): string | undefined {
+export function listenFailure(error: unknown, host: string, listen: ListenPort): string | undefined {
   const code = (error as { code?: unknown } | null)?.code;
+  const { port } = listen;
   switch (code) {
     case 'EADDRINUSE':
-      return `port ${port} on ${host} is in use (EADDRINUSE); choose another with --port or PORT`;
+      return `port ${port} on ${host} is in use (EADDRINUSE); choose another with ${PORT_NAMES[listen.setting]}`;
     case 'EACCES':
-      return `port ${port} on ${host} needs privileges (EACCES); choose one above 1023 with --port or PORT`;
+      return `port ${port} on ${host} needs privileges (EACCES); choose one above 1023 with ${PORT_NAMES[listen.setting]}`;
     case 'EADDRNOTAVAIL':
       return `${host} is not an address of this machine (EADDRNOTAVAIL); choose another with --host or HOST`;
     default:
@@ -49,6 +58,7 @@ export function listenFailure(error: unknown, host: string, port: number): strin
 function fromOptions(options: ServeOptions): Partial<Record<SettingName, unknown>> {
   return {
     ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.workerPort !== undefined ? { workerPort: options.workerPort } : {}),
     ...(options.host !== undefined ? { host: options.host } : {}),
     ...(options.dataDir !== undefined ? { dataDir: options.dataDir } : {}),
     ...(options.catalogue !== undefined ? { catalogue: options.catalogue } : {}),
@@ -125,9 +135,13 @@ export async function runServe(options: ServeOptions, io: Pick<Io, 'err'>): Prom
       ]);
     await bounded(service.close());
     if (demo) await bounded(demo.sim.stop());
-    const line = listenFailure(error, config.host, config.port);
+    const listen = listenPort(config);
+    const line = listenFailure(error, config.host, listen);
     if (line)
-      throw new UserscoutError('invalid_config', line, { cause: error, details: { setting: 'port' } });
+      throw new UserscoutError('invalid_config', line, {
+        cause: error,
+        details: { setting: listen.setting },
+      });
     throw error;
   }
   service.app.log.info(

@@ -10,6 +10,7 @@ import type { Config } from '../config.js';
 import { UserscoutError } from '../errors.js';
 import type { Io } from './io.js';
 import { commandErrorOf } from './search-checkers.js';
+import { terminalLine } from './terminal-text.js';
 
 export interface WatchAddOptions {
   readonly interval?: string;
@@ -84,7 +85,11 @@ function watchlistTable(watchlists: readonly Watchlist[]): string {
 export function changesTable(changes: readonly WatchChange[]): string {
   if (changes.length === 0) return 'no changes';
   return changes
-    .map((c) => [c.seq, c.at, c.kind, c.username, c.platform, `${c.from}->${c.to}`, c.url].join('\t'))
+    .map((c) =>
+      [c.seq, c.at, c.kind, c.username, c.platform, `${c.from}->${c.to}`, c.url]
+        .map((cell) => terminalLine(String(cell)))
+        .join('\t'),
+    )
     .join('\n');
 }
 

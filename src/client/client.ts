@@ -19,6 +19,7 @@ import type { ChangesResponse, CreateWatchlistBody, WatchlistResponse } from '..
 import { usernameProblem } from '../catalogue/username-rule.js';
 import { parseRetryAfter, retryDelay } from '../engine/retry-timing.js';
 import { UserscoutClientError } from './client-error.js';
+import { fetchFollowingRedirects } from './follow-redirects.js';
 import { SseParser } from './sse.js';
 
 export type SearchResult = Static<typeof Result>;
@@ -409,7 +410,7 @@ export class UserscoutClient {
       const timeout = timed ? AbortSignal.timeout(this.#requestTimeoutMs) : undefined;
       let response: Response;
       try {
-        response = await this.#fetch(url, {
+        response = await fetchFollowingRedirects(this.#fetch, url, {
           method: spec.method,
           headers: {
             ...headers,

@@ -126,7 +126,7 @@ function evaluateBasic(signal: BasicSignal, view: ResponseView): Tri {
       if (view.body.includes(signal.text)) return true;
       return view.complete ? false : 'pending';
     case 'regex':
-      // Stateless: catalogue regexes carry neither g nor y, and are frozen (catalogue/freeze.ts).
+      // Linear in the body's length, whatever the pattern (catalogue/linear-regex.ts).
       if (signal.re.test(view.body)) return true;
       return view.complete ? false : 'pending';
     case 'redirect':

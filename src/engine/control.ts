@@ -9,6 +9,7 @@
 import RandExp from 'randexp';
 import type { Platform } from '../catalogue/platform.js';
 import { ruleViolation } from '../catalogue/username-rule.js';
+import { walkTags } from './html-scan.js';
 import type { Outcome, OutcomeReason, OutcomeStatus } from './outcome.js';
 import { ownCopy } from './own-copy.js';
 import type { ResponseView } from './response-view.js';
@@ -54,11 +55,22 @@ const CONTROL_LENGTH = 16;
 const LETTERS = 'abcdefghijklmnopqrstuvwxyz';
 const DIGITS = '0123456789';
 
-/** The `<title>` of an HTML body, white space collapsed; undefined when none was read. */
+const TITLE: ReadonlySet<string> = new Set(['title']);
+
+/** The `<title>` of an HTML body, white space collapsed; undefined when none was read (or it is left open). */
 export function pageTitle(body: string): string | undefined {
-  const match = /<title[^>]*>([^<]*)<\/title>/i.exec(body);
+  let title: string | undefined;
+  // The walk ends at the title's end tag: a page's head, not its whole body, for most answers.
+  walkTags(body, {
+    names: TITLE,
+    onTag: (tag) => (tag.name === 'title' ? 'text' : undefined),
+    onText: (_, text) => {
+      title = text;
+      return 'stop';
+    },
+  });
   // Kept in the answer's print: a copy, or the whole body would be kept with it.
-  return match ? ownCopy(match[1]!.replace(/\s+/g, ' ').trim()) : undefined;
+  return title === undefined ? undefined : ownCopy(title.replace(/\s+/g, ' ').trim());
 }
 
 export function answerPrint(view: ResponseView, bytesRead: number): AnswerPrint {

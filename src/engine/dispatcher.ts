@@ -1,20 +1,18 @@
 /**
  * Builds the undici dispatcher of one egress identity, which its checks go
  * through: keep-alive pools, decompression, and the network options (source
- * address, proxy, SOCKS5, connect-to, extra CA, insecure TLS, HTTP/2, refusal of
- * private destinations) as wrappers around one connector.
+ * address, proxy, SOCKS5, connect-to, extra CA, insecure TLS, HTTP/2) as wrappers
+ * around one connector, and the refusal of private destinations (destination-guard.ts).
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates, TLSSocket } from 'node:tls';
 import type { Dispatcher, buildConnector as UndiciConnector } from 'undici';
 import { UserscoutError } from '../errors.js';
 import { ConnectGate } from './connect-gate.js';
 import { type ConnectToRule, resolveConnectTo } from './connect-to.js';
+import { destinationGuard, guardedLookup } from './destination-guard.js';
 import { leanPools } from './lean-pool.js';
-import { isPrivateAddress } from './private-address.js';
 import { TlsSessionKeeper } from './tls-sessions.js';
-import { BLOCKED_DESTINATION_CODE } from './transport-error.js';
 import { Agent, buildConnector, decompressInterceptor, proxyAgents } from './undici-parts.js';
 
 export interface DispatcherOptions {
@@ -40,35 +38,6 @@ export interface DispatcherOptions {
   readonly connectsAtOnce?: number | undefined;
   /** Offer HTTP/2 (ALPN h2) to TLS origins; HTTP/1.1 otherwise. @default false */
   readonly allowH2?: boolean | undefined;
-}
-
-function blocked(address: string): Error {
-  return Object.assign(
-    new Error(`destination ${address} is a private or loopback address, which are refused`),
-    {
-      code: BLOCKED_DESTINATION_CODE,
-    },
-  );
-}
-
-type LookupCallback = (
-  err: NodeJS.ErrnoException | null,
-  address: string | LookupAddress[],
-  family?: number,
-) => void;
-
-/** dns.lookup that refuses private answers, so what is checked is what is connected to. Also guards webhooks. */
-export function guardedLookup(hostname: string, options: { all?: boolean }, callback: LookupCallback): void {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, []);
-    const bad = addresses.find((a) => isPrivateAddress(a.address));
-    if (bad) return callback(blocked(bad.address) as NodeJS.ErrnoException, []);
-    if (options.all) return callback(null, addresses);
-    const first = addresses[0];
-    if (!first)
-      return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), []);
-    callback(null, first.address, first.family);
-  });
 }
 
 /**
@@ -128,11 +97,8 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const gate = options.connectsAtOnce ? new ConnectGate(options.connectsAtOnce) : undefined;
   const connect: UndiciConnector.connector = (opts, callback) => {
     const defaultPort = opts.protocol === 'https:' ? 443 : 80;
+    // A private target was refused before this (destination-guard.ts); a name is resolved by `guardedLookup`.
     const target = resolveConnectTo(options.connectTo, opts.hostname, Number(opts.port) || defaultPort);
-    if (options.refusePrivate && isIP(target.host) && isPrivateAddress(target.host)) {
-      callback(blocked(target.host), null);
-      return;
-    }
     const servername = opts.servername || (isIP(opts.hostname) ? undefined : opts.hostname);
     const open = { ...opts, hostname: target.host, port: String(target.port), servername } as typeof opts;
     const opened = (done?: () => void): Parameters<typeof base>[1] =>
@@ -188,5 +154,11 @@ export function createDispatcher(options: DispatcherOptions): Dispatcher {
       ),
     });
   }
-  return dispatcher.compose(decompress);
+  // The guard is outermost: every request, the first and each redirect hop, on every route.
+  return options.refusePrivate
+    ? dispatcher.compose(
+        decompress,
+        destinationGuard({ connectTo: options.connectTo, resolveNames: Boolean(options.proxy) }),
+      )
+    : dispatcher.compose(decompress);
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { LinearRegex } from '../catalogue/linear-regex.js';
 import { SNIPPET_CONTEXT, signalSnippet, snippetAt } from './evidence-snippet.js';
 
 describe('evidence snippets', () => {
@@ -13,9 +14,9 @@ describe('evidence snippets', () => {
   });
 
   it('shows what a regex matched', () => {
-    expect(signalSnippet({ kind: 'regex', re: /Profile of \w+/ }, 'a <b>Profile of bob</b> c')).toBe(
-      'a <b>[Profile of bob]</b> c',
-    );
+    expect(
+      signalSnippet({ kind: 'regex', re: new LinearRegex('Profile of \\w+') }, 'a <b>Profile of bob</b> c'),
+    ).toBe('a <b>[Profile of bob]</b> c');
   });
 
   it('gives nothing for a marker not in the body, or a signal that is not text', () => {

@@ -49,7 +49,7 @@ export function signalSnippet(signal: Signal, body: string): string | undefined 
   }
   if (signal.kind === 'regex') {
     const match = signal.re.exec(body);
-    return match ? snippetAt(body, match.index, match[0].length) : undefined;
+    return match ? snippetAt(body, match.index, match.text.length) : undefined;
   }
   return undefined;
 }

@@ -129,6 +129,17 @@ describe('extractProfile', () => {
     expect(extractProfile(generic, view(past))?.fullName).toBe('t');
   });
 
+  it('reads past what a hostile answer holds: a JSON-LD array of thousands, JSON nested too deep to write back', () => {
+    const many = `<script type="application/ld+json">[${'1,'.repeat(100_000)}{"@type":"Person","name":"Late"}]</script>`;
+    const first = `<script type="application/ld+json">[{"@type":"Person","name":"Early"},${'1,'.repeat(100_000)}1]</script>`;
+    // A bounded number of nodes is looked at per script: one past them is not found.
+    expect(extractProfile(generic, view(many))).toBeUndefined();
+    expect(extractProfile(generic, view(first))?.fullName).toBe('Early');
+    const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+    const regex = platformWith({ bio: { regex: 'bio (?<value>\\w+)' } });
+    expect(extractProfile(regex, view(deep, 'application/json'))).toBeUndefined();
+  });
+
   it('answers nothing for an empty or detail-less answer', () => {
     expect(extractProfile(generic, view(''))).toBeUndefined();
     expect(extractProfile(generic, view('{"ok":true}', 'application/json'))).toBeUndefined();

@@ -7,6 +7,7 @@
  * cleaned of markup and capped; a URL is kept only when it is http(s). Pure.
  */
 import type { ExtractRule, Platform } from '../catalogue/platform.js';
+import { walkTags } from './html-scan.js';
 import { ownCopy } from './own-copy.js';
 import {
   PROFILE_COUNT_FIELDS,
@@ -52,7 +53,10 @@ function codePoint(n: number): string | undefined {
   return String.fromCodePoint(n);
 }
 
-/** Plain text: no tags, no control characters, one space between words, at most `max` characters. */
+/**
+ * Plain text: no tags, no control characters, one space between words, at most `max` characters.
+ * Every pattern here matches in one pass (no nested or overlapping repeats): `raw` may be a page's whole attribute.
+ */
 export function cleanText(raw: unknown, max: number): string | undefined {
   if (typeof raw !== 'string' && typeof raw !== 'number') return undefined;
   let text = String(raw);
@@ -89,7 +93,11 @@ export function cleanUrl(raw: unknown, base: string): string | undefined {
 function withScheme(raw: unknown): unknown {
   if (typeof raw !== 'string') return raw;
   const text = raw.trim();
-  return /^(?:[a-z0-9-]+\.)+[a-z]{2,63}(?::\d{1,5})?(?:[/?#]|$)/i.test(text) ? `https://${text}` : raw;
+  // Within a URL's length only: the pattern is anchored and linear, but a profile may hold any text here.
+  return text.length <= PROFILE_LIMITS.url &&
+    /^(?:[a-z0-9-]+\.)+[a-z]{2,63}(?::\d{1,5})?(?:[/?#]|$)/i.test(text)
+    ? `https://${text}`
+    : raw;
 }
 
 /** A count as pages write it: 1234, "1,234", "1.2k", "3M". */
@@ -104,65 +112,89 @@ export function cleanCount(raw: unknown): number | undefined {
   return Number.isFinite(n) ? Math.round(n) : undefined;
 }
 
-/** Attribute values of a tag's text, lower-case names. */
-function attributes(tag: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const m of tag.matchAll(/([a-zA-Z_:-]+)\s*=\s*("([^"]*)"|'([^']*)'|([^\s"'>]+))/g))
-    out.set(m[1]!.toLowerCase(), m[3] ?? m[4] ?? m[5] ?? '');
-  return out;
+/** What the generic rules read of a page, gathered in one walk over its tags. */
+interface PageTags {
+  /** `<meta>` contents by their name or property (lower-case), first wins. */
+  readonly meta: Map<string, string>;
+  /** The hrefs of `<link>` and `<a>` tags with rel="me". */
+  readonly meLinks: string[];
+  /** The texts of the JSON-LD scripts, in page order. */
+  readonly jsonLd: string[];
+  /** The text of the first `<title>`. */
+  readonly title: string | undefined;
 }
 
-/** `<meta>` contents by their name or property (lower-case), first wins. */
-function metaTags(html: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const m of html.matchAll(/<meta\b[^>]*>/gi)) {
-    const attrs = attributes(m[0]);
-    const key = (attrs.get('property') ?? attrs.get('name') ?? attrs.get('itemprop'))?.toLowerCase();
-    const content = attrs.get('content');
-    if (key && content !== undefined && !out.has(key)) out.set(key, content);
-  }
-  return out;
-}
+const PROFILE_TAGS: ReadonlySet<string> = new Set(['meta', 'link', 'a', 'script', 'title']);
 
-function linkHrefs(html: string, rel: string): string[] {
-  const out: string[] = [];
-  for (const m of html.matchAll(/<(?:link|a)\b[^>]*>/gi)) {
-    const attrs = attributes(m[0]);
-    const rels = (attrs.get('rel') ?? '').toLowerCase().split(/\s+/);
-    const href = attrs.get('href');
-    if (href && rels.includes(rel)) out.push(href);
-  }
-  return out;
+function readTags(html: string): PageTags {
+  const meta = new Map<string, string>();
+  const meLinks: string[] = [];
+  const jsonLd: string[] = [];
+  let title: string | undefined;
+  let titleSeen = false;
+  walkTags(html, {
+    names: PROFILE_TAGS,
+    onTag: ({ name, attributes }) => {
+      if (name === 'meta') {
+        const key = (
+          attributes.get('property') ??
+          attributes.get('name') ??
+          attributes.get('itemprop')
+        )?.toLowerCase();
+        const content = attributes.get('content');
+        if (key && content !== undefined && !meta.has(key)) meta.set(key, content);
+      } else if (name === 'link' || name === 'a') {
+        const href = attributes.get('href');
+        if (href && (attributes.get('rel') ?? '').toLowerCase().split(/\s+/).includes('me'))
+          meLinks.push(href);
+      } else if (name === 'script') {
+        if (attributes.get('type')?.trim().toLowerCase().startsWith('application/ld+json')) return 'text';
+      } else if (name === 'title' && !titleSeen) {
+        titleSeen = true;
+        return 'text';
+      }
+      return undefined;
+    },
+    onText: ({ name }, text) => {
+      if (name === 'title') title = text;
+      else jsonLd.push(text);
+      return undefined;
+    },
+  });
+  return { meta, meLinks, jsonLd, title };
 }
 
 type Json = unknown;
 
-function jsonLdPeople(html: string): Record<string, Json>[] {
-  const people: Record<string, Json>[] = [];
-  for (const m of html.matchAll(
-    /<script\b[^>]*type\s*=\s*["']?application\/ld\+json["']?[^>]*>([\s\S]*?)<\/script>/gi,
-  )) {
+/** Nodes of one JSON-LD script looked at for a Person, at most. */
+const JSON_LD_NODES = 50;
+
+/** The first JSON-LD Person (or a ProfilePage's): scripts are parsed in page order until one holds one. */
+function jsonLdPerson(scripts: readonly string[]): Record<string, Json> | undefined {
+  for (const script of scripts) {
     let data: Json;
     try {
-      data = JSON.parse(m[1]!);
+      data = JSON.parse(script);
     } catch {
       continue; // broken JSON-LD is not an error of ours
     }
     const queue: Json[] = [data];
-    for (let seen = 0; queue.length > 0 && seen < 50; seen++) {
-      const node = queue.shift();
-      if (Array.isArray(node)) queue.push(...node);
-      else if (node && typeof node === 'object') {
+    for (let seen = 0; seen < queue.length && seen < JSON_LD_NODES; seen++) {
+      const node = queue[seen];
+      if (Array.isArray(node)) {
+        // Only as many as can still be looked at: a page's array may hold a hundred thousand.
+        for (const item of node.slice(0, Math.max(0, JSON_LD_NODES - queue.length))) queue.push(item);
+      } else if (node && typeof node === 'object') {
         const record = node as Record<string, Json>;
         const type = record['@type'];
         const types = Array.isArray(type) ? type : [type];
-        if (types.includes('Person')) people.push(record);
+        if (types.includes('Person')) return record;
         if (record.mainEntity) queue.push(record.mainEntity);
         if (record['@graph']) queue.push(record['@graph']);
       }
     }
   }
-  return people;
+  return undefined;
 }
 
 /** The value at a dot path (array indexes as numbers). */
@@ -178,9 +210,20 @@ function atPath(data: Json, path: readonly string[]): Json {
 interface Parsed {
   readonly html: string;
   readonly json: Json;
-  readonly meta: Map<string, string>;
+  readonly tags: PageTags;
   /** What regex rules read: the page, or the JSON answer serialised once (on first use). */
   readonly text: () => string;
+}
+
+const NO_TAGS: PageTags = { meta: new Map(), meLinks: [], jsonLd: [], title: undefined };
+
+/** The JSON answer as one text; '' when it nests too deep to be written back (JSON.stringify recurses). */
+function serialised(json: Json): string {
+  try {
+    return JSON.stringify(json);
+  } catch {
+    return '';
+  }
 }
 
 function parse(view: ResponseView): Parsed {
@@ -199,9 +242,9 @@ function parse(view: ResponseView): Parsed {
   return {
     html,
     json,
-    meta: html ? metaTags(html) : new Map(),
+    tags: html ? readTags(html) : NO_TAGS,
     text: () => {
-      text ??= html || (json === undefined ? '' : JSON.stringify(json));
+      text ??= html || (json === undefined ? '' : serialised(json));
       return text;
     },
   };
@@ -212,7 +255,7 @@ function ruleValue(rule: ExtractRule, parsed: Parsed): Json {
     case 'json':
       return parsed.json === undefined ? undefined : atPath(parsed.json, rule.path);
     case 'meta':
-      return parsed.meta.get(rule.name);
+      return parsed.tags.meta.get(rule.name);
     case 'regex': {
       const match = rule.re.exec(parsed.text());
       return match?.groups?.value;
@@ -222,8 +265,8 @@ function ruleValue(rule: ExtractRule, parsed: Parsed): Json {
 
 /** Generic candidates per field, in order of trust. */
 function genericValues(parsed: Parsed): Partial<Record<ProfileField, Json>> & { links: Json[] } {
-  const { meta } = parsed;
-  const person = jsonLdPeople(parsed.html)[0];
+  const { meta, jsonLd, meLinks, title } = parsed.tags;
+  const person = jsonLdPerson(jsonLd);
   const image = person?.image;
   const sameAs = person?.sameAs;
   const out: Partial<Record<ProfileField, Json>> & { links: Json[] } = {
@@ -243,12 +286,9 @@ function genericValues(parsed: Parsed): Partial<Record<ProfileField, Json>> & { 
         ? (person.homeLocation as Record<string, Json>).name
         : person?.homeLocation,
     website: person?.url,
-    links: [...(Array.isArray(sameAs) ? sameAs : sameAs ? [sameAs] : []), ...linkHrefs(parsed.html, 'me')],
+    links: [...(Array.isArray(sameAs) ? sameAs : sameAs ? [sameAs] : []), ...meLinks],
   };
-  if (out.fullName === undefined && parsed.html) {
-    const title = /<title\b[^>]*>([\s\S]*?)<\/title>/i.exec(parsed.html)?.[1];
-    if (title) out.fullName = title;
-  }
+  if (out.fullName === undefined && title) out.fullName = title;
   return out;
 }
 
@@ -282,8 +322,9 @@ export function extractProfile(platform: Pick<Platform, 'extract'>, view: Respon
   const self = cleanUrl(view.url, view.url);
   const links = new Set<string>();
   for (const raw of [profile.website, ...generic.links]) {
+    if (links.size >= PROFILE_LIMITS.links) break;
     const url = cleanUrl(raw, view.url);
-    if (url && url !== self && links.size < PROFILE_LIMITS.links) links.add(url);
+    if (url && url !== self) links.add(url);
   }
   if (links.size > 0) profile.links = [...links];
   const ids: Record<string, string> = {};

@@ -1,9 +1,18 @@
 /**
- * How long an outcome may be reused: long for a hit, shorter for a miss, short
- * for what could not be decided. Pure.
+ * Which searches share the outcome cache, and how long an outcome may be reused:
+ * long for a hit, shorter for a miss, short for what could not be decided. Pure.
  */
 import type { Config } from '../config.js';
 import type { Outcome } from '../engine/outcome.js';
+import type { SearchRecord } from '../store/store.js';
+
+/**
+ * Whether a search reads and writes the shared outcome cache. A private one does neither: a
+ * cached outcome it left would tell anyone searching the same name that it was checked lately.
+ */
+export function sharesOutcomeCache(search: Pick<SearchRecord, 'private'>): boolean {
+  return search.private !== true;
+}
 
 export interface CacheTtls {
   readonly hitSeconds: number;

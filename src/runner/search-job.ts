@@ -40,7 +40,7 @@ import {
   type SearchRecord,
   type Store,
 } from '../store/store.js';
-import { type CacheTtls, cacheExpiry, cacheTtlsOf } from './cache-policy.js';
+import { type CacheTtls, cacheExpiry, cacheTtlsOf, sharesOutcomeCache } from './cache-policy.js';
 import { slowestFirst } from './check-order.js';
 import { type EventHub, type ProgressSnapshot, progressSnapshot } from './events.js';
 import { LinkedRechecks } from './linked-recheck.js';
@@ -251,6 +251,7 @@ async function noteChecks(
   checks: readonly CheckMade[],
   username: string,
   deps: Pick<SearchJobDeps, 'store' | 'cache' | 'onNoteFailed'>,
+  intoCache: boolean,
 ): Promise<void> {
   const stats: CheckStat[] = [];
   const cached: CacheEntry[] = [];
@@ -266,7 +267,7 @@ async function noteChecks(
       });
       statOutcomes.push(outcome);
     }
-    const expiresAt = cacheExpiry(outcome, at, deps.cache);
+    const expiresAt = intoCache ? cacheExpiry(outcome, at, deps.cache) : undefined;
     if (expiresAt !== undefined) {
       cached.push({ outcome: { ...outcome, evidence: { ...outcome.evidence, cachedAt: at } }, expiresAt });
       cachedOutcomes.push(outcome);
@@ -310,7 +311,7 @@ export async function runSearchJob(
     {
       add: (batch) => store.addOutcomes(search.id, batch),
       replace: (outcome) => store.replaceOutcome(search.id, outcome),
-      note: (checks) => noteChecks(checks, search.username, deps),
+      note: (checks) => noteChecks(checks, search.username, deps, sharesOutcomeCache(search)),
     },
     {
       stored: (outcome, seq) => {
@@ -383,11 +384,13 @@ export async function runSearchJob(
       return platform ? [platform] : [];
     });
     // One read for the search's cached outcomes, not one per platform.
-    const cachedOutcomes = await store.getCachedOutcomes(
-      search.username,
-      toCheck.map((p) => p.id),
-      deps.now(),
-    );
+    const cachedOutcomes = sharesOutcomeCache(search)
+      ? await store.getCachedOutcomes(
+          search.username,
+          toCheck.map((p) => p.id),
+          deps.now(),
+        )
+      : new Map<string, Outcome>();
     for (const platform of toCheck) {
       const cached = cachedOutcomes.get(platform.id);
       if (cached) settle(cached.status === 'hit' ? await drifted(cached) : cached);

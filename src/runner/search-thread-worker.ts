@@ -5,7 +5,7 @@
  * of outcomes stored, not one per outcome).
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { freezeCatalogue } from '../catalogue/freeze.js';
+import { catalogueFromClone } from '../catalogue/thread-copy.js';
 import { createEngine } from '../engine/create-engine.js';
 import { createStore } from '../store/create-store.js';
 import type { EventHub, SearchEvent } from './events.js';
@@ -20,8 +20,8 @@ function threadPort(): NonNullable<typeof parentPort> {
 }
 const port = threadPort();
 const { config, databasePath, budget, thread } = workerData as SearchThreadData;
-// A structured clone arrives unfrozen: freeze it as the loader does.
-const catalogue = freezeCatalogue((workerData as SearchThreadData).catalogue);
+// A structured clone arrives unfrozen, its regexes not compiled: rebuilt as the loader leaves it.
+const catalogue = catalogueFromClone((workerData as SearchThreadData).catalogue);
 /** Live events not posted yet: those published together (a batch of outcomes) go as one message. */
 let unsent: { readonly id: string; readonly event: SearchEvent }[] = [];
 const postEvents = () => {

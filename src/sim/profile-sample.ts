@@ -5,6 +5,7 @@
  * deterministic; synthesize.ts adds these to an exists answer.
  */
 import RandExp from 'randexp';
+import type { LinearRegex } from '../catalogue/linear-regex.js';
 import type { ExtractRule, Platform } from '../catalogue/platform.js';
 import type { ProfileField } from '../catalogue/profile-fields.js';
 
@@ -92,7 +93,7 @@ function sampler(source: string, flags: string): RandExp {
  * A text the rule's regex matches, its `value` group holding the first of
  * `values` the group's pattern accepts, otherwise a sample of the group.
  */
-function regexSample(re: RegExp, values: readonly string[]): string {
+function regexSample(re: LinearRegex, values: readonly string[]): string {
   const span = valueGroup(re.source);
   const flags = re.flags.replace(/[gy]/g, '');
   if (span) {
@@ -101,7 +102,7 @@ function regexSample(re: RegExp, values: readonly string[]): string {
     try {
       whole = new RegExp(`^(?:${inner})$`, flags);
     } catch {
-      whole = undefined; // e.g. a back-reference to a group outside `value`
+      whole = undefined; // e.g. RE2 syntax JavaScript does not read
     }
     for (const value of whole ? values : []) {
       if (!whole?.test(value)) continue;

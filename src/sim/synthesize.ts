@@ -5,6 +5,7 @@
  * before it is used, so the simulated web never contradicts the catalogue.
  */
 import RandExp from 'randexp';
+import type { LinearRegex } from '../catalogue/linear-regex.js';
 import type { Platform, Shield, Signal, SignalPart } from '../catalogue/platform.js';
 import { classify } from '../engine/classify.js';
 import type { ResponseView } from '../engine/response-view.js';
@@ -28,8 +29,9 @@ function padding(bytes: number): string {
   return bytes > 0 ? FILLER.repeat(Math.ceil(bytes / FILLER.length)) : '';
 }
 
-function sampleRegex(re: RegExp): string {
-  const gen = new RandExp(re);
+/** A text `re` matches; RandExp reads JavaScript syntax, which the catalogue's RE2 patterns are written in too. */
+function sampleRegex(re: LinearRegex): string {
+  const gen = new RandExp(new RegExp(re.source, re.flags));
   gen.max = 3;
   gen.randInt = (min: number) => min;
   return gen.gen();

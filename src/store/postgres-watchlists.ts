@@ -13,6 +13,8 @@ import {
   type DeliveryRecord,
   deliveryDueAt,
   type Leased,
+  type LeasedDelivery,
+  NEVER_DUE,
   type WatchChange,
   type Watchlist,
   type WatchlistSpec,
@@ -219,17 +221,22 @@ export class PostgresWatchlists implements WatchlistStore {
     return rows.map((r) => r.delivery);
   }
 
-  async claimDueDelivery(now: number, leaseMs: number): Promise<Leased<DeliveryRecord> | undefined> {
-    const { rows } = await this.#db.query<{ delivery: DeliveryRecord; version: number }>(
+  async claimDueDelivery(
+    now: number,
+    leaseMs: number,
+    skipOwners: readonly string[] = [],
+  ): Promise<LeasedDelivery | undefined> {
+    const { rows } = await this.#db.query<{ delivery: DeliveryRecord; version: number; owner: string }>(
       `UPDATE webhook_deliveries d SET due_at = $2, version = d.version + 1
-       FROM (SELECT id FROM webhook_deliveries WHERE due_at <= $1 ORDER BY due_at, id LIMIT 1
-             FOR UPDATE SKIP LOCKED) due
+       FROM (SELECT x.id, w.owner FROM webhook_deliveries x JOIN watchlists w ON w.id = x.watchlist_id
+             WHERE x.due_at <= $1 AND NOT (w.owner = ANY($3::text[]))
+             ORDER BY x.due_at, x.id LIMIT 1 FOR UPDATE OF x SKIP LOCKED) due
        WHERE d.id = due.id
-       RETURNING d.delivery, d.version`,
-      [now, now + leaseMs],
+       RETURNING d.delivery, d.version, due.owner`,
+      [now, now + leaseMs, [...skipOwners]],
     );
     const row = rows[0];
-    return row && { value: row.delivery, token: row.version };
+    return row && { value: row.delivery, token: row.version, owner: row.owner };
   }
 
   async saveDelivery(delivery: DeliveryRecord, token: number): Promise<boolean> {
@@ -238,6 +245,44 @@ export class PostgresWatchlists implements WatchlistStore {
       [delivery.id, token, JSON.stringify(delivery), deliveryDueAt(delivery) ?? null],
     );
     return (rowCount ?? 0) > 0;
+  }
+
+  async trimDeliveries(owner: string, limits: { keep: number; createdBefore: number }): Promise<number> {
+    return this.#db.transaction(async (client) => {
+      await client.query(
+        `WITH ranked AS (
+           SELECT d.id, d.due_at, d.created_at,
+                  row_number() OVER (ORDER BY d.created_at DESC, d.ord DESC) AS n
+           FROM webhook_deliveries d JOIN watchlists w ON w.id = d.watchlist_id WHERE w.owner = $1)
+         DELETE FROM webhook_deliveries WHERE id IN (
+           SELECT id FROM ranked WHERE due_at IS NULL AND (n > $2 OR created_at < $3))`,
+        [owner, limits.keep, limits.createdBefore],
+      );
+      const { rows } = await client.query<{ n: string }>(
+        `SELECT count(*) AS n FROM webhook_deliveries d JOIN watchlists w ON w.id = d.watchlist_id
+         WHERE w.owner = $1`,
+        [owner],
+      );
+      return Number(rows[0]?.n ?? 0);
+    });
+  }
+
+  stopOwner(owner: string): Promise<{ watchlists: number; deliveries: number }> {
+    return this.#db.transaction(async (client) => {
+      const stopped = await client.query(
+        'UPDATE watchlists SET due_at = $2, version = version + 1 WHERE owner = $1 AND due_at < $2',
+        [owner, NEVER_DUE],
+      );
+      // As cancelledDelivery (src/store/watchlists.ts) makes it, in SQL.
+      const cancelled = await client.query(
+        `UPDATE webhook_deliveries d
+         SET delivery = (d.delivery - 'nextAttemptAt') || '{"state":"cancelled"}'::jsonb,
+             due_at = NULL, version = d.version + 1
+         FROM watchlists w WHERE w.id = d.watchlist_id AND w.owner = $1 AND d.due_at IS NOT NULL`,
+        [owner],
+      );
+      return { watchlists: stopped.rowCount ?? 0, deliveries: cancelled.rowCount ?? 0 };
+    });
   }
 }
 

@@ -14,9 +14,11 @@ import type { Redis } from 'ioredis';
 import { asStoreError } from '../redis/unavailable.js';
 import { duplicateIdError } from './store.js';
 import {
+  cancelledDelivery,
   type DeliveryRecord,
   deliveryDueAt,
   type Leased,
+  type LeasedDelivery,
   type WatchChange,
   type Watchlist,
   type WatchlistSpec,
@@ -145,7 +147,67 @@ const SCRIPTS = {
       else redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1]) end
       return 1`,
   },
+  // KEYS: deliveries due. ARGV: now, leaseMs, dl key prefix, wl key prefix, most looked at, skipped owners...
+  // Returns {id, token, owner, JSON} of the first due delivery whose owner is not skipped, or nil.
+  usDlClaim: {
+    numberOfKeys: 1,
+    lua: `
+      local skip = {}
+      for i = 6, #ARGV do skip[ARGV[i]] = true end
+      local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[5]))
+      for _, id in ipairs(ids) do
+        local raw = redis.call('HGET', ARGV[3] .. id, 'delivery')
+        local wl = redis.call('HGET', ARGV[3] .. id, 'watchlistId')
+        local owner = wl and redis.call('HGET', ARGV[4] .. wl, 'owner')
+        if not raw or not owner then
+          redis.call('ZREM', KEYS[1], id)
+        elseif not skip[owner] then
+          redis.call('ZADD', KEYS[1], tonumber(ARGV[1]) + tonumber(ARGV[2]), id)
+          local token = redis.call('HINCRBY', ARGV[3] .. id, 'version', 1)
+          return {id, token, owner, raw}
+        end
+      end
+      return false`,
+  },
+  // KEYS: owner's watchlists, deliveries due. ARGV: dl-list key prefix, dl key prefix, keep, createdBefore.
+  // Returns how many deliveries the owner has after.
+  usDlTrim: {
+    numberOfKeys: 2,
+    lua: `
+      local all = {}
+      for _, wl in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+        local list = ARGV[1] .. wl
+        local items = redis.call('ZRANGE', list, 0, -1, 'WITHSCORES')
+        for i = 1, #items, 2 do table.insert(all, {items[i], tonumber(items[i + 1]), list}) end
+      end
+      table.sort(all, function(a, b) if a[2] ~= b[2] then return a[2] > b[2] end return a[1] > b[1] end)
+      local kept = 0
+      for n, d in ipairs(all) do
+        local pending = redis.call('ZSCORE', KEYS[2], d[1])
+        if (not pending) and (n > tonumber(ARGV[3]) or d[2] < tonumber(ARGV[4])) then
+          redis.call('DEL', ARGV[2] .. d[1])
+          redis.call('ZREM', d[3], d[1])
+        else
+          kept = kept + 1
+        end
+      end
+      return kept`,
+  },
+  // KEYS: dl, deliveries due. ARGV: id, version read, cancelled JSON. Only a pending one not claimed since.
+  usDlCancel: {
+    numberOfKeys: 2,
+    lua: `
+      if not redis.call('ZSCORE', KEYS[2], ARGV[1]) then return 0 end
+      if redis.call('HGET', KEYS[1], 'version') ~= ARGV[2] then return -1 end
+      redis.call('HSET', KEYS[1], 'delivery', ARGV[3])
+      redis.call('HINCRBY', KEYS[1], 'version', 1)
+      redis.call('ZREM', KEYS[2], ARGV[1])
+      return 1`,
+  },
 } as const;
+
+/** Due deliveries a claim looks through for one whose owner is not skipped: every script is bounded. */
+const CLAIM_SCAN = 200;
 
 type ScriptName = keyof typeof SCRIPTS;
 type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<unknown>>;
@@ -386,19 +448,24 @@ export class RedisWatchlists implements WatchlistStore {
     });
   }
 
-  claimDueDelivery(now: number, leaseMs: number): Promise<Leased<DeliveryRecord> | undefined> {
+  claimDueDelivery(
+    now: number,
+    leaseMs: number,
+    skipOwners: readonly string[] = [],
+  ): Promise<LeasedDelivery | undefined> {
     return this.#guard(async () => {
-      for (let i = 0; i < 10; i++) {
-        const claimed = (await this.#redis.usClaim(this.#key('dl-due'), now, leaseMs, this.#key('dl', ''))) as
-          | [string, number]
-          | null;
-        if (!claimed) return undefined;
-        const [id, token] = claimed;
-        const raw = await this.#redis.hget(this.#key('dl', id), 'delivery');
-        if (raw) return { value: JSON.parse(raw) as DeliveryRecord, token: Number(token) };
-        await this.#redis.multi().del(this.#key('dl', id)).zrem(this.#key('dl-due'), id).exec();
-      }
-      return undefined;
+      const claimed = (await this.#redis.usDlClaim(
+        this.#key('dl-due'),
+        now,
+        leaseMs,
+        this.#key('dl', ''),
+        this.#key('wl', ''),
+        CLAIM_SCAN,
+        ...skipOwners,
+      )) as [string, number, string, string] | null;
+      if (!claimed) return undefined;
+      const [, token, owner, raw] = claimed;
+      return { value: JSON.parse(raw) as DeliveryRecord, token: Number(token), owner };
     });
   }
 
@@ -414,5 +481,59 @@ export class RedisWatchlists implements WatchlistStore {
           deliveryDueAt(delivery) ?? '',
         )) === 1,
     );
+  }
+
+  trimDeliveries(owner: string, limits: { keep: number; createdBefore: number }): Promise<number> {
+    return this.#guard(async () =>
+      Number(
+        await this.#redis.usDlTrim(
+          this.#key('wl-owner', owner),
+          this.#key('dl-due'),
+          this.#key('dl-list', ''),
+          this.#key('dl', ''),
+          limits.keep,
+          limits.createdBefore,
+        ),
+      ),
+    );
+  }
+
+  stopOwner(owner: string): Promise<{ watchlists: number; deliveries: number }> {
+    return this.#guard(async () => {
+      const ids = await this.#redis.zrange(this.#key('wl-owner', owner), 0, -1);
+      let deliveries = 0;
+      for (const id of ids) {
+        // Never due again, and the lease of a run under way made stale.
+        await this.#redis
+          .multi()
+          .zrem(this.#key('wl-due'), id)
+          .hincrby(this.#key('wl', id), 'version', 1)
+          .exec();
+        for (const d of await this.#redis.zrange(this.#key('dl-list', id), 0, -1)) {
+          if (await this.#cancel(d)) deliveries++;
+        }
+      }
+      return { watchlists: ids.length, deliveries };
+    });
+  }
+
+  /** Cancels one delivery if it is pending; tried again (a few times) when a claim changed it meanwhile. */
+  async #cancel(id: string): Promise<boolean> {
+    for (let i = 0; i < 5; i++) {
+      const [raw, version] = await this.#redis.hmget(this.#key('dl', id), 'delivery', 'version');
+      if (!raw || !version) return false;
+      const cancelled = cancelledDelivery(JSON.parse(raw) as DeliveryRecord);
+      const r = Number(
+        await this.#redis.usDlCancel(
+          this.#key('dl', id),
+          this.#key('dl-due'),
+          id,
+          version,
+          JSON.stringify(cancelled),
+        ),
+      );
+      if (r !== -1) return r === 1;
+    }
+    return false;
   }
 }

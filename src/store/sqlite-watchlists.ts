@@ -7,9 +7,12 @@
 import type { Database, Statement } from './sqlite-driver.js';
 import { duplicateIdError } from './store.js';
 import {
+  cancelledDelivery,
   type DeliveryRecord,
   deliveryDueAt,
   type Leased,
+  type LeasedDelivery,
+  NEVER_DUE,
   type WatchChange,
   type Watchlist,
   type WatchlistSpec,
@@ -103,10 +106,34 @@ export class SqliteWatchlists implements WatchlistStore {
         'SELECT delivery FROM webhook_deliveries WHERE watchlist_id = ? ORDER BY created_at DESC, rowid DESC LIMIT ?',
       ),
       dueDelivery: p(
-        'SELECT id, delivery, version FROM webhook_deliveries WHERE due_at IS NOT NULL AND due_at <= ? ORDER BY due_at LIMIT 1',
+        `SELECT d.id, d.delivery, d.version, w.owner FROM webhook_deliveries d JOIN watchlists w ON w.id = d.watchlist_id
+         WHERE d.due_at IS NOT NULL AND d.due_at <= ? AND w.owner NOT IN (SELECT value FROM json_each(?))
+         ORDER BY d.due_at LIMIT 1`,
       ),
       leaseDelivery: p('UPDATE webhook_deliveries SET due_at = ?, version = version + 1 WHERE id = ?'),
       saveDelivery: p('UPDATE webhook_deliveries SET delivery = ?, due_at = ? WHERE id = ? AND version = ?'),
+      trimDeliveries: p(
+        `DELETE FROM webhook_deliveries WHERE id IN (
+           SELECT id FROM (
+             SELECT d.id, d.due_at, d.created_at,
+                    ROW_NUMBER() OVER (ORDER BY d.created_at DESC, d.rowid DESC) AS n
+             FROM webhook_deliveries d JOIN watchlists w ON w.id = d.watchlist_id WHERE w.owner = @owner
+           ) WHERE due_at IS NULL AND (n > @keep OR created_at < @createdBefore))`,
+      ),
+      ownerDeliveries: p(
+        `SELECT COUNT(*) AS n FROM webhook_deliveries d JOIN watchlists w ON w.id = d.watchlist_id
+         WHERE w.owner = ?`,
+      ),
+      pendingOfOwner: p(
+        `SELECT d.id, d.delivery FROM webhook_deliveries d JOIN watchlists w ON w.id = d.watchlist_id
+         WHERE w.owner = ? AND d.due_at IS NOT NULL`,
+      ),
+      cancelDelivery: p(
+        'UPDATE webhook_deliveries SET delivery = ?, due_at = NULL, version = version + 1 WHERE id = ?',
+      ),
+      stopWatchlists: p(
+        'UPDATE watchlists SET due_at = @never, version = version + 1 WHERE owner = @owner AND due_at < @never',
+      ),
     };
   }
 
@@ -243,15 +270,23 @@ export class SqliteWatchlists implements WatchlistStore {
     return rows.map((r) => JSON.parse(r.delivery) as DeliveryRecord);
   }
 
-  async claimDueDelivery(now: number, leaseMs: number): Promise<Leased<DeliveryRecord> | undefined> {
+  async claimDueDelivery(
+    now: number,
+    leaseMs: number,
+    skipOwners: readonly string[] = [],
+  ): Promise<LeasedDelivery | undefined> {
     return this.#db
       .transaction(() => {
-        const row = this.#sql.dueDelivery!.get(now) as
-          | { id: string; delivery: string; version: number }
+        const row = this.#sql.dueDelivery!.get(now, JSON.stringify(skipOwners)) as
+          | { id: string; delivery: string; version: number; owner: string }
           | undefined;
         if (!row) return undefined;
         this.#sql.leaseDelivery!.run(now + leaseMs, row.id);
-        return { value: JSON.parse(row.delivery) as DeliveryRecord, token: row.version + 1 };
+        return {
+          value: JSON.parse(row.delivery) as DeliveryRecord,
+          token: row.version + 1,
+          owner: row.owner,
+        };
       })
       .immediate();
   }
@@ -259,5 +294,28 @@ export class SqliteWatchlists implements WatchlistStore {
   async saveDelivery(delivery: DeliveryRecord, token: number): Promise<boolean> {
     const dueAt = deliveryDueAt(delivery) ?? null;
     return this.#sql.saveDelivery!.run(JSON.stringify(delivery), dueAt, delivery.id, token).changes > 0;
+  }
+
+  async trimDeliveries(owner: string, limits: { keep: number; createdBefore: number }): Promise<number> {
+    return this.#db
+      .transaction(() => {
+        this.#sql.trimDeliveries!.run({ owner, keep: limits.keep, createdBefore: limits.createdBefore });
+        return (this.#sql.ownerDeliveries!.get(owner) as { n: number }).n;
+      })
+      .immediate();
+  }
+
+  async stopOwner(owner: string): Promise<{ watchlists: number; deliveries: number }> {
+    return this.#db
+      .transaction(() => {
+        const watchlists = this.#sql.stopWatchlists!.run({ owner, never: NEVER_DUE }).changes;
+        const pending = this.#sql.pendingOfOwner!.all(owner) as { id: string; delivery: string }[];
+        for (const row of pending) {
+          const cancelled = cancelledDelivery(JSON.parse(row.delivery) as DeliveryRecord);
+          this.#sql.cancelDelivery!.run(JSON.stringify(cancelled), row.id);
+        }
+        return { watchlists, deliveries: pending.length };
+      })
+      .immediate();
   }
 }

@@ -19,8 +19,17 @@ export type ChangeKind = (typeof CHANGE_KINDS)[number];
 export const NOTIFY_MODES = ['changes', 'every_run'] as const;
 export type NotifyMode = (typeof NOTIFY_MODES)[number];
 
-export const DELIVERY_STATES = ['pending', 'delivered', 'failed'] as const;
+/** `cancelled`: its key was revoked before it was delivered. */
+export const DELIVERY_STATES = ['pending', 'delivered', 'failed', 'cancelled'] as const;
 export type DeliveryState = (typeof DELIVERY_STATES)[number];
+
+/**
+ * An attempt not ended yet: `in_flight`, recorded before its request is sent;
+ * `interrupted`, found in flight by the next claim (the process that sent it
+ * ended before it could record how it went: the receiver may have it).
+ */
+export const ATTEMPT_PHASES = ['in_flight', 'interrupted'] as const;
+export type AttemptPhase = (typeof ATTEMPT_PHASES)[number];
 
 /** What the owner of a watchlist chose; changed by PATCH, never by the scheduler. */
 export interface WatchlistSpec {
@@ -97,6 +106,8 @@ export interface WatchChange {
 
 export interface DeliveryAttempt {
   readonly at: number;
+  /** Absent once the attempt ended with an answer or an error. */
+  readonly phase?: AttemptPhase | undefined;
   /** The receiver's HTTP status, when it answered. */
   readonly status?: number | undefined;
   readonly error?: string | undefined;
@@ -125,6 +136,11 @@ export interface Leased<T> {
   readonly value: T;
   /** Fencing token: give it back to save; a newer claim makes it stale. */
   readonly token: number;
+}
+
+/** A claimed delivery, with the key its watchlist belongs to (what fair sending counts by). */
+export interface LeasedDelivery extends Leased<DeliveryRecord> {
+  readonly owner: string;
 }
 
 export interface WatchlistStore {
@@ -177,10 +193,41 @@ export interface WatchlistStore {
   getDelivery(id: string): Promise<DeliveryRecord | undefined>;
   /** The watchlist's deliveries, newest first, at most `limit`. */
   listDeliveries(watchlistId: string, limit?: number): Promise<DeliveryRecord[]>;
-  /** Claims one pending delivery due at `now` or before, leasing it for `leaseMs`. */
-  claimDueDelivery(now: number, leaseMs: number): Promise<Leased<DeliveryRecord> | undefined>;
+  /**
+   * Claims one pending delivery due at `now` or before (due first), leasing it
+   * for `leaseMs`, of a watchlist whose owner is not in `skipOwners`.
+   */
+  claimDueDelivery(
+    now: number,
+    leaseMs: number,
+    skipOwners?: readonly string[],
+  ): Promise<LeasedDelivery | undefined>;
   /** Saves a delivery under its lease (due at `nextAttemptAt` while pending); false when the token is stale. */
   saveDelivery(delivery: DeliveryRecord, token: number): Promise<boolean>;
+  /**
+   * Deletes the owner's ended deliveries (not pending ones) created before
+   * `createdBefore`, and those past the newest `keep` of all its deliveries.
+   * Returns how many deliveries the owner has stored after.
+   */
+  trimDeliveries(
+    owner: string,
+    limits: { readonly keep: number; readonly createdBefore: number },
+  ): Promise<number>;
+  /**
+   * The owner's key is revoked: none of its watchlists is due again (a run
+   * under way is abandoned: its lease is made stale) and each pending delivery
+   * is `cancelled` (an attempt under way cannot save). Returns how many of each.
+   */
+  stopOwner(owner: string): Promise<{ readonly watchlists: number; readonly deliveries: number }>;
+}
+
+/** The due time of a watchlist that is never due again (its key was revoked). */
+export const NEVER_DUE = Number.MAX_SAFE_INTEGER;
+
+/** What a pending delivery becomes when its key is revoked: one rule for every backend. */
+export function cancelledDelivery(delivery: DeliveryRecord): DeliveryRecord {
+  const { nextAttemptAt: _next, ...rest } = delivery;
+  return { ...rest, state: 'cancelled' };
 }
 
 /** Where a saved delivery is due next, if anywhere: one rule for every backend. */

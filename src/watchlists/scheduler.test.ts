@@ -81,6 +81,8 @@ describe('the watchlist scheduler', () => {
       webhookTimeoutMs: 1_000,
       allowPrivate: true,
       maxDeliveries: 1,
+      maxDeliveriesPerKey: 1,
+      keptDeliveries: { perKey: 100, retentionMs: 3_600_000 },
       onError: (error) => errors.push(error),
     });
     scheduler.start();

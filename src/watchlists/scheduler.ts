@@ -9,6 +9,12 @@
  * against the owner's limit), then, once every search has finished, compares
  * the outcomes with the baseline and stores the changes and the webhook
  * delivery together with the next due time.
+ *
+ * Deliveries are claimed fairly across keys: each claim first skips the keys
+ * with the most attempts in flight here, and no key has more than
+ * `maxDeliveriesPerKey` in flight, so a receiver that answers slowly (or never)
+ * holds its own key's slots, not the others'. Each attempt is recorded before
+ * it is sent (delivery-policy.ts says what a crash then leaves).
  */
 
 import { randomUUID } from 'node:crypto';
@@ -17,13 +23,14 @@ import type { Store } from '../store/store.js';
 import type {
   DeliveryRecord,
   Leased,
+  LeasedDelivery,
   RunSummary,
   Watchlist,
   WatchlistState,
   WatchRun,
 } from '../store/watchlists.js';
 import { compareRun } from './compare-run.js';
-import { afterAttempt, type RetryPolicy } from './delivery-policy.js';
+import { afterAttempt, type RetryPolicy, resumeDelivery, startAttempt } from './delivery-policy.js';
 import { sendWebhook } from './send-webhook.js';
 import { nextRunAt, watchEventOf } from './watch-event.js';
 import { watchedNames } from './watched-names.js';
@@ -51,6 +58,10 @@ export interface SchedulerOptions {
   readonly allowPrivate: boolean;
   /** Webhook deliveries in flight at once. */
   readonly maxDeliveries: number;
+  /** Webhook deliveries of one key in flight at once (USERSCOUT_WEBHOOK_MAX_IN_FLIGHT_PER_KEY). */
+  readonly maxDeliveriesPerKey: number;
+  /** Deliveries kept per key, and for how long once ended (ms): trimmed when a run of the key ends. */
+  readonly keptDeliveries: { readonly perKey: number; readonly retentionMs: number };
   readonly resolve?: Resolve;
   readonly onError: (error: unknown, what: string) => void;
   /** Called once a run has ended and its changes are stored (logs). */
@@ -67,7 +78,9 @@ export class WatchlistScheduler {
   #ticking: Promise<void> | undefined;
   #again = false;
   readonly #deliveries = new Set<Promise<void>>();
-  /** Aborted by `stop`: attempts under way end at once, unlogged, and are made again after the lease. */
+  /** Owner → its deliveries in flight here. */
+  readonly #inFlight = new Map<string, number>();
+  /** Aborted by `stop`: attempts under way end at once, are logged as aborted, and are made again after the backoff. */
   readonly #stopping = new AbortController();
 
   constructor(options: SchedulerOptions) {
@@ -117,19 +130,49 @@ export class WatchlistScheduler {
         if (!claimed) break;
         await this.#advance(claimed).catch((error: unknown) => this.#o.onError(error, 'watchlist run'));
       }
-      const leaseMs = this.#o.webhookTimeoutMs + 5_000;
       for (let i = 0; i < CLAIMS_PER_TICK && this.#running; i++) {
         if (this.#deliveries.size >= this.#o.maxDeliveries) break;
-        const claimed = await store.watchlists.claimDueDelivery(this.#o.now(), leaseMs);
+        const claimed = await this.#claimFairly();
         if (!claimed) break;
+        const { owner } = claimed;
+        this.#inFlight.set(owner, (this.#inFlight.get(owner) ?? 0) + 1);
         const delivery = this.#deliver(claimed)
           .catch((error: unknown) => this.#o.onError(error, 'webhook delivery'))
-          .finally(() => this.#deliveries.delete(delivery));
+          .finally(() => {
+            this.#deliveries.delete(delivery);
+            const left = (this.#inFlight.get(owner) ?? 1) - 1;
+            if (left > 0) this.#inFlight.set(owner, left);
+            else this.#inFlight.delete(owner);
+          });
         this.#deliveries.add(delivery);
       }
     } catch (error) {
       this.#o.onError(error, 'watchlist scheduler');
     }
+  }
+
+  /** A delivery's lease: its attempt's deadline and a margin to record how it went. */
+  get #deliveryLeaseMs(): number {
+    return this.#o.webhookTimeoutMs + 5_000;
+  }
+
+  /**
+   * Round robin across keys: a due delivery of a key with nothing in flight
+   * here first, then of one with one in flight, and so on below the per-key cap.
+   */
+  async #claimFairly(): Promise<LeasedDelivery | undefined> {
+    for (let level = 1; level <= this.#o.maxDeliveriesPerKey; level++) {
+      const skip = [...this.#inFlight].filter(([, n]) => n >= level).map(([owner]) => owner);
+      const claimed = await this.#o.store.watchlists.claimDueDelivery(
+        this.#o.now(),
+        this.#deliveryLeaseMs,
+        skip,
+      );
+      if (claimed) return claimed;
+      // Nothing due whatever was skipped: no higher level finds more.
+      if (skip.length === 0) return undefined;
+    }
+    return undefined;
   }
 
   async #advance({ value: watchlist, token }: Leased<Watchlist>): Promise<void> {
@@ -211,14 +254,28 @@ export class WatchlistScheduler {
     });
     if (!finished) return;
     this.#o.onRunFinished?.(watchlist, summary);
+    // The key's old deliveries go as its new ones come (or as its runs go on without any).
+    await store.watchlists.trimDeliveries(watchlist.owner, {
+      keep: this.#o.keptDeliveries.perKey,
+      createdBefore: finishedAt - this.#o.keptDeliveries.retentionMs,
+    });
     if (deliveries.length > 0) this.#again = true;
   }
 
-  async #deliver({ value: delivery, token }: Leased<DeliveryRecord>): Promise<void> {
+  async #deliver({ value, token }: LeasedDelivery): Promise<void> {
     const { store, now } = this.#o;
+    const delivery = resumeDelivery(value);
+    if (delivery.state !== 'pending') {
+      await store.watchlists.saveDelivery(delivery, token);
+      return;
+    }
     const watchlist = await store.watchlists.getWatchlist(delivery.watchlistId);
     if (!watchlist) return;
-    const attempt = await sendWebhook(delivery, {
+    // Recorded before it is sent: a process that dies now leaves it in flight for the next claim to see.
+    const at = now();
+    const started = startAttempt(delivery, at, at + this.#deliveryLeaseMs);
+    if (!(await store.watchlists.saveDelivery(started, token))) return;
+    const attempt = await sendWebhook(started, {
       secret: watchlist.spec.webhookSecret,
       timeoutMs: this.#o.webhookTimeoutMs,
       allowPrivate: this.#o.allowPrivate,
@@ -226,8 +283,7 @@ export class WatchlistScheduler {
       signal: this.#stopping.signal,
       ...(this.#o.resolve ? { resolve: this.#o.resolve } : {}),
     });
-    // Cut short by our own shutdown: not the receiver's failure, so not logged as one.
-    if (this.#stopping.signal.aborted) return;
-    await store.watchlists.saveDelivery(afterAttempt(delivery, attempt, this.#o.retry), token);
+    // Cut short by our own shutdown: logged as it is ('aborted before an answer came'), retried as any failure.
+    await store.watchlists.saveDelivery(afterAttempt(started, attempt, this.#o.retry), token);
   }
 }

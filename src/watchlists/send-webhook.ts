@@ -2,8 +2,14 @@
  * Sends one webhook attempt: POSTs the event's raw body, signed now, with a
  * timeout that aborts the request; never throws. The one outbound request of
  * watchlists; the network sits here, the policy in delivery-policy.ts.
+ *
+ * A receiver is not trusted with our memory: its answer is never decompressed
+ * (undici's `request`, which asks for no encoding and decodes none) and at most
+ * `ANSWER_READ_MAX_BYTES` of it are read, then the body is destroyed; a 2xx
+ * answer's body is not read at all. The status is what counts.
  */
-import { Agent, fetch } from 'undici';
+import type { Readable } from 'node:stream';
+import { Agent, request } from 'undici';
 import type { DeliveryAttempt, DeliveryRecord } from '../store/watchlists.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 import { checkDestination, pinnedLookup, type Resolve, resolveAll } from './webhook-url.js';
@@ -19,8 +25,53 @@ export interface SendOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Longest receiver's answer kept in the log, characters. */
+/** Most bytes of a receiver's answer body read, enough for a short reason; the rest is never read. */
+export const ANSWER_READ_MAX_BYTES = 4 * 1024;
+
+/** Longest reason from a receiver's answer kept in the log, characters. */
 const ERROR_TEXT_MAX = 200;
+
+/**
+ * The reason kept from a failed answer's first bytes: printable text only, one
+ * line, at most ERROR_TEXT_MAX characters; nothing from an encoded (compressed) body. Pure.
+ */
+export function answerReason(head: Uint8Array, contentEncoding: string | undefined): string {
+  if (contentEncoding && contentEncoding.trim().toLowerCase() !== 'identity') return '';
+  return new TextDecoder('utf-8', { fatal: false })
+    .decode(head)
+    .replace(/[\p{Cc}\p{Cf}\uFFFD]+/gu, ' ')
+    .replace(/\s+/g, ' ')
+    .trim()
+    .slice(0, ERROR_TEXT_MAX);
+}
+
+/** Reads at most `maxBytes` of `body`, then destroys it, whatever it sends next. */
+async function readHead(body: Readable, maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Buffer>) {
+      const part = chunk.subarray(0, maxBytes - kept);
+      chunks.push(part);
+      kept += part.length;
+      if (kept >= maxBytes) break;
+    }
+  } catch {
+    // Cut off by the timeout or the receiver: what came is enough.
+  } finally {
+    discard(body);
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Ends the body without reading more; destroying an unfinished one reports an abort, which is ours. */
+function discard(body: Readable): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+const headerOf = (value: string | string[] | undefined): string | undefined =>
+  Array.isArray(value) ? value.join(',') : value;
 
 export async function sendWebhook(delivery: DeliveryRecord, options: SendOptions): Promise<DeliveryAttempt> {
   const at = options.now();
@@ -44,9 +95,9 @@ export async function sendWebhook(delivery: DeliveryRecord, options: SendOptions
   const timeout = AbortSignal.timeout(options.timeoutMs);
   const signal = options.signal ? AbortSignal.any([timeout, options.signal]) : timeout;
   try {
-    const response = await fetch(delivery.url, {
+    // `request` follows no redirect and decodes no content-encoding; the signal also ends the body.
+    const response = await request(delivery.url, {
       method: 'POST',
-      redirect: 'manual',
       signal,
       ...(pinned ? { dispatcher: pinned } : {}),
       headers: {
@@ -59,15 +110,18 @@ export async function sendWebhook(delivery: DeliveryRecord, options: SendOptions
       },
       body: delivery.body,
     });
-    // The body is read (bounded by the same timeout) so the connection can be reused.
-    const text = await response.text().catch(() => '');
-    const durationMs = options.now() - at;
-    if (response.status >= 200 && response.status < 300) return { at, status: response.status, durationMs };
+    const status = response.statusCode;
+    if (status >= 200 && status < 300) {
+      discard(response.body);
+      return { at, status, durationMs: options.now() - at };
+    }
+    const head = await readHead(response.body, ANSWER_READ_MAX_BYTES);
+    const reason = answerReason(head, headerOf(response.headers['content-encoding']));
     return {
       at,
-      status: response.status,
-      error: `HTTP ${response.status}${text ? `: ${text.slice(0, ERROR_TEXT_MAX)}` : ''}`,
-      durationMs,
+      status,
+      error: `HTTP ${status}${reason ? `: ${reason}` : ''}`,
+      durationMs: options.now() - at,
     };
   } catch (error) {
     const durationMs = options.now() - at;

@@ -2,12 +2,16 @@
  * One result as a table row: platform, category, outcome in words and symbol
  * (never colour alone), response time, a profile link on every row (so a
  * person can check a miss or a non-answer by hand) that opens in a new tab
- * without giving it access to this page, and the evidence behind the outcome
- * in a disclosure (<details>: keyboard accessible without script).
+ * without giving it access to this page, and in a disclosure (<details>:
+ * keyboard accessible without script) a hit's profile and the evidence behind
+ * the outcome. Each row has an id (`rowId`) that linked accounts point to.
  */
 import type { Outcome } from '../engine/outcome.js';
 import { h, safeHref } from './dom.js';
 import { reasonText, STATUS_LABELS } from './labels.js';
+import { type LinkedAccounts, profileDetails, rowId } from './profile-details.js';
+
+const NO_LINKS: LinkedAccounts = { linksTo: [], linkedFrom: [] };
 
 const LINK_TEXT: Record<Outcome['status'], string> = {
   hit: 'Open profile',
@@ -36,13 +40,14 @@ export function evidenceItems(o: Outcome, timeOf: (ms: number) => string): [stri
 
 const localTime = (ms: number) => new Date(ms).toLocaleString();
 
-export function resultRow(o: Outcome): HTMLTableRowElement {
+export function resultRow(o: Outcome, linked: LinkedAccounts = NO_LINKS): HTMLTableRowElement {
   const label = STATUS_LABELS[o.status];
   const href = safeHref(o.url);
   const reason = reasonText(o.reason);
   return h(
     'tr',
-    { 'data-status': o.status, 'data-platform': o.platform },
+    // tabindex -1: a linked account's link brings the keyboard to its row.
+    { id: rowId(o.platformId), tabindex: -1, 'data-status': o.status, 'data-platform': o.platform },
     h('th', { scope: 'row' }, o.platform),
     h('td', { 'data-label': 'Category' }, o.category),
     h(
@@ -76,6 +81,7 @@ export function resultRow(o: Outcome): HTMLTableRowElement {
         'details',
         { class: 'evidence' },
         h('summary', {}, 'Details', h('span', { class: 'visually-hidden' }, ` of ${o.platform}`)),
+        profileDetails(o, linked),
         h(
           'dl',
           {},

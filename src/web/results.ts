@@ -89,36 +89,16 @@ export function pageOf<T>(items: readonly T[], index: number, size = PAGE_SIZE):
   return { items: items.slice(clamped * size, (clamped + 1) * size), index: clamped, count };
 }
 
-/** How many platforms answered hit or miss, and how many a request went to without an answer that tells. */
-export interface AnswerCounts {
-  readonly answered: number;
-  readonly notAnswered: number;
-  /** The service marked the search as low coverage. */
-  readonly low: boolean;
-}
-
 /**
- * What to say when nothing is shown: nothing checked yet, filtered out, or no hit at all; with
- * `answers`, "no hit" names how many platforms answered, so it never stands for "not reached".
+ * What to say when nothing is shown: nothing checked yet, filtered out, or no hit at all. "No
+ * hit" says no more than that: the search's summary, above the list, says how many platforms
+ * answered, so the list never reads as "not there" nor says it a second time.
  */
-export function emptyMessage(
-  filter: ResultFilter,
-  checked: number,
-  running: boolean,
-  answers?: AnswerCounts,
-): string {
+export function emptyMessage(filter: ResultFilter, checked: number, running: boolean): string {
   const filtered =
     filter.category !== '' || filter.text.trim() !== '' || (filter.showAll && filter.status !== '');
   if (checked === 0) return running ? 'No result yet.' : 'No result.';
   if (filtered) return 'No result matches the filters.';
   if (running) return 'No hit yet.';
-  const seeAll = 'Switch on “Show every outcome” to see each answer.';
-  if (answers && answers.notAnswered > 0) {
-    const others = `${answers.notAnswered} could not be reached or could not tell`;
-    // Most did not answer, or the service marked the search low: the old wording would read as "not there".
-    return answers.low || answers.notAnswered > answers.answered
-      ? `No hits among the ${answers.answered} platforms that answered; ${others}, so a missing hit there proves nothing. ${seeAll}`
-      : `No hit: no platform checked has this username among the ${answers.answered} that answered; ${others}. ${seeAll}`;
-  }
-  return `No hit: no platform checked has this username. ${seeAll}`;
+  return 'No hits among the platforms that answered (the summary above counts them). Switch on “Show every outcome” to see each answer.';
 }

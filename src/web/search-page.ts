@@ -16,6 +16,7 @@ import { failureMessage, isRetryable } from './failure-message.js';
 import { type Following, type FollowMode, followSearch } from './follow-search.js';
 import { followUpItems, followUpsStatus } from './follow-ups.js';
 import { STATUS_LABELS } from './labels.js';
+import { linkedAccounts, rowId } from './profile-details.js';
 import {
   addSample,
   formatDuration,
@@ -36,7 +37,7 @@ import {
   type ResultFilter,
   type SortKey,
 } from './results.js';
-import { answeredLine, searchSummary } from './summary.js';
+import { searchSummary } from './summary.js';
 
 /** A snapshot as read: `coverage` and `warning` are tolerated absent (services before they were added). */
 type Snapshot = SearchSnapshot & { readonly coverage?: number; readonly warning?: string };
@@ -88,7 +89,6 @@ const el = {
   statusPanel: byId('status-panel', HTMLElement),
   statusHeading: byId('status-heading', HTMLHeadingElement),
   statusLine: byId('status-line', HTMLParagraphElement),
-  coverageWarning: byId('coverage-warning', HTMLDivElement),
   summary: byId('summary', HTMLParagraphElement),
   answered: byId('answered', HTMLElement),
   progress: byId('progress', HTMLProgressElement),
@@ -412,8 +412,7 @@ function openSearch(id: string): void {
   followMode = undefined;
   announcedQuarter = 0;
   pageIndex = 0;
-  el.coverageWarning.hidden = true;
-  el.summary.textContent = '';
+  showSummary({ text: '', low: false });
   el.statusPanel.hidden = false;
   el.resultsPanel.hidden = true;
   el.statusHeading.textContent = 'Opening the search…';
@@ -534,7 +533,7 @@ function renderProgress(): void {
     current.status === 'running' ? `Searching “${current.username}”` : `Results for “${current.username}”`;
   el.statusLine.textContent =
     current.status === 'completed'
-      ? `Finished. ${answeredLine(summary.coverage)}.`
+      ? 'Finished.'
       : current.status === 'error'
         ? `The search failed: ${current.error ?? 'unknown error'}.`
         : current.queued
@@ -546,10 +545,7 @@ function renderProgress(): void {
   el.checked.textContent = `${checked} / ${total}`;
   el.hits.textContent = String(hits);
   el.answered.textContent = `${summary.coverage.answered} / ${summary.coverage.checked}`;
-  el.summary.textContent = summary.text;
-  el.summary.dataset.low = String(summary.coverage.low);
-  el.coverageWarning.hidden = summary.warning === undefined;
-  el.coverageWarning.textContent = summary.warning ?? '';
+  showSummary(summary);
   el.elapsed.textContent = formatDuration(view.elapsedSeconds);
   el.remaining.textContent = current.status !== 'running' ? 'done' : view.remainingText;
   const quarter = Math.floor(view.percent / 25);
@@ -557,6 +553,17 @@ function renderProgress(): void {
     announcedQuarter = quarter;
     announce(`${quarter * 25}% checked, ${hits} ${hits === 1 ? 'hit' : 'hits'} so far.`);
   }
+}
+
+/**
+ * The search's one summary; a low coverage turns it into an alert. Written only when it changes,
+ * so a screen reader announces the alert once, not at every redraw.
+ */
+function showSummary(summary: { readonly text: string; readonly low: boolean }): void {
+  if (summary.low) el.summary.setAttribute('role', 'alert');
+  else el.summary.removeAttribute('role');
+  el.summary.dataset.low = String(summary.low);
+  if (el.summary.textContent !== summary.text) el.summary.textContent = summary.text;
 }
 
 function currentSummary(search: CurrentSearch) {
@@ -608,14 +615,10 @@ function renderResults(): void {
   const shown = applyFilter(all, filter);
   const page = pageOf(shown, pageIndex);
   pageIndex = page.index;
-  el.body.replaceChildren(...page.items.map(resultRow));
+  const linked = linkedAccounts(all);
+  el.body.replaceChildren(...page.items.map((o) => resultRow(o, linked(o.platformId))));
   el.noResults.hidden = shown.length > 0;
-  const { coverage } = currentSummary(current);
-  el.noResults.textContent = emptyMessage(filter, all.length, current.status === 'running', {
-    answered: coverage.answered,
-    notAnswered: coverage.checked - coverage.answered,
-    low: coverage.low,
-  });
+  el.noResults.textContent = emptyMessage(filter, all.length, current.status === 'running');
   const what = filter.showAll ? 'results' : 'hits';
   el.shownCount.textContent = `Showing ${shown.length} ${what} of ${all.length} checked platforms`;
   el.pager.hidden = page.count <= 1;
@@ -669,6 +672,29 @@ function turnPage(by: number): void {
   // The new rows start at the top of the table: bring it into view, and keep the keyboard on the pager.
   el.resultsPanel.scrollIntoView({ block: 'start' });
 }
+/**
+ * A linked account's link goes to that platform's row; when the filters or the page hide it,
+ * they are cleared (every outcome shown, if it is not a hit) and the page that holds it is shown.
+ */
+el.body.addEventListener('click', (event) => {
+  const link = (event.target as Element | null)?.closest('a[data-row]');
+  if (!(link instanceof HTMLAnchorElement)) return;
+  const target = [...outcomes.values()].find((o) => rowId(o.platformId) === link.dataset.row);
+  if (!target) return;
+  event.preventDefault();
+  if (!document.getElementById(rowId(target.platformId))) {
+    el.category.value = '';
+    el.name.value = '';
+    el.status.value = '';
+    if (target.status !== 'hit') el.showAll.checked = true;
+    filter = readFilter();
+    pageIndex = Math.floor(applyFilter(outcomes.values(), filter).indexOf(target) / PAGE_SIZE);
+    renderResults();
+  }
+  const row = document.getElementById(rowId(target.platformId));
+  row?.scrollIntoView({ block: 'center' });
+  row?.focus({ preventScroll: true });
+});
 el.previousPage.addEventListener('click', () => turnPage(-1));
 el.nextPage.addEventListener('click', () => turnPage(1));
 el.filters.addEventListener('submit', (event) => event.preventDefault());

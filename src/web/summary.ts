@@ -1,9 +1,10 @@
 /**
- * The summary of a search as the page words it: hits among the platforms that
+ * The one summary of a search the page shows: hits among the platforms that
  * answered, and what the others did, so "no hit" never stands for "not
- * reached". Counts come from the API's progress when it gives them, else from
- * the outcomes; the coverage rule is the engine's (`engine/coverage.ts`) and
- * the low-coverage warning the API's.
+ * reached". When the service marks the coverage low, the summary is its
+ * warning (the API's own words, `engine/coverage.ts`) after the hits, shown
+ * as a warning, instead of the counts said twice. Counts come from the API's
+ * progress when it gives them, else from the outcomes.
  * Pure functions.
  */
 import {
@@ -26,10 +27,13 @@ export interface ApiCoverage {
 export interface SearchSummary {
   readonly counts: StatusCounts;
   readonly coverage: Coverage;
-  /** One sentence: hits among those that answered, then who could not be reached, could not tell, was not checked. */
+  /**
+   * The summary: hits among those that answered, then who could not be reached, could not
+   * tell, was not checked; with low coverage, the hits and the API's warning.
+   */
   readonly text: string;
-  /** The API's warning about low coverage, when it gave one. */
-  readonly warning: string | undefined;
+  /** The service marked the coverage low: the summary is to be shown as a warning. */
+  readonly low: boolean;
 }
 
 /** The API's counts when its progress has them all, else the outcomes' own. */
@@ -54,6 +58,12 @@ export function searchSummary(input: {
     share: input.api?.coverage ?? computed.share,
     low: input.api?.warning !== undefined,
   };
+  const warning = input.api?.warning;
+  if (warning !== undefined) {
+    // The warning names who answered and why the others did not: only the hits are left to say.
+    const hits = counts.hit === 0 ? 'No hits' : plural(counts.hit, 'hit');
+    return { counts, coverage, text: `${hits}. ${warning}`, low: true };
+  }
   const clauses = summaryClauses(counts, input.outcomes);
   const parts = clauses.map((c, i) => (i === 0 ? c.charAt(0).toUpperCase() + c.slice(1) : c));
   const checked = counts.hit + counts.miss + counts.unknown + counts.error + counts.invalid;
@@ -63,10 +73,5 @@ export function searchSummary(input: {
         ? 'Nothing checked yet.'
         : 'No platform was checked.'
       : `${input.running ? 'So far: ' : ''}${parts.join('; ')}.`;
-  return { counts, coverage, text, warning: input.api?.warning };
-}
-
-/** The finished status line: how many of the platforms a request went to answered. */
-export function answeredLine(coverage: Coverage): string {
-  return `${coverage.answered} of ${plural(coverage.checked, 'platform')} answered`;
+  return { counts, coverage, text, low: false };
 }

@@ -14,6 +14,7 @@ import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import {
   json,
+  metricsText,
   pollUntilDone,
   postSearch,
   type RunningService,
@@ -722,7 +723,7 @@ describe('documentation and operations', () => {
     expect((await json(`${url}/readyz`)).status).toBe(200);
     const started = await postSearch(url, { username: 'sam' });
     await pollUntilDone(url, started.body.queryId);
-    const metrics = await (await fetch(`${url}/metrics`)).text();
+    const metrics = await metricsText(url);
     expect(metrics).toMatch(/^userscout_searches_total\{tier="free"\} 1$/m);
     expect(metrics).toMatch(/userscout_checks_total\{status="hit"[^}]*\} 3/);
     expect(metrics).toMatch(/userscout_check_duration_seconds_bucket/);

@@ -14,7 +14,15 @@ import { createService, type Service } from '../../src/service.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
-import { json, postSearch, type RunningService, startService, tempDir } from '../support/service.js';
+import {
+  json,
+  metricsText,
+  postSearch,
+  type RunningService,
+  startService,
+  TEST_METRICS_TOKEN,
+  tempDir,
+} from '../support/service.js';
 
 const PLATFORMS = 1000;
 // Plain HTTP: the simulated web shares the test's process, and TLS handshakes would blur the measure.
@@ -179,7 +187,10 @@ describe('a refused request is cheap', () => {
       },
     });
     const dataDir = tempDir();
-    const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir, proReadLimit: 3 }, {});
+    const config = loadConfig(
+      { port: 0, host: '127.0.0.1', dataDir, proReadLimit: 3, metricsToken: TEST_METRICS_TOKEN },
+      {},
+    );
     const service: Service = await createService(config, { catalogue, logger: { level: 'info', stream } });
     const url = await service.listen();
     try {
@@ -193,7 +204,7 @@ describe('a refused request is cheap', () => {
       expect(malformed.status).toBe(429);
       expect(malformed.body.code).toBe('rate_limited');
 
-      const metrics = await fetch(`${url}/metrics`).then((r) => r.text());
+      const metrics = await metricsText(url);
       expect(metrics).toMatch(/^userscout_refused_requests_total\{code="rate_limited"\} 3$/m);
 
       const info = lines.filter((l) => (l.level as number) >= 30);

@@ -383,6 +383,34 @@ describe('private searches', () => {
     expect(await stream.text()).toContain('event: done');
   });
 
+  it('keeps private searches out of the shared outcome cache, neither read nor written', async () => {
+    const s = await serve();
+    const owner = await createKey(s.service.store, 'owner', 'professional');
+    const asOwner = { 'x-api-key': owner.key };
+    const sent = () => hitsOn('Plain') + hitsOn('Lower') + hitsOn('Loose');
+    const searchAndCount = async (username: string, isPrivate: boolean) => {
+      const before = sent();
+      const started = await postSearch(s.url, { username, private: isPrivate }, isPrivate ? asOwner : {});
+      expect(started.status).toBe(200);
+      const done = await pollUntilDone(s.url, started.body.queryId, '&include=all', 100, 30_000, asOwner);
+      expect(done.body.status).toBe('completed');
+      const reused = (done.body.results as { evidence: { cachedAt?: number } }[]).filter(
+        (r) => r.evidence.cachedAt !== undefined,
+      ).length;
+      return { sent: sent() - before, reused };
+    };
+    // A private search leaves nothing behind: the next search of the name checks every site.
+    expect(await searchAndCount('priv1', true)).toMatchObject({ reused: 0 });
+    const after = await searchAndCount('priv1', false);
+    expect(after.reused).toBe(0);
+    expect(after.sent).toBeGreaterThanOrEqual(3);
+    // Nor does it read what others left: the public search just cached the name.
+    expect(await searchAndCount('priv1', false)).toMatchObject({ sent: 0, reused: 3 });
+    const mine = await searchAndCount('priv1', true);
+    expect(mine.reused).toBe(0);
+    expect(mine.sent).toBeGreaterThanOrEqual(3);
+  });
+
   it('refuses private: true without a professional key with 403 private_not_allowed, counting nothing', async () => {
     const s = await serve();
     const free = await createKey(s.service.store, 'a free key', 'free');

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { freezeCatalogue } from '../../src/catalogue/freeze.js';
 import type { Catalogue } from '../../src/catalogue/platform.js';
+import { catalogueFromClone } from '../../src/catalogue/thread-copy.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 
 /** Every object reachable from `value` that is not frozen, by path. */
@@ -32,6 +33,11 @@ describe('freezeCatalogue', () => {
     const copy = structuredClone(catalogue) as Catalogue;
     expect(unfrozen(copy)).not.toEqual([]);
     expect(unfrozen(freezeCatalogue(copy))).toEqual([]);
+  });
+
+  it('compiles the regexes of a structured clone again (catalogueFromClone)', () => {
+    const copy = catalogueFromClone(structuredClone(catalogue) as Catalogue);
+    expect(unfrozen(copy)).toEqual([]);
     const signal = copy.platforms[0]!.detect.exists[0]!;
     expect(signal.kind === 'regex' && signal.re.test('Profile of alice')).toBe(true);
   });

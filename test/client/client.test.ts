@@ -284,3 +284,39 @@ describe('UserscoutClient on a refusing or failing server', () => {
     expect(() => new UserscoutClient({ baseUrl: 'not a url' })).toThrow(/absolute/);
   });
 });
+
+describe('UserscoutClient and redirects', () => {
+  it('sends the key across a redirect within the origin, never to another origin', async () => {
+    const seen: { server: string; path: string; key: string | undefined; auth: string | undefined }[] = [];
+    const record = (server: string, request: IncomingMessage) =>
+      seen.push({
+        server,
+        path: request.url ?? '',
+        key: request.headers['x-api-key'] as string | undefined,
+        auth: request.headers.authorization,
+      });
+    const other = await fakeServer((request, response) => {
+      record('other', request);
+      response.writeHead(200, { 'content-type': 'application/json' }).end('{"platforms":[],"total":0}');
+    });
+    const home = await fakeServer((request, response) => {
+      record('home', request);
+      if (request.url?.startsWith('/api/platforms'))
+        response.writeHead(307, { location: '/moved/platforms' }).end();
+      else response.writeHead(302, { location: `${other.url}/api/platforms` }).end();
+    });
+    try {
+      const client = new UserscoutClient({ baseUrl: home.url, apiKey: 'usk_secret', maxAttempts: 1 });
+      expect(await client.platforms()).toEqual({ platforms: [], total: 0 });
+      expect(seen.map((s) => [s.server, s.path, s.key])).toEqual([
+        ['home', '/api/platforms', 'usk_secret'],
+        ['home', '/moved/platforms', 'usk_secret'],
+        ['other', '/api/platforms', undefined],
+      ]);
+      expect(seen.every((s) => s.auth === undefined)).toBe(true);
+    } finally {
+      await other.close();
+      await home.close();
+    }
+  });
+});

@@ -23,7 +23,14 @@ import { budgetAllows, LATE_MS } from '../support/budget-bound.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { countInFlight } from '../support/in-flight.js';
 import { json, postSearch, readEvents, tempDir } from '../support/service.js';
-import { killHard, simServeEnv, startUserscout, type UserscoutProcess, waitFor } from './processes.js';
+import {
+  CLUSTER_METRICS_HEADERS,
+  killHard,
+  simServeEnv,
+  startUserscout,
+  type UserscoutProcess,
+  waitFor,
+} from './processes.js';
 import { connectTestRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from './redis-support.js';
 
 const HOSTS = 6;
@@ -253,7 +260,7 @@ describe('cluster mode: 2 API processes, 2 workers, one Redis', () => {
     const metrics = await waitFor(
       'an empty queue',
       async () => {
-        const r = await json(`${api[0]!.url}/metrics`);
+        const r = await json(`${api[0]!.url}/metrics`, { headers: CLUSTER_METRICS_HEADERS });
         expect(r.status).toBe(200);
         const text = String(r.body);
         return /^userscout_running_searches 0$/m.test(text) ? text : undefined;

@@ -21,7 +21,14 @@ import { PostgresStore } from '../../src/store/postgres.js';
 import { createTestDatabase } from '../postgres/postgres-support.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { json, pollUntilDone, postSearch, readEvents, tempDir } from '../support/service.js';
-import { killHard, simServeEnv, startUserscout, type UserscoutProcess, waitFor } from './processes.js';
+import {
+  CLUSTER_METRICS_HEADERS,
+  killHard,
+  simServeEnv,
+  startUserscout,
+  type UserscoutProcess,
+  waitFor,
+} from './processes.js';
 import { type OwnRedis, ownRedis, uniquePrefix } from './redis-support.js';
 
 const PLATFORMS = 16;
@@ -255,7 +262,7 @@ describe('cluster mode on Redis and PostgreSQL, Redis killed and restarted empty
     const metrics = await waitFor(
       'an empty queue',
       async () => {
-        const r = await json(`${api[0]!.url}/metrics`);
+        const r = await json(`${api[0]!.url}/metrics`, { headers: CLUSTER_METRICS_HEADERS });
         return /^userscout_running_searches 0$/m.test(String(r.body)) ? String(r.body) : undefined;
       },
       15_000,

@@ -27,6 +27,10 @@ export interface UserscoutProcess {
  * The settings every test process needs to serve on loopback against the simulated web:
  * any free port, its own data folder and catalogue, the sim's addresses and CA, JSON logs at info.
  */
+/** The USERSCOUT_METRICS_TOKEN of `simServeEnv`'s processes, and the headers a scrape sends. */
+export const CLUSTER_METRICS_TOKEN = 'cluster-metrics-token';
+export const CLUSTER_METRICS_HEADERS = { authorization: `Bearer ${CLUSTER_METRICS_TOKEN}` };
+
 export function simServeEnv(parts: {
   readonly dataDir: string;
   readonly catalogueFile: string;
@@ -44,6 +48,7 @@ export function simServeEnv(parts: {
     USERSCOUT_REFUSE_PRIVATE: 'false',
     USERSCOUT_TIMEOUT_MS: String(parts.timeoutMs),
     USERSCOUT_LOG_LEVEL: 'info',
+    USERSCOUT_METRICS_TOKEN: CLUSTER_METRICS_TOKEN,
   };
 }
 

@@ -17,6 +17,16 @@ export function tempDir(prefix = 'userscout-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
+/** The USERSCOUT_METRICS_TOKEN of `startService`'s services. */
+export const TEST_METRICS_TOKEN = 'test-metrics-token';
+
+/** The Prometheus text a service serves, asked with the test token. */
+export function metricsText(url: string): Promise<string> {
+  return fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` } }).then((r) =>
+    r.text(),
+  );
+}
+
 /** The real service over HTTP on 127.0.0.1, checking platforms on the simulated web. */
 export async function startService(
   sim: SimWeb,
@@ -39,6 +49,7 @@ export async function startService(
       retryMaxMs: 200,
       // Off unless a test is about it: a self-check due at a random moment would change what a test sees.
       selfCheckIntervalMs: 0,
+      metricsToken: TEST_METRICS_TOKEN,
       ...overrides,
     },
     {},

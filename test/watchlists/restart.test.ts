@@ -1,7 +1,8 @@
 /**
  * The embedded service as a real OS process, killed with SIGKILL: a webhook
  * delivery under way when the process dies is delivered after the restart,
- * and the delivery log shows it delivered once; a run that fell due while the
+ * and the delivery log shows the attempt the kill interrupted (recorded before
+ * it was sent) and the one that delivered it; a run that fell due while the
  * service was down happens when it starts again.
  */
 import { writeFileSync } from 'node:fs';
@@ -114,8 +115,13 @@ describe('watchlists across a SIGKILL', () => {
       30_000,
     );
     expect(log).toHaveLength(1);
-    // The attempt cut short by the kill was never logged: the log shows one attempt, delivered.
-    expect(log[0].attempts.map((a: { status?: number }) => a.status)).toEqual([200]);
+    // The attempt cut short by the kill was recorded before it was sent: the log shows it
+    // interrupted (the receiver got it), then the one attempt after the restart, delivered.
+    expect(log[0].attempts.map((a: { phase?: string; status?: number }) => [a.phase, a.status])).toEqual([
+      ['interrupted', undefined],
+      [undefined, 200],
+    ]);
+    expect(receiver.received).toHaveLength(2);
     const eventIds = receiver.received.map((r) => JSON.parse(r.body).id);
     expect(new Set(eventIds)).toEqual(new Set([log[0].eventId]));
     expect((await api(second, `/api/watchlists/${id}`)).body.runs).toBe(1);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Outcome, OutcomeReason } from '../../src/engine/outcome.js';
-import { answeredLine, searchSummary, statusCountsOf } from '../../src/web/summary.js';
+import { searchSummary, statusCountsOf } from '../../src/web/summary.js';
 
 const outcome = (i: number, status: Outcome['status'], reason?: OutcomeReason): Outcome => ({
   platform: `P${i}`,
@@ -28,13 +28,13 @@ describe('searchSummary', () => {
       'No hits among the 6 platforms that answered; 985 could not be reached (timeout 900, dns 85).',
     );
     expect(summary.text).not.toMatch(/no platform/i);
-    expect(answeredLine(summary.coverage)).toBe('6 of 991 platforms answered');
+    expect(summary.coverage).toMatchObject({ answered: 6, checked: 991 });
     // Without the API's coverage, nothing is marked low: that is the service's call.
     expect(summary.coverage.low).toBe(false);
-    expect(summary.warning).toBeUndefined();
+    expect(summary.low).toBe(false);
   });
 
-  it("takes the API's coverage and warning when given", () => {
+  it("is the hits and the API's warning, once, when the service marks the coverage low", () => {
     const warning = 'Only 6 of 991 platforms answered; 985 could not be reached or could not tell.';
     const summary = searchSummary({
       progress,
@@ -43,7 +43,15 @@ describe('searchSummary', () => {
       api: { coverage: 0.006, warning },
     });
     expect(summary.coverage).toMatchObject({ answered: 6, checked: 991, share: 0.006, low: true });
-    expect(summary.warning).toBe(warning);
+    expect(summary.low).toBe(true);
+    expect(summary.text).toBe(`No hits. ${warning}`);
+    const oneHit = searchSummary({
+      progress: { ...progress, hits: 1 },
+      outcomes: [outcome(1, 'hit'), ...offline.slice(1)],
+      running: false,
+      api: { coverage: 0.006, warning },
+    });
+    expect(oneHit.text).toBe(`1 hit. ${warning}`);
   });
 
   it("prefers the API's counts, which cover outcomes the page has not received", () => {

@@ -25,6 +25,7 @@ import {
   RECONNECT_FRAME,
   sseFrame,
 } from '../event-fanout.js';
+import type { KeyRevocations } from '../key-revocations.js';
 import { EventsParams, EventsQuery } from '../schemas.js';
 import { canRead } from '../search-access.js';
 import { StreamLimits } from '../stream-limits.js';
@@ -32,7 +33,11 @@ import { StreamLimits } from '../stream-limits.js';
 const HEARTBEAT_MS = 15_000;
 const HEARTBEAT = Buffer.from(': keep-alive\n\n', 'utf8');
 
-export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+export async function eventRoutes(
+  app: FastifyInstance,
+  deps: AppDeps,
+  revocations: Pick<KeyRevocations, 'watch'>,
+): Promise<void> {
   const fanout = new EventFanout(deps.events, deps.config.streamFlushMs);
   const limits = new StreamLimits(deps.config);
   const backlog = new EventBacklog(deps.store);
@@ -117,10 +122,12 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
       };
       const unsubscribe = fanout.subscribe(id, (batch) => (replaying ? buffered.push(batch) : send(batch)));
       const heartbeat = setInterval(() => !closed && res.write(HEARTBEAT), HEARTBEAT_MS);
+      let unwatch = () => {};
       const finish = (reconnect: boolean) => {
         if (closed) return;
         closed = true;
         open.delete(finish);
+        unwatch();
         clearInterval(heartbeat);
         unsubscribe();
         if (!fanout.following(id)) backlog.forget(id);
@@ -129,6 +136,8 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
         res.end();
       };
       open.add(finish);
+      // The stream of a key ends when the key is revoked (key-revocations.ts).
+      unwatch = revocations.watch(request.caller.client, () => finish(false));
       request.raw.on('close', () => finish(false));
 
       try {

@@ -20,6 +20,7 @@ import type {
   WatchlistSpec,
   WatchRun,
 } from '../../store/watchlists.js';
+import { keyLimitError } from '../../watchlists/key-limits.js';
 import { newWebhookSecret } from '../../watchlists/signature.js';
 import { watchedNames } from '../../watchlists/watched-names.js';
 import { refusedDestination } from '../../watchlists/webhook-url.js';
@@ -87,6 +88,7 @@ function deliveryView(d: DeliveryRecord) {
     ...(d.redeliveryOf ? { redeliveryOf: d.redeliveryOf } : {}),
     attempts: d.attempts.map((a) => ({
       at: iso(a.at),
+      ...(a.phase !== undefined ? { phase: a.phase } : {}),
       ...(a.status !== undefined ? { status: a.status } : {}),
       ...(a.error !== undefined ? { error: a.error } : {}),
       durationMs: Math.round(a.durationMs),
@@ -94,6 +96,9 @@ function deliveryView(d: DeliveryRecord) {
     event: JSON.parse(d.body) as unknown,
   };
 }
+
+/** The window of the redelivery limit (USERSCOUT_WEBHOOK_REDELIVER_LIMIT is per hour). */
+const REDELIVER_WINDOW_MS = 3_600_000;
 
 /** The caller's key as a watchlist owner; a caller without a key is refused. */
 function ownerOf(request: FastifyRequest): string {
@@ -141,6 +146,15 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
     return { ...spec, names: unique };
   };
 
+  /** Refuses what would take the key past its watchlists or names (`replacing`: the watchlist changed). */
+  const withinKeyLimits = async (owner: string, spec: WatchlistSpec, replacing?: string): Promise<void> => {
+    const error = keyLimitError(await store.listWatchlists(owner), spec, replacing, {
+      maxWatchlists: config.watchlistMaxPerKey,
+      maxNames: config.watchlistMaxNamesPerKey,
+    });
+    if (error) throw error;
+  };
+
   const tags = ['watchlists'];
   const security: { [label: string]: string[] }[] = [{ apiKey: [] }, { bearer: [] }];
   const refused = { 401: { $ref: 'Error#' }, ...errorResponses };
@@ -156,7 +170,7 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         description:
           "Watches names: a search per name now and then every intervalSeconds, each counted against the key's search limit; changes against the previous run are kept and sent to webhookUrl, signed. The answer holds webhookSecret, generated when not given: it is not shown again.",
         body: CreateWatchlistBody,
-        response: { 201: Type.Ref('Watchlist'), ...refused },
+        response: { 201: Type.Ref('Watchlist'), 409: { $ref: 'Error#' }, ...refused },
       },
     },
     async (request, reply) => {
@@ -173,6 +187,7 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         notify: body.notify ?? 'changes',
         variants: body.variants,
       });
+      await withinKeyLimits(owner, spec);
       const now = deps.now();
       const watchlist: Watchlist = {
         id: randomUUID(),
@@ -235,7 +250,12 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
           'Fields given replace the current ones; null removes categories, platforms or webhookUrl. rotateSecret: true generates a new secret, answered once. The baseline of a name that stays is kept.',
         params: WatchlistParams,
         body: UpdateWatchlistBody,
-        response: { 200: Type.Ref('Watchlist'), 404: { $ref: 'Error#' }, ...refused },
+        response: {
+          200: Type.Ref('Watchlist'),
+          404: { $ref: 'Error#' },
+          409: { $ref: 'Error#' },
+          ...refused,
+        },
       },
     },
     async (request) => {
@@ -255,6 +275,7 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         notify: b.notify ?? current.spec.notify,
         variants: b.variants ?? current.spec.variants,
       });
+      await withinKeyLimits(current.owner, spec, current.id);
       const now = deps.now();
       const stored = JSON.parse(JSON.stringify(spec)) as WatchlistSpec;
       if (!(await store.updateWatchlistSpec(current.id, stored, now)))
@@ -378,9 +399,14 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         summary: 'Send an event again',
         operationId: 'redeliverWatchlistEvent',
         description:
-          "Queues a new delivery of the same event (same eventId, signed anew) to the watchlist's current webhook URL.",
+          "Queues a new delivery of the same event (same eventId, signed anew) to the watchlist's current webhook URL. Counted against the key's redelivery limit (USERSCOUT_WEBHOOK_REDELIVER_LIMIT per hour; 429 rate_limited past it); refused with 409 delivery_limit while the key's stored deliveries (USERSCOUT_WEBHOOK_MAX_STORED_PER_KEY) are all pending.",
         params: DeliveryParams,
-        response: { 202: DeliveryResponse, 404: { $ref: 'Error#' }, ...refused },
+        response: {
+          202: DeliveryResponse,
+          404: { $ref: 'Error#' },
+          409: { $ref: 'Error#' },
+          ...refused,
+        },
       },
     },
     async (request, reply) => {
@@ -390,6 +416,27 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
       if (!w.spec.webhookUrl)
         throw new UserscoutError('bad_request', 'The watchlist has no webhookUrl to deliver to');
       const now = deps.now();
+      // Room for one more: the oldest ended deliveries go; pending ones are never dropped.
+      const stored = await store.trimDeliveries(w.owner, {
+        keep: config.webhookMaxStoredPerKey - 1,
+        createdBefore: now - config.webhookRetentionMs,
+      });
+      if (stored >= config.webhookMaxStoredPerKey)
+        throw new UserscoutError(
+          'delivery_limit',
+          `This API key has ${stored} webhook deliveries pending, as many as it may keep (USERSCOUT_WEBHOOK_MAX_STORED_PER_KEY); wait for them to end`,
+          { details: { limit: config.webhookMaxStoredPerKey } },
+        );
+      const limit = config.webhookRedeliverLimit;
+      const window = await deps.searchQuota.take(`redeliver:${w.owner}`, 1, limit, REDELIVER_WINDOW_MS);
+      if (!window.granted) {
+        const retryAfter = Math.max(1, Math.ceil(window.resetMs / 1000));
+        throw new UserscoutError(
+          'rate_limited',
+          `Redelivery limit reached: ${limit} per hour for this API key (USERSCOUT_WEBHOOK_REDELIVER_LIMIT). Retry in ${retryAfter} seconds.`,
+          { details: { retryAfter, limit } },
+        );
+      }
       const delivery: DeliveryRecord = {
         id: randomUUID(),
         watchlistId: w.id,

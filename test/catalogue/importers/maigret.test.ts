@@ -108,7 +108,7 @@ describe('importMaigret: detection rules', () => {
       { checkType: 'message', presenseStrs: ['og:profile'] },
       {
         exists: [{ status: [...SUCCESS] }, { text: 'og:profile' }],
-        missing: [{ regex: '^(?![\\s\\S]*(?:og:profile))' }],
+        missing: [{ all: [{ regex: '^' }, { not: { text: 'og:profile' } }] }],
       },
     ],
     [
@@ -130,8 +130,12 @@ describe('importMaigret: detection rules', () => {
       'errors: the site’s error pages are neither a hit nor a miss',
       { checkType: 'message', absenceStrs: ['Not found'], errors: { 'You are banned': 'IP ban' } },
       {
-        exists: [{ status: [...SUCCESS] }, NON_EMPTY, { regex: '^(?![\\s\\S]*(?:You are banned))' }],
-        missing: [{ regex: '^(?![\\s\\S]*(?:You are banned))[\\s\\S]*?(?:Not found)' }],
+        exists: [
+          { status: [...SUCCESS] },
+          NON_EMPTY,
+          { all: [{ regex: '^' }, { not: { text: 'You are banned' } }] },
+        ],
+        missing: [{ all: [{ text: 'Not found' }, { not: { text: 'You are banned' } }] }],
       },
     ],
   ])('%s', (_label, overrides, detect) => {

@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { anyOfTexts, anyOfTextsUnless, noneOfTexts } from '../../../src/catalogue/importers/text-signals.js';
-import type { SignalSpec } from '../../../src/catalogue/schema.js';
+import { LinearRegex } from '../../../src/catalogue/linear-regex.js';
+import type { SignalPartSpec, SignalSpec } from '../../../src/catalogue/schema.js';
 
-function matches(signal: SignalSpec, body: string): boolean {
+function matches(signal: SignalSpec | SignalPartSpec, body: string): boolean {
+  if ('all' in signal) return signal.all.every((part) => matches(part, body));
+  if ('not' in signal) return !matches(signal.not, body);
   if ('text' in signal) return body.includes(signal.text);
-  if ('regex' in signal) return new RegExp(signal.regex, signal.flags).test(body);
+  // As the engine runs them: a lookahead would not compile.
+  if ('regex' in signal) return new LinearRegex(signal.regex, signal.flags).test(body);
   throw new Error('not a body signal');
 }
 
