@@ -5,7 +5,7 @@
  * and a revoked key's watchlists stop and its pending deliveries are cancelled.
  */
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createKey, revokeKey } from '../../src/cli/keys.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
@@ -84,6 +84,26 @@ describe('limits per API key', () => {
     });
     expect(grown.status).toBe(409);
     expect(grown.body.code).toBe('watchlist_limit');
+  });
+
+  it('holds the count per key when many creates arrive at once, over a store with latency', async () => {
+    const { key } = await createKey(s.service.store, 'at-once', 'professional');
+    const store = s.service.store.watchlists;
+    // As over the network (Redis, PostgreSQL): each read of a key's watchlists takes a while.
+    const list = store.listWatchlists.bind(store);
+    const slowList = vi.spyOn(store, 'listWatchlists').mockImplementation(async (owner) => {
+      const found = await list(owner);
+      await new Promise((r) => setTimeout(r, 30));
+      return found;
+    });
+    const answers = await Promise.all(
+      ['a1', 'a2', 'a3', 'a4', 'a5', 'a6'].map((name) =>
+        api(key, '/api/watchlists', 'POST', { names: [name] }),
+      ),
+    ).finally(() => slowList.mockRestore());
+    expect(answers.filter((a) => a.status === 201)).toHaveLength(2);
+    expect(answers.filter((a) => a.status === 409)).toHaveLength(4);
+    expect((await api(key, '/api/watchlists')).body.watchlists).toHaveLength(2);
   });
 
   it('counts redeliveries per key (429), and refuses one while every stored delivery is pending (409)', async () => {

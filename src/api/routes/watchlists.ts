@@ -21,6 +21,7 @@ import type {
   WatchRun,
 } from '../../store/watchlists.js';
 import { keyLimitError } from '../../watchlists/key-limits.js';
+import { OwnerTurns } from '../../watchlists/owner-turns.js';
 import { newWebhookSecret } from '../../watchlists/signature.js';
 import { watchedNames } from '../../watchlists/watched-names.js';
 import { refusedDestination } from '../../watchlists/webhook-url.js';
@@ -146,7 +147,8 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
     return { ...spec, names: unique };
   };
 
-  /** Refuses what would take the key past its watchlists or names (`replacing`: the watchlist changed). */
+  const turns = new OwnerTurns();
+  /** Refuses what would take the key past its watchlists or names (`replacing`: the watchlist changed). Called in the owner's turn. */
   const withinKeyLimits = async (owner: string, spec: WatchlistSpec, replacing?: string): Promise<void> => {
     const error = keyLimitError(await store.listWatchlists(owner), spec, replacing, {
       maxWatchlists: config.watchlistMaxPerKey,
@@ -187,18 +189,21 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         notify: body.notify ?? 'changes',
         variants: body.variants,
       });
-      await withinKeyLimits(owner, spec);
-      const now = deps.now();
-      const watchlist: Watchlist = {
-        id: randomUUID(),
-        owner,
-        createdAt: now,
-        updatedAt: now,
-        spec: JSON.parse(JSON.stringify(spec)) as WatchlistSpec,
-        // The first run is at once: it sets the baseline later runs are compared with.
-        state: { nextRunAt: now, runs: 0, baseline: {} },
-      };
-      await store.createWatchlist(watchlist);
+      const watchlist = await turns.run(owner, async () => {
+        await withinKeyLimits(owner, spec);
+        const now = deps.now();
+        const created: Watchlist = {
+          id: randomUUID(),
+          owner,
+          createdAt: now,
+          updatedAt: now,
+          spec: JSON.parse(JSON.stringify(spec)) as WatchlistSpec,
+          // The first run is at once: it sets the baseline later runs are compared with.
+          state: { nextRunAt: now, runs: 0, baseline: {} },
+        };
+        await store.createWatchlist(created);
+        return created;
+      });
       deps.watchlistScheduler?.poke();
       request.log.info({ watchlistId: watchlist.id, names: spec.names.length }, 'watchlist created');
       return reply.code(201).send(watchlistView(watchlist, config.maxVariantsPerRequest, true));
@@ -275,11 +280,13 @@ export async function watchlistRoutes(app: FastifyInstance, deps: AppDeps): Prom
         notify: b.notify ?? current.spec.notify,
         variants: b.variants ?? current.spec.variants,
       });
-      await withinKeyLimits(current.owner, spec, current.id);
       const now = deps.now();
       const stored = JSON.parse(JSON.stringify(spec)) as WatchlistSpec;
-      if (!(await store.updateWatchlistSpec(current.id, stored, now)))
-        throw new UserscoutError('watchlist_not_found');
+      await turns.run(current.owner, async () => {
+        await withinKeyLimits(current.owner, spec, current.id);
+        if (!(await store.updateWatchlistSpec(current.id, stored, now)))
+          throw new UserscoutError('watchlist_not_found');
+      });
       return watchlistView(
         { ...current, spec: stored, updatedAt: now },
         config.maxVariantsPerRequest,
