@@ -54,10 +54,10 @@ export interface ApiLevel {
   readonly vsSentBound: number;
   /** 429 answers the simulated sites sent meanwhile (their per-address limits). */
   readonly rateLimited: number;
-  /** Control checks sent during the level (issue 17), and per search: the requests they add. */
+  /** Control checks sent during the level, and per search: the requests they add. */
   readonly controls: number;
   readonly controlsPerSearch: number;
-  /** The service's estimate ÷ the actual completion time, median over the finished searches (issue 14). */
+  /** The service's estimate ÷ the actual completion time, median over the finished searches. */
   readonly estimateRatio: number | null;
   /**
    * The fewest platforms a finished search of the level had answered (hit or miss), and the
@@ -411,7 +411,7 @@ function levelRow(level: ApiLevel): Row {
   };
 }
 
-/** N at once against one search alone (issue 13): 3 x with one egress identity, 1.5 x with two or more. */
+/** N at once against one search alone: 3 x with one egress identity, 1.5 x with two or more. */
 export function concurrencyTarget(identities: number): number {
   return identities >= 2 ? 1.5 : 3;
 }

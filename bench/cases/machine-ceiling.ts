@@ -16,7 +16,7 @@ import { API_OVERRIDES, measureApiLevel, settingOf } from './api-searches.js';
 
 /** Loopback source addresses: budgets per identity add up, and each stays under the sites' per-address limits. */
 const IDENTITIES = Array.from({ length: 16 }, (_, i) => `addr:127.0.0.${40 + i}`);
-/** Issue 13: a 2-core machine sustains at least this many searches an hour when budgets are not the bound. */
+/** A 2-core machine sustains at least this many searches an hour when budgets are not the bound. */
 const CEILING_TARGET = 5_000;
 
 /** Busy past this share of what it can use, a resource is taken as the bound. */

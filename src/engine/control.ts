@@ -1,5 +1,5 @@
 /**
- * Control checks (issue 17): a name that cannot exist on a platform is checked
+ * Control checks: a name that cannot exist on a platform is checked
  * like any other, and what it reads tells whether the platform's rule still
  * tells accounts apart. If the control reads `hit`, the rule has drifted: every
  * hit on that platform is `unknown`/`rule_drift` until a later control reads
