@@ -251,7 +251,7 @@ export const SETTINGS = {
   // Sites ask for a minute or more (nginx's default is 75 s) and undici follows them up to
   // 10 minutes. A lower ceiling frees connections sooner, those to a site whose host names
   // the user (reached by one search only) among them, but reopens more between searches:
-  // memory against CPU, so it is the operator's choice (figures in bench/README.md).
+  // memory against CPU, so it is the operator's choice (figures in bench/results/history.md).
   keepAliveMaxMs: {
     env: 'USERSCOUT_KEEP_ALIVE_MAX_MS',
     default: 600_000,
