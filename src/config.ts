@@ -2,7 +2,8 @@
  * Every setting of userscout in one place: its default, its environment
  * variable and what it means. `loadConfig` merges defaults, environment and
  * explicit overrides once, and validates each value with a message that names
- * the setting and the value received.
+ * the setting and the value received. Numbers the code is tuned with that no
+ * operator sets live beside this file, in tuning.ts.
  */
 import { isIP } from 'node:net';
 import { ConfigError } from './errors.js';
@@ -199,8 +200,9 @@ export const SETTINGS = {
     kind: int(1, 1024),
     doc: 'Checks (and keep-alive connections) in flight at once to one origin, per egress identity and process; a cap on connections, while politeness is the request budget',
   },
-  // At most the simulated web's lowest seeded limit minus one (src/sim/site-limits.ts),
-  // so a polite client never meets its 429s.
+  // A modest pace that most sites allow one address, so a polite client seldom meets their
+  // 429s; a site known to limit harder gets its own budget in the catalogue. The simulated web
+  // seeds its sites' limits above this default, not the other way round.
   budgetPerSecond: {
     env: 'USERSCOUT_BUDGET_PER_SECOND',
     default: 4,
@@ -237,8 +239,8 @@ export const SETTINGS = {
     kind: { type: 'bool' },
     doc: 'Keep a connection open (keep-alive) after a check when no other check to its origin is waiting or in flight; the CLI closes it, since one search uses most origins once',
   },
-  // Connections an origin keeps while idle, beyond which they close a second after their
-  // answer (src/engine/idle-cap.ts): a check sent with its control, or searches reaching a
+  // Connections an origin keeps while idle, beyond which they close IDLE_GRACE_MS after their
+  // answer (src/tuning.ts, src/engine/idle-cap.ts): a check sent with its control, or searches reaching a
   // site together, each left one open for the site's whole keep-alive (a minute), and a site
   // whose host names the user is reached by one search only. 1 keeps what the next search
   // reuses and frees the rest, trading a little CPU for memory per extra search.

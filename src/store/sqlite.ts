@@ -17,6 +17,7 @@ import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { Lru } from '../lru.js';
+import { SWEEP_BATCH_ROWS } from '../tuning.js';
 import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
 import { decodeCompactPage, encodeCompactPage } from './compact-page.js';
 import { type OutcomeRow, PolledOutcomes } from './polled-outcomes.js';
@@ -47,12 +48,6 @@ import {
 
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
-
-/**
- * Rows deleted per sweep transaction: each batch holds the write lock for a few
- * milliseconds, and the event loop is given back between batches.
- */
-export const SWEEP_BATCH_ROWS = 500;
 
 /**
  * Schema versions in order: entry i takes `user_version` from i to i + 1.

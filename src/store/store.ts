@@ -12,6 +12,7 @@ import type { ControlRecord } from '../engine/control.js';
 import type { ControlLedger } from '../engine/control-ledger.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import { WRITES_IN_FLIGHT } from '../tuning.js';
 import type { WatchlistStore } from './watchlists.js';
 
 /** Internal life of a search. The API shows `queued` as `running` (it has started from the client's view). */
@@ -244,13 +245,6 @@ export interface CacheEntry {
   readonly outcome: Outcome;
   readonly expiresAt: number;
 }
-
-/**
- * Writes a store makes as round trips (Redis, PostgreSQL) in flight at once for one
- * batch (`recordChecks`, `putCachedOutcomes`): they overlap without taking a networked
- * store's whole connection pool from the other searches and the API.
- */
-export const WRITES_IN_FLIGHT = 4;
 
 /**
  * `write` for every item, WRITES_IN_FLIGHT at a time (those in flight land in any
