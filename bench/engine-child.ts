@@ -9,12 +9,12 @@ import {
   rememberedSlow,
   writeLatencyMemory,
 } from '../src/cli/latency-memory.js';
-import { SLOW_SHARE_OF_TIMEOUT } from '../src/cli/search-checkers.js';
 import { loadConfig, type SettingName } from '../src/config.js';
 import { createEngine } from '../src/engine/create-engine.js';
 import type { Engine } from '../src/engine/engine.js';
 import type { Outcome, OutcomeStatus } from '../src/engine/outcome.js';
 import { slowestFirst } from '../src/runner/check-order.js';
+import { SLOW_SHARE_OF_TIMEOUT } from '../src/tuning.js';
 import { runChild } from './child.js';
 import { loadPlatformSet, type PlatformSetId } from './platform-set.js';
 import { measure, readUsage, type UsageDelta } from './process-usage.js';

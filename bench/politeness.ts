@@ -1,6 +1,6 @@
 /**
  * The capacity model of docs/deployment.md, as the benchmark computes it. The
- * politeness bound of N searches at once (issue 13's benchmark target): the
+ * politeness bound of N searches at once (case 3's target): the
  * time the request budgets allow. For each origin a check is counted on, the
  * time to send N × (its platforms searched) requests under its budget through
  * the egress identities (src/engine/politeness-bound.ts, which the service's

@@ -88,7 +88,7 @@ export function currentCommit(cwd: string): string {
   }
 }
 
-/** `2025-01-31-abc1234.json` (UTC date). Pure. */
+/** `<UTC date>-<commit>.json`, e.g. for 2025-01-31. Pure. */
 export function resultsFileName(date: Date, commit: string): string {
   return `${date.toISOString().slice(0, 10)}-${commit}.json`;
 }

@@ -1,6 +1,6 @@
 /**
  * How an API case gets a server to load. One interface, so a case can be run
- * against another deployment (issue 7's cluster: an API process and workers
+ * against another deployment (the cluster: an API process and workers
  * sharing Redis) by adding a launcher; usage is the sum over the processes.
  */
 import { join } from 'node:path';

@@ -2,7 +2,8 @@
  * Every setting of userscout in one place: its default, its environment
  * variable and what it means. `loadConfig` merges defaults, environment and
  * explicit overrides once, and validates each value with a message that names
- * the setting and the value received.
+ * the setting and the value received. Numbers the code is tuned with that no
+ * operator sets live beside this file, in tuning.ts.
  */
 import { isIP } from 'node:net';
 import { ConfigError } from './errors.js';
@@ -90,8 +91,7 @@ export const SETTINGS = {
   // Node listens with a queue of 511 connections not yet accepted. A burst of new connections
   // larger than that (a flood, or a thousand clients reconnecting their event streams after a
   // restart) overflows it, and the kernel drops the SYNs of everyone, legitimate clients
-  // included, who retry after 1 s and 3 s: keyed polls during case 5's flood of 1000
-  // connections took up to 3 s (bench/README.md, case 5). Linux caps it at net.core.somaxconn.
+  // included, who retry after 1 s and 3 s. Linux caps it at net.core.somaxconn.
   listenBacklog: {
     env: 'USERSCOUT_LISTEN_BACKLOG',
     default: 4096,
@@ -128,7 +128,7 @@ export const SETTINGS = {
     kind: { type: 'string' },
     doc: 'Prefix of every Redis key and of the BullMQ queue (cluster mode); one per deployment',
   },
-  // The store of record (issue 16): PostgreSQL instead of SQLite, or of Redis in cluster mode.
+  // The store of record: PostgreSQL instead of SQLite, or of Redis in cluster mode.
   databaseUrl: {
     env: 'DATABASE_URL',
     default: '',
@@ -173,8 +173,8 @@ export const SETTINGS = {
   connectsAtOnce: {
     env: 'USERSCOUT_CONNECTS_AT_ONCE',
     default: 0,
-    // A cold CLI search begins hundreds of handshakes together; 32 at a time peaked ~30 MB
-    // lower at 716 platforms, with the same wall time (bench/README.md, issue 13).
+    // A cold CLI search begins hundreds of handshakes together, each holding its TLS state
+    // meanwhile; 32 at a time holds less memory and the search ends no later.
     cliDefault: 32,
     kind: int(0, 100_000),
     doc: 'Connections being opened (TCP+TLS handshake) at once per egress identity, the others waiting their turn (0: no bound); the CLI opens 32 at a time, as a cold search begins hundreds together',
@@ -200,8 +200,9 @@ export const SETTINGS = {
     kind: int(1, 1024),
     doc: 'Checks (and keep-alive connections) in flight at once to one origin, per egress identity and process; a cap on connections, while politeness is the request budget',
   },
-  // At most the simulated web's lowest seeded limit minus one (src/sim/site-limits.ts),
-  // so a polite client never meets its 429s.
+  // A modest pace that most sites allow one address, so a polite client seldom meets their
+  // 429s; a site known to limit harder gets its own budget in the catalogue. The simulated web
+  // seeds its sites' limits above this default, not the other way round.
   budgetPerSecond: {
     env: 'USERSCOUT_BUDGET_PER_SECOND',
     default: 4,
@@ -238,12 +239,11 @@ export const SETTINGS = {
     kind: { type: 'bool' },
     doc: 'Keep a connection open (keep-alive) after a check when no other check to its origin is waiting or in flight; the CLI closes it, since one search uses most origins once',
   },
-  // Connections an origin keeps while idle, beyond which they close a second after their
-  // answer (src/engine/idle-cap.ts): a check sent with its control, or searches reaching a
+  // Connections an origin keeps while idle, beyond which they close IDLE_GRACE_MS after their
+  // answer (src/tuning.ts, src/engine/idle-cap.ts): a check sent with its control, or searches reaching a
   // site together, each left one open for the site's whole keep-alive (a minute), and a site
-  // whose host names the user is reached by one search only. 1 halved the service's idle
-  // connections after a search (2,490 to 1,256) and case 3's peak RSS per extra search
-  // (6.9 to 4.7 MB, medians) for 2-13% more CPU per check (bench/README.md, issue 13).
+  // whose host names the user is reached by one search only. 1 keeps what the next search
+  // reuses and frees the rest, trading a little CPU for memory per extra search.
   idleConnectionsPerOrigin: {
     env: 'USERSCOUT_IDLE_CONNECTIONS_PER_ORIGIN',
     default: 1,
@@ -253,8 +253,7 @@ export const SETTINGS = {
   // Sites ask for a minute or more (nginx's default is 75 s) and undici follows them up to
   // 10 minutes. A lower ceiling frees connections sooner, those to a site whose host names
   // the user (reached by one search only) among them, but reopens more between searches:
-  // 20000 cut case 3's peak RSS at 50 searches at once by ~160 MB, for ~12% more CPU per
-  // check at 10 at once (bench/README.md, issue 13), so it is the operator's choice.
+  // memory against CPU, so it is the operator's choice (figures in bench/results/history.md).
   keepAliveMaxMs: {
     env: 'USERSCOUT_KEEP_ALIVE_MAX_MS',
     default: 600_000,
@@ -385,10 +384,8 @@ export const SETTINGS = {
   // (engine/origin-backlog.ts), so what runs at once follows the budgets, and they follow
   // the identities. A search lasts at least the timeout of the platforms that never answer,
   // longer on a busy machine, so the cap must hold the searches begun within that time and
-  // those waiting to begin: with two identities and a fixed 8, 50 at once (case 3) took
-  // 1.49-1.62 x their politeness bound, the 8 places full. At 24 per identity the runs read
-  // 1.27-1.61, the 2-core machine, shared with the simulated web, 85-92% busy (vmstat, one
-  // run; 75-87% at a fixed 8): there it binds.
+  // those waiting to begin; a fixed cap held a second identity's budgets back, so it is per
+  // identity, and high enough that the budgets or the machine bind before it does.
   maxRunningSearches: {
     env: 'USERSCOUT_MAX_RUNNING_SEARCHES',
     default: 24,
@@ -404,17 +401,16 @@ export const SETTINGS = {
   },
   searchThreads: {
     env: 'USERSCOUT_SEARCH_THREADS',
-    // 1, the lean choice: each thread is an isolate with its own connections and caches (benchmark
-    // case 7: +400 MB peak RSS with two) and, cold, its own warm-up; on a warm service two threads on
-    // two cores did 5,989 searches an hour against 5,038 for the same CPU a search. See README.
+    // 1, the lean choice: each thread is an isolate with its own connections, caches and, cold,
+    // its own warm-up; on a warm service more threads do more searches an hour for the same CPU
+    // a search, so set it to the cores for throughput.
     default: 1,
     kind: int(1, 64),
     doc: 'Embedded mode with searchThread: threads the searches run on (each search on one of them, the request budgets shared by all), so checks can use more than one core',
   },
   searchThreadYoungGenerationMb: {
-    // 64 (was a constant of search-thread.ts): in benchmark case 7 the thread's share of time in GC
-    // went from 17-21% (Node's default) to 14-16%, its peak RSS unchanged within the runs' spread.
-    // Benchmark case 2 runs the engine with the same young generation, as the service runs it.
+    // A check's answers are short-lived garbage: a larger nursery collects them in fewer
+    // scavenges for a fixed cost per thread. The benchmark's engine runs with the same value.
     env: 'USERSCOUT_SEARCH_THREAD_YOUNG_GENERATION_MB',
     default: 64,
     kind: int(8, 1024),
@@ -506,7 +502,7 @@ export const SETTINGS = {
     kind: int(0, 5_000),
     doc: 'Live events of a search arriving within this long (ms) go to its event streams in one write each',
   },
-  // Batches and lookalike names (issue 18): each search they start counts against the search limit.
+  // Batches and lookalike names: each search they start counts against the search limit.
   maxBatchNames: {
     env: 'USERSCOUT_MAX_BATCH_NAMES',
     default: 25,
@@ -519,7 +515,7 @@ export const SETTINGS = {
     kind: int(0, 100),
     doc: 'Most lookalike names generated, and searched, for one name (`variants` on POST /api/search, `--variants`, `userscout variants`)',
   },
-  // Recursive searches (issue 19): each follow-up counts against the search limit of the parent's caller.
+  // Recursive searches: each follow-up counts against the search limit of the parent's caller.
   maxFollowUps: {
     env: 'USERSCOUT_MAX_FOLLOW_UPS',
     default: 10,
@@ -593,7 +589,7 @@ export const SETTINGS = {
     kind: int(0, 31_536_000),
     doc: 'How long unknown/error outcomes are reused',
   },
-  // --- Watchlists and webhooks (issue 18) ---
+  // --- Watchlists and webhooks ---
   watchlistMinIntervalMs: {
     env: 'USERSCOUT_WATCHLIST_MIN_INTERVAL_MS',
     default: 3_600_000,
@@ -697,7 +693,7 @@ export const SETTINGS = {
     doc: 'Accept webhook URLs to private and loopback addresses',
   },
   // --- end of watchlists and webhooks ---
-  // Trust at run time (issue 17): control checks and the scheduled self-check.
+  // Trust at run time: control checks and the scheduled self-check.
   controlWindowMs: {
     env: 'USERSCOUT_CONTROL_WINDOW_MS',
     default: 30 * MINUTE,

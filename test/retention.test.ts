@@ -9,9 +9,10 @@ import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../src/engine/outcome.js';
 import { RedisStore } from '../src/store/redis.js';
-import { SqliteStore, SWEEP_BATCH_ROWS } from '../src/store/sqlite.js';
+import { SqliteStore } from '../src/store/sqlite.js';
 import { openDatabase } from '../src/store/sqlite-driver.js';
 import type { SearchRecord, Store } from '../src/store/store.js';
+import { SWEEP_BATCH_ROWS } from '../src/tuning.js';
 import { connectTestRedis, deleteKeys, uniquePrefix } from './cluster/redis-support.js';
 import { addOne } from './support/add-one.js';
 

@@ -54,10 +54,10 @@ export interface ApiLevel {
   readonly vsSentBound: number;
   /** 429 answers the simulated sites sent meanwhile (their per-address limits). */
   readonly rateLimited: number;
-  /** Control checks sent during the level (issue 17), and per search: the requests they add. */
+  /** Control checks sent during the level, and per search: the requests they add. */
   readonly controls: number;
   readonly controlsPerSearch: number;
-  /** The service's estimate ÷ the actual completion time, median over the finished searches (issue 14). */
+  /** The service's estimate ÷ the actual completion time, median over the finished searches. */
   readonly estimateRatio: number | null;
   /**
    * The fewest platforms a finished search of the level had answered (hit or miss), and the
@@ -411,7 +411,7 @@ function levelRow(level: ApiLevel): Row {
   };
 }
 
-/** N at once against one search alone (issue 13): 3 x with one egress identity, 1.5 x with two or more. */
+/** N at once against one search alone: 3 x with one egress identity, 1.5 x with two or more. */
 export function concurrencyTarget(identities: number): number {
   return identities >= 2 ? 1.5 : 3;
 }
@@ -517,7 +517,7 @@ export const apiSearchesCase: BenchCase = {
         `control requests/search = control checks (a name that cannot exist, sent alongside a platform's first check, then at most once per ${SETTINGS.controlWindowMs.default / 60_000} min per platform and identity) ÷ searches; the server is fresh per row, so each platform checked costs one: ${measured.map((l) => `${l.searches} at once: ${l.controls}`).join('; ')}`,
         'estimate ÷ actual = the estimatedTime POST /api/search answered ÷ the search’s completion time, median over the finished searches (1 is exact; under 1 the estimate was short)',
         `completion = completedAt - createdAt as the server reports them; each client polls once a second; ${top.platforms} platforms per search, each search a different username`,
-        "by thread (the server's /proc/self/task/*/stat, read at the start and end of the measured searches, ms per 1000 checks; bench/thread-cpu.ts): HTTP thread = the main thread: POSTs, polls, live events received, the API's own code; search thread = the worker thread(s) running searches: the engine (requests, TLS, classification), the store's writes of outcomes, statistics and cache entries, events sent — the writes are not separable here (about 25-40 of it by a replay, bench/README.md); V8 helper threads = V8's platform workers (concurrent GC marking and sweeping, background compiles) for both isolates; other = libuv's pool and Node's idle helpers (inspector, module loader)",
+        "by thread (the server's /proc/self/task/*/stat, read at the start and end of the measured searches, ms per 1000 checks; bench/thread-cpu.ts): HTTP thread = the main thread: POSTs, polls, live events received, the API's own code; search thread = the worker thread(s) running searches: the engine (requests, TLS, classification), the store's writes of outcomes, statistics and cache entries, events sent — the writes are not separable here (about 25-40 of it by a replay, bench/results/history.md); V8 helper threads = V8's platform workers (concurrent GC marking and sweeping, background compiles) for both isolates; other = libuv's pool and Node's idle helpers (inspector, module loader)",
         ...measured.flatMap((l) =>
           l.threadMsPer1000
             ? [

@@ -8,7 +8,7 @@
  * (request budgets, running and check slots, the machine's CPU) and what bounds it. Over
  * the built-in catalogue, then over a subset that keeps its busiest origin
  * whole (archive.org's 9 platforms), where the request budgets, not this
- * machine's CPU, set the pace: the rows issue 13's scaling target reads.
+ * machine's CPU, set the pace: the rows the scaling target reads.
  */
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -51,7 +51,7 @@ const DEPLOYMENTS = [
   { workers: 2, identities: 2 },
 ] as const;
 
-/** Issue 13: 2 workers x 2 identities give at least this many times 1 worker x 1 identity. */
+/** 2 workers x 2 identities give at least this many times 1 worker x 1 identity. */
 const SCALE_TARGET = 3.6;
 
 /**

@@ -120,7 +120,7 @@ export function overheadRow(m: Overhead): Row {
   };
 }
 
-/** 0.6 CPU-ms per check (issue 13: at or under 600 per 1000). */
+/** 0.6 CPU-ms per check: at or under 600 per 1000. */
 export const CPU_PER_1000_TARGET = 600;
 
 export const engineOverheadCase: BenchCase = {

@@ -16,7 +16,7 @@ import { API_OVERRIDES, measureApiLevel, settingOf } from './api-searches.js';
 
 /** Loopback source addresses: budgets per identity add up, and each stays under the sites' per-address limits. */
 const IDENTITIES = Array.from({ length: 16 }, (_, i) => `addr:127.0.0.${40 + i}`);
-/** Issue 13: a 2-core machine sustains at least this many searches an hour when budgets are not the bound. */
+/** A 2-core machine sustains at least this many searches an hour when budgets are not the bound. */
 const CEILING_TARGET = 5_000;
 
 /** Busy past this share of what it can use, a resource is taken as the bound. */
@@ -151,7 +151,7 @@ export const machineCeilingCase: BenchCase = {
         `rows: the same ${searches} names on a fresh server each; the second row's server first ran ${searches} other searches at once to the end (names of the pool with as many hits, so no measured name finds a cached outcome): a sustained rate meets a service whose connections, TLS sessions and compiled code are warm, where a cold one pays every identity's first full TLS handshake to every site (${IDENTITIES.length} identities x ~1,235 sites); the target reads the second row`,
         `searches/hour = searches done ÷ the time until all were done; the budgets (${IDENTITIES.length} identities x ${SETTINGS.budgetPerSecond.default}/s) allow ${Math.round(budgets.perHour)} an hour, set by ${budgets.origin} (${budgets.platforms} platforms a search), and the politeness bound is ${Math.round(warm.level.boundMs)} ms, so they are not the bound`,
         `what bounds it: ${whatBounds({ serverCores: warm.level.cores, simCores: warm.simUsage.cores, cores, threads, load: warm.load })}. The server used ${warm.level.cores.toFixed(2)} cores and the simulated web ${warm.simUsage.cores.toFixed(2)}, ${(warm.level.cores + warm.simUsage.cores).toFixed(2)} of the ${cores}; the 1-minute load was ${warm.load.toFixed(2)} at the start (other work on the machine included). The server runs its checks on ${threads} search thread(s) (searchThreads), sharing the request budgets, so it uses at most about ${threads} core(s) for checks plus its API thread. Were the server alone on the ${cores} cores with its checks spread over them, ${warm.serverCpuSPerSearch.toFixed(2)} CPU-s a search would allow ${Math.round(warm.cpuCeiling)} searches an hour`,
-        `sim CPU-s/search = the simulated web's CPU (its process, user + system) from the first search's start to the last's end ÷ the searches it served (the warm-up round's included): on this machine it takes cores the server would have, while in production the sites are elsewhere; it answers from synthesized answers it keeps (src/sim/answer-memo.ts), so most of what remains is TLS and HTTP on loopback (bench/README.md, "what the simulated web costs")`,
+        `sim CPU-s/search = the simulated web's CPU (its process, user + system) from the first search's start to the last's end ÷ the searches it served (the warm-up round's included): on this machine it takes cores the server would have, while in production the sites are elsewhere; it answers from synthesized answers it keeps (src/sim/answer-memo.ts), so most of what remains is TLS and HTTP on loopback (bench/results/history.md, "what the simulated web costs")`,
         `server settings: ${JSON.stringify(overrides)}; maxRunningSearches ${String(overrides.maxRunningSearches ?? SETTINGS.maxRunningSearches.default)}, concurrency ${String(settingOf(overrides, 'concurrency'))}`,
       ],
       settings: { ...overrides, searches },

@@ -35,7 +35,7 @@ export interface OneSearch {
   /**
    * What the service would estimate for this search (runner/estimate.ts, with
    * every platform's latency measured as the simulated web serves it, nothing
-   * queued ahead) ÷ the wall time (issue 14).
+   * queued ahead) ÷ the wall time.
    */
   readonly estimateRatio: number;
   /** The most any check ended after its own platform could have answered (ms): queueing plus overhead. */
@@ -140,11 +140,11 @@ export function oneSearchRow(m: OneSearch): Row {
 
 export const RATIO_TARGET = 1.05;
 
-/** Issue 13: one CLI search of CLI_TARGET_PLATFORMS platforms peaks at or under this (MiB, shown as MB). */
+/** One CLI search of CLI_TARGET_PLATFORMS platforms peaks at or under this (MiB, shown as MB). */
 export const CLI_PEAK_RSS_TARGET_MB = 120;
 
 /**
- * The size of the search issue 13's memory target names (the work the other tools
+ * The size of search the memory target names (the work the other tools
  * were measured on): the first this many platforms of the default selection, in
  * catalogue order (`--platform ID` each).
  */

@@ -220,7 +220,7 @@ const pollingOnly: BenchCase = {
 };
 
 /**
- * The polling window, then (on a server of its own) two lines of issue 15:
+ * The polling window, then (on a server of its own) two more lines:
  * /healthz with many event streams open on one search, and keyed clients
  * while unkeyed connections are refused with 429.
  */

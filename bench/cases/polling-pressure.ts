@@ -1,5 +1,5 @@
 /**
- * Two lines of case 5 (issue 15): how the server answers others while
+ * Two lines of case 5: how the server answers others while
  * (a) many event streams follow one search, and (b) a flood of unkeyed
  * connections is refused with 429. A server of its own, at the default read
  * limit (so the flood is refused), with the stream caps raised (every stream

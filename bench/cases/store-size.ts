@@ -38,7 +38,7 @@ import type { Column, Row } from '../results.js';
 const SEARCHES_FULL = 8;
 const SEARCHES_QUICK = 4;
 
-/** Issue 16: a 991-platform search in at most 60 KB, in SQLite and in PostgreSQL. */
+/** A 991-platform search in at most 60 KB, in SQLite and in PostgreSQL. */
 export const SQLITE_BYTES_TARGET = 60_000;
 export const POSTGRES_BYTES_TARGET = 60_000;
 
@@ -48,7 +48,7 @@ export function benchDatabaseUrl(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /**
- * Measured by this case at commit 99a65bb (before compact outcomes), 8 searches of
+ * Measured by this case before compact outcomes (bench/results/history.md), 8 searches of
  * 991 platforms: the figures printed beside today's.
  */
 const BEFORE: Readonly<Record<Backend, { kept: number; cache: number; total: number } | undefined>> = {

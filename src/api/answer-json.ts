@@ -2,7 +2,7 @@
  * A poll's answer as JSON, each result's JSON kept with its outcome. A running
  * search is polled about once a second by each of its clients and its answer
  * lists every hit so far, so serialised whole, each hit was serialised again
- * on every poll (16% of the API thread's CPU under case 3's load). The SQLite
+ * on every poll, a large share of the API thread's CPU under load. The SQLite
  * store hands out a running search's outcomes shared and frozen
  * (src/store/polled-outcomes.ts): the JSON of such an outcome is kept against
  * the outcome itself (a WeakMap: it goes when the outcome does), as UTF-8

@@ -1,5 +1,5 @@
 /**
- * Recursive searches (issue 19): a search asked with `recursive: true` searches,
+ * Recursive searches: a search asked with `recursive: true` searches,
  * once completed, the new names its hits' profiles give (links to another
  * platform's profile of another name, and ids such as `githubUsername`), one
  * follow-up search each, at most `maxFollowUps`, depth 1 (follow-ups are never

@@ -6,6 +6,7 @@
  * one found healthy again comes back, without a restart.
  */
 import type { PlatformHealth, PlatformHealthEntry } from '../catalogue/health.js';
+import { HEALTH_REFRESH_MS } from '../tuning.js';
 
 /** What the routes read of platform health. */
 export interface HealthSource {
@@ -13,9 +14,6 @@ export interface HealthSource {
   /** Platforms to leave out of default searches (broken). */
   unhealthyIds(): ReadonlySet<string>;
 }
-
-/** How often the store's verdicts are read again (ms). */
-const HEALTH_REFRESH_MS = 5_000;
 
 export class LiveHealth implements HealthSource {
   readonly #file: PlatformHealth;

@@ -2,8 +2,8 @@
  * Results listed by platform name (`byPlatformName`, src/engine/outcome.ts),
  * compared by rank: each catalogue name's place among them all, found once with
  * the same collator. A poll of a running search sorts its few hundred hits every
- * time; comparing through the collator was ~12% of the API thread under
- * benchmark case 3's load, comparing two integers costs next to nothing. Names
+ * time; comparing through the collator is costly under many searches at once,
+ * comparing two integers costs next to nothing. Names
  * the collator holds equal share a rank, so the order is the collator's exactly
  * (a stable sort keeps equals as they came); a name outside the catalogue
  * (a platform removed since the search) is compared through the collator.

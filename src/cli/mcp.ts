@@ -13,11 +13,11 @@ import { RemoteSearches } from '../mcp/remote-searches.js';
 import type { SearchBackend } from '../mcp/search-backend.js';
 import { createMcpServer } from '../mcp/server.js';
 import { slowestFirst } from '../runner/check-order.js';
+import { SLOW_SHARE_OF_TIMEOUT } from '../tuning.js';
 import { loadCommandCatalogue } from './command-inputs.js';
 import type { Io } from './io.js';
 import { latencyMemoryPath, readLatencyMemory, rememberedSlow } from './latency-memory.js';
 import { type NetworkCommandOptions, networkOverrides } from './network-options.js';
-import { SLOW_SHARE_OF_TIMEOUT } from './search-checkers.js';
 
 export interface McpCommandOptions extends NetworkCommandOptions {
   /** A userscout service to search through instead of this machine's engine (USERSCOUT_SERVER). */

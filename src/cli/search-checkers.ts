@@ -15,6 +15,7 @@ import type { Outcome } from '../engine/outcome.js';
 import { ERROR_CODES, type ErrorCode, UserscoutError } from '../errors.js';
 import { slowestFirst } from '../runner/check-order.js';
 import type { FollowUp } from '../store/store.js';
+import { SLOW_SHARE_OF_TIMEOUT } from '../tuning.js';
 import {
   latencyMemoryPath,
   mergeLatencies,
@@ -22,9 +23,6 @@ import {
   rememberedSlow,
   writeLatencyMemory,
 } from './latency-memory.js';
-
-/** A platform remembered as taking at least this share of the timeout counts as slow. */
-export const SLOW_SHARE_OF_TIMEOUT = 0.25;
 
 export interface CheckRun {
   /** Platforms this search covers. */

@@ -100,7 +100,7 @@ export async function runSearch(
   const checker = server
     ? await remoteChecker(
         // The client and the progress bar are loaded only when used: a local search without a bar
-        // keeps their memory (issue 13).
+        // keeps their memory.
         new (await import('../client/client.js')).UserscoutClient({
           baseUrl: server,
           ...(options.key || config.apiKey ? { apiKey: options.key || config.apiKey } : {}),

@@ -3,7 +3,7 @@
  * is asked for. Chunks wait as bytes (outside the JavaScript heap) until then, so
  * a body read to its end becomes one string, made once, instead of a string per
  * chunk joined into a rope that the first scan copies again into one string: about
- * a third less allocated on the heap per search (issue 13). The text is the one
+ * much less allocated on the heap per search. The text is the one
  * TextDecoder gives for the whole body, however it was cut into chunks.
  */
 import { isAscii } from 'node:buffer';

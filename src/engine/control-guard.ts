@@ -61,8 +61,8 @@ export class ControlGuard {
   /**
    * Records read or written, trusted without reading the ledger again until they are due: no
    * process sends the next control before then (each waits out the same window), so the
-   * ledger could only give the same record back. With a memo of 5 s, 50 searches at once
-   * read the ledger 21,111 times for 63,322 checks (bench/README.md, case 3's fifth pass).
+   * ledger could only give the same record back; a short memo instead of this had many
+   * searches at once read the ledger for a third of their checks.
    */
   readonly #memo = new Map<string, { readonly record: ControlRecord; readonly until: number }>();
 

@@ -1,5 +1,5 @@
 /**
- * Control checks (issue 17): a name that cannot exist on a platform is checked
+ * Control checks: a name that cannot exist on a platform is checked
  * like any other, and what it reads tells whether the platform's rule still
  * tells accounts apart. If the control reads `hit`, the rule has drifted: every
  * hit on that platform is `unknown`/`rule_drift` until a later control reads
@@ -9,6 +9,7 @@
 import RandExp from 'randexp';
 import type { Platform } from '../catalogue/platform.js';
 import { ruleViolation } from '../catalogue/username-rule.js';
+import { SAME_LENGTH_BYTES, SAME_LENGTH_SHARE } from '../tuning.js';
 import { walkTags } from './html-scan.js';
 import type { Outcome, OutcomeReason, OutcomeStatus } from './outcome.js';
 import { ownCopy } from './own-copy.js';
@@ -41,14 +42,6 @@ export interface ControlRecord {
   /** When the control was checked (ms epoch). */
   readonly checkedAt: number;
 }
-
-/**
- * Two body lengths this close are "the same page" (the name itself, a date or
- * a token differ between two renderings): at most this many bytes apart...
- */
-export const SAME_LENGTH_BYTES = 64;
-/** ...or this share of the longer one. */
-export const SAME_LENGTH_SHARE = 0.02;
 
 /** The control name's length when the platform's rule allows it. */
 const CONTROL_LENGTH = 16;

@@ -8,6 +8,7 @@ import { isIP } from 'node:net';
 import { createSecureContext, rootCertificates, TLSSocket } from 'node:tls';
 import type { Dispatcher, buildConnector as UndiciConnector } from 'undici';
 import { UserscoutError } from '../errors.js';
+import { IDLE_GRACE_MS, MAX_TLS_SESSIONS } from '../tuning.js';
 import { ConnectGate } from './connect-gate.js';
 import { type ConnectToRule, resolveConnectTo } from './connect-to.js';
 import { destinationGuard, guardedLookup } from './destination-guard.js';
@@ -59,18 +60,6 @@ const decompress = (() => {
     process.emitWarning = emitWarning;
   }
 })();
-
-/** TLS sessions kept to resume, one per server name: a catalogue's origins and then some. */
-const MAX_TLS_SESSIONS = 4096;
-
-/**
- * How long a connection beyond an origin's kept ones stays open once idle: long
- * enough that the next searches' paced requests to that origin still reuse it.
- * Measured through the API at 20 searches at once: 131 new connections a search
- * (40 of them full handshakes, to hosts named after the username) with 1 s, 88
- * with 4 s; each new one costs a TLS handshake on both ends.
- */
-export const IDLE_GRACE_MS = 4000;
 
 export function createDispatcher(options: DispatcherOptions): Dispatcher {
   const tls = {

@@ -6,6 +6,13 @@
  * platform asks for it.
  */
 import type { Dispatcher } from 'undici';
+import {
+  DECIDE_EVERY_BYTES,
+  DRAIN_MAX_BYTES,
+  RELEASE_MAX_BYTES,
+  RELEASE_MAX_MS,
+  SMALL_REST_BYTES,
+} from '../tuning.js';
 import { BodyText } from './body-text.js';
 import type { CheckRequest } from './request.js';
 import type { ResponseView } from './response-view.js';
@@ -29,35 +36,6 @@ export interface Exchange<D> {
 }
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-
-/** A followed redirect's body is read to its end, so the connection is reused; a larger one is dropped. */
-const DRAIN_MAX_BYTES = 65_536;
-
-/**
- * The rest of a body after the classifier has decided is read and thrown away,
- * chunk by chunk, so its keep-alive connection serves the next check to that
- * host: reading tens of kilobytes costs far less CPU than the TLS handshake of a
- * new connection. Bounded: a rest larger than RELEASE_MAX_BYTES, or slower than
- * RELEASE_MAX_MS, is dropped (the connection is closed).
- */
-const RELEASE_MAX_BYTES = 256 * 1024;
-const RELEASE_MAX_MS = 2_000;
-
-/**
- * The classifier reads the whole body so far each time it is asked, so it is asked
- * once per batch of chunks that arrived together (one socket read), not per chunk;
- * at the latest after this many new bytes, so a fast huge body still stops early.
- */
-const DECIDE_EVERY_BYTES = 64 * 1024;
-
-/**
- * When the answer says how long its body is (Content-Length) and no more than this
- * is still to come, the classifier is not asked again before the end: reading the
- * rest costs less than classifying the body so far once more (which scans all of it
- * and the shields' window), and the connection is then free at once. A decision on a
- * partial body is the one the whole body gives (classify.ts), so only bytesRead changes.
- */
-const SMALL_REST_BYTES = 64 * 1024;
 
 /** One hop's answer: a redirect to follow, or the exchange that ends the check. */
 type Hop<D> =

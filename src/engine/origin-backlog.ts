@@ -1,10 +1,10 @@
 /**
  * Starts a search only when its requests fit its sites' request budgets within the
  * check deadline. A check waits at most its deadline for a send slot, and is not sent
- * past it (`budget_exhausted`); eight searches of the built-in catalogue started
- * together queue 72 requests at archive.org (9 platforms each), 18 s at its 4 a
- * second, so a service given 50 searches at once left up to 12 checks unasked
- * (benchmark case 3). The backlog counts, per site, the requests of the searches
+ * past it (`budget_exhausted`); searches started together can queue more requests at
+ * one site than its budget sends within a deadline (a site that holds several
+ * platforms of every search), and the last of them would go unasked. The backlog
+ * counts, per site, the requests of the searches
  * started that are not sent yet, and holds a search back until, at every site it
  * asks, those and its own would all be sent within `withinMs`: the search then
  * waits before it begins, and loses no answer to the wait.

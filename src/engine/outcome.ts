@@ -176,7 +176,7 @@ export function invalidOutcome(
 // One collator for every comparison: localeCompare with options builds one per call, which
 // was half the CPU of a poll that sorts a few hundred results. Made at the first comparison,
 // not at import: it maps ~2.5 MB of ICU's data and code, which a CLI search needs only once
-// its checks are over (to list results) and so kept out of its peak memory (issue 13).
+// its checks are over (to list results) and so kept out of its peak memory.
 let nameCollator: Intl.Collator | undefined;
 
 /** The one order of platform names everywhere results are listed: alphabetical, ignoring case and accents. */

@@ -5,7 +5,7 @@
  * p-queue and p-limit did there, without their per-task bookkeeping (an id, a
  * symbol and a map entry, events, interval checks, two or three promises and
  * closures a task, and a p-limit with its queue made for every origin that
- * came back from idle), which every check of a search paid for (issue 13).
+ * came back from idle), which every check of a search paid for.
  */
 
 /** A task waiting for a slot: started by `start` once it has one. */

@@ -1,9 +1,9 @@
 /**
  * The parts of undici the engine uses, each required from its own file instead
  * of undici's index. The index loads all of undici (fetch, WebSocket,
- * EventSource, the cache and mock agents, ...): about 16 MB of a process's RSS
- * before its first request, against about 8 MB for these parts, which counts in
- * the command line's one-search memory (issue 13). The files are the ones the
+ * EventSource, the cache and mock agents, ...): about twice the memory of these
+ * parts before the first request, which counts in the command line's one-search
+ * memory. The files are the ones the
  * index itself requires, so a process that also loads the index (the service's
  * webhooks) shares the same classes. undici's package declares no `exports`, so
  * its files can be required by path; the paths are checked by

@@ -11,9 +11,8 @@
  * it is not learnt from.
  */
 import { Lru } from '../lru.js';
+import { UNMEASURED_SHARE_NOT_LEARNT } from '../tuning.js';
 
-/** Share of a search's platforms never measured above which its estimate is not learnt from. */
-export const UNMEASURED_SHARE_NOT_LEARNT = 0.1;
 /** Cold searches remembered (by id): the least recently seen are forgotten past this. */
 const COLD_KEPT = 10_000;
 

@@ -7,14 +7,7 @@
 
 import { pacedMs } from '../engine/politeness-bound.js';
 import type { BudgetLimit } from '../engine/rate-budget.js';
-
-/**
- * Share of never-measured platforms taken to answer only at the timeout (hung,
- * slow or unreachable): with hundreds never measured, one almost surely is, so
- * a cold search lasts about the timeout, while one or two unmeasured platforms
- * add little. The simulated web's realistic profile hangs 1 in 100.
- */
-const UNMEASURED_SLOW_SHARE = 0.01;
+import { UNMEASURED_SLOW_SHARE } from '../tuning.js';
 
 export interface EstimateInput {
   /** Recent response time per platform of the search (ms); undefined when never measured. */

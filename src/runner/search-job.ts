@@ -40,6 +40,7 @@ import {
   type SearchRecord,
   type Store,
 } from '../store/store.js';
+import { OUTCOME_BATCH_MAX, OUTCOME_FLUSH_MS } from '../tuning.js';
 import { type CacheTtls, cacheExpiry, cacheTtlsOf, sharesOutcomeCache } from './cache-policy.js';
 import { slowestFirst } from './check-order.js';
 import { type EventHub, type ProgressSnapshot, progressSnapshot } from './events.js';
@@ -105,16 +106,6 @@ export const CHECK_PRIORITY = { free: 0, professional: 1 } as const;
 export class SearchCancelledError extends Error {
   override readonly name = 'SearchCancelledError';
 }
-
-/**
- * How long an outcome may wait for others to be stored with it, ms (a store write per batch, not
- * per outcome): well within a poll's second. Each batch costs a networked store a few round trips
- * and commands of its own (Redis: about a dozen commands, the three writes and their event), so
- * 100 ms rather than 25 halves the batches of a search at the benchmark's realistic latency.
- */
-export const OUTCOME_FLUSH_MS = 100;
-/** Outcomes, or checks noted, written at once at most: a batch this long is written without waiting. */
-export const OUTCOME_BATCH_MAX = 64;
 
 /** A check the engine made, and when: noted in the platform's statistics and the outcome cache. */
 export interface CheckMade {

@@ -15,6 +15,11 @@ import type { Catalogue } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
 import type { Outcome } from '../engine/outcome.js';
 import type { SearchRecord } from '../store/store.js';
+import {
+  SEARCH_THREAD_CLOSE_GRACE_MS,
+  SEARCH_THREAD_MAX_RESTARTS,
+  SEARCH_THREAD_RESTART_WINDOW_MS,
+} from '../tuning.js';
 import type { EventHub, SearchEvent } from './events.js';
 import type { SearchExecutor } from './in-process.js';
 import { SearchCancelledError } from './search-job.js';
@@ -56,11 +61,6 @@ export interface SearchThreadHooks {
   /** A statistic or cache write the thread could not make (its search went on). */
   readonly onNoteFailed?: (message: string, platformId: string) => void;
 }
-
-/** Restarts allowed within RESTART_WINDOW_MS before the running searches are given up. */
-const MAX_RESTARTS = 5;
-const RESTART_WINDOW_MS = 60_000;
-const CLOSE_GRACE_MS = 10_000;
 
 interface Pending {
   readonly search: SearchRecord;
@@ -163,7 +163,7 @@ export class SearchThread {
       });
     });
     this.#post({ type: 'close' });
-    const timer = setTimeout(() => void worker.terminate(), CLOSE_GRACE_MS);
+    const timer = setTimeout(() => void worker.terminate(), SEARCH_THREAD_CLOSE_GRACE_MS);
     await Promise.race([closed, ended]);
     clearTimeout(timer);
     await worker.terminate();
@@ -228,8 +228,9 @@ export class SearchThread {
   #restart(code: number): void {
     this.#hooks.onThreadError?.(new Error(`search thread exited (${code})`));
     const now = Date.now();
-    while (this.#restarts.length > 0 && this.#restarts[0]! < now - RESTART_WINDOW_MS) this.#restarts.shift();
-    if (this.#restarts.length >= MAX_RESTARTS) {
+    while (this.#restarts.length > 0 && this.#restarts[0]! < now - SEARCH_THREAD_RESTART_WINDOW_MS)
+      this.#restarts.shift();
+    if (this.#restarts.length >= SEARCH_THREAD_MAX_RESTARTS) {
       this.#ready = undefined;
       for (const id of [...this.#pending.keys()])
         this.#settle(id, new Error('the search thread keeps failing; see the service log'));

@@ -2,9 +2,9 @@
  * A running search's stored rows as its last poll read them, so the next poll
  * reads only the rows stored since (seq above the last one seen): a running
  * search is polled about once a second by each of its clients, and each poll
- * lists every hit so far, so reading all its rows on every poll cost ~3-4% of
- * the server's CPU under case 3's load (the SQL read, a byte comparison and a
- * lookup per row).
+ * lists every hit so far, so reading all its rows on every poll costs CPU that
+ * grows with the searches running (the SQL read, a byte comparison and a lookup
+ * per row).
  *
  * Why the rows since are enough: a search's seqs only grow (each write takes the
  * search's `outcome_count` + 1, in a write transaction, whichever handle writes),

@@ -17,6 +17,7 @@ import type { ControlRecord } from '../engine/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { Lru } from '../lru.js';
+import { SWEEP_BATCH_ROWS } from '../tuning.js';
 import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
 import { decodeCompactPage, encodeCompactPage } from './compact-page.js';
 import { type OutcomeRow, PolledOutcomes } from './polled-outcomes.js';
@@ -47,12 +48,6 @@ import {
 
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
-
-/**
- * Rows deleted per sweep transaction: each batch holds the write lock for a few
- * milliseconds, and the event loop is given back between batches.
- */
-export const SWEEP_BATCH_ROWS = 500;
 
 /**
  * Schema versions in order: entry i takes `user_version` from i to i + 1.
@@ -118,12 +113,12 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
     last_checked_at INTEGER NOT NULL
   );
   `,
-  // 2: compact outcomes (issue 16). Searches get an integer key that outcomes refer to;
+  // 2: compact outcomes. Searches get an integer key that outcomes refer to;
   // outcomes and cached outcomes become compact blobs; swept searches' outcomes go in batches.
   migrateToCompactOutcomes,
-  // 3: a search readable only with the key that started it (issue 15).
+  // 3: a search readable only with the key that started it.
   `ALTER TABLE searches ADD COLUMN private INTEGER NOT NULL DEFAULT 0;`,
-  // 4: control checks, leases and the scheduled self-check's verdicts (issue 17).
+  // 4: control checks, leases and the scheduled self-check's verdicts.
   `
   CREATE TABLE platform_controls (
     platform_id TEXT NOT NULL,
@@ -140,14 +135,14 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
     entry TEXT NOT NULL -- JSON PlatformHealthEntry
   );
   `,
-  // 5: a client's own searches, newest first (GET /api/searches; issue 18).
+  // 5: a client's own searches, newest first (GET /api/searches).
   `CREATE INDEX searches_by_client ON searches (client, created_at DESC, id DESC);`,
-  // 6: recursive searches and the follow-ups they started (issue 19).
+  // 6: recursive searches and the follow-ups they started.
   `
   ALTER TABLE searches ADD COLUMN recursive INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE searches ADD COLUMN follow_ups TEXT; -- JSON FollowUp[], once recorded
   `,
-  // 7: a finished search's outcomes in one compressed page (issue 16); rows written before stay rows and read as before.
+  // 7: a finished search's outcomes in one compressed page; rows written before stay rows and read as before.
   `
   CREATE TABLE outcome_pages (
     search_key INTEGER PRIMARY KEY, -- searches.key
@@ -157,7 +152,7 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
     body BLOB NOT NULL -- compact-page.ts, in seq order
   );
   `,
-  // 8: every control claim deletes the expired leases first: found by their expiry, not by a scan (issue 13).
+  // 8: every control claim deletes the expired leases first: found by their expiry, not by a scan.
   `CREATE INDEX leases_by_expires_at ON leases (expires_at);`,
 ];
 

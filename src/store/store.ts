@@ -12,6 +12,7 @@ import type { ControlRecord } from '../engine/control.js';
 import type { ControlLedger } from '../engine/control-ledger.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import { WRITES_IN_FLIGHT } from '../tuning.js';
 import type { WatchlistStore } from './watchlists.js';
 
 /** Internal life of a search. The API shows `queued` as `running` (it has started from the client's view). */
@@ -46,7 +47,7 @@ export interface SearchRecord {
   readonly finishedAt?: number | undefined;
   readonly error?: string | undefined;
   /**
-   * Asked with `recursive: true` (issue 19): once completed, the new names in its hits' profiles are searched
+   * Asked with `recursive: true`: once completed, the new names in its hits' profiles are searched
    * too (src/api/follow-ups.ts). Absent when not asked.
    */
   readonly recursive?: true | undefined;
@@ -113,7 +114,7 @@ export interface PlatformStats {
 }
 
 /**
- * Control checks (issue 17; engine/control.ts): `getControl`, `putControl` and
+ * Control checks (engine/control.ts): `getControl`, `putControl` and
  * `claimLease` come from the engine's `ControlLedger`; `listControls` is what
  * the platform list shows. A lease is taken only when free or expired, and is
  * never released early. `putPlatformHealth`/`listPlatformHealth` keep the
@@ -137,7 +138,7 @@ export interface Store extends ControlLedger {
   addOutcomes(searchId: string, outcomes: readonly Outcome[]): Promise<(number | undefined)[]>;
   /**
    * Replaces a platform's stored outcome in a search with a later answer (the
-   * platform checked again, issue 19). The later answer takes the next seq, as
+   * platform checked again after a link named it). The later answer takes the next seq, as
    * an outcome added now would, so whoever follows by seq (`afterSeq`, SSE ids)
    * sees it; the outcome replaced is no longer listed, and its seq is never
    * given again (a gap). Progress: `checked` unchanged, one count moves from the
@@ -246,13 +247,6 @@ export interface CacheEntry {
 }
 
 /**
- * Writes a store makes as round trips (Redis, PostgreSQL) in flight at once for one
- * batch (`recordChecks`, `putCachedOutcomes`): they overlap without taking a networked
- * store's whole connection pool from the other searches and the API.
- */
-export const WRITES_IN_FLIGHT = 4;
-
-/**
  * `write` for every item, WRITES_IN_FLIGHT at a time (those in flight land in any
  * order); every one is tried, then the first failure is thrown. The batch methods of backends whose writes
  * are round trips.
@@ -292,8 +286,8 @@ export const RECENT_LATENCIES_MAX_AGE_MS = 5_000;
 /**
  * `recentLatencies`, read again only once the last read is `maxAgeMs` old (by `clock`, a
  * monotonic one): they order a search's checks and estimate its time, for which latencies a few
- * seconds old serve as well. Read whole at every POST and every search start, each read made
- * 1,258 rows objects (~2.4 CPU ms; bench/README.md, case 3's fifth pass). Reads asked for
+ * seconds old serve as well. Read whole at every POST and every search start, each read would
+ * make a row object per platform, costly at many searches a second. Reads asked for
  * meanwhile share one; a failed read is not kept.
  */
 export function recentLatenciesReader(

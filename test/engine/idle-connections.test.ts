@@ -4,9 +4,9 @@ import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/engine/create-engine.js';
-import { IDLE_GRACE_MS } from '../../src/engine/dispatcher.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { Outcome } from '../../src/engine/outcome.js';
+import { IDLE_GRACE_MS } from '../../src/tuning.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 
 /** A plain HTTP site for every host: 200 for alice, 404 otherwise; it counts connections. */

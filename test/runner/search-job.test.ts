@@ -4,8 +4,9 @@ import { createEngine } from '../../src/engine/create-engine.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { Outcome } from '../../src/engine/outcome.js';
 import { LocalEventHub, type SearchEvent } from '../../src/runner/events.js';
-import { OUTCOME_BATCH_MAX, OutcomeBatcher, runSearchJob } from '../../src/runner/search-job.js';
+import { OutcomeBatcher, runSearchJob } from '../../src/runner/search-job.js';
 import { createStore } from '../../src/store/create-store.js';
+import { OUTCOME_BATCH_MAX } from '../../src/tuning.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { jobDeps, queuedSearch } from '../support/search-job.js';
 

@@ -1,16 +1,16 @@
 /**
- * The README's few lines of Node that verify a webhook signature are run here,
- * as written, against a signature the service makes: the docs cannot drift.
+ * The few lines of Node that docs/watchlists.md gives to verify a webhook signature
+ * are run here, as written, against a signature the service makes: the docs cannot drift.
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { signatureHeader } from '../../src/watchlists/signature.js';
 
-const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+const guide = readFileSync(new URL('../../docs/watchlists.md', import.meta.url), 'utf8');
 
-describe("the README's signature check", () => {
+describe("the watchlist guide's signature check", () => {
   it('accepts what the service signs, and refuses another secret, body or an old timestamp', async () => {
-    const snippet = /```js\n(import \{ createHmac[\s\S]*?)```/.exec(readme)?.[1];
+    const snippet = /```js\n(import \{ createHmac[\s\S]*?)```/.exec(guide)?.[1];
     expect(snippet).toBeDefined();
     const source = `${snippet}\nexport { verify };\n`;
     const { verify } = (await import(`data:text/javascript,${encodeURIComponent(source)}`)) as {

@@ -14,6 +14,7 @@ import type { FastifyInstance } from 'fastify';
 import { UserscoutError } from '../../errors.js';
 import { progressSnapshot, type SearchEvent } from '../../runner/events.js';
 import { isFinished } from '../../store/store.js';
+import { SSE_HEARTBEAT_MS } from '../../tuning.js';
 import type { AppDeps } from '../deps.js';
 import { EventBacklog } from '../event-backlog.js';
 import {
@@ -30,7 +31,6 @@ import { EventsParams, EventsQuery } from '../schemas.js';
 import { canRead } from '../search-access.js';
 import { StreamLimits } from '../stream-limits.js';
 
-const HEARTBEAT_MS = 15_000;
 const HEARTBEAT = Buffer.from(': keep-alive\n\n', 'utf8');
 
 export async function eventRoutes(
@@ -121,7 +121,7 @@ export async function eventRoutes(
         if (batch.done) finish(false);
       };
       const unsubscribe = fanout.subscribe(id, (batch) => (replaying ? buffered.push(batch) : send(batch)));
-      const heartbeat = setInterval(() => !closed && res.write(HEARTBEAT), HEARTBEAT_MS);
+      const heartbeat = setInterval(() => !closed && res.write(HEARTBEAT), SSE_HEARTBEAT_MS);
       let unwatch = () => {};
       const finish = (reconnect: boolean) => {
         if (closed) return;

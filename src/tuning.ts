@@ -1,0 +1,119 @@
+/**
+ * Tuning constants: numbers the code is tuned with but that no operator needs to set,
+ * each with why it is what it is. Settings an operator may change live in config.ts
+ * beside this file; a constant that an operator should be able to change moves there.
+ * Ground, like config.ts: imported from anywhere, importing nothing.
+ *
+ * No value here is derived from the simulated web (src/sim/): it simulates sites from
+ * these and the settings' defaults, never the other way round.
+ */
+
+// --- Sending and reading answers (engine) ---
+
+/** A followed redirect's body is read to its end, so its connection is reused; a larger one is dropped. */
+export const DRAIN_MAX_BYTES = 64 * 1024;
+
+/**
+ * The rest of a body after the classifier has decided is read and thrown away so its keep-alive
+ * connection serves the next check: tens of kilobytes cost far less CPU than a new TLS handshake.
+ * A rest larger than this, or slower than RELEASE_MAX_MS, is dropped with its connection.
+ */
+export const RELEASE_MAX_BYTES = 256 * 1024;
+/** See RELEASE_MAX_BYTES: a slow rest would hold the connection longer than a new one costs. */
+export const RELEASE_MAX_MS = 2_000;
+
+/**
+ * The classifier reads the whole body so far each time it is asked, so it is asked once per batch
+ * of chunks that arrived together, and at the latest after this many new bytes, so that a fast
+ * huge body still stops early.
+ */
+export const DECIDE_EVERY_BYTES = 64 * 1024;
+
+/**
+ * With a Content-Length and no more than this still to come, the classifier waits for the end:
+ * reading the rest costs less than classifying the body so far once more, and the connection is
+ * then free at once. A decision on a partial body is the whole body's, so only bytesRead changes.
+ */
+export const SMALL_REST_BYTES = 64 * 1024;
+
+/** TLS sessions kept to resume, one per server name: a catalogue's origins and then some. */
+export const MAX_TLS_SESSIONS = 4096;
+
+/**
+ * How long a connection beyond an origin's kept ones stays open once idle: long enough that the
+ * next searches' paced requests to that origin (a few a second) still find it, where each new
+ * connection costs a TLS handshake on both ends; short enough that a burst's extra connections
+ * do not stay for the site's whole keep-alive.
+ */
+export const IDLE_GRACE_MS = 4000;
+
+// --- Reading a control check (engine) ---
+
+/**
+ * Two body lengths this close are "the same page" (the name itself, a date or a token differ
+ * between two renderings): at most this many bytes apart...
+ */
+export const SAME_LENGTH_BYTES = 64;
+/** ...or this share of the longer one. */
+export const SAME_LENGTH_SHARE = 0.02;
+
+// --- Running searches (runner) ---
+
+/**
+ * How long an outcome may wait for others to be stored with it (ms): a store write per batch,
+ * not per outcome, and still well within a poll's second. Each batch costs a networked store a
+ * few round trips and about a dozen commands, so fewer, larger batches save most of them.
+ */
+export const OUTCOME_FLUSH_MS = 100;
+/** Outcomes, or checks noted, written at once at most: a batch this long is written without waiting. */
+export const OUTCOME_BATCH_MAX = 64;
+
+/**
+ * Share of never-measured platforms taken to answer only at the timeout (hung, slow or
+ * unreachable) when a search is estimated: small enough that one or two unmeasured platforms add
+ * little, large enough that with hundreds (a cold service) the estimate is about the timeout, as
+ * one of them almost surely hangs (1 − 0.99³⁰⁰ ≈ 95%).
+ */
+export const UNMEASURED_SLOW_SHARE = 0.01;
+
+/** Share of a search's platforms never measured above which its estimate is not learnt from: a cold guess teaches nothing. */
+export const UNMEASURED_SHARE_NOT_LEARNT = 0.1;
+
+/**
+ * Search-thread restarts allowed within SEARCH_THREAD_RESTART_WINDOW_MS before its running
+ * searches are given up: a thread that keeps dying would otherwise restart forever.
+ */
+export const SEARCH_THREAD_MAX_RESTARTS = 5;
+export const SEARCH_THREAD_RESTART_WINDOW_MS = 60_000;
+/** How long a closing search thread may take to hand its searches back before it is terminated (ms). */
+export const SEARCH_THREAD_CLOSE_GRACE_MS = 10_000;
+
+// --- Stores ---
+
+/**
+ * Writes a store makes as round trips (Redis, PostgreSQL) in flight at once for one batch: they
+ * overlap without taking a networked store's whole connection pool from other searches and the API.
+ */
+export const WRITES_IN_FLIGHT = 4;
+
+/**
+ * Rows deleted per retention sweep transaction: each batch holds SQLite's write lock for a few
+ * milliseconds, and the event loop is given back between batches.
+ */
+export const SWEEP_BATCH_ROWS = 500;
+
+// --- The API ---
+
+/** A comment line on an idle event stream this often (ms), so proxies and browsers keep it open. */
+export const SSE_HEARTBEAT_MS = 15_000;
+
+/** How often the API reads the platforms' health verdicts again (ms): a broken platform leaves searches within seconds. */
+export const HEALTH_REFRESH_MS = 5_000;
+
+// --- The command line ---
+
+/**
+ * A platform the command line remembers as taking at least this share of the timeout is slow: its
+ * control goes out with its check, so a hit there does not wait for a second slow answer.
+ */
+export const SLOW_SHARE_OF_TIMEOUT = 0.25;
