@@ -25,8 +25,7 @@ import type { EventHub } from './runner/events.js';
 import { RedisEventHub } from './runner/redis-events.js';
 import type { Runner } from './runner/runner.js';
 import type { SearchJobDeps } from './runner/search-job.js';
-import { RedisStore } from './store/redis.js';
-import { SplitStore } from './store/split-store.js';
+import { createStore, type StoreOptions } from './store/create-store.js';
 import type { SearchRecord, Store } from './store/store.js';
 
 export type RedisBackendConfig = Pick<
@@ -52,9 +51,9 @@ export interface RedisBackendHooks {
   readonly now: () => number;
   /**
    * The store of record (PostgreSQL) when there is one: searches, outcomes, keys and
-   * statistics go there, and Redis keeps only the outcome cache. Closed with the store.
+   * statistics go there, and Redis keeps only the outcome cache, control records and leases.
    */
-  readonly records?: Store;
+  readonly records?: StoreOptions;
 }
 
 export interface RedisBackend {
@@ -79,13 +78,16 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
   const redis = createRedisClient(config.redisUrl, hooks.onError);
   // Subscriber mode needs a connection of its own; it may queue SUBSCRIBE until Redis is back.
   const subscriber = createRedisClient(config.redisUrl, hooks.onError, { enableOfflineQueue: true });
-  const redisStore = new RedisStore({
+  const coordination: StoreOptions = {
+    kind: 'redis',
     redis,
     prefix,
     retentionMs: config.retentionDays * 86_400_000,
     now: hooks.now,
-  });
-  const store = hooks.records ? new SplitStore(hooks.records, redisStore) : redisStore;
+  };
+  const store = createStore(
+    hooks.records ? { kind: 'split', records: hooks.records, coordination } : coordination,
+  );
   const leaseMs = 2 * config.timeoutMs + 5_000;
   return {
     store,

@@ -15,14 +15,8 @@ import {
   UNKNOWN_REASONS,
 } from '../src/engine/outcome.js';
 import { encodeOutcome } from '../src/store/compact-outcome.js';
-import {
-  type ApiKeyRecord,
-  NEVER_ANSWERED_MS,
-  type PlatformStats,
-  recentLatencies,
-  type SearchRecord,
-  type Store,
-} from '../src/store/store.js';
+import { NEVER_ANSWERED_MS, recentLatencies } from '../src/store/recent-latencies.js';
+import type { ApiKeyRecord, PlatformStats, SearchRecord, Store } from '../src/store/store.js';
 import { addOne } from './support/add-one.js';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
