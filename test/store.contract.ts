@@ -1,7 +1,7 @@
 /**
  * The rules every Store backend keeps, as one suite: `describeStoreContract`
  * runs it against a fresh store per test. Each rule here comes from a doc
- * comment in src/store/store.ts, except where a test says otherwise.
+ * comment in src/store/roles/ (the role interfaces Store is made of), except where a test says otherwise.
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
