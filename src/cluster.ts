@@ -3,7 +3,8 @@
  * store, live events, shared rate limits, the cluster-wide request budgets per origin,
  * checks shared between workers and the BullMQ runner), wired from the
  * configuration. With a store of record (PostgreSQL, DATABASE_URL) the store
- * is that one, and Redis keeps only the outcome cache of it. The service picks
+ * is split: what must last there, and Redis keeps only the outcome cache, control
+ * records and leases (src/store/split-store.ts). The service picks
  * these instead of the embedded ones when REDIS_URL is set. Nothing here waits
  * for Redis to answer: a process starts during an outage and answers 503 until
  * Redis is back.
