@@ -3,7 +3,8 @@
  * store, live events, shared rate limits, the cluster-wide request budgets per origin,
  * checks shared between workers and the BullMQ runner), wired from the
  * configuration. With a store of record (PostgreSQL, DATABASE_URL) the store
- * is that one, and Redis keeps only the outcome cache of it. The service picks
+ * is split: what must last there, and Redis keeps only the outcome cache, control
+ * records and leases (src/store/split-store.ts). The service picks
  * these instead of the embedded ones when REDIS_URL is set. Nothing here waits
  * for Redis to answer: a process starts during an outage and answers 503 until
  * Redis is back.
@@ -25,8 +26,7 @@ import type { EventHub } from './runner/events.js';
 import { RedisEventHub } from './runner/redis-events.js';
 import type { Runner } from './runner/runner.js';
 import type { SearchJobDeps } from './runner/search-job.js';
-import { RedisStore } from './store/redis.js';
-import { SplitStore } from './store/split-store.js';
+import { createStore, type StoreOptions } from './store/create-store.js';
 import type { SearchRecord, Store } from './store/store.js';
 
 export type RedisBackendConfig = Pick<
@@ -52,9 +52,9 @@ export interface RedisBackendHooks {
   readonly now: () => number;
   /**
    * The store of record (PostgreSQL) when there is one: searches, outcomes, keys and
-   * statistics go there, and Redis keeps only the outcome cache. Closed with the store.
+   * statistics go there, and Redis keeps only the outcome cache, control records and leases.
    */
-  readonly records?: Store;
+  readonly records?: StoreOptions;
 }
 
 export interface RedisBackend {
@@ -79,13 +79,16 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
   const redis = createRedisClient(config.redisUrl, hooks.onError);
   // Subscriber mode needs a connection of its own; it may queue SUBSCRIBE until Redis is back.
   const subscriber = createRedisClient(config.redisUrl, hooks.onError, { enableOfflineQueue: true });
-  const redisStore = new RedisStore({
+  const coordination: StoreOptions = {
+    kind: 'redis',
     redis,
     prefix,
     retentionMs: config.retentionDays * 86_400_000,
     now: hooks.now,
-  });
-  const store = hooks.records ? new SplitStore(hooks.records, redisStore) : redisStore;
+  };
+  const store = createStore(
+    hooks.records ? { kind: 'split', records: hooks.records, coordination } : coordination,
+  );
   const leaseMs = 2 * config.timeoutMs + 5_000;
   return {
     store,

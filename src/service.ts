@@ -28,9 +28,9 @@ import type { Runner } from './runner/runner.js';
 import { failSearch, runSearchJob, searchJobDeps } from './runner/search-job.js';
 import { SearchThreads } from './runner/search-threads.js';
 import { scheduleSelfCheck } from './runner/self-check-schedule.js';
-import { createStore } from './store/create-store.js';
-import { PostgresStore } from './store/postgres.js';
-import { recentLatenciesReader, type SearchRecord, type Store } from './store/store.js';
+import { createStore, type StoreOptions } from './store/create-store.js';
+import { recentLatenciesReader } from './store/recent-latencies.js';
+import type { SearchRecord, Store } from './store/store.js';
 import { WatchlistScheduler } from './watchlists/scheduler.js';
 
 export interface Service {
@@ -65,8 +65,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
   // Cluster mode: Redis store, events and rate limits, BullMQ runner. Logs go to the app once it exists.
   let log: FastifyBaseLogger | undefined;
   // The store of record on PostgreSQL when DATABASE_URL is set (in either mode).
-  const postgres = config.databaseUrl
-    ? new PostgresStore({ url: config.databaseUrl, log: (message) => log?.info(message) })
+  const records: StoreOptions | undefined = config.databaseUrl
+    ? { kind: 'postgres', url: config.databaseUrl, log: (message) => log?.info(message) }
     : undefined;
   const backend = config.redisUrl
     ? createRedisBackend(config, {
@@ -74,18 +74,18 @@ export async function createService(config: Config, options: ServiceOptions = {}
         onSearchStart: (search, worker) => log?.info({ queryId: search.id, worker }, 'search job started'),
         onRecovered: (requeued, worker) => log?.info({ requeued, worker }, 'recovery pass ran'),
         now,
-        ...(postgres ? { records: postgres } : {}),
+        ...(records ? { records } : {}),
       })
     : undefined;
   const databasePath = join(config.dataDir, DATABASE_FILE);
-  const store = backend?.store ?? postgres ?? createStore({ kind: 'sqlite', path: databasePath });
+  const store = backend?.store ?? createStore(records ?? { kind: 'sqlite', path: databasePath });
   const events: EventHub = backend?.events ?? new LocalEventHub();
   const metrics = new Metrics(true);
   let shuttingDown = false;
 
   // Embedded mode runs searches on threads of their own (each on its own SQLite connection) unless told not to.
   const thread =
-    !backend && !postgres && config.searchThread
+    !backend && !records && config.searchThread
       ? new SearchThreads(
           { config, catalogue, databasePath },
           {
@@ -233,15 +233,13 @@ export async function createService(config: Config, options: ServiceOptions = {}
     runner,
     catalogue,
     async listen() {
-      // The schema first; during an outage the store migrates on its first query instead (503 until then).
-      await postgres
-        ?.migrate()
-        .catch((err: unknown) =>
-          app.log.warn({ err }, 'PostgreSQL schema not migrated yet: answering 503 until it is'),
-        );
+      if (backend && !(await backend.waitUntilReady(2_000)))
+        app.log.warn('Redis does not answer yet: answering 503 until it does');
+      // The schema first (PostgreSQL migrates before its first query); during an outage it
+      // migrates at a later one instead, and the service answers 503 until then.
+      if (records && !(await store.ping()))
+        app.log.warn('The store of record does not answer yet: answering 503 until it does');
       if (backend) {
-        if (!(await backend.waitUntilReady(2_000)))
-          app.log.warn('Redis does not answer yet: answering 503 until it does');
         await runner.start();
         await sweep().catch((err: unknown) => app.log.warn({ err }, 'sweep failed'));
       } else {

@@ -1,7 +1,7 @@
 /**
  * The rules every Store backend keeps, as one suite: `describeStoreContract`
  * runs it against a fresh store per test. Each rule here comes from a doc
- * comment in src/store/store.ts, except where a test says otherwise.
+ * comment in src/store/roles/ (the role interfaces Store is made of), except where a test says otherwise.
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -15,14 +15,8 @@ import {
   UNKNOWN_REASONS,
 } from '../src/engine/outcome.js';
 import { encodeOutcome } from '../src/store/compact-outcome.js';
-import {
-  type ApiKeyRecord,
-  NEVER_ANSWERED_MS,
-  type PlatformStats,
-  recentLatencies,
-  type SearchRecord,
-  type Store,
-} from '../src/store/store.js';
+import { NEVER_ANSWERED_MS, recentLatencies } from '../src/store/recent-latencies.js';
+import type { ApiKeyRecord, PlatformStats, SearchRecord, Store } from '../src/store/store.js';
 import { addOne } from './support/add-one.js';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);

@@ -9,11 +9,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Outcome } from '../src/engine/outcome.js';
 import { createStore } from '../src/store/create-store.js';
 import { RedisStore } from '../src/store/redis.js';
-import { SplitStore } from '../src/store/split-store.js';
+import { splitStore } from '../src/store/split-store.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { openDatabase } from '../src/store/sqlite-driver.js';
 import type { SearchRecord, Store } from '../src/store/store.js';
-import { TEST_REDIS_URL } from './cluster/redis-support.js';
+import { TEST_REDIS_URL, uniquePrefix } from './cluster/redis-support.js';
 import { describeStoreContract } from './store.contract.js';
 import { addOne } from './support/add-one.js';
 import { MemoryStore } from './support/memory-store.js';
@@ -53,7 +53,7 @@ describeStoreContract(
 describeStoreContract('MemoryStore', () => new MemoryStore());
 
 // Records in one store, the outcome cache in another, as cluster mode with DATABASE_URL splits them.
-describeStoreContract('SplitStore', () => new SplitStore(new SqliteStore(':memory:'), new MemoryStore()));
+describeStoreContract('SplitStore', () => splitStore(new SqliteStore(':memory:'), new MemoryStore()));
 
 describe('SqliteStore on a file, reopened', () => {
   const stores: Store[] = [];
@@ -576,7 +576,7 @@ describe('SplitStore', () => {
   it('keeps the outcome cache, control checks and leases in the cache store and everything else in the records store', async () => {
     const records = new SqliteStore(':memory:');
     const cache = new MemoryStore();
-    const split = new SplitStore(records, cache);
+    const split = splitStore(records, cache);
     const hit: Outcome = {
       platform: 'GitHub',
       platformId: 'github',
@@ -626,6 +626,37 @@ describe('createStore', () => {
     expect(sqlite).toBeInstanceOf(SqliteStore);
     await redis.close();
     await sqlite.close();
+  });
+
+  it('makes a split store of the two backends asked for, the outcome cache in the coordination one', async () => {
+    const prefix = uniquePrefix('split');
+    const split = createStore({
+      kind: 'split',
+      records: { kind: 'sqlite', path: ':memory:' },
+      coordination: { kind: 'redis', redis: TEST_REDIS_URL, prefix, now: () => T0 },
+    });
+    const coordination = createStore({ kind: 'redis', redis: TEST_REDIS_URL, prefix, now: () => T0 });
+    try {
+      expect(await split.ping()).toBe(true);
+      const miss: Outcome = {
+        platform: 'GitHub',
+        platformId: 'github',
+        category: 'coding',
+        url: 'https://github.com/alice',
+        status: 'miss',
+        responseTime: 10,
+        evidence: { rule: 'missing: status 404', attempts: 1 },
+      };
+      await split.putCachedOutcome('alice', miss, T0 + 60_000);
+      expect(await coordination.getCachedOutcome('alice', 'github', T0)).toEqual(miss);
+      await split.createSearch(aliceSearch());
+      expect(await coordination.getSearch('s1')).toBeUndefined();
+      expect(await split.getSearch('s1')).toEqual(aliceSearch());
+    } finally {
+      await split.close();
+      await coordination.close();
+    }
+    expect(await split.ping()).toBe(false);
   });
 
   it('refuses an unknown kind, naming it', () => {

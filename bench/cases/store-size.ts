@@ -22,10 +22,9 @@ import type { Engine } from '../../src/engine/engine.js';
 import type { Outcome } from '../../src/engine/outcome.js';
 import { LocalEventHub } from '../../src/runner/events.js';
 import { runSearchJob, searchJobDeps } from '../../src/runner/search-job.js';
-import { PostgresStore } from '../../src/store/postgres.js';
-import { RedisStore } from '../../src/store/redis.js';
-import { SplitStore } from '../../src/store/split-store.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { createStore } from '../../src/store/create-store.js';
+import type { OutcomeCache } from '../../src/store/roles/outcome-cache.js';
+import { splitStore } from '../../src/store/split-store.js';
 import { openDatabase } from '../../src/store/sqlite-driver.js';
 import type { Store } from '../../src/store/store.js';
 import { Child } from '../child.js';
@@ -158,10 +157,10 @@ async function measureSqlite(
   outcomes: Outcome[][],
 ): Promise<Omit<StoreSize, 'backend' | 'searches' | 'outcomes' | 'statuses'>> {
   const empty = join(ctx.workDir, 'store-size-empty.db');
-  await new SqliteStore(empty).close();
+  await createStore({ kind: 'sqlite', path: empty }).close();
   const emptyPages = pagesByName(empty);
   const path = join(ctx.workDir, 'store-size.db');
-  const store = new SqliteStore(path);
+  const store = createStore({ kind: 'sqlite', path });
   await storeSearches(ctx, store, usernames, outcomes, 'sqlite');
   // Closing checkpoints the write-ahead log into the file.
   await store.close();
@@ -172,7 +171,7 @@ async function measureSqlite(
     `case 9: SQLite bytes per search by table and index: ${pages.map((p) => `${p.name} ${Math.round(p.bytes / usernames.length)}`).join(', ')}`,
   );
   const n = usernames.length;
-  const sweep = await measureSweep(new SqliteStore(path), n);
+  const sweep = await measureSweep(createStore({ kind: 'sqlite', path }), n);
   return {
     ...sweep,
     kept: grown((name) => SQLITE_KEPT.test(name)) / n,
@@ -239,7 +238,7 @@ async function measureRedis(
   const url = benchRedisUrl();
   const prefix = `userscout-bench-store-${process.pid}`;
   const client = new Redis(url, { maxRetriesPerRequest: 1 });
-  const store = new RedisStore({ redis: client, prefix, now: Date.now });
+  const store = createStore({ kind: 'redis', redis: client, prefix, now: Date.now });
   try {
     const ids = await storeSearches(ctx, store, usernames, outcomes, 'redis');
     const searchKeys = new Set(
@@ -316,12 +315,16 @@ async function measurePostgres(
   const prefix = `userscout-bench-store-pg-${process.pid}`;
   const redis = withRedis ? new Redis(redisUrl, { maxRetriesPerRequest: 1 }) : undefined;
   // Statements get a minute: the machine may be loaded, and this is a measurement, not a service.
-  const records = new PostgresStore({ url, schema, poolSize: 4, statementTimeoutMs: 60_000 });
+  const records = createStore({ kind: 'postgres', url, schema, poolSize: 4, statementTimeoutMs: 60_000 });
   const store = redis
-    ? new SplitStore(records, alsoCachingIn(new RedisStore({ redis, prefix, now: Date.now }), records))
+    ? splitStore(
+        records,
+        alsoCachingIn(createStore({ kind: 'redis', redis, prefix, now: Date.now }), records),
+      )
     : records;
   try {
-    await records.migrate();
+    // PostgreSQL migrates its schema before its first query: the empty tables measured next.
+    if (!(await records.ping())) throw new Error(`PostgreSQL at ${url} does not answer`);
     const empty = await tableBytes(admin, schema);
     let first: Map<string, number> | undefined;
     const vacuum = async () => {
@@ -375,16 +378,16 @@ async function measurePostgres(
  * `cache` as the outcome cache, each entry put in `also`'s outcome cache too: PostgreSQL's,
  * measured as it is without Redis while the run keeps cluster mode's split.
  */
-export function alsoCachingIn(cache: Store, also: Store): Store {
+export function alsoCachingIn<S extends OutcomeCache>(cache: S, also: OutcomeCache): S {
   return new Proxy(cache, {
     get(target, name) {
       // The search job writes a batch at a time (putCachedOutcomes); both ways are mirrored.
       if (name === 'putCachedOutcome')
-        return async (...args: Parameters<Store['putCachedOutcome']>) => {
+        return async (...args: Parameters<OutcomeCache['putCachedOutcome']>) => {
           await Promise.all([target.putCachedOutcome(...args), also.putCachedOutcome(...args)]);
         };
       if (name === 'putCachedOutcomes')
-        return async (...args: Parameters<Store['putCachedOutcomes']>) => {
+        return async (...args: Parameters<OutcomeCache['putCachedOutcomes']>) => {
           await Promise.all([target.putCachedOutcomes(...args), also.putCachedOutcomes(...args)]);
         };
       const value = Reflect.get(target, name, target) as unknown;
@@ -408,7 +411,7 @@ async function bytesByStatus(
   outcomes: readonly Outcome[][],
 ): Promise<{ perHit: number; perOther: number; rawPerHit: number; rawPerOther: number }> {
   const path = join(ctx.workDir, 'store-size-by-status.db');
-  const store = new SqliteStore(path);
+  const store = createStore({ kind: 'sqlite', path });
   // A second connection reads each search's rows before they are packed: their compact bytes alone.
   const reader = openDatabase(path);
   const rowBytes = reader.prepare(

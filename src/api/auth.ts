@@ -6,7 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { UserscoutError } from '../errors.js';
-import type { ApiKeyRecord, Store, Tier } from '../store/store.js';
+import type { ApiKeyRecord, KeyStore } from '../store/roles/key-store.js';
+import type { Tier } from '../store/roles/search-store.js';
 import { clientKey } from './client-key.js';
 
 export interface Caller {
@@ -49,16 +50,13 @@ function keyCaller(record: ApiKeyRecord): Caller {
  * valid (a watchlist's searches are the key's, counted against its limits);
  * undefined once it is revoked or gone.
  */
-export async function ownerCaller(
-  store: Pick<Store, 'listApiKeys'>,
-  owner: string,
-): Promise<Caller | undefined> {
+export async function ownerCaller(store: KeyStore, owner: string): Promise<Caller | undefined> {
   const id = owner.startsWith('key:') ? owner.slice('key:'.length) : undefined;
   const record = id === undefined ? undefined : (await store.listApiKeys()).find((k) => k.id === id);
   return record && record.revokedAt === undefined ? keyCaller(record) : undefined;
 }
 
-export function installAuth(app: FastifyInstance, store: Store, ipv6Prefix: number): void {
+export function installAuth(app: FastifyInstance, store: KeyStore, ipv6Prefix: number): void {
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (request, reply) => {
     const key = request.url.startsWith('/api/') ? presentedKey(request.headers) : undefined;

@@ -5,7 +5,7 @@
  * encoded. Without it, a thousand streams opening on one search each read and
  * encoded the whole backlog. Entries live while the search has a stream.
  */
-import type { Store } from '../store/store.js';
+import type { SearchStore } from '../store/roles/search-store.js';
 import { sseFrame } from './event-fanout.js';
 
 interface Encoded {
@@ -21,10 +21,10 @@ interface Encoded {
 }
 
 export class EventBacklog {
-  readonly #store: Pick<Store, 'listOutcomes'>;
+  readonly #store: Pick<SearchStore, 'listOutcomes'>;
   readonly #searches = new Map<string, Encoded>();
 
-  constructor(store: Pick<Store, 'listOutcomes'>) {
+  constructor(store: Pick<SearchStore, 'listOutcomes'>) {
     this.#store = store;
   }
 

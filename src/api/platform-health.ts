@@ -7,7 +7,7 @@
  */
 import type { PlatformHealthEntry } from '../catalogue/health.js';
 import { type ControlRecord, describeControl } from '../engine/control.js';
-import type { Store } from '../store/store.js';
+import type { CoordinationStore } from '../store/roles/coordination-store.js';
 import type { HealthState } from './health-states.js';
 import type { HealthSource } from './live-health.js';
 
@@ -54,7 +54,7 @@ function controlsByPlatform(records: readonly ControlRecord[]): Map<string, Cont
 
 /** The health of each platform now, by id: the self-check's verdicts and the store's control records. */
 export async function readPlatformHealth(
-  deps: { readonly health: HealthSource; readonly store: Pick<Store, 'listControls'> },
+  deps: { readonly health: HealthSource; readonly store: CoordinationStore },
   platformIds: readonly string[],
 ): Promise<Map<string, PlatformHealthView>> {
   const controls = controlsByPlatform(await deps.store.listControls());

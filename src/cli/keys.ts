@@ -10,7 +10,9 @@ import { loadConfig } from '../config.js';
 import { UserscoutError } from '../errors.js';
 import { DATABASE_FILE } from '../service.js';
 import { createStore } from '../store/create-store.js';
-import { type Store, TIERS, type Tier } from '../store/store.js';
+import type { KeyStore } from '../store/roles/key-store.js';
+import { TIERS, type Tier } from '../store/roles/search-store.js';
+import type { Store } from '../store/store.js';
 
 export async function withStore<T>(
   dataDir: string | undefined,
@@ -37,7 +39,7 @@ function newApiKey(): string {
 }
 
 export async function createKey(
-  store: Store,
+  store: KeyStore,
   name: string,
   tier: string,
 ): Promise<{ id: string; key: string }> {
@@ -60,7 +62,7 @@ export async function createKey(
   return { id, key };
 }
 
-export async function listKeys(store: Store): Promise<string> {
+export async function listKeys(store: KeyStore): Promise<string> {
   const keys = await store.listApiKeys();
   if (keys.length === 0) return 'no API keys';
   return keys
@@ -71,7 +73,7 @@ export async function listKeys(store: Store): Promise<string> {
     .join('\n');
 }
 
-export async function revokeKey(store: Store, id: string): Promise<void> {
+export async function revokeKey(store: KeyStore & Pick<Store, 'watchlists'>, id: string): Promise<void> {
   if (!(await store.revokeApiKey(id, Date.now()))) {
     throw new UserscoutError('invalid_argument', `no active API key has id ${id} (see: userscout keys list)`);
   }

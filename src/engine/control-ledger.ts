@@ -1,6 +1,6 @@
 /**
  * Where control records live (control.ts): the store in the service, shared by
- * every search, thread and worker (src/store/store.ts extends this), or this
+ * every search, thread and worker (src/store/roles/coordination-store.ts extends this), or this
  * process's memory for a one-off command (`MemoryControlLedger`).
  */
 import type { ControlRecord } from './control.js';

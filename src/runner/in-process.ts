@@ -5,7 +5,7 @@
  * `runSearchJob` on this thread. Checks of all running searches share one
  * engine's global and per-host limits either way.
  */
-import type { SearchRecord, Store } from '../store/store.js';
+import type { SearchRecord, SearchStore } from '../store/roles/search-store.js';
 import { TierQueue } from './priority-queue.js';
 import { notAcceptingError, queueFullError, type Runner, type RunnerStats } from './runner.js';
 import { SearchCancelledError } from './search-job.js';
@@ -30,14 +30,14 @@ export interface InProcessRunnerOptions {
 }
 
 export class InProcessRunner implements Runner {
-  readonly #store: Store;
+  readonly #store: SearchStore;
   readonly #execute: SearchExecutor;
   readonly #options: InProcessRunnerOptions;
   readonly #queue = new TierQueue<SearchRecord>();
   readonly #running = new Map<string, { controller: AbortController; done: Promise<void> }>();
   #accepting = false;
 
-  constructor(store: Store, execute: SearchExecutor, options: InProcessRunnerOptions) {
+  constructor(store: SearchStore, execute: SearchExecutor, options: InProcessRunnerOptions) {
     this.#store = store;
     this.#execute = execute;
     this.#options = options;

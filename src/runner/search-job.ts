@@ -32,23 +32,23 @@ import type { Engine } from '../engine/engine.js';
 import { ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import type { Outcome } from '../engine/outcome.js';
 import { isUserscoutError } from '../errors.js';
-import {
-  type CacheEntry,
-  type CheckStat,
-  isFinished,
-  recentLatenciesReader,
-  type SearchRecord,
-  type Store,
-} from '../store/store.js';
+import { recentLatenciesReader } from '../store/recent-latencies.js';
+import type { CoordinationStore } from '../store/roles/coordination-store.js';
+import type { CacheEntry, OutcomeCache } from '../store/roles/outcome-cache.js';
+import { isFinished, type SearchRecord, type SearchStore } from '../store/roles/search-store.js';
+import type { CheckStat, StatsStore } from '../store/roles/stats-store.js';
 import { OUTCOME_BATCH_MAX, OUTCOME_FLUSH_MS } from '../tuning.js';
 import { type CacheTtls, cacheExpiry, cacheTtlsOf, sharesOutcomeCache } from './cache-policy.js';
 import { slowestFirst } from './check-order.js';
 import { type EventHub, type ProgressSnapshot, progressSnapshot } from './events.js';
 import { LinkedRechecks } from './linked-recheck.js';
 
+/** The roles of the store a search job plays on: its search, the cache, statistics, controls. */
+export type SearchJobStore = SearchStore & OutcomeCache & StatsStore & CoordinationStore;
+
 export interface SearchJobDeps {
   readonly engine: Engine;
-  readonly store: Store;
+  readonly store: SearchJobStore;
   readonly events: EventHub;
   readonly platformsById: ReadonlyMap<string, Platform>;
   readonly cache: CacheTtls;
@@ -75,7 +75,7 @@ export function searchJobDeps(
   config: SearchJobConfig,
   parts: {
     readonly engine: Engine;
-    readonly store: Store;
+    readonly store: SearchJobStore;
     readonly events: EventHub;
     readonly catalogue: Pick<Catalogue, 'platforms'>;
     readonly now: () => number;
@@ -425,7 +425,7 @@ function driftedControls(records: readonly ControlRecord[]): ReadonlyMap<string,
 }
 
 /** Whether the search is completed, failed or cancelled (or gone). */
-async function hasEnded(store: Store, id: string): Promise<boolean> {
+async function hasEnded(store: SearchStore, id: string): Promise<boolean> {
   const current = await store.getSearch(id);
   return !current || isFinished(current.state);
 }

@@ -17,7 +17,8 @@ import {
   selfCheckNames,
 } from '../catalogue/self-check.js';
 import type { Outcome } from '../engine/outcome.js';
-import type { Store } from '../store/store.js';
+import type { CoordinationStore } from '../store/roles/coordination-store.js';
+import type { StatsStore } from '../store/roles/stats-store.js';
 
 export interface SelfCheckScheduleOptions {
   /** The platforms checked (enabled ones with known names), in a fixed order shared by the cluster. */
@@ -26,7 +27,7 @@ export interface SelfCheckScheduleOptions {
   readonly intervalMs: number;
   /** Checks one name on one platform, through the engine. */
   readonly check: (platform: Platform, username: string) => Promise<Outcome>;
-  readonly store: Pick<Store, 'claimLease' | 'putPlatformHealth'>;
+  readonly store: CoordinationStore & StatsStore;
   /** Wall clock (ms epoch), the same in every process of the cluster. */
   readonly clock: () => number;
   /** A check or the store failing (never stops the schedule). */
@@ -130,7 +131,7 @@ export function scheduleSelfCheck(
   parts: {
     readonly platforms: readonly Platform[];
     readonly engine: { check(platform: Platform, username: string): Promise<Outcome> };
-    readonly store: Pick<Store, 'claimLease' | 'putPlatformHealth'>;
+    readonly store: CoordinationStore & StatsStore;
     readonly onError?: (error: unknown, platform: Platform) => void;
   },
 ): SelfCheckSchedule {

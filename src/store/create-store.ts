@@ -1,10 +1,11 @@
 /**
- * Picks the store backend. Callers depend on the Store interface only; this is
- * the one place that knows the implementations.
+ * Picks the store backend: the one place that constructs one. Callers depend on the Store
+ * interface, or on the roles of it they use (roles/), only.
  */
 import { ConfigError } from '../errors.js';
 import { PostgresStore, type PostgresStoreOptions } from './postgres.js';
 import { RedisStore, type RedisStoreOptions } from './redis.js';
+import { splitStore } from './split-store.js';
 import { SqliteStore } from './sqlite.js';
 import type { Store } from './store.js';
 
@@ -14,7 +15,12 @@ export type StoreOptions =
   /** Cluster mode: shared by every process; see src/store/redis.ts. */
   | ({ readonly kind: 'redis' } & RedisStoreOptions)
   /** The store of record on PostgreSQL (DATABASE_URL); see src/store/postgres.ts. */
-  | ({ readonly kind: 'postgres' } & PostgresStoreOptions);
+  | ({ readonly kind: 'postgres' } & PostgresStoreOptions)
+  /**
+   * What must last in `records`, the outcome cache, control records and leases in
+   * `coordination` (cluster mode with DATABASE_URL: PostgreSQL and Redis); see split-store.ts.
+   */
+  | { readonly kind: 'split'; readonly records: StoreOptions; readonly coordination: StoreOptions };
 
 export function createStore(options: StoreOptions): Store {
   switch (options.kind) {
@@ -24,6 +30,8 @@ export function createStore(options: StoreOptions): Store {
       return new RedisStore(options);
     case 'postgres':
       return new PostgresStore(options);
+    case 'split':
+      return splitStore(createStore(options.records), createStore(options.coordination));
     default:
       return unknownKind(options);
   }
@@ -31,5 +39,9 @@ export function createStore(options: StoreOptions): Store {
 
 /** Fails to compile when a kind is added to StoreOptions without a case above. */
 function unknownKind(options: never): never {
-  throw new ConfigError('store kind', (options as { kind: unknown }).kind, "'sqlite', 'redis' or 'postgres'");
+  throw new ConfigError(
+    'store kind',
+    (options as { kind: unknown }).kind,
+    "'sqlite', 'redis', 'postgres' or 'split'",
+  );
 }

@@ -166,11 +166,6 @@ export class PostgresStore implements Store {
     return this.#schemaReady;
   }
 
-  /** Applies the migrations now (start-up); every other method does it before its first query. */
-  async migrate(): Promise<void> {
-    await this.#guard(async () => {});
-  }
-
   /** Runs `work` once the schema is there, turning an outage into `store_unavailable`. */
   async #guard<T>(work: () => Promise<T>): Promise<T> {
     try {
@@ -710,10 +705,12 @@ export class PostgresStore implements Store {
     });
   }
 
+  /** Each entry on its own, WRITES_IN_FLIGHT at once: of two entries of one platform, either may be kept. */
   putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
     return writeEach(entries, (e) => this.putCachedOutcome(username, e.outcome, e.expiresAt));
   }
 
+  /** Each check on its own, WRITES_IN_FLIGHT at once: `recentMs` weighs them in whatever order they land. */
   recordChecks(checks: readonly CheckStat[]): Promise<void> {
     return writeEach(checks, (c) => this.recordCheck(c.platformId, c.status, c.responseTimeMs, c.at));
   }

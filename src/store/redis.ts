@@ -673,7 +673,10 @@ export class RedisStore implements Store {
     return this.putCachedOutcomes(username, [{ outcome, expiresAt }]);
   }
 
-  /** One script call per SCRIPT_BATCH entries: the generation checked once, then one SET each. */
+  /**
+   * One script call per SCRIPT_BATCH entries: the generation checked once, then one SET each
+   * (of two entries of one platform, the last is kept).
+   */
   putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
     return this.#guard(async () => {
       for (let from = 0; from < entries.length; from += SCRIPT_BATCH) {

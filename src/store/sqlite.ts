@@ -665,6 +665,10 @@ export class SqliteStore implements Store {
     return this.#progress(search?.key ?? -1);
   }
 
+  /**
+   * Keeps a running search's decoded outcomes for its next poll, and hands the same frozen
+   * snapshot again while nothing of a search not finished changed.
+   */
   async snapshot(
     id: string,
     options: { statuses?: readonly OutcomeStatus[] } = {},
@@ -771,6 +775,7 @@ export class SqliteStore implements Store {
     this.#writing(() => this.#putCached.immediate(username, [{ outcome, expiresAt }]));
   }
 
+  /** One transaction; of two entries of one platform, the last is kept. */
   async putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
     if (entries.length > 0) this.#writing(() => this.#putCached.immediate(username, entries));
   }
@@ -810,6 +815,7 @@ export class SqliteStore implements Store {
     recordCheckRow(this.#sql, { platformId, status, responseTimeMs, at });
   }
 
+  /** One transaction, the checks in the order given. */
   async recordChecks(checks: readonly CheckStat[]): Promise<void> {
     if (checks.length > 0) this.#recordChecks.immediate(checks);
   }

@@ -1,7 +1,7 @@
 /**
  * Watchlists in the store: the records, and the `WatchlistStore` every backend
- * implements (SQLite, Redis; `test/watchlist-store.contract.ts` runs the same
- * suite against each). Work that must happen once (a due run, a pending
+ * implements as `store.watchlists` (`test/watchlist-store.contract.ts` runs the
+ * same suite against each). Work that must happen once (a due run, a pending
  * webhook delivery) is claimed with a lease: claiming pushes its due time
  * `leaseMs` ahead and returns a fencing token; a save with a stale token is
  * refused, so a process that lost its lease cannot overwrite a newer one.

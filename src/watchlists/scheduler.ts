@@ -19,7 +19,7 @@
 
 import { randomUUID } from 'node:crypto';
 import type { Outcome } from '../engine/outcome.js';
-import type { Store } from '../store/store.js';
+import type { SearchStore } from '../store/roles/search-store.js';
 import type {
   DeliveryRecord,
   Leased,
@@ -27,6 +27,7 @@ import type {
   RunSummary,
   Watchlist,
   WatchlistState,
+  WatchlistStore,
   WatchRun,
 } from '../store/watchlists.js';
 import { compareRun } from './compare-run.js';
@@ -42,7 +43,7 @@ export type StartedSearch = { readonly queryId: string } | { readonly skipped: s
 export type StartSearch = (watchlist: Watchlist, username: string) => Promise<StartedSearch>;
 
 export interface SchedulerOptions {
-  readonly store: Pick<Store, 'watchlists' | 'getSearch' | 'listOutcomes'>;
+  readonly store: Pick<SearchStore, 'getSearch' | 'listOutcomes'> & { readonly watchlists: WatchlistStore };
   readonly startSearch: StartSearch;
   readonly now: () => number;
   /** How often the store is asked for due work, ms. */

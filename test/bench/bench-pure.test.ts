@@ -21,7 +21,7 @@ import type { BenchResults } from '../../bench/results.js';
 import { resultsFileName } from '../../bench/results.js';
 import { distribution, growthExponent, percentile } from '../../bench/stats.js';
 import type { Outcome } from '../../src/engine/outcome.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { createStore } from '../../src/store/create-store.js';
 
 describe('percentile', () => {
   it('is nearest-rank over the sorted samples', () => {
@@ -313,8 +313,8 @@ describe('case 9: the outcome cache mirrored into PostgreSQL', () => {
   };
 
   it('puts every entry in both caches, a batch at a time as the search job writes them, or one by one', async () => {
-    const cache = new SqliteStore(':memory:');
-    const also = new SqliteStore(':memory:');
+    const cache = createStore({ kind: 'sqlite', path: ':memory:' });
+    const also = createStore({ kind: 'sqlite', path: ':memory:' });
     try {
       const both = alsoCachingIn(cache, also);
       await both.putCachedOutcomes('bob', [{ outcome: miss, expiresAt: 2_000 }]);

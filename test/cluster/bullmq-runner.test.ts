@@ -18,7 +18,7 @@ import { LocalEventHub } from '../../src/runner/events.js';
 import { CANCELLED, failSearch, searchJobDeps } from '../../src/runner/search-job.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
-import { RedisStore } from '../../src/store/redis.js';
+import { createStore } from '../../src/store/create-store.js';
 import type { SearchRecord, Tier } from '../../src/store/store.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { tempDir } from '../support/service.js';
@@ -65,7 +65,7 @@ afterAll(async () => {
 
 function setup(label: string) {
   const prefix = uniquePrefix(label);
-  const store = new RedisStore({ redis, prefix, now: Date.now });
+  const store = createStore({ kind: 'redis', redis, prefix, now: Date.now });
   const deps = searchJobDeps(jobConfig, {
     engine,
     store,

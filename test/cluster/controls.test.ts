@@ -15,7 +15,8 @@ import type { Outcome } from '../../src/engine/outcome.js';
 import type { SimRoute } from '../../src/sim/behaviour.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
-import { RedisStore } from '../../src/store/redis.js';
+import { createStore } from '../../src/store/create-store.js';
+import type { Store } from '../../src/store/store.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { tempDir } from '../support/service.js';
 import { connectTestRedis, deleteKeys, uniquePrefix } from './redis-support.js';
@@ -43,7 +44,7 @@ const sim = new SimWeb({
 });
 const prefix = uniquePrefix('controls');
 let redis: Redis;
-let stores: RedisStore[] = [];
+let stores: Store[] = [];
 let engines: Engine[] = [];
 
 beforeAll(async () => {
@@ -52,7 +53,7 @@ beforeAll(async () => {
   const caFile = join(tempDir(), 'sim-ca.pem');
   writeFileSync(caFile, sim.caCert);
   const config = loadConfig({ connectTo: sim.connectTo, caFile, refusePrivate: false, timeoutMs: 5000 }, {});
-  stores = [0, 1].map(() => new RedisStore({ redis, prefix, now: Date.now }));
+  stores = [0, 1].map(() => createStore({ kind: 'redis', redis, prefix, now: Date.now }));
   engines = stores.map((store) => createEngine(config, catalogue, { controls: store }));
 });
 

@@ -18,7 +18,7 @@ import { hashApiKey } from '../../src/api/auth.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { busiestWindow } from '../../src/sim/site-limits.js';
-import { RedisStore } from '../../src/store/redis.js';
+import { createStore } from '../../src/store/create-store.js';
 import { budgetAllows, LATE_MS } from '../support/budget-bound.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { countInFlight } from '../support/in-flight.js';
@@ -96,7 +96,7 @@ beforeAll(async () => {
   writeFileSync(caFile, sim.caCert);
 
   // Keys live in Redis, where every API process finds them.
-  const store = new RedisStore({ redis, prefix, now: Date.now });
+  const store = createStore({ kind: 'redis', redis, prefix, now: Date.now });
   await store.createApiKey({
     id: 'pro1',
     name: 'cluster test',

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/api/auth.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
-import { PostgresStore } from '../../src/store/postgres.js';
+import { createStore } from '../../src/store/create-store.js';
 import { createTestDatabase } from '../postgres/postgres-support.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { json, pollUntilDone, postSearch, readEvents, tempDir } from '../support/service.js';
@@ -68,7 +68,7 @@ beforeAll(async () => {
   writeFileSync(caFile, sim.caCert);
 
   // The key lives in PostgreSQL (this also migrates the schema).
-  const store = new PostgresStore({ url: database.url });
+  const store = createStore({ kind: 'postgres', url: database.url });
   await store.createApiKey({
     id: 'pro1',
     name: 'recovery test',
@@ -172,7 +172,7 @@ describe('cluster mode on Redis and PostgreSQL, Redis killed and restarted empty
     // Every process notices: its connections dropped.
     await waitFor('every process to see Redis gone', () => allReady(processes, 503), 20_000, 100);
     // With Redis gone no worker takes a job: the searches queued now lost their job with the queue.
-    const records = new PostgresStore({ url: database!.url });
+    const records = createStore({ kind: 'postgres', url: database!.url });
     let queuedAtLoss: number;
     try {
       const states = await Promise.all(started.map((s) => records.getSearch(s.queryId)));

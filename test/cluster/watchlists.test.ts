@@ -10,7 +10,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/api/auth.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
-import { RedisStore } from '../../src/store/redis.js';
+import { createStore } from '../../src/store/create-store.js';
+import type { Store } from '../../src/store/store.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { json, tempDir } from '../support/service.js';
 import { killHard, simServeEnv, startUserscout, type UserscoutProcess, waitFor } from './processes.js';
@@ -23,7 +24,7 @@ const catalogue = catalogueOf(specs);
 const sim = new SimWeb({ routes: emulateCatalogue(catalogue.platforms, catalogue.shields).routes });
 const prefix = uniquePrefix('watch-cluster');
 let redis: Redis;
-let store: RedisStore;
+let store: Store;
 const processes: UserscoutProcess[] = [];
 
 beforeAll(async () => {
@@ -34,7 +35,7 @@ beforeAll(async () => {
   writeFileSync(catalogueFile, JSON.stringify({ platforms: specs }));
   const caFile = join(dir, 'sim-ca.pem');
   writeFileSync(caFile, sim.caCert);
-  store = new RedisStore({ redis, prefix, now: Date.now });
+  store = createStore({ kind: 'redis', redis, prefix, now: Date.now });
   await store.createApiKey({
     id: 'k1',
     name: 'cluster',

@@ -6,8 +6,9 @@
 import type { Platform } from '../../src/catalogue/platform.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { LocalEventHub } from '../../src/runner/events.js';
-import type { SearchJobDeps } from '../../src/runner/search-job.js';
-import { recentLatencies, type SearchRecord, type Store } from '../../src/store/store.js';
+import type { SearchJobDeps, SearchJobStore } from '../../src/runner/search-job.js';
+import { recentLatencies } from '../../src/store/recent-latencies.js';
+import type { SearchRecord } from '../../src/store/store.js';
 
 export function queuedSearch(
   id: string,
@@ -30,7 +31,7 @@ export function queuedSearch(
 
 export function jobDeps(
   engine: Engine,
-  store: Store,
+  store: SearchJobStore,
   platforms: readonly Platform[],
   overrides: Partial<SearchJobDeps> = {},
 ): SearchJobDeps {

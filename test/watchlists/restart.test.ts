@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/api/auth.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
-import { SqliteStore } from '../../src/store/sqlite.js';
+import { createStore } from '../../src/store/create-store.js';
 import { killHard, simServeEnv, startUserscout, type UserscoutProcess } from '../cluster/processes.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { json, tempDir } from '../support/service.js';
@@ -33,7 +33,7 @@ beforeAll(async () => {
   writeFileSync(catalogueFile, JSON.stringify({ platforms: specs }));
   const caFile = join(dir, 'sim-ca.pem');
   writeFileSync(caFile, sim.caCert);
-  const store = new SqliteStore(join(dir, 'userscout.db'));
+  const store = createStore({ kind: 'sqlite', path: join(dir, 'userscout.db') });
   await store.createApiKey({
     id: 'k1',
     name: 'restart',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { NEVER_ANSWERED_MS, type PlatformStats, recentLatenciesReader } from './store.js';
+import { NEVER_ANSWERED_MS, recentLatenciesReader } from './recent-latencies.js';
+import type { PlatformStats } from './roles/stats-store.js';
 
 function stats(platformId: string, recentMs: number, error = 0): PlatformStats {
   return {
