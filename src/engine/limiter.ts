@@ -40,6 +40,12 @@ export interface CheckLimiterOptions {
   readonly budget?: RateBudget;
   /** Monotonic clock (ms). @default performance.now */
   readonly now?: () => number;
+  /**
+   * The budget to send to an origin through one identity within, given the catalogue's
+   * (`ceiling`): lower where the site taught us its limit (src/schedule/site-limit-book.ts).
+   * @default the ceiling
+   */
+  readonly limits?: (origin: string, identity: string, ceiling: BudgetLimit) => BudgetLimit;
 }
 
 export interface Admission {
@@ -124,6 +130,7 @@ export class CheckLimiter {
   readonly #identities: readonly string[];
   readonly #budget: RateBudget;
   readonly #now: () => number;
+  readonly #limits: ((origin: string, identity: string, ceiling: BudgetLimit) => BudgetLimit) | undefined;
   /** When this process last sent through each budget key (origin and identity), while its origin has checks. */
   readonly #lastSent = new Map<string, number>();
 
@@ -133,6 +140,26 @@ export class CheckLimiter {
     this.#perOriginLimit = options.perOrigin * this.#identities.length;
     this.#now = options.now ?? (() => performance.now());
     this.#budget = options.budget ?? new LocalRateBudget(this.#now);
+    this.#limits = options.limits;
+  }
+
+  /**
+   * The budget of `origin` now, from the catalogue's `ceiling`: one reservation covers all its
+   * identities, so the strictest identity's learned limit paces them all.
+   */
+  limitOf(origin: string, ceiling: BudgetLimit): BudgetLimit {
+    const limits = this.#limits;
+    if (!limits) return ceiling;
+    let limit = ceiling;
+    for (const identity of this.#identities) {
+      const own = limits(origin, identity, ceiling);
+      if (own.perSecond < limit.perSecond || own.burst < limit.burst)
+        limit = {
+          perSecond: Math.min(limit.perSecond, own.perSecond),
+          burst: Math.min(limit.burst, own.burst),
+        };
+    }
+    return limit;
   }
 
   /** Runs `task(identity)` once `origin` admits it, its budget's slot has come and a global slot is free. */
@@ -184,7 +211,7 @@ export class CheckLimiter {
   async #admit<T>(
     origin: string,
     task: (identity: number) => Promise<T>,
-    { limit, maxWaitMs, priority = 0, signal, leftLine }: Admission,
+    { limit: ceiling, maxWaitMs, priority = 0, signal, leftLine }: Admission,
   ): Promise<Admitted<T>> {
     const keys = this.#identities.map((identity) => budgetKey(origin, identity));
     // Counted from the first global slot, so a long global queue (many searches at once)
@@ -195,7 +222,8 @@ export class CheckLimiter {
     // slots' requests, a burst the budget never allowed. Up to half an interval
     // late keeps within one request of the budget; later, the check reserves again
     // unless it can stand for its own slot (see #missed).
-    const tolerance = Math.max(emissionIntervalMs(limit) / 2, MIN_TOLERANCE_MS);
+    let limit = ceiling;
+    let tolerance = 0;
     let reserved: { readonly index: number; readonly at: number } | undefined;
     // A check that had its send slot and missed it by our own lateness (a stalled event loop, no
     // free global slot) did not find the budget short: its next reservation gets a whole
@@ -205,6 +233,9 @@ export class CheckLimiter {
       const step = await this.#global.run(
         async (): Promise<Admitted<T> | typeof EXHAUSTED | number> => {
           signal?.throwIfAborted();
+          // Asked at each turn: a limit learned while the check waited applies to its slot.
+          limit = this.limitOf(origin, ceiling);
+          tolerance = Math.max(emissionIntervalMs(limit) / 2, MIN_TOLERANCE_MS);
           if (started === undefined) {
             started = this.#now();
             deadline = started + maxWaitMs;
@@ -259,11 +290,13 @@ export class CheckLimiter {
   async pace(
     origin: string,
     identity: number,
-    limit: BudgetLimit,
+    ceiling: BudgetLimit,
     maxWaitMs: number,
     signal?: AbortSignal,
   ): Promise<boolean> {
-    const key = budgetKey(origin, this.#identities[identity] ?? DEFAULT_IDENTITY);
+    const name = this.#identities[identity] ?? DEFAULT_IDENTITY;
+    const key = budgetKey(origin, name);
+    const limit = this.#limits ? this.#limits(origin, name, ceiling) : ceiling;
     const reservation = await this.#budget.reserve([key], limit, maxWaitMs);
     if (!reservation) return false;
     if (reservation.waitMs > 0) await wait(reservation.waitMs, signal);

@@ -9,6 +9,7 @@
  * ready; closing closes both.
  */
 import type { Outcome } from '../engine/outcome.js';
+import type { SiteLimitStore } from './site-limits.js';
 import type { CacheEntry, Store } from './store.js';
 import type { WatchlistStore } from './watchlists.js';
 
@@ -16,11 +17,14 @@ export class SplitStore implements Store {
   readonly #records: Store;
   readonly #cache: Store;
   readonly watchlists: WatchlistStore;
+  /** Learned site limits expire and are read on the check path's start: the fast store's. */
+  readonly siteLimits: SiteLimitStore;
 
   constructor(records: Store, cache: Store) {
     this.#records = records;
     this.#cache = cache;
     this.watchlists = records.watchlists;
+    this.siteLimits = cache.siteLimits;
   }
 
   createSearch: Store['createSearch'] = (search) => this.#records.createSearch(search);

@@ -12,6 +12,7 @@ import type { ControlRecord } from '../engine/control.js';
 import type { ControlLedger } from '../engine/control-ledger.js';
 import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import type { SiteLimitStore } from './site-limits.js';
 import type { WatchlistStore } from './watchlists.js';
 
 /** Internal life of a search. The API shows `queued` as `running` (it has started from the client's view). */
@@ -219,6 +220,8 @@ export interface Store extends ControlLedger {
 
   /** Watchlists, their changes and webhook deliveries (src/store/watchlists.ts). */
   readonly watchlists: WatchlistStore;
+  /** Sites' limits as learned per egress identity (src/store/site-limits.ts). */
+  readonly siteLimits: SiteLimitStore;
   /** Every platform's latest control record per egress identity, by platform id then identity. */
   listControls(): Promise<ControlRecord[]>;
   /** Stores a platform's verdict from the scheduled self-check, replacing its last one. */

@@ -1,0 +1,105 @@
+/**
+ * A site's limit as we learned it for one egress identity, and the rules that move it. Pure:
+ * times are wall-clock ms passed in, as a limit learned by one process is read by others.
+ *
+ * A 429 (or a 503 with rate-limit headers) lowers the rate: straight to the rate the site
+ * states (RateLimit-Policy), else by half (multiplicative decrease). The rate then climbs
+ * back by `recoveryPerMinute` a minute (additive increase) toward the catalogue's budget,
+ * which stays the ceiling; a stated rate is held as stated until it expires, the site's
+ * own word being better than a guess. Never below `floor`. A learned limit sends one
+ * request at a time (a burst of 1): the site has shown it counts closely.
+ */
+import type { BudgetLimit } from '../engine/rate-budget.js';
+import type { RateSignals } from './rate-signals.js';
+
+/** What is kept of a site's limit for one identity (shared across processes, so plain data). */
+export interface LearnedLimit {
+  /** Requests a second the site allowed at `at`. */
+  readonly perSecond: number;
+  /** Whether the site stated that rate (it is held), or it was guessed (it recovers). */
+  readonly stated: boolean;
+  /** When it was learned (wall-clock ms): answers to requests sent before then are old news. */
+  readonly at: number;
+  /** When it is forgotten (wall-clock ms). */
+  readonly expiresAt: number;
+}
+
+/** A learned limit with the (site, identity) it is of. */
+export interface LearnedLimitEntry {
+  readonly origin: string;
+  readonly identity: string;
+  readonly limit: LearnedLimit;
+}
+
+export interface LearningSettings {
+  /** Lowest rate ever learned (requests a second). */
+  readonly floor: number;
+  /** Requests a second regained each minute after a guessed limit. */
+  readonly recoveryPerMinute: number;
+  /** How long a learned limit is kept (ms). */
+  readonly ttlMs: number;
+}
+
+/** The share of its rate a guessed limit keeps after each rate-limited answer. */
+export const DECREASE_FACTOR = 0.5;
+/** A learned limit sends one request at a time. */
+const LEARNED_BURST = 1;
+
+/** The rate of `learned` at `now`: its own, plus what it has recovered since, within the ceiling. */
+export function currentRate(
+  learned: LearnedLimit,
+  ceiling: number,
+  settings: LearningSettings,
+  now: number,
+): number {
+  const recovered = learned.stated
+    ? learned.perSecond
+    : learned.perSecond + (settings.recoveryPerMinute * Math.max(0, now - learned.at)) / 60_000;
+  return Math.max(settings.floor, Math.min(ceiling, recovered));
+}
+
+/**
+ * The budget to send within: the catalogue's `ceiling`, or the learned limit while it is
+ * lower and not expired.
+ */
+export function effectiveLimit(
+  learned: LearnedLimit | undefined,
+  ceiling: BudgetLimit,
+  settings: LearningSettings,
+  now: number,
+): BudgetLimit {
+  if (!learned || learned.expiresAt <= now) return ceiling;
+  const perSecond = currentRate(learned, ceiling.perSecond, settings, now);
+  if (perSecond >= ceiling.perSecond) return ceiling;
+  return { perSecond, burst: Math.min(ceiling.burst, LEARNED_BURST) };
+}
+
+/**
+ * What a rate-limited answer to a request sent at `sentAt` teaches, given what was known
+ * (`learned`): the new limit, or undefined when it changes nothing. An answer to a request
+ * sent before the last lesson tells of the rate then, not now, so it lowers nothing again
+ * (many answers to requests sent together would otherwise halve the rate many times over).
+ */
+export function learn(
+  learned: LearnedLimit | undefined,
+  signals: RateSignals,
+  ceiling: BudgetLimit,
+  settings: LearningSettings,
+  sentAt: number,
+  now: number,
+): LearnedLimit | undefined {
+  const known = learned && learned.expiresAt > now ? learned : undefined;
+  const expiresAt = now + settings.ttlMs;
+  const stated = signals.statedPerSecond;
+  if (stated !== undefined) {
+    const perSecond = Math.max(settings.floor, Math.min(ceiling.perSecond, stated));
+    // The same word again: kept as it is, unless half its time is gone.
+    if (known?.stated && known.perSecond === perSecond && known.expiresAt - now > settings.ttlMs / 2)
+      return undefined;
+    return { perSecond, stated: true, at: now, expiresAt };
+  }
+  if (known && sentAt < known.at) return undefined;
+  const from = known ? currentRate(known, ceiling.perSecond, settings, now) : ceiling.perSecond;
+  const perSecond = Math.max(settings.floor, from * DECREASE_FACTOR);
+  return { perSecond, stated: false, at: now, expiresAt };
+}
