@@ -67,6 +67,15 @@ export function describeSiteLimitStoreContract(
       expect(await store.learned(T0)).toEqual([]);
     });
 
+    it('keeps the wait a site asked for', async () => {
+      const quiet = {
+        ...entry('a.example', 'default', 2),
+        limit: { ...entry('a.example', 'default', 2).limit, quietUntil: T0 + 1_500 },
+      };
+      await store.keep(quiet);
+      expect(await store.learned(T0)).toEqual([quiet]);
+    });
+
     it('keeps origins and identities with any characters', async () => {
       const odd = entry('{username}.example.com', 'proxy:http://u:p@10.0.0.1:8080', 3);
       await store.keep(odd);

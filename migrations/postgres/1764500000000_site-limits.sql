@@ -9,6 +9,7 @@ CREATE TABLE site_limits (
   stated boolean NOT NULL,
   learned_at bigint NOT NULL,
   expires_at bigint NOT NULL,
+  quiet_until bigint, -- nothing sent before then: the site asked us to wait
   PRIMARY KEY (origin, identity)
 );
 

@@ -163,7 +163,7 @@ export class Engine {
         identities: this.#identities,
         now,
         ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
-        ...(deps.siteLimits ? { limits: deps.siteLimits.limit.bind(deps.siteLimits) } : {}),
+        ...(deps.siteLimits ? { limits: deps.siteLimits } : {}),
       }),
       shields: catalogue.shields,
       baseHeaders: browserHeaders(options.userAgent),

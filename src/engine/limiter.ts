@@ -40,12 +40,16 @@ export interface CheckLimiterOptions {
   readonly budget?: RateBudget;
   /** Monotonic clock (ms). @default performance.now */
   readonly now?: () => number;
-  /**
-   * The budget to send to an origin through one identity within, given the catalogue's
-   * (`ceiling`): lower where the site taught us its limit (src/schedule/site-limit-book.ts).
-   * @default the ceiling
-   */
-  readonly limits?: (origin: string, identity: string, ceiling: BudgetLimit) => BudgetLimit;
+  /** What sites taught us of their limits (src/schedule/site-limit-book.ts). @default the catalogue's budgets alone */
+  readonly limits?: SiteLimitSource;
+}
+
+/** Sites' limits as learned, per origin and identity: what the limiter asks before each reservation. */
+export interface SiteLimitSource {
+  /** The budget to send within, given the catalogue's (`ceiling`): lower where the site taught us its limit. */
+  limit(origin: string, identity: string, ceiling: BudgetLimit): BudgetLimit;
+  /** How long (ms) nothing may be sent: the site asked us to wait. */
+  quietMs(origin: string, identity: string): number;
 }
 
 export interface Admission {
@@ -130,7 +134,7 @@ export class CheckLimiter {
   readonly #identities: readonly string[];
   readonly #budget: RateBudget;
   readonly #now: () => number;
-  readonly #limits: ((origin: string, identity: string, ceiling: BudgetLimit) => BudgetLimit) | undefined;
+  readonly #limits: SiteLimitSource | undefined;
   /** When this process last sent through each budget key (origin and identity), while its origin has checks. */
   readonly #lastSent = new Map<string, number>();
 
@@ -152,7 +156,7 @@ export class CheckLimiter {
     if (!limits) return ceiling;
     let limit = ceiling;
     for (const identity of this.#identities) {
-      const own = limits(origin, identity, ceiling);
+      const own = limits.limit(origin, identity, ceiling);
       if (own.perSecond < limit.perSecond || own.burst < limit.burst)
         limit = {
           perSecond: Math.min(limit.perSecond, own.perSecond),
@@ -249,9 +253,18 @@ export class CheckLimiter {
             }
             // Reserved here, holding a global slot, so the wait for one never makes a slot late.
             const left = deadline - this.#now();
-            const reservation = left >= 0 ? await this.#budget.reserve(keys, limit, left) : undefined;
+            // Only through identities the site has not asked to wait; with none, the check waits.
+            const open = this.#unquiet(origin);
+            if (typeof open === 'number') return open > left ? EXHAUSTED : open;
+            const reservation =
+              left >= 0
+                ? await this.#budget.reserve(open ? open.map((i) => keys[i]!) : keys, limit, left)
+                : undefined;
             if (!reservation) return EXHAUSTED;
-            slot = { index: reservation.index, at: this.#now() + reservation.waitMs };
+            slot = {
+              index: open ? open[reservation.index]! : reservation.index,
+              at: this.#now() + reservation.waitMs,
+            };
             // A longer wait is slept without the global slot, which goes to a check that can send.
             if (reservation.waitMs > SLEEP_IN_SLOT_MS) {
               reserved = slot;
@@ -270,6 +283,12 @@ export class CheckLimiter {
               return 0;
             }
           }
+          // The site asked for quiet while the check slept on its slot: it reserves again after it.
+          const hush = this.#limits?.quietMs(origin, this.#identities[slot.index]!) ?? 0;
+          if (hush > 0) {
+            reserved = undefined;
+            return hush > deadline - this.#now() ? EXHAUSTED : hush;
+          }
           this.#lastSent.set(keys[slot.index]!, this.#now());
           return { sent: true, value: await task(slot.index) };
         },
@@ -280,6 +299,28 @@ export class CheckLimiter {
       if (typeof step !== 'number') return step;
       await wait(step, signal);
     }
+  }
+
+  /**
+   * The identities (indexes) through which `origin` may be sent now: undefined for all of
+   * them, or, when the site asked every one to wait, the shortest wait (ms).
+   */
+  #unquiet(origin: string): readonly number[] | number | undefined {
+    const limits = this.#limits;
+    if (!limits) return undefined;
+    let open: number[] | undefined;
+    let shortest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.#identities.length; i++) {
+      const quiet = limits.quietMs(origin, this.#identities[i]!);
+      if (quiet <= 0) {
+        if (open) open.push(i);
+      } else {
+        open ??= Array.from({ length: i }, (_, j) => j);
+        shortest = Math.min(shortest, quiet);
+      }
+    }
+    if (!open) return undefined;
+    return open.length > 0 ? open : shortest;
   }
 
   /**
@@ -296,8 +337,12 @@ export class CheckLimiter {
   ): Promise<boolean> {
     const name = this.#identities[identity] ?? DEFAULT_IDENTITY;
     const key = budgetKey(origin, name);
-    const limit = this.#limits ? this.#limits(origin, name, ceiling) : ceiling;
-    const reservation = await this.#budget.reserve([key], limit, maxWaitMs);
+    const limit = this.#limits ? this.#limits.limit(origin, name, ceiling) : ceiling;
+    // The site asked for quiet: the wait comes out of the allowance, before the slot's.
+    const quiet = this.#limits?.quietMs(origin, name) ?? 0;
+    if (quiet > maxWaitMs) return false;
+    if (quiet > 0) await wait(quiet, signal);
+    const reservation = await this.#budget.reserve([key], limit, maxWaitMs - quiet);
     if (!reservation) return false;
     if (reservation.waitMs > 0) await wait(reservation.waitMs, signal);
     this.#lastSent.set(key, this.#now());

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { currentRate, effectiveLimit, type LearnedLimit, learn } from './learned-limit.js';
+import { currentRate, effectiveLimit, type LearnedLimit, learn, quietMs } from './learned-limit.js';
 
 const CEILING = { perSecond: 4, burst: 2 };
 const SETTINGS = { floor: 0.5, recoveryPerMinute: 0.6, ttlMs: 3_600_000 };
@@ -88,5 +88,35 @@ describe('effectiveLimit', () => {
   it('never goes below the floor', () => {
     const learned: LearnedLimit = { perSecond: 0.01, stated: true, at: T, expiresAt: T + 1000 };
     expect(effectiveLimit(learned, CEILING, SETTINGS, T).perSecond).toBe(0.5);
+  });
+});
+
+describe('quiet periods', () => {
+  it('holds every request until the wait the site asked for, the longest asked', () => {
+    const first = learn(
+      undefined,
+      { present: true, waitMs: 2000, statedPerSecond: 2 },
+      CEILING,
+      SETTINGS,
+      T,
+      T,
+    )!;
+    expect(quietMs(first, T + 500)).toBe(1500);
+    // The same rate again, with a longer wait: only the wait moves.
+    const again = learn(
+      first,
+      { present: true, waitMs: 3000, statedPerSecond: 2 },
+      CEILING,
+      SETTINGS,
+      T,
+      T + 1000,
+    )!;
+    expect(again).toEqual({ ...first, quietUntil: T + 4000 });
+    // A shorter one changes nothing.
+    expect(
+      learn(again, { present: true, waitMs: 100, statedPerSecond: 2 }, CEILING, SETTINGS, T, T + 1000),
+    ).toBeUndefined();
+    expect(quietMs(again, T + 5000)).toBe(0);
+    expect(quietMs(undefined, T)).toBe(0);
   });
 });

@@ -7,7 +7,8 @@
  * back by `recoveryPerMinute` a minute (additive increase) toward the catalogue's budget,
  * which stays the ceiling; a stated rate is held as stated until it expires, the site's
  * own word being better than a guess. Never below `floor`. A learned limit sends one
- * request at a time (a burst of 1): the site has shown it counts closely.
+ * request at a time (a burst of 1): the site has shown it counts closely. A wait the site
+ * asks for (Retry-After, the reset of a spent quota) holds every request to it until then.
  */
 import type { BudgetLimit } from '../engine/rate-budget.js';
 import type { RateSignals } from './rate-signals.js';
@@ -22,6 +23,8 @@ export interface LearnedLimit {
   readonly at: number;
   /** When it is forgotten (wall-clock ms). */
   readonly expiresAt: number;
+  /** Nothing is sent before then (wall-clock ms): the site asked us to wait (Retry-After, a spent quota). */
+  readonly quietUntil?: number;
 }
 
 /** A learned limit with the (site, identity) it is of. */
@@ -44,6 +47,12 @@ export interface LearningSettings {
 export const DECREASE_FACTOR = 0.5;
 /** A learned limit sends one request at a time. */
 const LEARNED_BURST = 1;
+
+/** How long (ms from `now`) nothing may be sent under `learned`, as the site asked. */
+export function quietMs(learned: LearnedLimit | undefined, now: number): number {
+  if (!learned?.quietUntil || learned.expiresAt <= now) return 0;
+  return Math.max(0, learned.quietUntil - now);
+}
 
 /** The rate of `learned` at `now`: its own, plus what it has recovered since, within the ceiling. */
 export function currentRate(
@@ -89,6 +98,26 @@ export function learn(
   now: number,
 ): LearnedLimit | undefined {
   const known = learned && learned.expiresAt > now ? learned : undefined;
+  const rated = lowered(known, signals, ceiling, settings, sentAt, now);
+  const asked = signals.waitMs === undefined ? undefined : now + Math.min(signals.waitMs, settings.ttlMs);
+  const quietUntil = Math.max(known?.quietUntil ?? 0, asked ?? 0);
+  if (!rated) {
+    // The rate stands; a longer wait asked for is still kept.
+    if (!known || quietUntil <= (known.quietUntil ?? 0)) return undefined;
+    return { ...known, quietUntil };
+  }
+  return quietUntil > now ? { ...rated, quietUntil } : rated;
+}
+
+/** The lowered rate a rate-limited answer teaches, or undefined when the rate stands. */
+function lowered(
+  known: LearnedLimit | undefined,
+  signals: RateSignals,
+  ceiling: BudgetLimit,
+  settings: LearningSettings,
+  sentAt: number,
+  now: number,
+): LearnedLimit | undefined {
   const expiresAt = now + settings.ttlMs;
   const stated = signals.statedPerSecond;
   if (stated !== undefined) {

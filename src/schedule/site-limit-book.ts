@@ -12,6 +12,7 @@ import {
   type LearnedLimitEntry,
   type LearningSettings,
   learn,
+  quietMs,
 } from './learned-limit.js';
 import { isRateLimited, type RateSignals } from './rate-signals.js';
 
@@ -82,6 +83,12 @@ export class SiteLimitBook {
     return effectiveLimit(this.#copy.get(keyOf(origin, identity)), ceiling, this.#settings, now);
   }
 
+  /** How long (ms) nothing may be sent to `origin` through `identity`: the site asked us to wait. */
+  quietMs(origin: string, identity: string): number {
+    if (this.#copy.size === 0) return 0;
+    return quietMs(this.#copy.get(keyOf(origin, identity)), this.#clock());
+  }
+
   /**
    * An answer of `status` from `origin` through `identity`, to a request sent at `sentAt`
    * (wall-clock ms), with these rate signals: a rate-limited one lowers the limit.
@@ -128,9 +135,16 @@ export class SiteLimitBook {
     for (const { origin, identity, limit } of entries) {
       const key = keyOf(origin, identity);
       const mine = this.#copy.get(key);
-      // The later lesson stands, whoever learned it.
-      if (!mine || limit.at > mine.at || (limit.at === mine.at && limit.expiresAt > mine.expiresAt))
-        this.#copy.set(key, limit);
+      // The later lesson stands, whoever learned it; of one lesson, the longest wait and life.
+      if (!mine || limit.at > mine.at) this.#copy.set(key, limit);
+      else if (limit.at === mine.at) {
+        const quietUntil = Math.max(limit.quietUntil ?? 0, mine.quietUntil ?? 0);
+        this.#copy.set(key, {
+          ...mine,
+          expiresAt: Math.max(limit.expiresAt, mine.expiresAt),
+          ...(quietUntil > 0 ? { quietUntil } : {}),
+        });
+      }
     }
   }
 }

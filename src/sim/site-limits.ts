@@ -30,6 +30,50 @@ export function siteLimit(
   return range.min + Math.floor(r * (range.max - range.min + 1));
 }
 
+/**
+ * How a site's 429 tells of its limit, as real sites do: `Retry-After` alone; the IETF
+ * draft's structured `RateLimit` and `RateLimit-Policy`; its older `RateLimit-Limit`,
+ * `-Remaining`, `-Reset` with `RateLimit-Policy: N;w=1`; or `X-RateLimit-*`.
+ */
+export type LimitAnswer = 'retry-after' | 'ratelimit' | 'ratelimit-fields' | 'x-ratelimit';
+
+export const LIMIT_ANSWERS: readonly LimitAnswer[] = [
+  'retry-after',
+  'ratelimit',
+  'ratelimit-fields',
+  'x-ratelimit',
+];
+
+/** The headers of a 429 from a site limited to `perSecond` a second, whose next token comes in `retryAfter` s. */
+export function limitHeaders(
+  answer: LimitAnswer,
+  perSecond: number,
+  retryAfter: number,
+): Record<string, string> {
+  switch (answer) {
+    case 'retry-after':
+      return { 'retry-after': String(retryAfter) };
+    case 'ratelimit':
+      return {
+        ratelimit: `"default";r=0;t=${retryAfter}`,
+        'ratelimit-policy': `"default";q=${perSecond};w=1`,
+      };
+    case 'ratelimit-fields':
+      return {
+        'ratelimit-limit': String(perSecond),
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': String(retryAfter),
+        'ratelimit-policy': `${perSecond};w=1`,
+      };
+    case 'x-ratelimit':
+      return {
+        'x-ratelimit-limit': String(perSecond),
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(retryAfter),
+      };
+  }
+}
+
 /** One request as a site saw it. */
 export interface SiteRequest {
   /** performance.now() of the simulated web's process (ms). */

@@ -18,6 +18,7 @@ interface Row {
   stated: boolean;
   learned_at: string;
   expires_at: string;
+  quiet_until: string | null;
 }
 
 export class PostgresSiteLimits implements SiteLimitStore {
@@ -37,6 +38,7 @@ export class PostgresSiteLimits implements SiteLimitStore {
         stated: row.stated,
         at: row.learned_at,
         expiresAt: row.expires_at,
+        quietUntil: row.quiet_until,
       });
       if (limit) entries.push({ origin: row.origin, identity: row.identity, limit });
     }
@@ -45,11 +47,12 @@ export class PostgresSiteLimits implements SiteLimitStore {
 
   async keep({ origin, identity, limit }: LearnedLimitEntry): Promise<void> {
     await this.#db.query(
-      `INSERT INTO site_limits (origin, identity, per_second, stated, learned_at, expires_at)
-       VALUES ($1, $2, $3, $4, $5, $6)
+      `INSERT INTO site_limits (origin, identity, per_second, stated, learned_at, expires_at, quiet_until)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (origin, identity) DO UPDATE SET per_second = EXCLUDED.per_second,
-         stated = EXCLUDED.stated, learned_at = EXCLUDED.learned_at, expires_at = EXCLUDED.expires_at`,
-      [origin, identity, limit.perSecond, limit.stated, limit.at, limit.expiresAt],
+         stated = EXCLUDED.stated, learned_at = EXCLUDED.learned_at, expires_at = EXCLUDED.expires_at,
+         quiet_until = EXCLUDED.quiet_until`,
+      [origin, identity, limit.perSecond, limit.stated, limit.at, limit.expiresAt, limit.quietUntil ?? null],
     );
   }
 }

@@ -19,10 +19,18 @@ export function learnedLimitOf(value: {
   readonly stated: unknown;
   readonly at: unknown;
   readonly expiresAt: unknown;
+  readonly quietUntil?: unknown;
 }): LearnedLimit | undefined {
   const perSecond = Number(value.perSecond);
   const at = Number(value.at);
   const expiresAt = Number(value.expiresAt);
   if (!(perSecond > 0) || !Number.isFinite(at) || !Number.isFinite(expiresAt)) return undefined;
-  return { perSecond, stated: value.stated === true || value.stated === 1, at, expiresAt };
+  const quietUntil = value.quietUntil == null ? undefined : Number(value.quietUntil);
+  return {
+    perSecond,
+    stated: value.stated === true || value.stated === 1,
+    at,
+    expiresAt,
+    ...(quietUntil !== undefined && Number.isFinite(quietUntil) ? { quietUntil } : {}),
+  };
 }

@@ -15,6 +15,7 @@ const SCHEMA = `
     stated INTEGER NOT NULL,
     learned_at INTEGER NOT NULL,
     expires_at INTEGER NOT NULL,
+    quiet_until INTEGER,
     PRIMARY KEY (origin, identity)
   ) WITHOUT ROWID;
 `;
@@ -26,6 +27,7 @@ interface Row {
   stated: number;
   learned_at: number;
   expires_at: number;
+  quiet_until: number | null;
 }
 
 export class SqliteSiteLimits implements SiteLimitStore {
@@ -38,10 +40,11 @@ export class SqliteSiteLimits implements SiteLimitStore {
     this.#sweep = db.prepare('DELETE FROM site_limits WHERE expires_at <= ?');
     this.#list = db.prepare('SELECT * FROM site_limits WHERE expires_at > ?');
     this.#put = db.prepare(
-      `INSERT INTO site_limits (origin, identity, per_second, stated, learned_at, expires_at)
-       VALUES (@origin, @identity, @perSecond, @stated, @at, @expiresAt)
+      `INSERT INTO site_limits (origin, identity, per_second, stated, learned_at, expires_at, quiet_until)
+       VALUES (@origin, @identity, @perSecond, @stated, @at, @expiresAt, @quietUntil)
        ON CONFLICT (origin, identity) DO UPDATE SET per_second = excluded.per_second,
-         stated = excluded.stated, learned_at = excluded.learned_at, expires_at = excluded.expires_at`,
+         stated = excluded.stated, learned_at = excluded.learned_at, expires_at = excluded.expires_at,
+         quiet_until = excluded.quiet_until`,
     );
   }
 
@@ -54,6 +57,7 @@ export class SqliteSiteLimits implements SiteLimitStore {
         stated: row.stated,
         at: row.learned_at,
         expiresAt: row.expires_at,
+        quietUntil: row.quiet_until,
       });
       if (limit) entries.push({ origin: row.origin, identity: row.identity, limit });
     }
@@ -68,6 +72,7 @@ export class SqliteSiteLimits implements SiteLimitStore {
       stated: limit.stated ? 1 : 0,
       at: limit.at,
       expiresAt: limit.expiresAt,
+      quietUntil: limit.quietUntil ?? null,
     });
   }
 }
