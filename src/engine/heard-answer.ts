@@ -1,7 +1,7 @@
 /**
  * Where the answer path meets the learning of sites' limits: an answer that may speak of
- * a rate limit (a 429, a 503, any with Retry-After) has its headers read once, told to
- * the learner, and gives the wait the site asked for, which the retry honours.
+ * a rate limit (a 429, a 503, any with Retry-After or a RateLimit policy) has its headers
+ * read once, told to the learner, and gives the wait the site asked for, which the retry honours.
  */
 import { type RateSignals, rateSignals } from '../schedule/rate-signals.js';
 import type { ResponseView } from './response-view.js';
@@ -11,9 +11,15 @@ export type HeardAnswer = (status: number, signals: RateSignals, sentAt: number)
 
 /** The wait `view`'s site asked for (ms), if any; `heard` is told of any answer that may speak of a limit. */
 export function heardAnswer(view: ResponseView, sentAt: number, heard: HeardAnswer): number | undefined {
-  if (view.status !== 429 && view.status !== 503 && view.headers['retry-after'] === undefined)
+  const headers = view.headers;
+  if (
+    view.status !== 429 &&
+    view.status !== 503 &&
+    headers['retry-after'] === undefined &&
+    headers['ratelimit-policy'] === undefined
+  )
     return undefined;
-  const signals = rateSignals(view.headers, Date.now());
+  const signals = rateSignals(headers, Date.now());
   heard(view.status, signals, sentAt);
   return signals.waitMs;
 }

@@ -59,6 +59,17 @@ describe('learn', () => {
     ).toBe(late + SETTINGS.ttlMs);
   });
 
+  it('learns only a stated rate below the ceiling from an answer that went through', () => {
+    const ok = (signals: Parameters<typeof learn>[1], known?: LearnedLimit) =>
+      learn(known, signals, CEILING, SETTINGS, T, T, false);
+    expect(ok({ present: true, statedPerSecond: 2 })?.perSecond).toBe(2);
+    expect(ok({ present: true, statedPerSecond: 10 })).toBeUndefined();
+    expect(ok({ present: true, waitMs: 1000 })).toBeUndefined();
+    // A site that raised its limit: the stated rate moves up, within the ceiling.
+    const known: LearnedLimit = { perSecond: 1, stated: true, at: T - 1000, expiresAt: T + 60_000 };
+    expect(ok({ present: true, statedPerSecond: 10 }, known)?.perSecond).toBe(4);
+  });
+
   it('starts again from the ceiling once a limit has expired', () => {
     const old: LearnedLimit = { perSecond: 0.5, stated: false, at: 0, expiresAt: T - 1 };
     expect(learn(old, { present: false }, CEILING, SETTINGS, T, T)?.perSecond).toBe(2);

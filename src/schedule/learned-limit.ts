@@ -84,10 +84,13 @@ export function effectiveLimit(
 }
 
 /**
- * What a rate-limited answer to a request sent at `sentAt` teaches, given what was known
- * (`learned`): the new limit, or undefined when it changes nothing. An answer to a request
- * sent before the last lesson tells of the rate then, not now, so it lowers nothing again
- * (many answers to requests sent together would otherwise halve the rate many times over).
+ * What an answer to a request sent at `sentAt` teaches, given what was known (`learned`):
+ * the new limit, or undefined when it changes nothing. A rate-limited answer (`limited`)
+ * lowers the rate; any other teaches only what its policy states (sites that follow the
+ * IETF draft state it on every answer, so a client can keep within it before a 429). An
+ * answer to a request sent before the last lesson tells of the rate then, not now, so it
+ * lowers nothing again (many answers to requests sent together would otherwise halve the
+ * rate many times over).
  */
 export function learn(
   learned: LearnedLimit | undefined,
@@ -96,9 +99,10 @@ export function learn(
   settings: LearningSettings,
   sentAt: number,
   now: number,
+  limited = true,
 ): LearnedLimit | undefined {
   const known = learned && learned.expiresAt > now ? learned : undefined;
-  const rated = lowered(known, signals, ceiling, settings, sentAt, now);
+  const rated = lowered(known, signals, ceiling, settings, sentAt, now, limited);
   const asked = signals.waitMs === undefined ? undefined : now + Math.min(signals.waitMs, settings.ttlMs);
   const quietUntil = Math.max(known?.quietUntil ?? 0, asked ?? 0);
   if (!rated) {
@@ -117,9 +121,12 @@ function lowered(
   settings: LearningSettings,
   sentAt: number,
   now: number,
+  limited: boolean,
 ): LearnedLimit | undefined {
   const expiresAt = now + settings.ttlMs;
   const stated = signals.statedPerSecond;
+  // A policy at or above the ceiling, on an answer that went through, says nothing new.
+  if (!limited && (stated === undefined || (!known && stated >= ceiling.perSecond))) return undefined;
   if (stated !== undefined) {
     const perSecond = Math.max(settings.floor, Math.min(ceiling.perSecond, stated));
     // The same word again: kept as it is, unless half its time is gone.

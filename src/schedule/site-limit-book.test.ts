@@ -21,12 +21,18 @@ describe('SiteLimitBook', () => {
     expect(book.limit('b.example', 'default', CEILING)).toBe(CEILING);
   });
 
-  it('learns nothing from answers that are not rate limits, or when learning is off', () => {
+  it('learns a stated policy from any answer, and nothing else from answers that are not rate limits', () => {
     const time = clock();
     const book = new SiteLimitBook({ settings: SETTINGS, clock: time.now });
-    book.heard('a.example', 'default', 200, STATED, time.now(), CEILING);
+    book.heard('a.example', 'default', 200, { present: true, waitMs: 5000 }, time.now(), CEILING);
     book.heard('a.example', 'default', 503, { present: false }, time.now(), CEILING);
     expect(book.limit('a.example', 'default', CEILING)).toBe(CEILING);
+    book.heard('a.example', 'default', 200, STATED, time.now(), CEILING);
+    expect(book.limit('a.example', 'default', CEILING)).toEqual({ perSecond: 2, burst: 1 });
+  });
+
+  it('learns nothing when learning is off', () => {
+    const time = clock();
     const off = new SiteLimitBook({ settings: { ...SETTINGS, ttlMs: 0 }, clock: time.now });
     off.heard('a.example', 'default', 429, STATED, time.now(), CEILING);
     expect(off.limit('a.example', 'default', CEILING)).toBe(CEILING);

@@ -91,7 +91,8 @@ export class SiteLimitBook {
 
   /**
    * An answer of `status` from `origin` through `identity`, to a request sent at `sentAt`
-   * (wall-clock ms), with these rate signals: a rate-limited one lowers the limit.
+   * (wall-clock ms), with these rate signals: a rate-limited one lowers the limit, any other
+   * sets what its policy states.
    */
   heard(
     origin: string,
@@ -101,10 +102,12 @@ export class SiteLimitBook {
     sentAt: number,
     ceiling: BudgetLimit,
   ): void {
-    if (!(this.#settings.ttlMs > 0) || !isRateLimited(status, signals)) return;
+    if (!(this.#settings.ttlMs > 0) || !signals.present) return;
+    const limited = isRateLimited(status, signals);
+    if (!limited && signals.statedPerSecond === undefined && signals.waitMs === undefined) return;
     const key = keyOf(origin, identity);
     const now = this.#clock();
-    const next = learn(this.#copy.get(key), signals, ceiling, this.#settings, sentAt, now);
+    const next = learn(this.#copy.get(key), signals, ceiling, this.#settings, sentAt, now, limited);
     if (!next) return;
     this.#copy.set(key, next);
     this.#shelf.keep({ origin, identity, limit: next }).catch(this.#onError);

@@ -11,7 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { type Behaviour, type SimRequest, type SimRoute, wafResponse } from './behaviour.js';
-import { type LimitAnswer, limitHeaders, SiteLimits, type SiteStats } from './site-limits.js';
+import { type LimitAnswer, limitHeaders, policyHeaders, SiteLimits, type SiteStats } from './site-limits.js';
 import { type BrokenTls, CertificateStore, createTestCa, type TestCa } from './tls.js';
 
 export interface SimWebOptions {
@@ -249,6 +249,9 @@ export class SimWeb {
             headers: limitHeaders(answer, perSecond, retryAfter),
             body: 'Too Many Requests',
           };
+        } else if (perSecond !== undefined && behaviour?.kind === 'respond') {
+          const policy = policyHeaders(answer, perSecond);
+          if (policy) behaviour = { ...behaviour, headers: { ...behaviour.headers, ...policy } };
         }
       }
       this.#perform(

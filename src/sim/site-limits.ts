@@ -74,6 +74,21 @@ export function limitHeaders(
   }
 }
 
+/**
+ * The headers every answer of such a site carries, 429 or not: its policy, for the forms
+ * that state one (a client following the IETF draft keeps within it before any 429).
+ */
+export function policyHeaders(answer: LimitAnswer, perSecond: number): Record<string, string> | undefined {
+  switch (answer) {
+    case 'ratelimit':
+      return { 'ratelimit-policy': `"default";q=${perSecond};w=1` };
+    case 'ratelimit-fields':
+      return { 'ratelimit-policy': `${perSecond};w=1` };
+    default:
+      return undefined;
+  }
+}
+
 /** One request as a site saw it. */
 export interface SiteRequest {
   /** performance.now() of the simulated web's process (ms). */
