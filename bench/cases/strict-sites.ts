@@ -1,5 +1,5 @@
 /**
- * Case 11: sites that limit harder than our default budget. Every simulated site lets each
+ * Sites that limit harder than our default budget. Every simulated site lets each
  * client address send at most 2 requests a second, and says so as real sites do (by default
  * the IETF draft's RateLimit and RateLimit-Policy headers: the policy on every answer, the
  * wait on its 429s; BENCH_LIMIT_ANSWER picks another form). A first search through the API

@@ -2,7 +2,9 @@
  * Admits checks to the network, politely. Three bounds, in this order:
  * - in flight to one origin: at most `perOrigin` per egress identity (a cap on
  *   connections, held from the start of the wait to the end of the check);
- * - a request-rate budget per (origin, identity) (rate-budget.ts): the check
+ * - a request-rate budget per (origin, identity) (rate-budget.ts), the catalogue's
+ *   or, when lower, the limit the site taught us (`limits`, src/schedule/), which
+ *   also holds every request while the site asked us to wait: the check
  *   reserves the earliest slot over its origin's identities, sleeps exactly
  *   until it, and learns which identity to send through; when no slot comes
  *   within the check's wait allowance, nothing is sent. A retry waits for a

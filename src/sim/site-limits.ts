@@ -1,7 +1,8 @@
 /**
  * Rate limits of the simulated sites, as real sites apply them: a token bucket
  * of N requests a second (and a burst of N) per (site, client address), answered
- * with 429 and Retry-After beyond it, and counted. Also how N is seeded per
+ * with 429 beyond it (with Retry-After, or the header form a test or the benchmark
+ * picks), and counted. Also how N is seeded per
  * platform, and the request log that tests and the benchmark read the
  * simulated web's view of politeness from.
  */
