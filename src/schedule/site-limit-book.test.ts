@@ -85,4 +85,12 @@ describe('SiteLimitBook', () => {
     expect(book.limit('a.example', 'default', CEILING)).toEqual({ perSecond: 2, burst: 1 });
     expect(errors).toHaveLength(2);
   });
+
+  it('waits a bounded time for a shelf that does not answer', async () => {
+    const time = clock();
+    const silent: LearnedLimitShelf = { learned: () => new Promise(() => {}), keep: async () => {} };
+    const book = new SiteLimitBook({ settings: SETTINGS, shelf: silent, clock: time.now });
+    await book.fresh();
+    expect(book.limit('a.example', 'default', CEILING)).toBe(CEILING);
+  });
 });

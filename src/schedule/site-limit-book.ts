@@ -50,6 +50,9 @@ export interface SiteLimitBookOptions {
   readonly onError?: (error: unknown) => void;
 }
 
+/** Longest a search waits for the shelf to be read before it starts (ms). */
+const READ_WAIT_MS = 1_000;
+
 function keyOf(origin: string, identity: string): string {
   return `${origin}\u0000${identity}`;
 }
@@ -113,13 +116,24 @@ export class SiteLimitBook {
     this.#shelf.keep({ origin, identity, limit: next }).catch(this.#onError);
   }
 
-  /** Reads the shelf again when this process's copy is older than the refresh interval (a search asks before it starts). */
+  /**
+   * Reads the shelf again when this process's copy is older than the refresh interval (a
+   * search asks before it starts). Waits at most `READ_WAIT_MS`: a store that does not
+   * answer (an outage, commands queued until it is back) holds no search; the read goes on.
+   */
   fresh(): Promise<void> {
     if (this.#clock() - this.#readAt < this.#refreshMs) return Promise.resolve();
     this.#reading ??= this.#read().finally(() => {
       this.#reading = undefined;
     });
-    return this.#reading;
+    const reading = this.#reading;
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, READ_WAIT_MS);
+      void reading.finally(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   async #read(): Promise<void> {
