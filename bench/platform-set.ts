@@ -16,7 +16,7 @@ import type { SimRoute } from '../src/sim/behaviour.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from '../src/sim/latency.js';
 import { hashSeed, seededRandom } from '../src/sim/random.js';
-import { siteLimit } from '../src/sim/site-limits.js';
+import { type LimitAnswer, siteLimit } from '../src/sim/site-limits.js';
 import { syntheticPlatforms } from '../src/sim/synthetic.js';
 
 /** `builtin`, or `synthetic-N`: N generated platforms that answer as their rules say. */
@@ -119,11 +119,19 @@ export function checkHosts(set: PlatformSet): string[] {
   return [...new Set(set.catalogue.platforms.filter((p) => p.enabled).map(checkHost))];
 }
 
+/** A limit stricter than the seeded ones, for every site, and how its 429s tell of it. */
+export interface StrictLimit {
+  readonly perSecond: number;
+  readonly answer: LimitAnswer;
+}
+
 /** The simulated web's routes for a set under a profile. */
 export function emulatePlatformSet(
   set: PlatformSet,
   profile: LatencyProfile,
   seed: number,
+  /** Every site limits each address to at most this (below its seeded limit), answering in this form. */
+  strict?: StrictLimit,
 ): { routes: SimRoute[]; problems: number } {
   const platforms = set.catalogue.platforms.filter((p) => p.enabled);
   const latencies = new Map(platforms.map((p) => [p.id, latencyOf(profile, seed, p)]));
@@ -136,7 +144,8 @@ export function emulatePlatformSet(
     override: (p) => (latencies.get(p.id) === 'hang' ? { kind: 'hang' } : undefined),
     padBytes: (p) => padBytesOf(seed, p),
     // Each site rate-limits each client address (429 beyond its seeded limit), as real ones do.
-    rateLimit: (p) => siteLimit(p, seed),
+    rateLimit: (p) => (strict ? Math.min(strict.perSecond, siteLimit(p, seed)) : siteLimit(p, seed)),
+    ...(strict ? { limitAnswer: strict.answer } : {}),
   });
   // Synthetic platforms tagged gzip answer compressed, as many real ones do.
   const gzipHosts = new Set(platforms.filter((p) => p.tags.includes('gzip')).map(checkHost));

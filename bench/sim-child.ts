@@ -5,7 +5,13 @@
 import type { LatencyProfile } from '../src/sim/latency.js';
 import { SimWeb } from '../src/sim/server.js';
 import { runChild } from './child.js';
-import { checkHosts, emulatePlatformSet, loadPlatformSet, type PlatformSetId } from './platform-set.js';
+import {
+  checkHosts,
+  emulatePlatformSet,
+  loadPlatformSet,
+  type PlatformSetId,
+  type StrictLimit,
+} from './platform-set.js';
 
 export interface SimInput {
   readonly set: PlatformSetId;
@@ -13,6 +19,8 @@ export interface SimInput {
   readonly seed: number;
   /** Idle keep-alive of the simulated servers (ms). */
   readonly keepAliveMs?: number;
+  /** Every site limits each address harder than its seeded limit. @default the seeded limits */
+  readonly strict?: StrictLimit;
 }
 
 export interface SimReady {
@@ -33,7 +41,7 @@ function requestsBySite(requests: Record<string, Record<string, number>>): Recor
 
 await runChild<SimInput, SimReady>(async (input) => {
   const set = loadPlatformSet(input.set, input.seed);
-  const { routes, problems } = emulatePlatformSet(set, input.profile, input.seed);
+  const { routes, problems } = emulatePlatformSet(set, input.profile, input.seed, input.strict);
   const sim = new SimWeb({ routes, keepAliveTimeoutMs: input.keepAliveMs });
   await sim.start();
   // Certificates are made on first use; make them now, or the first search would wait for them.

@@ -217,6 +217,27 @@ export const SETTINGS = {
     kind: int(1, 10_000),
     doc: 'Requests sent at once to one origin through one egress identity before the rate applies',
   },
+  // A site that answers 429 (or 503 with rate-limit headers) teaches its limit per egress
+  // identity (src/schedule/learned-limit.ts); the budget above stays the ceiling.
+  siteLimitFloor: {
+    env: 'USERSCOUT_SITE_LIMIT_FLOOR',
+    default: 0.1,
+    kind: decimal(0.001, 10_000),
+    doc: "Lowest request rate (a second) a site's limit is ever learned down to, per origin and egress identity",
+  },
+  // Slow enough that a limit learned from guesses comes back over tens of minutes, not within a burst of searches.
+  siteLimitRecovery: {
+    env: 'USERSCOUT_SITE_LIMIT_RECOVERY',
+    default: 0.1,
+    kind: decimal(0, 10_000),
+    doc: "Requests a second a site's learned limit regains each minute, back up to the budget (a limit the site states itself is held until it expires)",
+  },
+  siteLimitTtlMs: {
+    env: 'USERSCOUT_SITE_LIMIT_TTL_MS',
+    default: 60 * MINUTE,
+    kind: int(0, 7 * 86_400_000),
+    doc: "How long a site's learned limit is kept (ms), in the store and shared across a cluster (0: limits are not learned)",
+  },
   egress: {
     env: 'USERSCOUT_EGRESS',
     default: [] as string[],

@@ -100,13 +100,14 @@ export async function createService(config: Config, options: ServiceOptions = {}
       : undefined;
   const engine = thread
     ? undefined
-    : createEngine(
-        config,
-        catalogue,
-        backend
-          ? { rateBudget: backend.rateBudget, sharedChecks: backend.sharedChecks, controls: store }
-          : { controls: store },
-      );
+    : createEngine(config, catalogue, {
+        ...(backend ? { rateBudget: backend.rateBudget, sharedChecks: backend.sharedChecks } : {}),
+        controls: store,
+        siteLimits: store.siteLimits,
+        onSiteLimitsError: throttled(10_000, (err: unknown) =>
+          log?.warn({ err }, 'learned site limits not read or kept'),
+        ),
+      });
   metrics.watchControls(() => store.listControls());
   const health = new LiveHealth(fileHealth, () => store.listPlatformHealth());
   // The scheduled self-check runs where the engine is: here, or on the search thread.

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { rateSignals } from '../src/schedule/rate-signals.js';
 import {
   busiestWindow,
+  LIMIT_ANSWERS,
+  limitHeaders,
+  policyHeaders,
   refusedUnder,
   SITE_LIMIT_RANGE,
   SiteLimits,
@@ -69,5 +73,17 @@ describe('siteLimit', () => {
     ]).platforms;
     expect(siteLimit(slow!, 1)).toBe(2);
     expect(siteLimit(fast!, 1)).toBe(31);
+  });
+});
+
+describe('limitHeaders and policyHeaders', () => {
+  it("say the site's limit in each header form, read back by the engine's parser", () => {
+    for (const answer of LIMIT_ANSWERS) {
+      const signals = rateSignals(limitHeaders(answer, 2, 1), Date.now());
+      expect(signals.waitMs, answer).toBe(1000);
+      const stating = answer === 'ratelimit' || answer === 'ratelimit-fields';
+      expect(signals.statedPerSecond, answer).toBe(stating ? 2 : undefined);
+      expect(policyHeaders(answer, 2) !== undefined, answer).toBe(stating);
+    }
   });
 });

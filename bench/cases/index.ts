@@ -13,6 +13,7 @@ import { oneSearchCase } from './one-search.js';
 import { pollingLoadCase } from './polling-load.js';
 import { profileExtractionCase } from './profile-extraction.js';
 import { storeSizeCase } from './store-size.js';
+import { strictSitesCase } from './strict-sites.js';
 import { sustainedLoadCase } from './sustained-load.js';
 
 export const CASES: readonly BenchCase[] = [
@@ -26,4 +27,5 @@ export const CASES: readonly BenchCase[] = [
   sustainedLoadCase,
   storeSizeCase,
   profileExtractionCase,
+  strictSitesCase,
 ];

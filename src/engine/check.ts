@@ -5,9 +5,11 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Platform, Shield } from '../catalogue/platform.js';
+import type { SiteLimitBook } from '../schedule/site-limit-book.js';
 import { classify, type Decision, finalVerdict } from './classify.js';
 import { type AnswerPrint, answerPrint } from './control.js';
 import type { ControlGuard, SentCheck } from './control-guard.js';
+import { type HeardAnswer, heardAnswer } from './heard-answer.js';
 import { type Exchange, exchange } from './http.js';
 import { type CheckLimiter, DEFAULT_IDENTITY } from './limiter.js';
 import {
@@ -41,6 +43,8 @@ export interface CheckContext {
   readonly budget: BudgetLimit;
   /** Names of the egress identities, in the order of `egress` (control records are kept per identity). */
   readonly identities?: readonly string[];
+  /** Learns sites' limits from their rate-limited answers and lowers their budgets; absent: the catalogue's alone. */
+  readonly siteLimits?: SiteLimitBook | undefined;
   /** Checks a control name when a check reads `hit` (control-guard.ts); absent: hits stand as read. */
   readonly controls?: ControlGuard | undefined;
   /** Stops sending to origins that stopped answering; absent: always send. */
@@ -103,6 +107,10 @@ export async function checkPlatform(
         const slot = (maxWaitMs: number) => ctx.limiter.pace(polite, identity, limit, maxWaitMs, signal);
         // Asked at each attempt: a check queued meanwhile for this origin keeps the connection.
         const closeAfter = () => !ctx.keepIdleConnections && !ctx.limiter.othersFor(polite);
+        const identityName = ctx.identities?.[identity] ?? DEFAULT_IDENTITY;
+        // Every answer, a control's and a retry's too, may teach the site's limit.
+        const heard: HeardAnswer = (status, signals, sentAt) =>
+          ctx.siteLimits?.heard(polite, identityName, status, signals, sentAt, limit);
         // A control goes through the same identity, in a send slot of the same budget.
         const sendControl = async (name: string): Promise<SentCheck> => {
           const built = buildRequest(platform, name, ctx.baseHeaders);
@@ -110,14 +118,13 @@ export async function checkPlatform(
             return { outcome: invalidOutcome(platform, built.profileUrl, built.reason, built.message) };
           if (!(await slot(ctx.timeoutMs)))
             return { outcome: budgetExhausted(platform, built.profileUrl, limit, ctx.timeoutMs) };
-          return send(platform, built.request, built.profileUrl, through, slot, closeAfter, signal);
+          return send(platform, built.request, built.profileUrl, through, slot, closeAfter, heard, signal);
         };
-        const identityName = ctx.identities?.[identity] ?? DEFAULT_IDENTITY;
         // Eager (the service): sent alongside the check when due, so a hit does not wait for it after its answer.
         const early = ctx.controls?.eagerFor(platform)
           ? ctx.controls.current(platform, identityName, sendControl)
           : undefined;
-        const sent = await send(platform, request, profileUrl, through, slot, closeAfter, signal);
+        const sent = await send(platform, request, profileUrl, through, slot, closeAfter, heard, signal);
         ended = breakerResult(sent.outcome);
         if (sent.outcome.status !== 'hit' || !ctx.controls) return sent.outcome;
         return ctx.controls.vet(platform, identityName, sent, sendControl, early);
@@ -139,6 +146,7 @@ async function send(
   ctx: CheckContext,
   slot: RetryClock['slot'],
   closeAfter: () => boolean,
+  heard: HeardAnswer,
   signal: AbortSignal | undefined,
 ): Promise<SentCheck> {
   signal?.throwIfAborted();
@@ -161,6 +169,7 @@ async function send(
     const outcome = await withRetries(
       async (attempts): Promise<Attempt<Outcome>> => {
         let result: Exchange<Decision>;
+        const sentAt = Date.now();
         try {
           result = await exchange(request, {
             dispatcher: ctx.dispatcher,
@@ -192,7 +201,7 @@ async function send(
             answered: true,
             status: result.view.status,
             explained: !(verdict.status === 'unknown' && verdict.reason === 'unexpected_response'),
-            retryAfter: result.view.headers['retry-after'],
+            waitMs: heardAnswer(result.view, sentAt, heard),
           },
           result: () => {
             const outcome = answeredOutcome(platform, profileUrl, verdict, {

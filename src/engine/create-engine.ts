@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { type Config, egressIdentities, RETRY_ON } from '../config.js';
 import { UserscoutError } from '../errors.js';
+import { type LearnedLimitShelf, SiteLimitBook } from '../schedule/site-limit-book.js';
 import { parseConnectTo } from './connect-to.js';
 import type { ControlRecord } from './control.js';
 import { ControlGuard } from './control-guard.js';
@@ -45,6 +46,9 @@ export type EngineConfig = Pick<
   | 'insecureTls'
   | 'refusePrivate'
   | 'controlWindowMs'
+  | 'siteLimitFloor'
+  | 'siteLimitRecovery'
+  | 'siteLimitTtlMs'
 >;
 
 /**
@@ -66,6 +70,10 @@ export function createEngine(
      * platform's when the records are shared (`controls` given: the service), none otherwise.
      */
     readonly eagerControls?: (platform: Platform) => boolean;
+    /** Where learned site limits are kept (the store's `siteLimits`); default: this process's memory. */
+    readonly siteLimits?: LearnedLimitShelf;
+    /** Told when the learned limits' shelf cannot be read or written. */
+    readonly onSiteLimitsError?: (error: unknown) => void;
   } = {},
 ): Engine {
   let ca: string[] = [];
@@ -133,6 +141,19 @@ export function createEngine(
       egress,
       ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
       ...(options.sharedChecks ? { sharedChecks: options.sharedChecks } : {}),
+      ...(config.siteLimitTtlMs > 0
+        ? {
+            siteLimits: new SiteLimitBook({
+              settings: {
+                floor: config.siteLimitFloor,
+                recoveryPerMinute: config.siteLimitRecovery,
+                ttlMs: config.siteLimitTtlMs,
+              },
+              ...(options.siteLimits ? { shelf: options.siteLimits } : {}),
+              ...(options.onSiteLimitsError ? { onError: options.onSiteLimitsError } : {}),
+            }),
+          }
+        : {}),
       ...(config.controlWindowMs > 0
         ? {
             controls: new ControlGuard({

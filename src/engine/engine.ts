@@ -7,6 +7,7 @@ import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
+import type { SiteLimitBook } from '../schedule/site-limit-book.js';
 import { type CheckContext, checkPlatform } from './check.js';
 import { CheckFeeder } from './check-feeder.js';
 import { ControlCount } from './control-count.js';
@@ -80,12 +81,13 @@ function siteLoads(
   platforms: readonly Platform[],
   budget: BudgetLimit,
   controlled: ReadonlySet<Platform>,
+  limitOf: (origin: string, ceiling: BudgetLimit) => BudgetLimit,
 ): Map<string, SiteLoad> {
   return new Map(
     originLoads(platforms, budget).map((o) => {
       let requests = o.platforms.length;
       for (const p of o.platforms) if (controlled.has(p)) requests++;
-      return [o.origin, { requests, limit: o.limit }];
+      return [o.origin, { requests, limit: limitOf(o.origin, o.limit) }];
     }),
   );
 }
@@ -131,6 +133,8 @@ export class Engine {
       sharedChecks?: SharedChecks;
       /** Control checks of hits (control-guard.ts); absent: hits stand as read. */
       controls?: ControlGuard;
+      /** What sites taught us of their limits (src/schedule/site-limit-book.ts); absent: the catalogue's budgets alone. */
+      siteLimits?: SiteLimitBook;
     },
   ) {
     this.catalogue = catalogue;
@@ -151,6 +155,7 @@ export class Engine {
       egress: egress.map((route) => route.dispatcher),
       identities: this.#identities,
       controls: deps.controls,
+      siteLimits: deps.siteLimits,
       budget: options.budget,
       limiter: new CheckLimiter({
         global: options.concurrency,
@@ -158,6 +163,7 @@ export class Engine {
         identities: this.#identities,
         now,
         ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
+        ...(deps.siteLimits ? { limits: deps.siteLimits } : {}),
       }),
       shields: catalogue.shields,
       baseHeaders: browserHeaders(options.userAgent),
@@ -249,7 +255,13 @@ export class Engine {
     // Its requests wait for its sites' budgets before it begins, not within its checks' deadlines.
     let lease: BacklogLease;
     try {
-      lease = await this.#backlog.start(siteLoads(platforms, this.#ctx.budget, controlled), priority, signal);
+      // Its sites' limits as the cluster last learned them, so its start and its sends count them.
+      await this.#ctx.siteLimits?.fresh();
+      const limiter = this.#ctx.limiter;
+      const loads = siteLoads(platforms, this.#ctx.budget, controlled, (origin, ceiling) =>
+        limiter.limitOf(origin, ceiling),
+      );
+      lease = await this.#backlog.start(loads, priority, signal);
     } catch (error) {
       for (const platform of controlled) this.#controlCount.release(platform);
       throw error;

@@ -2,7 +2,9 @@
  * Admits checks to the network, politely. Three bounds, in this order:
  * - in flight to one origin: at most `perOrigin` per egress identity (a cap on
  *   connections, held from the start of the wait to the end of the check);
- * - a request-rate budget per (origin, identity) (rate-budget.ts): the check
+ * - a request-rate budget per (origin, identity) (rate-budget.ts), the catalogue's
+ *   or, when lower, the limit the site taught us (`limits`, src/schedule/), which
+ *   also holds every request while the site asked us to wait: the check
  *   reserves the earliest slot over its origin's identities, sleeps exactly
  *   until it, and learns which identity to send through; when no slot comes
  *   within the check's wait allowance, nothing is sent. A retry waits for a
@@ -40,6 +42,16 @@ export interface CheckLimiterOptions {
   readonly budget?: RateBudget;
   /** Monotonic clock (ms). @default performance.now */
   readonly now?: () => number;
+  /** What sites taught us of their limits (src/schedule/site-limit-book.ts). @default the catalogue's budgets alone */
+  readonly limits?: SiteLimitSource;
+}
+
+/** Sites' limits as learned, per origin and identity: what the limiter asks before each reservation. */
+export interface SiteLimitSource {
+  /** The budget to send within, given the catalogue's (`ceiling`): lower where the site taught us its limit. */
+  limit(origin: string, identity: string, ceiling: BudgetLimit): BudgetLimit;
+  /** How long (ms) nothing may be sent: the site asked us to wait. */
+  quietMs(origin: string, identity: string): number;
 }
 
 export interface Admission {
@@ -124,6 +136,7 @@ export class CheckLimiter {
   readonly #identities: readonly string[];
   readonly #budget: RateBudget;
   readonly #now: () => number;
+  readonly #limits: SiteLimitSource | undefined;
   /** When this process last sent through each budget key (origin and identity), while its origin has checks. */
   readonly #lastSent = new Map<string, number>();
 
@@ -133,6 +146,26 @@ export class CheckLimiter {
     this.#perOriginLimit = options.perOrigin * this.#identities.length;
     this.#now = options.now ?? (() => performance.now());
     this.#budget = options.budget ?? new LocalRateBudget(this.#now);
+    this.#limits = options.limits;
+  }
+
+  /**
+   * The budget of `origin` now, from the catalogue's `ceiling`: one reservation covers all its
+   * identities, so the strictest identity's learned limit paces them all.
+   */
+  limitOf(origin: string, ceiling: BudgetLimit): BudgetLimit {
+    const limits = this.#limits;
+    if (!limits) return ceiling;
+    let limit = ceiling;
+    for (const identity of this.#identities) {
+      const own = limits.limit(origin, identity, ceiling);
+      if (own.perSecond < limit.perSecond || own.burst < limit.burst)
+        limit = {
+          perSecond: Math.min(limit.perSecond, own.perSecond),
+          burst: Math.min(limit.burst, own.burst),
+        };
+    }
+    return limit;
   }
 
   /** Runs `task(identity)` once `origin` admits it, its budget's slot has come and a global slot is free. */
@@ -184,7 +217,7 @@ export class CheckLimiter {
   async #admit<T>(
     origin: string,
     task: (identity: number) => Promise<T>,
-    { limit, maxWaitMs, priority = 0, signal, leftLine }: Admission,
+    { limit: ceiling, maxWaitMs, priority = 0, signal, leftLine }: Admission,
   ): Promise<Admitted<T>> {
     const keys = this.#identities.map((identity) => budgetKey(origin, identity));
     // Counted from the first global slot, so a long global queue (many searches at once)
@@ -195,7 +228,8 @@ export class CheckLimiter {
     // slots' requests, a burst the budget never allowed. Up to half an interval
     // late keeps within one request of the budget; later, the check reserves again
     // unless it can stand for its own slot (see #missed).
-    const tolerance = Math.max(emissionIntervalMs(limit) / 2, MIN_TOLERANCE_MS);
+    let limit = ceiling;
+    let tolerance = 0;
     let reserved: { readonly index: number; readonly at: number } | undefined;
     // A check that had its send slot and missed it by our own lateness (a stalled event loop, no
     // free global slot) did not find the budget short: its next reservation gets a whole
@@ -205,6 +239,9 @@ export class CheckLimiter {
       const step = await this.#global.run(
         async (): Promise<Admitted<T> | typeof EXHAUSTED | number> => {
           signal?.throwIfAborted();
+          // Asked at each turn: a limit learned while the check waited applies to its slot.
+          limit = this.limitOf(origin, ceiling);
+          tolerance = Math.max(emissionIntervalMs(limit) / 2, MIN_TOLERANCE_MS);
           if (started === undefined) {
             started = this.#now();
             deadline = started + maxWaitMs;
@@ -218,9 +255,18 @@ export class CheckLimiter {
             }
             // Reserved here, holding a global slot, so the wait for one never makes a slot late.
             const left = deadline - this.#now();
-            const reservation = left >= 0 ? await this.#budget.reserve(keys, limit, left) : undefined;
+            // Only through identities the site has not asked to wait; with none, the check waits.
+            const open = this.#unquiet(origin);
+            if (typeof open === 'number') return open > left ? EXHAUSTED : open;
+            const reservation =
+              left >= 0
+                ? await this.#budget.reserve(open ? open.map((i) => keys[i]!) : keys, limit, left)
+                : undefined;
             if (!reservation) return EXHAUSTED;
-            slot = { index: reservation.index, at: this.#now() + reservation.waitMs };
+            slot = {
+              index: open ? open[reservation.index]! : reservation.index,
+              at: this.#now() + reservation.waitMs,
+            };
             // A longer wait is slept without the global slot, which goes to a check that can send.
             if (reservation.waitMs > SLEEP_IN_SLOT_MS) {
               reserved = slot;
@@ -239,6 +285,12 @@ export class CheckLimiter {
               return 0;
             }
           }
+          // The site asked for quiet while the check slept on its slot: it reserves again after it.
+          const hush = this.#limits?.quietMs(origin, this.#identities[slot.index]!) ?? 0;
+          if (hush > 0) {
+            reserved = undefined;
+            return hush > deadline - this.#now() ? EXHAUSTED : hush;
+          }
           this.#lastSent.set(keys[slot.index]!, this.#now());
           return { sent: true, value: await task(slot.index) };
         },
@@ -252,6 +304,28 @@ export class CheckLimiter {
   }
 
   /**
+   * The identities (indexes) through which `origin` may be sent now: undefined for all of
+   * them, or, when the site asked every one to wait, the shortest wait (ms).
+   */
+  #unquiet(origin: string): readonly number[] | number | undefined {
+    const limits = this.#limits;
+    if (!limits) return undefined;
+    let open: number[] | undefined;
+    let shortest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < this.#identities.length; i++) {
+      const quiet = limits.quietMs(origin, this.#identities[i]!);
+      if (quiet <= 0) {
+        if (open) open.push(i);
+      } else {
+        open ??= Array.from({ length: i }, (_, j) => j);
+        shortest = Math.min(shortest, quiet);
+      }
+    }
+    if (!open) return undefined;
+    return open.length > 0 ? open : shortest;
+  }
+
+  /**
    * Waits for the next send slot of `origin` through identity `identity` (a retry
    * goes out through the identity its check went through), holding whatever the
    * caller holds. False, with nothing reserved, when none comes within `maxWaitMs`.
@@ -259,12 +333,18 @@ export class CheckLimiter {
   async pace(
     origin: string,
     identity: number,
-    limit: BudgetLimit,
+    ceiling: BudgetLimit,
     maxWaitMs: number,
     signal?: AbortSignal,
   ): Promise<boolean> {
-    const key = budgetKey(origin, this.#identities[identity] ?? DEFAULT_IDENTITY);
-    const reservation = await this.#budget.reserve([key], limit, maxWaitMs);
+    const name = this.#identities[identity] ?? DEFAULT_IDENTITY;
+    const key = budgetKey(origin, name);
+    const limit = this.#limits ? this.#limits.limit(origin, name, ceiling) : ceiling;
+    // The site asked for quiet: the wait comes out of the allowance, before the slot's.
+    const quiet = this.#limits?.quietMs(origin, name) ?? 0;
+    if (quiet > maxWaitMs) return false;
+    if (quiet > 0) await wait(quiet, signal);
+    const reservation = await this.#budget.reserve([key], limit, maxWaitMs - quiet);
     if (!reservation) return false;
     if (reservation.waitMs > 0) await wait(reservation.waitMs, signal);
     this.#lastSent.set(key, this.#now());

@@ -2,17 +2,10 @@
  * How long to wait before the next attempt. Pure: the clock and the random
  * source are arguments.
  */
+import { parseRetryAfter } from '../schedule/rate-signals.js';
 import type { RetryPolicy } from './retry.js';
 
-/** Parses Retry-After (seconds or an HTTP date) into ms from `nowMs`; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | undefined, nowMs: number): number | undefined {
-  if (value === undefined) return undefined;
-  const trimmed = value.trim();
-  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000;
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - nowMs);
-}
+export { parseRetryAfter };
 
 /**
  * Retry-After when the server gave one (capped), otherwise exponential backoff

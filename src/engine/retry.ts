@@ -35,7 +35,8 @@ export type AttemptEnd =
       readonly status: number;
       /** The platform's rules or a shield explain the answer. */
       readonly explained: boolean;
-      readonly retryAfter: string | undefined;
+      /** The wait the site asked for (ms): Retry-After, or the reset of a spent quota (src/schedule/rate-signals.ts). */
+      readonly waitMs: number | undefined;
     }
   | { readonly answered: false; readonly error: unknown; readonly timedOut: boolean };
 
@@ -77,13 +78,28 @@ export async function withRetries<T>(
   for (let n = 1; ; n++) {
     const { end, result } = await attempt(n);
     if (n <= policy.retries && worthRetrying(end, policy.on)) {
-      const retryAfter = end.answered ? end.retryAfter : undefined;
-      const wait = retryDelay(n - 1, retryAfter, policy, clock.now(), clock.random());
-      if (clock.now() + wait < clock.deadline && (await pause(wait, clock.signal)) && (await slot(clock)))
+      const wait = nextWait(n - 1, end, policy, clock.random());
+      if (
+        wait !== undefined &&
+        clock.now() + wait < clock.deadline &&
+        (await pause(wait, clock.signal)) &&
+        (await slot(clock))
+      )
         continue;
     }
     return result();
   }
+}
+
+/**
+ * The wait before retry `attempt` (from 0): the site's when it asked for one, else a backoff.
+ * Undefined when the site asked for longer than the policy waits: a retry sooner would be
+ * refused again, and sent against the site's word.
+ */
+function nextWait(attempt: number, end: AttemptEnd, policy: RetryPolicy, random: number): number | undefined {
+  const asked = end.answered ? end.waitMs : undefined;
+  if (asked === undefined) return retryDelay(attempt, undefined, policy, 0, random);
+  return asked <= policy.maxDelayMs ? asked : undefined;
 }
 
 /** Waits for the retry's send slot within the deadline; false when none comes in time or the wait is cut short. */

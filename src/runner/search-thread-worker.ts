@@ -40,6 +40,8 @@ const store = createStore({ kind: 'sqlite', path: databasePath });
 // Budgets in memory shared with the other search threads, if any: together they keep each one.
 const engine = createEngine(config, catalogue, {
   controls: store,
+  // Learned site limits in the database: shared with the other search threads and kept across restarts.
+  siteLimits: store.siteLimits,
   ...(budget ? { rateBudget: new SharedRateBudget(budget, thread) } : {}),
 });
 const events: EventHub = {

@@ -2,6 +2,8 @@
  * What a simulated platform does with one request. Plain data, so tests and the
  * benchmark can script any platform without writing server code.
  */
+import type { LimitAnswer } from './site-limits.js';
+
 export type WafVendor = 'cloudflare' | 'akamai' | 'ddos-guard' | 'perimeterx' | 'aws-waf' | 'imperva';
 
 export type Behaviour =
@@ -67,7 +69,14 @@ export interface SimRoute {
    * The site's rate limit: at most `perSecond` requests a second (and at once) from
    * one client address to the site `key`; beyond it, 429 with Retry-After.
    */
-  readonly limit?: { readonly key: string; readonly perSecond: number } | undefined;
+  readonly limit?:
+    | {
+        readonly key: string;
+        readonly perSecond: number;
+        /** How its 429 tells of the limit (site-limits.ts). @default 'retry-after' */
+        readonly answer?: LimitAnswer;
+      }
+    | undefined;
 }
 
 /** Challenge pages as the shields serve them (status, headers, body). */

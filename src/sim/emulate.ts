@@ -10,6 +10,7 @@ import { platformUsername } from '../catalogue/username-rule.js';
 import { Lru } from '../lru.js';
 import { AnswerMemo } from './answer-memo.js';
 import type { Behaviour, SimRequest, SimRoute } from './behaviour.js';
+import type { LimitAnswer } from './site-limits.js';
 import { type Synthesis, synthesizeExists, synthesizeMissing } from './synthesize.js';
 
 export interface EmulationOptions {
@@ -27,6 +28,8 @@ export interface EmulationOptions {
    * share its strictest limit. @default none
    */
   readonly rateLimit?: (platform: Platform) => number | undefined;
+  /** How a site's 429 tells of its limit (site-limits.ts). @default 'retry-after' */
+  readonly limitAnswer?: LimitAnswer;
   /**
    * Body bytes of synthesized answers kept for the next request that gets the
    * same one (0: synthesize every answer). Enough for an answer of each kind
@@ -297,7 +300,9 @@ export function emulateCatalogue(
     const limits = matchers
       .map((m) => options.rateLimit?.(m.platform))
       .filter((n): n is number => n !== undefined);
-    return limits.length ? { limit: { key: site, perSecond: Math.min(...limits) } } : {};
+    if (!limits.length) return {};
+    const answer = options.limitAnswer;
+    return { limit: { key: site, perSecond: Math.min(...limits), ...(answer ? { answer } : {}) } };
   };
   const routes: SimRoute[] = [
     ...[...byHost].map(([host, matchers]) => ({

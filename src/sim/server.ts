@@ -11,7 +11,7 @@ import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { type Behaviour, type SimRequest, type SimRoute, wafResponse } from './behaviour.js';
-import { SiteLimits, type SiteStats } from './site-limits.js';
+import { type LimitAnswer, limitHeaders, policyHeaders, SiteLimits, type SiteStats } from './site-limits.js';
 import { type BrokenTls, CertificateStore, createTestCa, type TestCa } from './tls.js';
 
 export interface SimWebOptions {
@@ -231,23 +231,27 @@ export class SimWeb {
       } else {
         let site = host;
         let perSecond: number | undefined;
+        let answer: LimitAnswer = 'retry-after';
         for (const route of this.#routes) {
           const matches = typeof route.host === 'string' ? route.host === host : route.host.test(host);
           if (!matches) continue;
           behaviour = route.handle(request);
           if (behaviour) {
-            if (route.limit) ({ key: site, perSecond } = route.limit);
+            if (route.limit) ({ key: site, perSecond, answer = 'retry-after' } = route.limit);
             break;
           }
         }
         const retryAfter = this.#sites.admit(site, request.remoteAddress, perSecond);
-        if (retryAfter !== undefined) {
+        if (retryAfter !== undefined && perSecond !== undefined) {
           behaviour = {
             kind: 'respond',
             status: 429,
-            headers: { 'retry-after': String(retryAfter) },
+            headers: limitHeaders(answer, perSecond, retryAfter),
             body: 'Too Many Requests',
           };
+        } else if (perSecond !== undefined && behaviour?.kind === 'respond') {
+          const policy = policyHeaders(answer, perSecond);
+          if (policy) behaviour = { ...behaviour, headers: { ...behaviour.headers, ...policy } };
         }
       }
       this.#perform(

@@ -1,7 +1,8 @@
 /**
  * Rate limits of the simulated sites, as real sites apply them: a token bucket
  * of N requests a second (and a burst of N) per (site, client address), answered
- * with 429 and Retry-After beyond it, and counted. Also how N is seeded per
+ * with 429 beyond it (with Retry-After, or the header form a test or the benchmark
+ * picks), and counted. Also how N is seeded per
  * platform, and the request log that tests and the benchmark read the
  * simulated web's view of politeness from.
  */
@@ -28,6 +29,65 @@ export function siteLimit(
   if (platform.budget) return Math.ceil(Math.max(platform.budget.perSecond, platform.budget.burst)) + 1;
   const r = seededRandom(hashSeed(`${seed}:limit:${platform.id}`))();
   return range.min + Math.floor(r * (range.max - range.min + 1));
+}
+
+/**
+ * How a site's 429 tells of its limit, as real sites do: `Retry-After` alone; the IETF
+ * draft's structured `RateLimit` and `RateLimit-Policy`; its older `RateLimit-Limit`,
+ * `-Remaining`, `-Reset` with `RateLimit-Policy: N;w=1`; or `X-RateLimit-*`.
+ */
+export type LimitAnswer = 'retry-after' | 'ratelimit' | 'ratelimit-fields' | 'x-ratelimit';
+
+export const LIMIT_ANSWERS: readonly LimitAnswer[] = [
+  'retry-after',
+  'ratelimit',
+  'ratelimit-fields',
+  'x-ratelimit',
+];
+
+/** The headers of a 429 from a site limited to `perSecond` a second, whose next token comes in `retryAfter` s. */
+export function limitHeaders(
+  answer: LimitAnswer,
+  perSecond: number,
+  retryAfter: number,
+): Record<string, string> {
+  switch (answer) {
+    case 'retry-after':
+      return { 'retry-after': String(retryAfter) };
+    case 'ratelimit':
+      return {
+        ratelimit: `"default";r=0;t=${retryAfter}`,
+        'ratelimit-policy': `"default";q=${perSecond};w=1`,
+      };
+    case 'ratelimit-fields':
+      return {
+        'ratelimit-limit': String(perSecond),
+        'ratelimit-remaining': '0',
+        'ratelimit-reset': String(retryAfter),
+        'ratelimit-policy': `${perSecond};w=1`,
+      };
+    case 'x-ratelimit':
+      return {
+        'x-ratelimit-limit': String(perSecond),
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(retryAfter),
+      };
+  }
+}
+
+/**
+ * The headers every answer of such a site carries, 429 or not: its policy, for the forms
+ * that state one (a client following the IETF draft keeps within it before any 429).
+ */
+export function policyHeaders(answer: LimitAnswer, perSecond: number): Record<string, string> | undefined {
+  switch (answer) {
+    case 'ratelimit':
+      return { 'ratelimit-policy': `"default";q=${perSecond};w=1` };
+    case 'ratelimit-fields':
+      return { 'ratelimit-policy': `${perSecond};w=1` };
+    default:
+      return undefined;
+  }
 }
 
 /** One request as a site saw it. */

@@ -31,6 +31,7 @@ import {
 import { decodeIds, decodePage, decodeVocabularyIds, encodeVocabularyIds } from './outcome-page.js';
 import { migratePostgres } from './postgres-migrate.js';
 import { retryOnConflict } from './postgres-retry.js';
+import { PostgresSiteLimits } from './postgres-site-limits.js';
 import { asPostgresStoreError, isUniqueViolation } from './postgres-unavailable.js';
 import { PostgresVocabulary } from './postgres-vocabulary.js';
 import { PostgresWatchlists } from './postgres-watchlists.js';
@@ -119,6 +120,7 @@ export class PostgresStore implements Store {
   #schemaReady: Promise<void> | undefined;
   #closed = false;
   readonly watchlists: PostgresWatchlists;
+  readonly siteLimits: PostgresSiteLimits;
   readonly #vocabulary: PostgresVocabulary;
   /** The platforms stored of searches this process writes, by search key, with the outcome_count they match. */
   readonly #written = new Map<string, { count: number; platforms: Set<string> }>();
@@ -143,6 +145,9 @@ export class PostgresStore implements Store {
     // An idle connection that breaks reports here (else it would crash the process); the pool replaces it.
     this.#pool.on('error', () => {});
     this.#vocabulary = new PostgresVocabulary((sql, params) => this.#query(sql, params));
+    this.siteLimits = new PostgresSiteLimits({
+      query: (sql, params) => this.#guard(() => this.#query(sql, params)),
+    });
     this.watchlists = new PostgresWatchlists({
       query: (sql, params) => this.#guard(() => this.#query(sql, params)),
       transaction: (work) => this.#guard(() => this.#transaction(work)),

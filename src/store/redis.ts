@@ -22,6 +22,7 @@ import { UserscoutError } from '../errors.js';
 import { closeRedis, createRedisClient } from '../redis/connection.js';
 import { asStoreError } from '../redis/unavailable.js';
 import { decodeVarints, encodeVarints } from './compact-outcome.js';
+import { RedisSiteLimits } from './redis-site-limits.js';
 import { checkGeneration, RedisVocabulary, STALE_VOCABULARY } from './redis-vocabulary.js';
 import { RedisWatchlists } from './redis-watchlists.js';
 import { progressOf, searchRecordOf } from './search-record.js';
@@ -260,6 +261,7 @@ export class RedisStore implements Store {
   readonly #vocabulary: RedisVocabulary;
   #closed = false;
   readonly watchlists: RedisWatchlists;
+  readonly siteLimits: RedisSiteLimits;
 
   constructor(options: RedisStoreOptions) {
     this.#ownsClient = typeof options.redis === 'string';
@@ -276,6 +278,7 @@ export class RedisStore implements Store {
     this.#now = options.now;
     this.#vocabulary = new RedisVocabulary(client, this.#key('vocab'), this.#key('vocab-ids'));
     this.watchlists = new RedisWatchlists(client, this.#prefix);
+    this.siteLimits = new RedisSiteLimits(client, this.#prefix);
   }
 
   #key(...parts: string[]): string {

@@ -13,10 +13,13 @@ import { OUTCOME_CACHE_METHODS, type OutcomeCache } from './roles/outcome-cache.
 import { roleOf } from './roles/role.js';
 import { SEARCH_STORE_METHODS, type SearchStore } from './roles/search-store.js';
 import { STATS_STORE_METHODS, type StatsStore } from './roles/stats-store.js';
+import type { SiteLimitStore } from './site-limits.js';
 import type { Store, StoreConnection } from './store.js';
 
 /** What the short-lived side of a split store plays. */
-export type CoordinationSide = OutcomeCache & CoordinationStore & StoreConnection;
+export type CoordinationSide = OutcomeCache &
+  CoordinationStore &
+  StoreConnection & { readonly siteLimits: SiteLimitStore };
 
 export function splitStore(records: Store, coordination: CoordinationSide): Store {
   return {
@@ -31,6 +34,8 @@ export function splitStore(records: Store, coordination: CoordinationSide): Stor
     // Both are bounded (platforms × egress identities) and short-lived: a control is fresh for
     // a window, and losing them to a Redis restart costs one more control check, nothing else.
     ...roleOf<CoordinationStore>(coordination, COORDINATION_STORE_METHODS),
+    // Learned limits expire and are read as a search starts: the fast side keeps them.
+    siteLimits: coordination.siteLimits,
     async ping() {
       const [recordsUp, coordinationUp] = await Promise.all([records.ping(), coordination.ping()]);
       return recordsUp && coordinationUp;

@@ -23,6 +23,7 @@ import { decodeCompactPage, encodeCompactPage } from './compact-page.js';
 import { type OutcomeRow, PolledOutcomes } from './polled-outcomes.js';
 import { progressOf, searchRecordOf } from './search-record.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
+import { SqliteSiteLimits } from './sqlite-site-limits.js';
 import { Vocabulary } from './sqlite-vocabulary.js';
 import { SqliteWatchlists } from './sqlite-watchlists.js';
 import {
@@ -363,6 +364,7 @@ export class SqliteStore implements Store {
   /** Deletes up to SWEEP_BATCH_ROWS searches created before the time given, noting them in `swept`. */
   readonly #sweepBatch: Transaction<[number], number>;
   readonly watchlists: SqliteWatchlists;
+  readonly siteLimits: SqliteSiteLimits;
 
   /** `path`: a database file (its folders are created) or ':memory:'. */
   constructor(path: string) {
@@ -377,6 +379,7 @@ export class SqliteStore implements Store {
       this.#sql = prepareStatements(this.#db);
       this.#vocabulary = new Vocabulary(this.#db);
       this.watchlists = new SqliteWatchlists(this.#db);
+      this.siteLimits = new SqliteSiteLimits(this.#db);
     } catch (error) {
       this.#db.close();
       throw error;

@@ -15,6 +15,7 @@ import type { KeyStore } from './roles/key-store.js';
 import type { OutcomeCache } from './roles/outcome-cache.js';
 import type { SearchStore } from './roles/search-store.js';
 import type { StatsStore } from './roles/stats-store.js';
+import type { SiteLimitStore } from './site-limits.js';
 import type { WatchlistStore } from './watchlists.js';
 
 export type { CoordinationStore } from './roles/coordination-store.js';
@@ -59,6 +60,8 @@ export interface Store
     StoreConnection {
   /** Watchlists, their changes and webhook deliveries (src/store/watchlists.ts). */
   readonly watchlists: WatchlistStore;
+  /** Sites' limits as learned per egress identity (src/store/site-limits.ts). */
+  readonly siteLimits: SiteLimitStore;
 }
 
 /**

@@ -343,4 +343,67 @@ describe('politeOrigin', () => {
     // One host is one site, whatever the scheme or port: one budget (sites limit a client address).
     expect(politeOrigin(plain!, 'http://path.test:8080')).toBe('path.test');
   });
+
+  describe('with limits learned from the sites', () => {
+    const ceiling = { perSecond: 4, burst: 2 };
+    const learned = (limit: BudgetLimit, quiet: Record<string, number> = {}) => ({
+      limit: (origin: string, identity: string, c: BudgetLimit) =>
+        origin === 'strict.test' && identity !== 'open' ? limit : c,
+      quietMs: (_origin: string, identity: string) => quiet[identity] ?? 0,
+    });
+
+    it('reserves within the lower limit, for the checks and the retries of that site only', async () => {
+      const budget = new SpyBudget(new LocalRateBudget());
+      const limiter = new CheckLimiter({
+        global: 4,
+        perOrigin: 4,
+        budget,
+        limits: learned({ perSecond: 2, burst: 1 }),
+      });
+      await limiter.run('strict.test', async () => 'sent', { limit: ceiling, maxWaitMs: 10_000 });
+      await limiter.run('other.test', async () => 'sent', { limit: ceiling, maxWaitMs: 10_000 });
+      await limiter.pace('strict.test', 0, ceiling, 10_000);
+      expect(budget.calls.map((c) => c.limit)).toEqual([
+        { perSecond: 2, burst: 1 },
+        ceiling,
+        { perSecond: 2, burst: 1 },
+      ]);
+      expect(limiter.limitOf('strict.test', ceiling)).toEqual({ perSecond: 2, burst: 1 });
+    });
+
+    it('takes the strictest identity for a reservation over several', () => {
+      const limiter = new CheckLimiter({
+        global: 1,
+        perOrigin: 1,
+        identities: ['open', 'strict'],
+        limits: learned({ perSecond: 1, burst: 1 }),
+      });
+      expect(limiter.limitOf('strict.test', ceiling)).toEqual({ perSecond: 1, burst: 1 });
+    });
+
+    it('sends through an identity the site has not asked to wait, and sends nothing when the wait passes the allowance', async () => {
+      const budget = new SpyBudget(new LocalRateBudget());
+      const limiter = new CheckLimiter({
+        global: 2,
+        perOrigin: 2,
+        identities: ['quiet', 'open'],
+        budget,
+        limits: learned(ceiling, { quiet: 60_000 }),
+      });
+      const through = await limiter.run('strict.test', async (identity) => identity, {
+        limit: ceiling,
+        maxWaitMs: 1_000,
+      });
+      expect(through).toEqual({ sent: true, value: 1 });
+      expect(budget.calls[0]!.keys).toEqual([budgetKey('strict.test', 'open')]);
+      const hushed = new CheckLimiter({
+        global: 1,
+        perOrigin: 1,
+        limits: learned(ceiling, { default: 60_000 }),
+      });
+      const held = await hushed.run('strict.test', async () => 'sent', { limit: ceiling, maxWaitMs: 1_000 });
+      expect(held.sent).toBe(false);
+      expect(await hushed.pace('strict.test', 0, ceiling, 1_000)).toBe(false);
+    });
+  });
 });

@@ -6,7 +6,7 @@ const answer = (status: number, explained = false): AttemptEnd => ({
   answered: true,
   status,
   explained,
-  retryAfter: undefined,
+  waitMs: undefined,
 });
 
 describe('worthRetrying with the configured policy', () => {
@@ -93,5 +93,29 @@ describe('withRetries', () => {
     );
     expect(seen).toEqual([1]);
     expect(result).toBe('attempt 1');
+  });
+
+  it("waits as long as the site asked, within the policy's longest wait", async () => {
+    const result = await withRetries(
+      async (n) => ({ end: { ...answer(429), waitMs: n === 1 ? 1 : undefined }, result: () => n }),
+      { ...policy, retries: 1 },
+      clock(1_000),
+    );
+    expect(result).toBe(2);
+  });
+
+  it('sends no retry sooner than the site asked: a wait past the policy or the deadline ends the check', async () => {
+    const long = await withRetries(
+      async (n) => ({ end: { ...answer(429), waitMs: 5 }, result: () => n }),
+      policy,
+      clock(1_000),
+    );
+    expect(long).toBe(1);
+    const late = await withRetries(
+      async (n) => ({ end: { ...answer(429), waitMs: 1 }, result: () => n }),
+      { ...policy, maxDelayMs: 10_000 },
+      clock(1),
+    );
+    expect(late).toBe(1);
   });
 });

@@ -63,6 +63,7 @@ const MIGRATIONS = [
   '1764200000000_recursive-searches',
   '1764300000000_compact-pages',
   '1764400000000_compact-cache',
+  '1764500000000_site-limits',
 ];
 
 describe('PostgresStore on PostgreSQL', () => {

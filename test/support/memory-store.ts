@@ -7,6 +7,7 @@
 import type { PlatformHealthEntry } from '../../src/catalogue/health.js';
 import type { ControlRecord } from '../../src/engine/control.js';
 import type { Outcome, OutcomeStatus } from '../../src/engine/outcome.js';
+import { MemoryLimitShelf } from '../../src/schedule/site-limit-book.js';
 import { openDatabase } from '../../src/store/sqlite-driver.js';
 import { SqliteWatchlists } from '../../src/store/sqlite-watchlists.js';
 import {
@@ -49,6 +50,8 @@ interface StatsEntry {
 export class MemoryStore implements Store {
   /** Watchlists on an in-memory SQLite database: their semantics are the SQLite store's. */
   readonly watchlists = memoryWatchlists();
+  /** Learned site limits in memory, as an engine without a store keeps them. */
+  readonly siteLimits = new MemoryLimitShelf();
   readonly #searches = new Map<string, SearchEntry>();
   /** username → platform id → cached outcome. */
   readonly #cache = new Map<string, Map<string, { outcome: Outcome; expiresAt: number }>>();
