@@ -29,7 +29,8 @@ import type { BudgetLimit } from './rate-budget.js';
 import { buildRequest, type CheckRequest } from './request.js';
 import type { ResponseView } from './response-view.js';
 import { type Attempt, type RetryClock, type RetryPolicy, withRetries } from './retry.js';
-import { describeTransportError, transportErrorReason } from './transport-error.js';
+import { describeTransportError, hasErrorCode, transportErrorReason } from './transport-error.js';
+import { NEEDS_BROWSER_CODE, type Transports } from './transports.js';
 
 export interface CheckContext {
   /** What send() sends through: the first egress identity's; checkPlatform swaps in the one the limiter chose. */
@@ -55,6 +56,10 @@ export interface CheckContext {
   readonly retry: RetryPolicy;
   readonly now: () => number;
   readonly random: () => number;
+  /** The transports a platform may name other than `http` (transports.ts); absent: every check goes by http. */
+  readonly transports?: Transports | undefined;
+  /** Index of the egress identity `dispatcher` belongs to; set by checkPlatform. @default 0 */
+  readonly identity?: number | undefined;
 }
 
 export class CheckTimeoutError extends Error {
@@ -98,7 +103,8 @@ export async function checkPlatform(
       if (refused) return unresponsive(platform, profileUrl, refused);
       let ended: BreakerResult = 'other';
       try {
-        const through = identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
+        const through =
+          identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher, identity };
         // A retry is a request like any other: it waits for its own send slot.
         const slot = (maxWaitMs: number) => ctx.limiter.pace(polite, identity, limit, maxWaitMs, signal);
         // Asked at each attempt: a check queued meanwhile for this origin keeps the connection.
@@ -142,6 +148,10 @@ async function send(
   signal: AbortSignal | undefined,
 ): Promise<SentCheck> {
   signal?.throwIfAborted();
+  // The one seam of the other transports: the same request, the same answer shape, read alike.
+  const via = platform.transport !== 'http' ? ctx.transports : undefined;
+  const missing = via?.missing(platform.transport as Exclude<typeof platform.transport, 'http'>);
+  if (missing) return { outcome: needsBrowser(platform, profileUrl, missing) };
   const started = ctx.now();
   const deadline = started + ctx.timeoutMs;
   const controller = new AbortController();
@@ -162,16 +172,33 @@ async function send(
       async (attempts): Promise<Attempt<Outcome>> => {
         let result: Exchange<Decision>;
         try {
-          result = await exchange(request, {
-            dispatcher: ctx.dispatcher,
-            signal: controller.signal,
-            bodyCapBytes: ctx.bodyCapBytes,
-            maxRedirects: ctx.maxRedirects,
-            closeConnection: closeAfter(),
-            decide,
-          });
+          result = via
+            ? await via.exchange(
+                platform.transport as Exclude<typeof platform.transport, 'http'>,
+                ctx.identity ?? 0,
+                request,
+                {
+                  signal: controller.signal,
+                  bodyCapBytes: ctx.bodyCapBytes,
+                  maxRedirects: ctx.maxRedirects,
+                  decide,
+                },
+              )
+            : await exchange(request, {
+                dispatcher: ctx.dispatcher,
+                signal: controller.signal,
+                bodyCapBytes: ctx.bodyCapBytes,
+                maxRedirects: ctx.maxRedirects,
+                closeConnection: closeAfter(),
+                decide,
+              });
         } catch (error) {
           if (signal?.aborted) throw signal.reason;
+          if (hasErrorCode(error, [NEEDS_BROWSER_CODE]))
+            return {
+              end: { answered: false, error, timedOut: false },
+              result: () => needsBrowser(platform, profileUrl, describeTransportError(error)),
+            };
           const timedOut = controller.signal.aborted;
           return {
             end: { answered: false, error, timedOut },
@@ -230,6 +257,11 @@ function budgetExhausted(
     'budget_exhausted',
     `not sent: the local request budget for this origin (${limit.perSecond}/s, burst ${limit.burst}, per egress identity) had no free slot within the deadline (waited ${waitedMs} ms)`,
   );
+}
+
+/** The outcome of a check whose platform needs a browser this process cannot start. */
+function needsBrowser(platform: Platform, profileUrl: string, why: string): Outcome {
+  return unsentUnknownOutcome(platform, profileUrl, 'needs_browser', `not sent: ${why}`);
 }
 
 /** The outcome of a check not sent because its origin has stopped answering. */

@@ -19,6 +19,7 @@ import { budgetOrigin, originLoads } from './politeness-bound.js';
 import type { BudgetLimit, RateBudget } from './rate-budget.js';
 import type { RetryPolicy } from './retry.js';
 import type { SharedChecks } from './shared-checks.js';
+import type { Transports } from './transports.js';
 
 export interface EngineOptions {
   readonly timeoutMs: number;
@@ -131,6 +132,8 @@ export class Engine {
       sharedChecks?: SharedChecks;
       /** Control checks of hits (control-guard.ts); absent: hits stand as read. */
       controls?: ControlGuard;
+      /** The transports platforms may name besides `http` (transports.ts); absent: every check goes by http. */
+      transports?: Transports;
     },
   ) {
     this.catalogue = catalogue;
@@ -169,6 +172,7 @@ export class Engine {
       now,
       random: deps.random ?? Math.random,
       breaker: options.breaker && new OriginBreaker({ ...options.breaker, now }),
+      transports: deps.transports,
     };
   }
 
@@ -323,7 +327,10 @@ export class Engine {
   async close(): Promise<void> {
     const reason = new Error('engine closed');
     for (const closing of this.#closing) closing.abort(reason);
-    await Promise.all(this.#egress.map((route) => route.dispatcher.close()));
+    await Promise.all([
+      ...this.#egress.map((route) => route.dispatcher.close()),
+      this.#ctx.transports?.close(),
+    ]);
   }
 }
 

@@ -16,6 +16,7 @@ export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
  * no send slot within the check's deadline, so nothing was sent. `rule_drift`: the
  * answer read as a hit, but so did a control name that cannot exist (or the answer
  * could not be told from the control's): the platform's rule no longer tells (control.ts).
+ * `needs_browser`: the platform's checks go through a browser, and none is installed.
  */
 export const UNKNOWN_REASONS = [
   'waf',
@@ -24,6 +25,7 @@ export const UNKNOWN_REASONS = [
   'unexpected_response',
   'budget_exhausted',
   'rule_drift',
+  'needs_browser',
 ] as const;
 export type UnknownReason = (typeof UNKNOWN_REASONS)[number];
 

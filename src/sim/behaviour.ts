@@ -2,6 +2,8 @@
  * What a simulated platform does with one request. Plain data, so tests and the
  * benchmark can script any platform without writing server code.
  */
+import type { SimDefence } from './defence.js';
+
 export type WafVendor = 'cloudflare' | 'akamai' | 'ddos-guard' | 'perimeterx' | 'aws-waf' | 'imperva';
 
 export type Behaviour =
@@ -68,6 +70,8 @@ export interface SimRoute {
    * one client address to the site `key`; beyond it, 429 with Retry-After.
    */
   readonly limit?: { readonly key: string; readonly perSecond: number } | undefined;
+  /** How the site defends itself against clients that are not browsers (defence.ts); absent: it does not. */
+  readonly defence?: SimDefence | undefined;
 }
 
 /** Challenge pages as the shields serve them (status, headers, body). */

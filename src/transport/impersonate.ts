@@ -1,0 +1,130 @@
+/**
+ * The `impersonate` transport: impit, a Rust client that makes Chrome's TLS
+ * ClientHello, HTTP/2 settings and header order, for sites that refuse a handshake
+ * that is not a browser's. Its connections go through the identity's egress gateway
+ * (egress-gateway.ts), which applies `--connect-to`, the refusal of private
+ * destinations, the source address and the proxy, as the http path does.
+ */
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { rootCertificates } from 'node:tls';
+import type { Impit } from 'impit';
+import type { Exchange } from '../engine/http.js';
+import type { CheckRequest } from '../engine/request.js';
+import { BLOCKED_DESTINATION_CODE } from '../engine/transport-error.js';
+import type { TransportExchangeOptions } from '../engine/transports.js';
+import type { EgressGateway } from './egress-gateway.js';
+import { headerRecord, readBody } from './read-body.js';
+
+export interface ImpersonateOptions {
+  readonly gateway: EgressGateway;
+  /** Extra trusted CA certificates (PEM), added to the public roots. */
+  readonly ca: readonly string[];
+  readonly insecure: boolean;
+  readonly maxRedirects: number;
+}
+
+/** Headers of ours that would give impit's browser away: it sends its own, in a browser's order. */
+const BROWSER_OWNED = new Set(['user-agent', 'accept-encoding', 'accept-language', 'accept', 'connection']);
+
+/**
+ * impit takes no CA option; it reads the trust store named by SSL_CERT_FILE when an
+ * instance is made. So the public roots and the extra CA are written to one file, named
+ * there only while the (synchronous) constructor runs.
+ */
+function withTrustStore<T>(ca: readonly string[], make: () => T): T {
+  if (ca.length === 0) return make();
+  const file = join(tmpdir(), `userscout-roots-${process.pid}.pem`);
+  writeFileSync(file, [...rootCertificates, ...ca].join('\n'), { mode: 0o600 });
+  const before = process.env.SSL_CERT_FILE;
+  process.env.SSL_CERT_FILE = file;
+  try {
+    return make();
+  } finally {
+    if (before === undefined) delete process.env.SSL_CERT_FILE;
+    else process.env.SSL_CERT_FILE = before;
+  }
+}
+
+/** A failure of impit, with the code transport-error.ts reads. */
+function transportError(error: unknown): Error {
+  const message = error instanceof Error ? error.message : String(error);
+  const status = (error as { status?: unknown } | undefined)?.status;
+  const name = error instanceof Error ? error.constructor.name : '';
+  // The gateway answers a refused destination with 403 to CONNECT (egress-gateway.ts).
+  const code =
+    status === 403 || /\b403\b/.test(message)
+      ? BLOCKED_DESTINATION_CODE
+      : /timeout/i.test(name)
+        ? 'ETIMEDOUT'
+        : /certificate|tls|handshake/i.test(message)
+          ? 'ERR_TLS_CERT_ALTNAME_INVALID'
+          : 'ECONNREFUSED';
+  return Object.assign(new Error(`impersonate: ${message.split('\n')[0]}`, { cause: error }), { code });
+}
+
+export class ImpersonateTransport {
+  readonly #options: ImpersonateOptions;
+  #client: Promise<Impit> | undefined;
+
+  constructor(options: ImpersonateOptions) {
+    this.#options = options;
+  }
+
+  #impit(): Promise<Impit> {
+    this.#client ??= (async () => {
+      const [{ Impit }, gateway] = await Promise.all([import('impit'), this.#options.gateway.address()]);
+      const proxyUrl = `http://${gateway.username}:${gateway.password}@${gateway.host}:${gateway.port}`;
+      return withTrustStore(
+        this.#options.insecure ? [] : this.#options.ca,
+        () =>
+          new Impit({
+            browser: 'chrome',
+            proxyUrl,
+            ignoreTlsErrors: this.#options.insecure,
+            maxRedirects: this.#options.maxRedirects,
+          }),
+      );
+    })();
+    return this.#client;
+  }
+
+  async exchange<D>(request: CheckRequest, options: TransportExchangeOptions<D>): Promise<Exchange<D>> {
+    options.signal.throwIfAborted();
+    const impit = await this.#impit();
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).filter(([name]) => !BROWSER_OWNED.has(name.toLowerCase())),
+    );
+    let response: Awaited<ReturnType<Impit['fetch']>>;
+    try {
+      response = await impit.fetch(request.url, {
+        method: request.method,
+        headers,
+        ...(request.body === undefined ? {} : { body: request.body }),
+        redirect: request.redirects === 'follow' ? 'follow' : 'manual',
+        signal: options.signal,
+      });
+    } catch (error) {
+      if (options.signal.aborted) throw options.signal.reason;
+      throw transportError(error);
+    }
+    const head = {
+      status: response.status,
+      headers: headerRecord(response.headers.entries()),
+      url: response.url || request.url,
+      redirected: Boolean(response.url) && response.url !== request.url,
+    };
+    try {
+      return await readBody(
+        head,
+        request.method === 'HEAD' ? null : response.body,
+        options.bodyCapBytes,
+        options.decide,
+      );
+    } catch (error) {
+      if (options.signal.aborted) throw options.signal.reason;
+      throw transportError(error);
+    }
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * The sites that defend themselves, on the simulated web: one refuses a handshake
+ * that is not a browser's, one answers a JavaScript challenge. Each transport is
+ * sent to both, and each defended platform is read with its ordinary rules through
+ * the transport that gets past its defence.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
+import type { PlatformSpec } from '../../src/catalogue/schema.js';
+import type { Engine } from '../../src/engine/engine.js';
+import type { SimRequest } from '../../src/sim/behaviour.js';
+import type { SimDefence } from '../../src/sim/defence.js';
+import { SimWeb } from '../../src/sim/server.js';
+import { findBrowser } from '../../src/transport/browser.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+import { engineFor } from '../support/engine.js';
+
+const hasBrowser = findBrowser('') !== undefined;
+
+/** A site where only `alice` has an account: 200 with her page, 404 otherwise. */
+function site(host: string, defence?: SimDefence) {
+  return {
+    host,
+    ...(defence ? { defence } : {}),
+    handle: (req: SimRequest) => {
+      const name = /^\/u\/([^/?]+)/.exec(req.path)?.[1];
+      if (name === undefined) return undefined;
+      return name === 'alice'
+        ? { kind: 'respond' as const, status: 200, body: `<html><title>alice</title><h1>alice</h1></html>` }
+        : { kind: 'respond' as const, status: 404, body: '<html><title>Not found</title></html>' };
+    },
+  };
+}
+
+/** A platform on `host` through `transport`. */
+function spec(name: string, host: string, transport: PlatformSpec['transport']): PlatformSpec {
+  return entry(name, {
+    home: `https://${host}/`,
+    profile: `https://${host}/u/{username}`,
+    ...(transport ? { transport } : {}),
+  });
+}
+
+const SITES = { handshake: 'guarded.test', challenge: 'challenged.test', plain: 'plain.test' } as const;
+const TRANSPORTS = ['http', 'impersonate', 'browser'] as const;
+
+describe('sites that defend themselves', () => {
+  const sim = new SimWeb({
+    routes: [site(SITES.handshake, 'handshake'), site(SITES.challenge, 'challenge'), site(SITES.plain)],
+  });
+  let catalogue: Catalogue;
+  let engine: Engine;
+  const platform = (name: string): Platform => {
+    const found = catalogue.platforms.find((p) => p.name === name);
+    if (!found) throw new Error(name);
+    return found;
+  };
+
+  beforeAll(async () => {
+    await sim.start();
+    const specs: PlatformSpec[] = [];
+    for (const [defence, host] of Object.entries(SITES))
+      for (const transport of TRANSPORTS) specs.push(spec(`${defence} by ${transport}`, host, transport));
+    catalogue = catalogueOf(specs);
+    // The browser cannot trust the sim's CA (browser.ts): these tests accept its certificates. The
+    // deadline leaves room for Chromium's launch, which the first browser check waits for.
+    engine = engineFor(sim, catalogue, { insecureTls: true, timeoutMs: 30_000, browserContexts: 1 });
+  });
+  afterAll(async () => {
+    await engine?.close();
+    await sim.stop();
+  });
+
+  it('refuses the handshake of Node (http) and lets the impersonating client through', async () => {
+    const refused = await engine.check(platform('handshake by http'), 'alice');
+    expect(refused).toMatchObject({ status: 'unknown', reason: 'waf', evidence: { httpStatus: 403 } });
+    expect(refused.evidence.rule).toMatch(/cloudflare/);
+    expect(await engine.check(platform('handshake by impersonate'), 'alice')).toMatchObject({
+      status: 'hit',
+    });
+    expect(await engine.check(platform('handshake by impersonate'), 'nobody-here-7')).toMatchObject({
+      status: 'miss',
+    });
+  });
+
+  it('answers the challenge page to clients that run no script', async () => {
+    for (const transport of ['http', 'impersonate'] as const) {
+      const outcome = await engine.check(platform(`challenge by ${transport}`), 'alice');
+      expect(outcome, transport).toMatchObject({
+        status: 'unknown',
+        reason: 'waf',
+        evidence: { httpStatus: 403 },
+      });
+    }
+  });
+
+  it('reads an undefended site alike through http and impersonate', async () => {
+    for (const transport of ['http', 'impersonate'] as const) {
+      expect(await engine.check(platform(`plain by ${transport}`), 'alice'), transport).toMatchObject({
+        status: 'hit',
+      });
+      expect(await engine.check(platform(`plain by ${transport}`), 'nobody-here-7'), transport).toMatchObject(
+        {
+          status: 'miss',
+        },
+      );
+    }
+  });
+
+  it.runIf(hasBrowser)(
+    'passes the challenge through the browser: a hit for the account, a miss for another name',
+    async () => {
+      const hit = await engine.check(platform('challenge by browser'), 'alice');
+      expect(hit).toMatchObject({ status: 'hit', evidence: { httpStatus: 200 } });
+      expect(hit.evidence.finalUrl).toBe('https://challenged.test/u/alice');
+      expect(await engine.check(platform('challenge by browser'), 'nobody-here-7')).toMatchObject({
+        status: 'miss',
+        evidence: { httpStatus: 404 },
+      });
+      // Chromium's own handshake passes the handshake check too.
+      expect(await engine.check(platform('handshake by browser'), 'alice')).toMatchObject({ status: 'hit' });
+    },
+    90_000,
+  );
+});
