@@ -7,6 +7,7 @@
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { isGREASE, type TlsClientHelloMessage } from 'read-tls-client-hello';
+import type { Platform } from '../catalogue/platform.js';
 import type { Behaviour, SimRequest } from './behaviour.js';
 
 export type SimDefence = 'handshake' | 'challenge';
@@ -110,4 +111,16 @@ export function defend(
 ): Behaviour | undefined {
   if (defence === 'handshake') return browserHello ? undefined : HANDSHAKE_REFUSED;
   return passesChallenge(request) ? undefined : challengePage(request);
+}
+
+/**
+ * How the simulated web defends a platform's site: as the transport its entry names
+ * says the live site does (a handshake check for `impersonate`, a challenge for `browser`).
+ */
+export function defenceOf(platform: Pick<Platform, 'transport'>): SimDefence | undefined {
+  return platform.transport === 'impersonate'
+    ? 'handshake'
+    : platform.transport === 'browser'
+      ? 'challenge'
+      : undefined;
 }

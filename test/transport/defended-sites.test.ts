@@ -41,7 +41,18 @@ function spec(name: string, host: string, transport: PlatformSpec['transport']):
   });
 }
 
-const SITES = { handshake: 'guarded.test', challenge: 'challenged.test', plain: 'plain.test' } as const;
+const SITES = {
+  handshake: 'guarded.test',
+  challenge: 'challenged.test',
+  plain: 'plain.test',
+  huge: 'huge.test',
+} as const;
+
+/** Two megabytes of page, its marker at the end: past any small body cap. */
+const HUGE = {
+  host: SITES.huge,
+  handle: () => ({ kind: 'huge' as const, status: 200, bytes: 2 * 1024 * 1024, marker: 'alice' }),
+};
 const TRANSPORTS = ['http', 'impersonate', 'browser'] as const;
 
 describe('sites that defend themselves', () => {
@@ -121,5 +132,88 @@ describe('sites that defend themselves', () => {
       expect(await engine.check(platform('handshake by browser'), 'alice')).toMatchObject({ status: 'hit' });
     },
     90_000,
+  );
+});
+
+describe('every transport keeps to the limits of the http path', () => {
+  const sim = new SimWeb({ routes: [site(SITES.plain), HUGE] });
+  let catalogue: Catalogue;
+  const byName = (name: string): Platform => {
+    const found = catalogue.platforms.find((p) => p.name === name);
+    if (!found) throw new Error(name);
+    return found;
+  };
+  const engines: Engine[] = [];
+  const engine = (overrides: Parameters<typeof engineFor>[2]) => {
+    const made = engineFor(sim, catalogue, { insecureTls: true, timeoutMs: 30_000, ...overrides });
+    engines.push(made);
+    return made;
+  };
+
+  beforeAll(async () => {
+    await sim.start();
+    const specs: PlatformSpec[] = [];
+    for (const transport of TRANSPORTS) {
+      specs.push(spec(`plain by ${transport}`, SITES.plain, transport));
+      specs.push({
+        ...spec(`huge by ${transport}`, SITES.huge, transport),
+        detect: { exists: [{ text: 'never on this page' }], missing: [{ text: 'nor this' }] },
+      });
+    }
+    catalogue = catalogueOf(specs);
+  });
+  afterAll(async () => {
+    await Promise.all(engines.map((e) => e.close()));
+    await sim.stop();
+  });
+
+  it('refuses a private destination (the sim on loopback) through impersonate as through http', async () => {
+    const guarded = engine({ refusePrivate: true });
+    for (const transport of ['http', 'impersonate'] as const) {
+      const before = sim.hits.get(SITES.plain) ?? 0;
+      expect(await guarded.check(byName(`plain by ${transport}`), 'alice'), transport).toMatchObject({
+        status: 'error',
+        reason: 'blocked_destination',
+      });
+      expect(sim.hits.get(SITES.plain) ?? 0, transport).toBe(before);
+    }
+  });
+
+  it('reads no more than the body cap through impersonate', async () => {
+    const capped = engine({ bodyCapBytes: 4096 });
+    const outcome = await capped.check(byName('huge by impersonate'), 'alice');
+    expect(outcome).toMatchObject({ status: 'unknown', evidence: { httpStatus: 200 } });
+    expect(outcome.evidence.bytesRead).toBeLessThanOrEqual(4096);
+  });
+
+  it('ends a browser check unknown, needs_browser, when no browser is installed, sending nothing', async () => {
+    const without = engine({ browserPath: '/nonexistent/chromium' });
+    const before = sim.hits.get(SITES.plain) ?? 0;
+    const outcome = await without.check(byName('plain by browser'), 'alice');
+    expect(outcome).toMatchObject({ status: 'unknown', reason: 'needs_browser', evidence: { attempts: 0 } });
+    expect(outcome.evidence.rule).toContain('/nonexistent/chromium');
+    expect(sim.hits.get(SITES.plain) ?? 0).toBe(before);
+  });
+
+  it('refuses to start a browser that could not trust the configured CA', () => {
+    expect(() => engineFor(sim, catalogue, {})).toThrow(/--ca-file/);
+  });
+
+  it.runIf(hasBrowser)(
+    'refuses a private destination and keeps to the body cap through the browser',
+    async () => {
+      const guarded = engine({ refusePrivate: true, bodyCapBytes: 4096 });
+      const before = sim.hits.get(SITES.plain) ?? 0;
+      expect(await guarded.check(byName('plain by browser'), 'alice')).toMatchObject({
+        status: 'error',
+        reason: 'blocked_destination',
+      });
+      expect(sim.hits.get(SITES.plain) ?? 0).toBe(before);
+      const capped = engine({ bodyCapBytes: 4096 });
+      const outcome = await capped.check(byName('huge by browser'), 'alice');
+      expect(outcome).toMatchObject({ status: 'unknown', evidence: { httpStatus: 200 } });
+      expect(outcome.evidence.bytesRead).toBeLessThanOrEqual(4096);
+    },
+    120_000,
   );
 });
