@@ -276,6 +276,12 @@ export const SETTINGS = {
     kind: int(1024, 64 * 1_048_576),
     doc: 'Most body bytes read per answer',
   },
+  escalations: {
+    env: 'USERSCOUT_ESCALATIONS',
+    default: 0,
+    kind: int(0, 10_000),
+    doc: 'Checks per search that may be tried again through a costlier transport (impersonate, then browser, when installed) when the answer is a bot defence, within the check deadline; 0 (the default) turns escalation off, since it may start Chromium',
+  },
   browserPath: {
     env: 'USERSCOUT_BROWSER_PATH',
     default: '',

@@ -234,6 +234,12 @@ export const Result = Type.Object(
             'The control check a hit was compared with (a name that cannot exist on the platform): its name, what it read and when; a hit that reads like it is unknown/rule_drift',
         }),
       ),
+      transport: Type.Optional(
+        Type.Union([Type.Literal('http'), Type.Literal('impersonate'), Type.Literal('browser')], {
+          description:
+            "The transport that got the answer, when not http: the platform's own (catalogue `transport`), or the one a bot defence was escalated to",
+        }),
+      ),
     }),
     profile: Type.Optional(
       Type.Object(

@@ -4,10 +4,11 @@
  * for a platform's failure; only a cancelled search rejects.
  */
 import type { Dispatcher } from 'undici';
-import type { Platform, Shield } from '../catalogue/platform.js';
+import type { Platform, Shield, Transport } from '../catalogue/platform.js';
 import { classify, type Decision, finalVerdict } from './classify.js';
 import { type AnswerPrint, answerPrint } from './control.js';
 import type { ControlGuard, SentCheck } from './control-guard.js';
+import { type EscalationBudget, isBotDefence, nextTransport } from './escalation.js';
 import { type Exchange, exchange } from './http.js';
 import { type CheckLimiter, DEFAULT_IDENTITY } from './limiter.js';
 import {
@@ -17,6 +18,7 @@ import {
   type OriginBreaker,
 } from './origin-breaker.js';
 import {
+  type AnsweredDecision,
   answeredOutcome,
   errorOutcome,
   invalidOutcome,
@@ -81,6 +83,8 @@ export async function checkPlatform(
   leftLine?: () => void,
   /** Called when its send slot has come and its request goes out (origin-backlog.ts); not when none is sent. */
   sending?: () => void,
+  /** Its search's escalations to costlier transports (escalation.ts); absent: none. */
+  escalations?: EscalationBudget,
 ): Promise<Outcome> {
   const built = buildRequest(platform, username, ctx.baseHeaders);
   if (!built.ok) {
@@ -116,14 +120,32 @@ export async function checkPlatform(
             return { outcome: invalidOutcome(platform, built.profileUrl, built.reason, built.message) };
           if (!(await slot(ctx.timeoutMs)))
             return { outcome: budgetExhausted(platform, built.profileUrl, limit, ctx.timeoutMs) };
-          return send(platform, built.request, built.profileUrl, through, slot, closeAfter, signal);
+          return send(
+            platform,
+            built.request,
+            built.profileUrl,
+            through,
+            slot,
+            closeAfter,
+            signal,
+            escalations,
+          );
         };
         const identityName = ctx.identities?.[identity] ?? DEFAULT_IDENTITY;
         // Eager (the service): sent alongside the check when due, so a hit does not wait for it after its answer.
         const early = ctx.controls?.eagerFor(platform)
           ? ctx.controls.current(platform, identityName, sendControl)
           : undefined;
-        const sent = await send(platform, request, profileUrl, through, slot, closeAfter, signal);
+        const sent = await send(
+          platform,
+          request,
+          profileUrl,
+          through,
+          slot,
+          closeAfter,
+          signal,
+          escalations,
+        );
         ended = breakerResult(sent.outcome);
         if (sent.outcome.status !== 'hit' || !ctx.controls) return sent.outcome;
         return ctx.controls.vet(platform, identityName, sent, sendControl, early);
@@ -146,11 +168,12 @@ async function send(
   slot: RetryClock['slot'],
   closeAfter: () => boolean,
   signal: AbortSignal | undefined,
+  escalations: EscalationBudget | undefined,
 ): Promise<SentCheck> {
   signal?.throwIfAborted();
   // The one seam of the other transports: the same request, the same answer shape, read alike.
-  const via = platform.transport !== 'http' ? ctx.transports : undefined;
-  const missing = via?.missing(platform.transport as Exclude<typeof platform.transport, 'http'>);
+  const named = platform.transport;
+  const missing = named === 'http' ? undefined : ctx.transports?.missing(named);
   if (missing) return { outcome: needsBrowser(platform, profileUrl, missing) };
   const started = ctx.now();
   const deadline = started + ctx.timeoutMs;
@@ -165,33 +188,37 @@ async function send(
     const enough = decision.status !== 'hit' || view.complete || view.body.length >= PROFILE_READ_CHARS;
     return enough ? decision : undefined;
   };
+  // The next transport for an answer that is a bot defence, if the search may still escalate.
+  const escalation = (verdict: AnsweredDecision, from: Transport): Transport | undefined => {
+    if (!escalations || !isBotDefence(verdict)) return undefined;
+    const next = nextTransport(from, (t) => t !== 'http' && ctx.transports?.missing(t) === undefined);
+    return next && escalations.take() ? next : undefined;
+  };
   // The answer the outcome was read from, for comparing a hit with its control's.
   let answer: AnswerPrint | undefined;
   try {
     const outcome = await withRetries(
       async (attempts): Promise<Attempt<Outcome>> => {
+        let transport: Transport = named;
         let result: Exchange<Decision>;
-        try {
-          result = via
-            ? await via.exchange(
-                platform.transport as Exclude<typeof platform.transport, 'http'>,
-                ctx.identity ?? 0,
-                request,
-                {
-                  signal: controller.signal,
-                  bodyCapBytes: ctx.bodyCapBytes,
-                  maxRedirects: ctx.maxRedirects,
-                  decide,
-                },
-              )
-            : await exchange(request, {
+        const sendVia = (via: Transport): Promise<Exchange<Decision>> =>
+          via === 'http' || !ctx.transports
+            ? exchange(request, {
                 dispatcher: ctx.dispatcher,
                 signal: controller.signal,
                 bodyCapBytes: ctx.bodyCapBytes,
                 maxRedirects: ctx.maxRedirects,
                 closeConnection: closeAfter(),
                 decide,
+              })
+            : ctx.transports.exchange(via, ctx.identity ?? 0, request, {
+                signal: controller.signal,
+                bodyCapBytes: ctx.bodyCapBytes,
+                maxRedirects: ctx.maxRedirects,
+                decide,
               });
+        try {
+          result = await sendVia(transport);
         } catch (error) {
           if (signal?.aborted) throw signal.reason;
           if (hasErrorCode(error, [NEEDS_BROWSER_CODE]))
@@ -212,25 +239,40 @@ async function send(
               ),
           };
         }
-        const verdict = finalVerdict(platform, result.view, ctx.shields, result.decision);
-        answer = answerPrint(result.view, result.bytesRead);
+        let verdict = finalVerdict(platform, result.view, ctx.shields, result.decision);
+        // A bot defence is tried again through the next transport, within this deadline and the
+        // search's escalations; an escalation that fails leaves the defence's answer standing.
+        for (let next = escalation(verdict, transport); next; next = escalation(verdict, transport)) {
+          try {
+            result = await sendVia(next);
+          } catch {
+            if (signal?.aborted) throw signal.reason;
+            break;
+          }
+          transport = next;
+          verdict = finalVerdict(platform, result.view, ctx.shields, result.decision);
+        }
+        const answered = result;
+        answer = answerPrint(answered.view, answered.bytesRead);
         return {
           end: {
             answered: true,
-            status: result.view.status,
+            status: answered.view.status,
             explained: !(verdict.status === 'unknown' && verdict.reason === 'unexpected_response'),
-            retryAfter: result.view.headers['retry-after'],
+            retryAfter: answered.view.headers['retry-after'],
           },
           result: () => {
             const outcome = answeredOutcome(platform, profileUrl, verdict, {
               responseTime: Math.round(ctx.now() - started),
-              httpStatus: result.view.status,
-              finalUrl: result.view.url,
+              httpStatus: answered.view.status,
+              finalUrl: answered.view.url,
               attempts,
-              bytesRead: result.bytesRead,
+              bytesRead: answered.bytesRead,
             });
-            const profile = verdict.status === 'hit' ? extractProfile(platform, result.view) : undefined;
-            return profile ? { ...outcome, profile } : outcome;
+            const profile = verdict.status === 'hit' ? extractProfile(platform, answered.view) : undefined;
+            const via =
+              transport === 'http' ? outcome : { ...outcome, evidence: { ...outcome.evidence, transport } };
+            return profile ? { ...via, profile } : via;
           },
         };
       },

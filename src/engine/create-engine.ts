@@ -47,6 +47,7 @@ export type EngineConfig = Pick<
   | 'insecureTls'
   | 'refusePrivate'
   | 'controlWindowMs'
+  | 'escalations'
   | 'browserPath'
   | 'browserContexts'
 >;
@@ -149,6 +150,7 @@ export function createEngine(
       userAgent: config.userAgent,
       concurrency: config.concurrency,
       keepIdleConnections: config.keepIdleConnections,
+      escalationsPerSearch: config.escalations,
       perHost: config.perHost,
       budget: { perSecond: config.budgetPerSecond, burst: config.budgetBurst },
       breaker: { threshold: config.breakerTimeouts, cooldownMs: config.breakerCooldownMs },

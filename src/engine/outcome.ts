@@ -4,7 +4,7 @@
  * are listed in. Only type imports, so the web page bundles it.
  */
 import type { Category } from '../catalogue/categories.js';
-import type { Platform } from '../catalogue/platform.js';
+import type { Platform, Transport } from '../catalogue/platform.js';
 import type { Profile } from './profile.js';
 
 export const OUTCOME_STATUSES = ['hit', 'miss', 'unknown', 'error', 'invalid'] as const;
@@ -63,6 +63,8 @@ export interface Evidence {
   readonly snippet?: string;
   /** The control check a hit was compared with: its name, what it read and when (control.ts). */
   readonly control?: string;
+  /** The transport that got the answer, when not `http`: the platform's own, or one escalated to (escalation.ts). */
+  readonly transport?: Transport;
 }
 
 export interface Outcome {

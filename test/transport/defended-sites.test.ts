@@ -60,7 +60,12 @@ describe('sites that defend themselves', () => {
     routes: [site(SITES.handshake, 'handshake'), site(SITES.challenge, 'challenge'), site(SITES.plain)],
   });
   let catalogue: Catalogue;
+  /** No escalation: each platform goes by its own transport. */
   let engine: Engine;
+  /** Escalation on (two per check), no browser installed. */
+  let escalating: Engine;
+  /** Escalation on, with the browser: the only engine that launches Chromium. */
+  let browsing: Engine;
   const platform = (name: string): Platform => {
     const found = catalogue.platforms.find((p) => p.name === name);
     if (!found) throw new Error(name);
@@ -72,13 +77,24 @@ describe('sites that defend themselves', () => {
     const specs: PlatformSpec[] = [];
     for (const [defence, host] of Object.entries(SITES))
       for (const transport of TRANSPORTS) specs.push(spec(`${defence} by ${transport}`, host, transport));
+    specs.push(
+      spec('handshake by http 2', SITES.handshake, 'http'),
+      spec('handshake by http 3', SITES.handshake, 'http'),
+    );
     catalogue = catalogueOf(specs);
     // The browser cannot trust the sim's CA (browser.ts): these tests accept its certificates. The
     // deadline leaves room for Chromium's launch, which the first browser check waits for.
-    engine = engineFor(sim, catalogue, { insecureTls: true, timeoutMs: 30_000, browserContexts: 1 });
+    const settings = { insecureTls: true, timeoutMs: 30_000, browserContexts: 1 };
+    engine = engineFor(sim, catalogue, settings);
+    escalating = engineFor(sim, catalogue, {
+      ...settings,
+      escalations: 2,
+      browserPath: '/nonexistent/chromium',
+    });
+    browsing = engineFor(sim, catalogue, { ...settings, escalations: 2 });
   });
   afterAll(async () => {
-    await engine?.close();
+    await Promise.all([engine?.close(), escalating?.close(), browsing?.close()]);
     await sim.stop();
   });
 
@@ -118,18 +134,58 @@ describe('sites that defend themselves', () => {
     }
   });
 
+  it('escalates a bot defence to the next transport, within the search budget of escalations', async () => {
+    // Past the handshake check through impersonate: read with the platform's ordinary rules.
+    expect(await escalating.check(platform('handshake by http'), 'alice')).toMatchObject({
+      status: 'hit',
+      evidence: { transport: 'impersonate' },
+    });
+    expect(await escalating.check(platform('handshake by http'), 'nobody-here-7')).toMatchObject({
+      status: 'miss',
+      evidence: { transport: 'impersonate' },
+    });
+    // The challenge stops impersonate too, and there is no browser: the defence stands, named.
+    const challenged = await escalating.check(platform('challenge by http'), 'alice');
+    expect(challenged).toMatchObject({
+      status: 'unknown',
+      reason: 'waf',
+      evidence: { transport: 'impersonate' },
+    });
+    expect(challenged.evidence.rule).toMatch(/shield: cloudflare/);
+    // A search of three platforms behind the handshake check, with two escalations: the third reads the defence.
+    const three = ['handshake by http', 'handshake by http 2', 'handshake by http 3'].map(platform);
+    const outcomes = [];
+    for await (const outcome of escalating.search('alice', three)) outcomes.push(outcome);
+    expect(outcomes.filter((o) => o.status === 'hit' && o.evidence.transport === 'impersonate')).toHaveLength(
+      2,
+    );
+    expect(outcomes.filter((o) => o.status === 'unknown' && o.reason === 'waf')).toHaveLength(1);
+    // Escalation off: the defence, named.
+    await expect(engine.check(platform('handshake by http'), 'alice')).resolves.toMatchObject({
+      reason: 'waf',
+    });
+  });
+
   it.runIf(hasBrowser)(
     'passes the challenge through the browser: a hit for the account, a miss for another name',
     async () => {
-      const hit = await engine.check(platform('challenge by browser'), 'alice');
+      const hit = await browsing.check(platform('challenge by browser'), 'alice');
       expect(hit).toMatchObject({ status: 'hit', evidence: { httpStatus: 200 } });
       expect(hit.evidence.finalUrl).toBe('https://challenged.test/u/alice');
-      expect(await engine.check(platform('challenge by browser'), 'nobody-here-7')).toMatchObject({
+      expect(await browsing.check(platform('challenge by browser'), 'nobody-here-7')).toMatchObject({
         status: 'miss',
         evidence: { httpStatus: 404 },
       });
       // Chromium's own handshake passes the handshake check too.
-      expect(await engine.check(platform('handshake by browser'), 'alice')).toMatchObject({ status: 'hit' });
+      expect(await browsing.check(platform('handshake by browser'), 'alice')).toMatchObject({
+        status: 'hit',
+        evidence: { transport: 'browser' },
+      });
+      // A platform named for http escalates past the challenge to the browser, which says so.
+      expect(await browsing.check(platform('challenge by http'), 'alice')).toMatchObject({
+        status: 'hit',
+        evidence: { transport: 'browser' },
+      });
     },
     90_000,
   );
