@@ -62,20 +62,25 @@ function destination(
   );
 }
 
-/** A TCP connection to host:port as the identity makes it: directly, or through its proxy. */
+/**
+ * A TCP connection to host:port as the identity makes it: directly, or through its proxy.
+ * As on the http path, a proxy is asked for the name itself (it resolves it), after the
+ * destination `--connect-to` maps it to was checked here.
+ */
 async function open(options: GatewayOptions, host: string, port: number): Promise<Socket> {
-  const target = await destination(options, host, port);
+  const checked = await destination(options, host, port);
   const timeout = options.connectTimeoutMs;
   if (!options.proxy) {
     return connected(
       netConnect({
-        host: target.host,
-        port: target.port,
+        host: checked.host,
+        port: checked.port,
         ...(options.localAddress ? { localAddress: options.localAddress } : {}),
       }),
       timeout,
     );
   }
+  const target = { host, port };
   const proxy = new URL(options.proxy);
   if (proxy.protocol.startsWith('socks')) {
     const { socket } = await SocksClient.createConnection({

@@ -4,6 +4,8 @@
  * sent to both, and each defended platform is read with its ordinary rules through
  * the transport that gets past its defence.
  */
+import { createServer } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
@@ -272,4 +274,51 @@ describe('every transport keeps to the limits of the http path', () => {
     },
     120_000,
   );
+});
+
+describe('an egress identity through a proxy', () => {
+  const sim = new SimWeb({ routes: [site(SITES.handshake, 'handshake'), site(SITES.plain)] });
+  /** What the proxy was asked to connect to. */
+  const asked: string[] = [];
+  /** A CONNECT proxy that tunnels every request to the sim's HTTPS port. */
+  const proxy = createServer();
+  proxy.on('connect', (req, socket: Socket) => {
+    asked.push(req.url ?? '');
+    const tunnel = connect(sim.tlsPort, '127.0.0.1', () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      tunnel.pipe(socket).pipe(tunnel);
+    });
+    tunnel.on('error', () => socket.destroy());
+    socket.on('error', () => tunnel.destroy());
+  });
+  let engine: Engine;
+  let catalogue: Catalogue;
+
+  beforeAll(async () => {
+    await sim.start();
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
+    catalogue = catalogueOf([
+      spec('plain by impersonate', SITES.plain, 'impersonate'),
+      spec('handshake by impersonate', SITES.handshake, 'impersonate'),
+    ]);
+    const { port } = proxy.address() as AddressInfo;
+    engine = engineFor(sim, catalogue, { insecureTls: true, egress: [`proxy:http://127.0.0.1:${port}`] });
+  });
+  afterAll(async () => {
+    await engine?.close();
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
+    await sim.stop();
+  });
+
+  it('sends impersonate checks through the proxy, the handshake still its own', async () => {
+    const [plain, guarded] = catalogue.platforms;
+    expect(await engine.check(plain!, 'alice')).toMatchObject({
+      status: 'hit',
+      evidence: { transport: 'impersonate' },
+    });
+    expect(await engine.check(guarded!, 'nobody-here-7')).toMatchObject({ status: 'miss' });
+    // The proxy is asked for the site's name, as on the http path (connect-to is not applied to a proxied route).
+    expect(asked).toEqual(expect.arrayContaining([`${SITES.plain}:443`, `${SITES.handshake}:443`]));
+  });
 });
