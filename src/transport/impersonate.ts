@@ -5,16 +5,13 @@
  * (egress-gateway.ts), which applies `--connect-to`, the refusal of private
  * destinations, the source address and the proxy, as the http path does.
  */
-import { writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { rootCertificates } from 'node:tls';
 import type { Impit } from 'impit';
 import type { Exchange } from '../engine/http.js';
 import type { CheckRequest } from '../engine/request.js';
 import { BLOCKED_DESTINATION_CODE } from '../engine/transport-error.js';
 import type { TransportExchangeOptions } from '../engine/transports.js';
 import type { EgressGateway } from './egress-gateway.js';
+import { withImpitTrust } from './impit-trust.js';
 import { headerRecord, readBody } from './read-body.js';
 
 export interface ImpersonateOptions {
@@ -27,25 +24,6 @@ export interface ImpersonateOptions {
 
 /** Headers of ours that would give impit's browser away: it sends its own, in a browser's order. */
 const BROWSER_OWNED = new Set(['user-agent', 'accept-encoding', 'accept-language', 'accept', 'connection']);
-
-/**
- * impit takes no CA option; it reads the trust store named by SSL_CERT_FILE when an
- * instance is made. So the public roots and the extra CA are written to one file, named
- * there only while the (synchronous) constructor runs.
- */
-function withTrustStore<T>(ca: readonly string[], make: () => T): T {
-  if (ca.length === 0) return make();
-  const file = join(tmpdir(), `userscout-roots-${process.pid}.pem`);
-  writeFileSync(file, [...rootCertificates, ...ca].join('\n'), { mode: 0o600 });
-  const before = process.env.SSL_CERT_FILE;
-  process.env.SSL_CERT_FILE = file;
-  try {
-    return make();
-  } finally {
-    if (before === undefined) delete process.env.SSL_CERT_FILE;
-    else process.env.SSL_CERT_FILE = before;
-  }
-}
 
 /** A failure of impit, with the code transport-error.ts reads. */
 function transportError(error: unknown): Error {
@@ -76,8 +54,9 @@ export class ImpersonateTransport {
     this.#client ??= (async () => {
       const [{ Impit }, gateway] = await Promise.all([import('impit'), this.#options.gateway.address()]);
       const proxyUrl = `http://${gateway.username}:${gateway.password}@${gateway.host}:${gateway.port}`;
-      return withTrustStore(
-        this.#options.insecure ? [] : this.#options.ca,
+      // The configured CAs even when insecure: the first client made fixes them for the process.
+      return withImpitTrust(
+        this.#options.ca,
         () =>
           new Impit({
             browser: 'chrome',

@@ -13,11 +13,15 @@ import type { Engine } from '../../src/engine/engine.js';
 import type { SimRequest } from '../../src/sim/behaviour.js';
 import type { SimDefence } from '../../src/sim/defence.js';
 import { SimWeb } from '../../src/sim/server.js';
+import { createTestCa } from '../../src/sim/tls.js';
 import { findBrowser } from '../../src/transport/browser.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
 
 const hasBrowser = findBrowser('') !== undefined;
+
+/** One CA for every sim of this file: impit trusts one set of CAs per process (impit-trust.ts). */
+const ca = await createTestCa();
 
 /** A site where only `alice` has an account: 200 with her page, 404 otherwise. */
 function site(host: string, defence?: SimDefence) {
@@ -59,6 +63,7 @@ const TRANSPORTS = ['http', 'impersonate', 'browser'] as const;
 
 describe('sites that defend themselves', () => {
   const sim = new SimWeb({
+    ca,
     routes: [site(SITES.handshake, 'handshake'), site(SITES.challenge, 'challenge'), site(SITES.plain)],
   });
   let catalogue: Catalogue;
@@ -194,7 +199,7 @@ describe('sites that defend themselves', () => {
 });
 
 describe('every transport keeps to the limits of the http path', () => {
-  const sim = new SimWeb({ routes: [site(SITES.plain), HUGE] });
+  const sim = new SimWeb({ ca, routes: [site(SITES.plain), HUGE] });
   let catalogue: Catalogue;
   const byName = (name: string): Platform => {
     const found = catalogue.platforms.find((p) => p.name === name);
@@ -277,7 +282,7 @@ describe('every transport keeps to the limits of the http path', () => {
 });
 
 describe('an egress identity through a proxy', () => {
-  const sim = new SimWeb({ routes: [site(SITES.handshake, 'handshake'), site(SITES.plain)] });
+  const sim = new SimWeb({ ca, routes: [site(SITES.handshake, 'handshake'), site(SITES.plain)] });
   /** What the proxy was asked to connect to. */
   const asked: string[] = [];
   /** A CONNECT proxy that tunnels every request to the sim's HTTPS port. */
@@ -302,7 +307,8 @@ describe('an egress identity through a proxy', () => {
       spec('handshake by impersonate', SITES.handshake, 'impersonate'),
     ]);
     const { port } = proxy.address() as AddressInfo;
-    engine = engineFor(sim, catalogue, { insecureTls: true, egress: [`proxy:http://127.0.0.1:${port}`] });
+    // No --insecure: impit trusts the sim's CA (--ca-file) as the http path does.
+    engine = engineFor(sim, catalogue, { egress: [`proxy:http://127.0.0.1:${port}`] });
   });
   afterAll(async () => {
     await engine?.close();
@@ -311,7 +317,7 @@ describe('an egress identity through a proxy', () => {
     await sim.stop();
   });
 
-  it('sends impersonate checks through the proxy, the handshake still its own', async () => {
+  it('sends impersonate checks through the proxy, the handshake still its own, trusting the CA file', async () => {
     const [plain, guarded] = catalogue.platforms;
     expect(await engine.check(plain!, 'alice')).toMatchObject({
       status: 'hit',
@@ -320,5 +326,15 @@ describe('an egress identity through a proxy', () => {
     expect(await engine.check(guarded!, 'nobody-here-7')).toMatchObject({ status: 'miss' });
     // The proxy is asked for the site's name, as on the http path (connect-to is not applied to a proxied route).
     expect(asked).toEqual(expect.arrayContaining([`${SITES.plain}:443`, `${SITES.handshake}:443`]));
+    // impit trusts one set of CAs per process: an engine without this CA file is refused, not given it.
+    const { port } = proxy.address() as AddressInfo;
+    const untrusting = engineFor(sim, catalogue, { caFile: '', egress: [`proxy:http://127.0.0.1:${port}`] });
+    try {
+      const refused = await untrusting.check(plain!, 'alice');
+      expect(refused).toMatchObject({ status: 'error' });
+      expect(refused.evidence.rule).toMatch(/one set of extra CAs per process/);
+    } finally {
+      await untrusting.close();
+    }
   });
 });
