@@ -296,6 +296,24 @@ export const SETTINGS = {
     kind: int(1024, 64 * 1_048_576),
     doc: 'Most body bytes read per answer',
   },
+  escalations: {
+    env: 'USERSCOUT_ESCALATIONS',
+    default: 0,
+    kind: int(0, 10_000),
+    doc: 'Checks per search that may be tried again through a costlier transport (impersonate, then browser, when installed) when the answer is a bot defence, within the check deadline; 0 (the default) turns escalation off, since it may start Chromium',
+  },
+  browserPath: {
+    env: 'USERSCOUT_BROWSER_PATH',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'Chromium executable for platforms whose transport is `browser`; empty: the first of /usr/bin/chromium, /usr/bin/chromium-browser, /usr/bin/google-chrome found (without one, their checks read unknown, needs_browser)',
+  },
+  browserContexts: {
+    env: 'USERSCOUT_BROWSER_CONTEXTS',
+    default: 2,
+    kind: int(1, 64),
+    doc: 'Browser checks at once per process (each a fresh Chromium context, closed after); one Chromium is launched and reused',
+  },
   retries: {
     env: 'USERSCOUT_RETRIES',
     default: 2,

@@ -47,6 +47,10 @@ export const ERROR_CODES = {
     status: 409,
     message: "This API key's stored webhook deliveries are all pending; wait for them to end",
   },
+  transport_unavailable: {
+    status: 500,
+    message: 'A check transport cannot start with these network settings',
+  },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

@@ -234,6 +234,12 @@ export const Result = Type.Object(
             'The control check a hit was compared with (a name that cannot exist on the platform): its name, what it read and when; a hit that reads like it is unknown/rule_drift',
         }),
       ),
+      transport: Type.Optional(
+        Type.Union([Type.Literal('http'), Type.Literal('impersonate'), Type.Literal('browser')], {
+          description:
+            "The transport that got the answer, when not http: the platform's own (catalogue `transport`), or the one a bot defence was escalated to",
+        }),
+      ),
     }),
     profile: Type.Optional(
       Type.Object(
@@ -266,7 +272,7 @@ export const Result = Type.Object(
   {
     $id: 'Result',
     description:
-      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response, rule_drift (the platform rule also reads a name that cannot exist as a hit); or not asked: budget_exhausted, our request budget for the origin had no slot in time), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
+      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response, rule_drift (the platform rule also reads a name that cannot exist as a hit); or not asked: budget_exhausted, our request budget for the origin had no slot in time, needs_browser, the platform needs a browser and none is installed), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
   },
 );
 

@@ -120,6 +120,7 @@ export function normalisePlatform(spec: PlatformSpec): Platform {
     enabled: spec.enabled ?? true,
     disabledReason: spec.disabledReason,
     budget: spec.budget ? { perSecond: spec.budget.perSecond, burst: spec.budget.burst ?? 1 } : undefined,
+    transport: spec.transport ?? 'http',
     extract: spec.extract ? normaliseExtract(spec.extract as ExtractSpec) : undefined,
   };
 }

@@ -48,6 +48,14 @@ export interface PlatformBudget {
   readonly burst: number;
 }
 
+/**
+ * How a platform's checks reach its site: `http` (Node's own client), `impersonate`
+ * (a browser's TLS and HTTP/2 fingerprint), `browser` (headless Chromium running the
+ * page's scripts). Ordered from the cheapest to the costliest.
+ */
+export const TRANSPORTS = ['http', 'impersonate', 'browser'] as const;
+export type Transport = (typeof TRANSPORTS)[number];
+
 /** Where one profile field is read from in a hit's answer (`extract` in the catalogue). */
 export type ExtractRule =
   | { readonly kind: 'json'; readonly path: readonly string[] }
@@ -76,6 +84,8 @@ export interface Platform {
   readonly disabledReason: string | undefined;
   /** Its own request-rate budget; undefined: the configured default. */
   readonly budget: PlatformBudget | undefined;
+  /** How its checks reach the site. @default 'http' */
+  readonly transport: Transport;
   /** Its own profile-detail rules for hits; undefined: the generic extractors only. */
   readonly extract: ExtractRules | undefined;
 }

@@ -239,6 +239,12 @@ export const PlatformSchema = Type.Object(
     enabled: Type.Optional(Type.Boolean()),
     disabledReason: Type.Optional(Type.String({ description: 'Why the platform is disabled' })),
     budget: Type.Optional(BudgetSchema),
+    transport: Type.Optional(
+      Type.Union([Type.Literal('http'), Type.Literal('impersonate'), Type.Literal('browser')], {
+        description:
+          "How its checks reach the site: 'http' (the default: Node's own HTTP client), 'impersonate' (a browser's TLS and HTTP/2 handshake and header order, for sites that refuse other handshakes), 'browser' (headless Chromium running the page's scripts, for sites that answer a JavaScript challenge)",
+      }),
+    ),
     extract: Type.Optional(ExtractSchema),
     notes: Type.Optional(Type.String({ description: 'Anything a maintainer should know' })),
   },

@@ -4,11 +4,12 @@
  * for a platform's failure; only a cancelled search rejects.
  */
 import type { Dispatcher } from 'undici';
-import type { Platform, Shield } from '../catalogue/platform.js';
+import type { Platform, Shield, Transport } from '../catalogue/platform.js';
 import type { SiteLimitBook } from '../schedule/site-limit-book.js';
 import { classify, type Decision, finalVerdict } from './classify.js';
 import { type AnswerPrint, answerPrint } from './control.js';
 import type { ControlGuard, SentCheck } from './control-guard.js';
+import { type EscalationBudget, isBotDefence, nextTransport } from './escalation.js';
 import { type HeardAnswer, heardAnswer } from './heard-answer.js';
 import { type Exchange, exchange } from './http.js';
 import { type CheckLimiter, DEFAULT_IDENTITY } from './limiter.js';
@@ -19,6 +20,7 @@ import {
   type OriginBreaker,
 } from './origin-breaker.js';
 import {
+  type AnsweredDecision,
   answeredOutcome,
   errorOutcome,
   invalidOutcome,
@@ -31,7 +33,8 @@ import type { BudgetLimit } from './rate-budget.js';
 import { buildRequest, type CheckRequest } from './request.js';
 import type { ResponseView } from './response-view.js';
 import { type Attempt, type RetryClock, type RetryPolicy, withRetries } from './retry.js';
-import { describeTransportError, transportErrorReason } from './transport-error.js';
+import { describeTransportError, hasErrorCode, transportErrorReason } from './transport-error.js';
+import { NEEDS_BROWSER_CODE, type Transports } from './transports.js';
 
 export interface CheckContext {
   /** What send() sends through: the first egress identity's; checkPlatform swaps in the one the limiter chose. */
@@ -59,6 +62,10 @@ export interface CheckContext {
   readonly retry: RetryPolicy;
   readonly now: () => number;
   readonly random: () => number;
+  /** The transports a platform may name other than `http` (transports.ts); absent: every check goes by http. */
+  readonly transports?: Transports | undefined;
+  /** Index of the egress identity `dispatcher` belongs to; set by checkPlatform. @default 0 */
+  readonly identity?: number | undefined;
 }
 
 export class CheckTimeoutError extends Error {
@@ -80,6 +87,8 @@ export async function checkPlatform(
   leftLine?: () => void,
   /** Called when its send slot has come and its request goes out (origin-backlog.ts); not when none is sent. */
   sending?: () => void,
+  /** Its search's escalations to costlier transports (escalation.ts); absent: none. */
+  escalations?: EscalationBudget,
 ): Promise<Outcome> {
   const built = buildRequest(platform, username, ctx.baseHeaders);
   if (!built.ok) {
@@ -102,7 +111,8 @@ export async function checkPlatform(
       if (refused) return unresponsive(platform, profileUrl, refused);
       let ended: BreakerResult = 'other';
       try {
-        const through = identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher };
+        const through =
+          identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher, identity };
         // A retry is a request like any other: it waits for its own send slot.
         const slot = (maxWaitMs: number) => ctx.limiter.pace(polite, identity, limit, maxWaitMs, signal);
         // Asked at each attempt: a check queued meanwhile for this origin keeps the connection.
@@ -118,13 +128,33 @@ export async function checkPlatform(
             return { outcome: invalidOutcome(platform, built.profileUrl, built.reason, built.message) };
           if (!(await slot(ctx.timeoutMs)))
             return { outcome: budgetExhausted(platform, built.profileUrl, limit, ctx.timeoutMs) };
-          return send(platform, built.request, built.profileUrl, through, slot, closeAfter, heard, signal);
+          return send(
+            platform,
+            built.request,
+            built.profileUrl,
+            through,
+            slot,
+            closeAfter,
+            heard,
+            signal,
+            escalations,
+          );
         };
         // Eager (the service): sent alongside the check when due, so a hit does not wait for it after its answer.
         const early = ctx.controls?.eagerFor(platform)
           ? ctx.controls.current(platform, identityName, sendControl)
           : undefined;
-        const sent = await send(platform, request, profileUrl, through, slot, closeAfter, heard, signal);
+        const sent = await send(
+          platform,
+          request,
+          profileUrl,
+          through,
+          slot,
+          closeAfter,
+          heard,
+          signal,
+          escalations,
+        );
         ended = breakerResult(sent.outcome);
         if (sent.outcome.status !== 'hit' || !ctx.controls) return sent.outcome;
         return ctx.controls.vet(platform, identityName, sent, sendControl, early);
@@ -148,8 +178,13 @@ async function send(
   closeAfter: () => boolean,
   heard: HeardAnswer,
   signal: AbortSignal | undefined,
+  escalations: EscalationBudget | undefined,
 ): Promise<SentCheck> {
   signal?.throwIfAborted();
+  // The one seam of the other transports: the same request, the same answer shape, read alike.
+  const named = platform.transport;
+  const missing = named === 'http' ? undefined : ctx.transports?.missing(named);
+  if (missing) return { outcome: needsBrowser(platform, profileUrl, missing) };
   const started = ctx.now();
   const deadline = started + ctx.timeoutMs;
   const controller = new AbortController();
@@ -163,24 +198,45 @@ async function send(
     const enough = decision.status !== 'hit' || view.complete || view.body.length >= PROFILE_READ_CHARS;
     return enough ? decision : undefined;
   };
+  // The next transport for an answer that is a bot defence, if the search may still escalate.
+  const escalation = (verdict: AnsweredDecision, from: Transport): Transport | undefined => {
+    if (!escalations || !isBotDefence(verdict)) return undefined;
+    const next = nextTransport(from, (t) => t !== 'http' && ctx.transports?.missing(t) === undefined);
+    return next && escalations.take() ? next : undefined;
+  };
   // The answer the outcome was read from, for comparing a hit with its control's.
   let answer: AnswerPrint | undefined;
   try {
     const outcome = await withRetries(
       async (attempts): Promise<Attempt<Outcome>> => {
+        let transport: Transport = named;
         let result: Exchange<Decision>;
         const sentAt = Date.now();
+        const sendVia = (via: Transport): Promise<Exchange<Decision>> =>
+          via === 'http' || !ctx.transports
+            ? exchange(request, {
+                dispatcher: ctx.dispatcher,
+                signal: controller.signal,
+                bodyCapBytes: ctx.bodyCapBytes,
+                maxRedirects: ctx.maxRedirects,
+                closeConnection: closeAfter(),
+                decide,
+              })
+            : ctx.transports.exchange(via, ctx.identity ?? 0, request, {
+                signal: controller.signal,
+                bodyCapBytes: ctx.bodyCapBytes,
+                maxRedirects: ctx.maxRedirects,
+                decide,
+              });
         try {
-          result = await exchange(request, {
-            dispatcher: ctx.dispatcher,
-            signal: controller.signal,
-            bodyCapBytes: ctx.bodyCapBytes,
-            maxRedirects: ctx.maxRedirects,
-            closeConnection: closeAfter(),
-            decide,
-          });
+          result = await sendVia(transport);
         } catch (error) {
           if (signal?.aborted) throw signal.reason;
+          if (hasErrorCode(error, [NEEDS_BROWSER_CODE]))
+            return {
+              end: { answered: false, error, timedOut: false },
+              result: () => needsBrowser(platform, profileUrl, describeTransportError(error)),
+            };
           const timedOut = controller.signal.aborted;
           return {
             end: { answered: false, error, timedOut },
@@ -194,25 +250,40 @@ async function send(
               ),
           };
         }
-        const verdict = finalVerdict(platform, result.view, ctx.shields, result.decision);
-        answer = answerPrint(result.view, result.bytesRead);
+        let verdict = finalVerdict(platform, result.view, ctx.shields, result.decision);
+        // A bot defence is tried again through the next transport, within this deadline and the
+        // search's escalations; an escalation that fails leaves the defence's answer standing.
+        for (let next = escalation(verdict, transport); next; next = escalation(verdict, transport)) {
+          try {
+            result = await sendVia(next);
+          } catch {
+            if (signal?.aborted) throw signal.reason;
+            break;
+          }
+          transport = next;
+          verdict = finalVerdict(platform, result.view, ctx.shields, result.decision);
+        }
+        const answered = result;
+        answer = answerPrint(answered.view, answered.bytesRead);
         return {
           end: {
             answered: true,
-            status: result.view.status,
+            status: answered.view.status,
             explained: !(verdict.status === 'unknown' && verdict.reason === 'unexpected_response'),
-            waitMs: heardAnswer(result.view, sentAt, heard),
+            waitMs: heardAnswer(answered.view, sentAt, heard),
           },
           result: () => {
             const outcome = answeredOutcome(platform, profileUrl, verdict, {
               responseTime: Math.round(ctx.now() - started),
-              httpStatus: result.view.status,
-              finalUrl: result.view.url,
+              httpStatus: answered.view.status,
+              finalUrl: answered.view.url,
               attempts,
-              bytesRead: result.bytesRead,
+              bytesRead: answered.bytesRead,
             });
-            const profile = verdict.status === 'hit' ? extractProfile(platform, result.view) : undefined;
-            return profile ? { ...outcome, profile } : outcome;
+            const profile = verdict.status === 'hit' ? extractProfile(platform, answered.view) : undefined;
+            const via =
+              transport === 'http' ? outcome : { ...outcome, evidence: { ...outcome.evidence, transport } };
+            return profile ? { ...via, profile } : via;
           },
         };
       },
@@ -239,6 +310,11 @@ function budgetExhausted(
     'budget_exhausted',
     `not sent: the local request budget for this origin (${limit.perSecond}/s, burst ${limit.burst}, per egress identity) had no free slot within the deadline (waited ${waitedMs} ms)`,
   );
+}
+
+/** The outcome of a check whose platform needs a browser this process cannot start. */
+function needsBrowser(platform: Platform, profileUrl: string, why: string): Outcome {
+  return unsentUnknownOutcome(platform, profileUrl, 'needs_browser', `not sent: ${why}`);
 }
 
 /** The outcome of a check not sent because its origin has stopped answering. */

@@ -8,6 +8,8 @@ import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { type Config, egressIdentities, RETRY_ON } from '../config.js';
 import { UserscoutError } from '../errors.js';
 import { type LearnedLimitShelf, SiteLimitBook } from '../schedule/site-limit-book.js';
+import { browserRefusal } from '../transport/browser.js';
+import { TransportSet } from '../transport/transport-set.js';
 import { parseConnectTo } from './connect-to.js';
 import type { ControlRecord } from './control.js';
 import { ControlGuard } from './control-guard.js';
@@ -49,6 +51,9 @@ export type EngineConfig = Pick<
   | 'siteLimitFloor'
   | 'siteLimitRecovery'
   | 'siteLimitTtlMs'
+  | 'escalations'
+  | 'browserPath'
+  | 'browserContexts'
 >;
 
 /**
@@ -118,6 +123,26 @@ export function createEngine(
           dispatcher: createDispatcher({ ...network, proxy: config.proxy || undefined }),
         },
       ];
+  // A platform that goes by browser needs settings the browser can honour; refused here rather than leak.
+  if (catalogue.platforms.some((p) => p.enabled && p.transport === 'browser')) {
+    const refusal = browserRefusal({ ca, insecure: config.insecureTls });
+    if (refusal) throw refusal;
+  }
+  // Started only when a check needs them: gateways, impit clients, the browser.
+  const transports = new TransportSet({
+    connectTo: network.connectTo,
+    ca,
+    insecure: config.insecureTls,
+    refusePrivate: config.refusePrivate,
+    connectTimeoutMs: config.connectTimeoutMs,
+    maxRedirects: config.maxRedirects,
+    identities: identities.map((identity) =>
+      identity.kind === 'addr' ? { localAddress: identity.address } : { proxy: identity.url },
+    ),
+    ...(identities.length ? {} : { identities: [{ proxy: config.proxy || undefined }] }),
+    browserPath: config.browserPath,
+    browserContexts: config.browserContexts,
+  });
   return new Engine(
     catalogue,
     {
@@ -133,12 +158,14 @@ export function createEngine(
       userAgent: config.userAgent,
       concurrency: config.concurrency,
       keepIdleConnections: config.keepIdleConnections,
+      escalationsPerSearch: config.escalations,
       perHost: config.perHost,
       budget: { perSecond: config.budgetPerSecond, burst: config.budgetBurst },
       breaker: { threshold: config.breakerTimeouts, cooldownMs: config.breakerCooldownMs },
     },
     {
       egress,
+      transports,
       ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
       ...(options.sharedChecks ? { sharedChecks: options.sharedChecks } : {}),
       ...(config.siteLimitTtlMs > 0

@@ -12,6 +12,7 @@ import { type CheckContext, checkPlatform } from './check.js';
 import { CheckFeeder } from './check-feeder.js';
 import { ControlCount } from './control-count.js';
 import type { ControlGuard } from './control-guard.js';
+import { EscalationBudget } from './escalation.js';
 import { CheckLimiter } from './limiter.js';
 import { type BacklogLease, OriginBacklog, type SiteLoad } from './origin-backlog.js';
 import { OriginBreaker } from './origin-breaker.js';
@@ -20,6 +21,7 @@ import { budgetOrigin, originLoads } from './politeness-bound.js';
 import type { BudgetLimit, RateBudget } from './rate-budget.js';
 import type { RetryPolicy } from './retry.js';
 import type { SharedChecks } from './shared-checks.js';
+import type { Transports } from './transports.js';
 
 export interface EngineOptions {
   readonly timeoutMs: number;
@@ -37,6 +39,8 @@ export interface EngineOptions {
    * or in flight; false closes it (`Connection: close`). @default true
    */
   readonly keepIdleConnections?: boolean | undefined;
+  /** Checks per search that may escalate to a costlier transport past a bot defence (escalation.ts). @default 0 */
+  readonly escalationsPerSearch?: number | undefined;
   /** Origins that stopped answering are not sent checks for a while (see origin-breaker.ts). */
   readonly breaker?: { readonly threshold: number; readonly cooldownMs: number } | undefined;
 }
@@ -112,6 +116,7 @@ export class Engine {
   /** Starts the checks of searches as the line for global slots has room (check-feeder.ts). */
   readonly #feeder = new CheckFeeder(CHECKS_IN_LINE);
   readonly #egress: readonly EgressRoute[];
+  readonly #escalationsPerSearch: number;
   /** Searches start when their requests fit their sites' budgets within the deadline (origin-backlog.ts). */
   readonly #backlog: OriginBacklog;
   /** Due controls counted by searches before they start (control-count.ts). */
@@ -135,6 +140,8 @@ export class Engine {
       controls?: ControlGuard;
       /** What sites taught us of their limits (src/schedule/site-limit-book.ts); absent: the catalogue's budgets alone. */
       siteLimits?: SiteLimitBook;
+      /** The transports platforms may name besides `http` (transports.ts); absent: every check goes by http. */
+      transports?: Transports;
     },
   ) {
     this.catalogue = catalogue;
@@ -145,6 +152,7 @@ export class Engine {
     const egress = deps.egress.length ? deps.egress : undefined;
     if (!egress) throw new Error('an engine needs at least one egress identity');
     this.#egress = egress;
+    this.#escalationsPerSearch = options.escalationsPerSearch ?? 0;
     this.#identities = egress.map((route) => route.name);
     this.#backlog = new OriginBacklog({
       identities: egress.length,
@@ -175,6 +183,7 @@ export class Engine {
       now,
       random: deps.random ?? Math.random,
       breaker: options.breaker && new OriginBreaker({ ...options.breaker, now }),
+      transports: deps.transports,
     };
   }
 
@@ -184,7 +193,9 @@ export class Engine {
    * waiting, while the shared check runs on for the others, bounded by its timeout.
    */
   check(platform: Platform, username: string, signal?: AbortSignal, priority = 0): Promise<Outcome> {
-    const shared = this.#sharedCheck(platform, username, priority);
+    // A check alone is a search of one platform: its own budget of escalations.
+    const escalations = new EscalationBudget(this.#escalationsPerSearch);
+    const shared = this.#sharedCheck(platform, username, priority, undefined, undefined, escalations);
     return signal ? untilAborted(shared, signal) : shared;
   }
 
@@ -199,6 +210,7 @@ export class Engine {
     priority: number,
     leftLine?: () => void,
     sending?: () => void,
+    escalations?: EscalationBudget,
   ): Promise<Outcome> {
     const key = `${platform.id}\u0000${platformUsername(platform, username)}`;
     let shared = this.#inflight.get(key);
@@ -208,7 +220,8 @@ export class Engine {
       return shared;
     }
     const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
-    const run = () => checkPlatform(platform, username, this.#ctx, closing, priority, leftLine, sending);
+    const run = () =>
+      checkPlatform(platform, username, this.#ctx, closing, priority, leftLine, sending, escalations);
     // A name no platform can be sent is decided without a request: nothing to share with
     // other processes (and its key could not be written: a lone surrogate has no URI encoding).
     const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
@@ -236,6 +249,7 @@ export class Engine {
     options: SearchOptions = {},
   ): AsyncGenerator<Outcome> {
     const priority = options.priority ?? 0;
+    const escalations = new EscalationBudget(this.#escalationsPerSearch);
     // One listener for the whole search, not one per check: a search holds hundreds of
     // checks, and each listener added to or removed from an AbortSignal costs O(listeners).
     let ended = false;
@@ -282,7 +296,7 @@ export class Engine {
         };
         let check: Promise<Outcome>;
         try {
-          check = this.#sharedCheck(platform, username, priority, leftLine, sending);
+          check = this.#sharedCheck(platform, username, priority, leftLine, sending, escalations);
         } catch (error) {
           check = Promise.reject(error);
         }
@@ -335,7 +349,10 @@ export class Engine {
   async close(): Promise<void> {
     const reason = new Error('engine closed');
     for (const closing of this.#closing) closing.abort(reason);
-    await Promise.all(this.#egress.map((route) => route.dispatcher.close()));
+    await Promise.all([
+      ...this.#egress.map((route) => route.dispatcher.close()),
+      this.#ctx.transports?.close(),
+    ]);
   }
 }
 

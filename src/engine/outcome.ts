@@ -4,7 +4,7 @@
  * are listed in. Only type imports, so the web page bundles it.
  */
 import type { Category } from '../catalogue/categories.js';
-import type { Platform } from '../catalogue/platform.js';
+import type { Platform, Transport } from '../catalogue/platform.js';
 import type { Profile } from './profile.js';
 
 export const OUTCOME_STATUSES = ['hit', 'miss', 'unknown', 'error', 'invalid'] as const;
@@ -16,6 +16,7 @@ export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
  * no send slot within the check's deadline, so nothing was sent. `rule_drift`: the
  * answer read as a hit, but so did a control name that cannot exist (or the answer
  * could not be told from the control's): the platform's rule no longer tells (control.ts).
+ * `needs_browser`: the platform's checks go through a browser, and none is installed.
  */
 export const UNKNOWN_REASONS = [
   'waf',
@@ -24,6 +25,7 @@ export const UNKNOWN_REASONS = [
   'unexpected_response',
   'budget_exhausted',
   'rule_drift',
+  'needs_browser',
 ] as const;
 export type UnknownReason = (typeof UNKNOWN_REASONS)[number];
 
@@ -61,6 +63,8 @@ export interface Evidence {
   readonly snippet?: string;
   /** The control check a hit was compared with: its name, what it read and when (control.ts). */
   readonly control?: string;
+  /** The transport that got the answer, when not `http`: the platform's own, or one escalated to (escalation.ts). */
+  readonly transport?: Transport;
 }
 
 export interface Outcome {

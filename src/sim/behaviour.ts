@@ -2,6 +2,7 @@
  * What a simulated platform does with one request. Plain data, so tests and the
  * benchmark can script any platform without writing server code.
  */
+import type { SimDefence } from './defence.js';
 import type { LimitAnswer } from './site-limits.js';
 
 export type WafVendor = 'cloudflare' | 'akamai' | 'ddos-guard' | 'perimeterx' | 'aws-waf' | 'imperva';
@@ -77,6 +78,8 @@ export interface SimRoute {
         readonly answer?: LimitAnswer;
       }
     | undefined;
+  /** How the site defends itself against clients that are not browsers (defence.ts); absent: it does not. */
+  readonly defence?: SimDefence | undefined;
 }
 
 /** Challenge pages as the shields serve them (status, headers, body). */

@@ -10,6 +10,7 @@ import { platformUsername } from '../catalogue/username-rule.js';
 import { Lru } from '../lru.js';
 import { AnswerMemo } from './answer-memo.js';
 import type { Behaviour, SimRequest, SimRoute } from './behaviour.js';
+import type { SimDefence } from './defence.js';
 import type { LimitAnswer } from './site-limits.js';
 import { type Synthesis, synthesizeExists, synthesizeMissing } from './synthesize.js';
 
@@ -42,6 +43,11 @@ export interface EmulationOptions {
    * redirect names the user leaves one a name. @default 4096
    */
   readonly landingsKept?: number;
+  /**
+   * How a platform's site defends itself against clients that are not browsers (defence.ts);
+   * platforms sharing a host share the first one named. @default none
+   */
+  readonly defence?: (platform: Platform) => SimDefence | undefined;
 }
 
 const ANSWER_CACHE_BYTES = 128 * 1024 * 1024;
@@ -304,16 +310,22 @@ export function emulateCatalogue(
     const answer = options.limitAnswer;
     return { limit: { key: site, perSecond: Math.min(...limits), ...(answer ? { answer } : {}) } };
   };
+  const defenceOf = (matchers: readonly Matcher[]) => {
+    const defence = matchers.map((m) => options.defence?.(m.platform)).find((d) => d !== undefined);
+    return defence ? { defence } : {};
+  };
   const routes: SimRoute[] = [
     ...[...byHost].map(([host, matchers]) => ({
       host,
       handle: handle(matchers),
       ...limitOf(host, matchers),
+      ...defenceOf(matchers),
     })),
     ...patterned.map(({ host, matchers }) => ({
       host,
       handle: handle(matchers),
       ...limitOf(siteOfTemplate(matchers[0]!.platform), matchers),
+      ...defenceOf(matchers),
     })),
     // Redirect targets on hosts no platform is checked on.
     {

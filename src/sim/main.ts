@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { SettingName } from '../config.js';
 import { SIM_DEFAULTS } from './defaults.js';
+import { defenceOf } from './defence.js';
 import { emulateCatalogue } from './emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from './latency.js';
 import { hashSeed, seededRandom } from './random.js';
@@ -46,6 +47,8 @@ export async function startStandaloneSim(
     },
     override: (p) => (latencies.get(p.id) === 'hang' ? { kind: 'hang' } : undefined),
     padBytes: 20_000,
+    // Sites whose entry names a transport defend themselves as that transport says the live one does.
+    defence: defenceOf,
     ...(options.rateLimits ? { rateLimit: (p: Platform) => siteLimit(p, options.seed) } : {}),
   });
   const sim = new SimWeb({ routes: emulation.routes, truth: emulation.truth, port: options.port });

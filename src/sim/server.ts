@@ -9,8 +9,11 @@ import type { Server } from 'node:http';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { trackClientHellos } from 'read-tls-client-hello';
 import { type Behaviour, type SimRequest, type SimRoute, wafResponse } from './behaviour.js';
+import { defend, looksLikeBrowser } from './defence.js';
 import { type LimitAnswer, limitHeaders, policyHeaders, SiteLimits, type SiteStats } from './site-limits.js';
 import { type BrokenTls, CertificateStore, createTestCa, type TestCa } from './tls.js';
 
@@ -145,6 +148,8 @@ export class SimWeb {
       },
       handler,
     );
+    // Every handshake's ClientHello is read, for the sites that refuse one not made by a browser.
+    trackClientHellos(https);
     const listenHost = this.#options.listenHost ?? '127.0.0.1';
     const listen = async (server: Server, port: number): Promise<number> => {
       server.on('connection', (socket: Socket) => {
@@ -238,6 +243,10 @@ export class SimWeb {
           behaviour = route.handle(request);
           if (behaviour) {
             if (route.limit) ({ key: site, perSecond, answer = 'retry-after' } = route.limit);
+            if (route.defence) {
+              const hello = (req.socket as TLSSocket).tlsClientHello;
+              behaviour = defend(route.defence, request, looksLikeBrowser(hello)) ?? behaviour;
+            }
             break;
           }
         }

@@ -86,6 +86,7 @@ export const REASON_CODES: readonly OutcomeReason[] = [
   'username_rule',
   'unsafe_username',
   'rule_drift',
+  'needs_browser',
 ];
 
 /** What a backend keeps once and refers to by number: the id of a text, or undefined to write it out. */

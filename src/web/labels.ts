@@ -19,6 +19,7 @@ const REASON_LABELS: Record<OutcomeReason, string> = {
   unexpected_response: 'unexpected answer',
   budget_exhausted: 'not asked: our request budget for the site was used up',
   rule_drift: "the site's rule no longer tells: a made-up name reads the same",
+  needs_browser: 'not asked: the site needs a browser, and none is installed',
   timeout: 'timed out',
   dns: 'name did not resolve',
   connection: 'connection failed',

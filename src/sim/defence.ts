@@ -1,0 +1,126 @@
+/**
+ * How a simulated site defends itself against clients that are not browsers,
+ * as the sites behind bot shields do: `handshake` refuses a TLS handshake that
+ * does not look like a browser's (read from its ClientHello); `challenge`
+ * answers a JavaScript challenge page until the client presents the cookie the
+ * page's script computes from the page. Pure, apart from the secret made at load.
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { isGREASE, type TlsClientHelloMessage } from 'read-tls-client-hello';
+import type { Platform } from '../catalogue/platform.js';
+import type { Behaviour, SimRequest } from './behaviour.js';
+
+export type SimDefence = 'handshake' | 'challenge';
+
+/** ALPN (16); compress_certificate (27): sent by Chromium and Firefox, never by Node's OpenSSL 3.0; ALPS (17513, 17613): Chromium's alone. */
+const ALPN = 16;
+const COMPRESS_CERTIFICATE = 27;
+const APPLICATION_SETTINGS = new Set([17513, 17613]);
+
+/** The ALPN protocols a ClientHello offers. */
+function alpnProtocols(hello: TlsClientHelloMessage): string[] {
+  const ext = hello.extensions.find((e) => e.id === ALPN);
+  const list = (ext?.data as { protocols?: unknown } | null | undefined)?.protocols;
+  return Array.isArray(list) ? list.map((p) => (Buffer.isBuffer(p) ? p.toString('latin1') : String(p))) : [];
+}
+
+/**
+ * A Chromium-like handshake, as a JA3/JA4-minded shield tells it: `h2` offered by ALPN,
+ * certificate compression, and GREASE values or ALPS (application settings), which no
+ * OpenSSL-based client (Node, curl, Python) sends. Impersonating clients that match
+ * Chromium's extension set pass, as they do on the live web.
+ */
+export function looksLikeBrowser(hello: TlsClientHelloMessage | undefined): boolean {
+  if (!hello) return false;
+  const ids = hello.extensions.map((e) => e.id);
+  if (!ids.includes(COMPRESS_CERTIFICATE)) return false;
+  const greased = hello.cipherSuites.some(isGREASE) || ids.some(isGREASE);
+  if (!greased && !ids.some((id) => APPLICATION_SETTINGS.has(id))) return false;
+  return alpnProtocols(hello).includes('h2');
+}
+
+/** What a shield answers a handshake it refuses: Cloudflare's block page. */
+export const HANDSHAKE_REFUSED: Behaviour = {
+  kind: 'respond',
+  status: 403,
+  headers: { server: 'cloudflare', 'cf-ray': '8c1f0a0b0c0d0e10-AMS', 'content-type': 'text/html' },
+  body: '<!DOCTYPE html><html><head><title>Attention Required! | Cloudflare</title></head><body><div id="cf-error-details"><h1>Sorry, you have been blocked</h1><p>You are unable to access this site.</p></div></body></html>',
+};
+
+export const CLEARANCE_COOKIE = 'cf_clearance';
+
+/** Made once per process: a client cannot know the challenge's answer without running its page. */
+const SECRET = randomBytes(16);
+
+/** The nonce a site's challenge page carries. */
+function nonceFor(host: string): string {
+  return createHmac('sha256', SECRET).update(host).digest('hex').slice(0, 16);
+}
+
+/** What the page's script computes from the nonce it reads in the page; the server checks the same. */
+export function challengeAnswer(nonce: string): string {
+  let sum = 0;
+  for (const c of nonce) sum = (sum * 31 + c.charCodeAt(0)) % 1_000_003;
+  return `${[...nonce].reverse().join('')}.${sum}`;
+}
+
+function cookieValue(request: SimRequest, name: string): string | undefined {
+  const raw = request.headers.cookie;
+  const text = Array.isArray(raw) ? raw.join('; ') : (raw ?? '');
+  for (const part of text.split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return rest.join('=');
+  }
+  return undefined;
+}
+
+/** The request carries the clearance its site's challenge asks for. */
+export function passesChallenge(request: SimRequest): boolean {
+  return cookieValue(request, CLEARANCE_COOKIE) === challengeAnswer(nonceFor(request.host));
+}
+
+/**
+ * The challenge page, with the markers real ones carry (`cf-mitigated: challenge`, the
+ * "Just a moment..." title): its script reads the nonce from the DOM, sets the clearance
+ * cookie and reloads; the reload is answered by the site itself.
+ */
+export function challengePage(request: SimRequest): Behaviour {
+  const nonce = nonceFor(request.host);
+  const script = `(function(){var n=document.getElementById('challenge-form').getAttribute('data-nonce');var s=0;for(var i=0;i<n.length;i++){s=(s*31+n.charCodeAt(i))%1000003;}document.cookie='${CLEARANCE_COOKIE}='+n.split('').reverse().join('')+'.'+s+'; path=/';location.reload();})();`;
+  return {
+    kind: 'respond',
+    status: 403,
+    headers: {
+      server: 'cloudflare',
+      'cf-mitigated': 'challenge',
+      'cache-control': 'no-store',
+      'content-type': 'text/html; charset=utf-8',
+    },
+    body: `<!DOCTYPE html><html><head><title>Just a moment...</title></head><body><div id="challenge-form" data-nonce="${nonce}">Checking your browser before accessing ${request.host}.</div><script>${script}</script></body></html>`,
+  };
+}
+
+/**
+ * What a defended site answers instead of its page, or undefined when the request
+ * gets through. `browserHello`: the connection's handshake looked like a browser's.
+ */
+export function defend(
+  defence: SimDefence,
+  request: SimRequest,
+  browserHello: boolean,
+): Behaviour | undefined {
+  if (defence === 'handshake') return browserHello ? undefined : HANDSHAKE_REFUSED;
+  return passesChallenge(request) ? undefined : challengePage(request);
+}
+
+/**
+ * How the simulated web defends a platform's site: as the transport its entry names
+ * says the live site does (a handshake check for `impersonate`, a challenge for `browser`).
+ */
+export function defenceOf(platform: Pick<Platform, 'transport'>): SimDefence | undefined {
+  return platform.transport === 'impersonate'
+    ? 'handshake'
+    : platform.transport === 'browser'
+      ? 'challenge'
+      : undefined;
+}

@@ -1,0 +1,86 @@
+/**
+ * The transports a process offers besides `http`, built from the same network
+ * settings as its undici dispatchers: an egress gateway per identity, an impit
+ * client per identity, one browser for all. Nothing starts until a check needs it.
+ */
+import type { Transport } from '../catalogue/platform.js';
+import type { ConnectToRule } from '../engine/connect-to.js';
+import type { Exchange } from '../engine/http.js';
+import type { CheckRequest } from '../engine/request.js';
+import type { TransportExchangeOptions, Transports } from '../engine/transports.js';
+import { BrowserTransport } from './browser.js';
+import { EgressGateway } from './egress-gateway.js';
+import { ImpersonateTransport } from './impersonate.js';
+
+export interface TransportSetOptions {
+  readonly connectTo: readonly ConnectToRule[];
+  readonly ca: readonly string[];
+  readonly insecure: boolean;
+  readonly refusePrivate: boolean;
+  readonly connectTimeoutMs: number;
+  readonly maxRedirects: number;
+  /** One per egress identity, in their order: a source address or a proxy (neither: the default route). */
+  readonly identities: readonly {
+    readonly localAddress?: string | undefined;
+    readonly proxy?: string | undefined;
+  }[];
+  readonly browserPath: string;
+  readonly browserContexts: number;
+}
+
+export class TransportSet implements Transports {
+  readonly #gateways: EgressGateway[];
+  readonly #impersonate: ImpersonateTransport[];
+  readonly #browser: BrowserTransport;
+
+  constructor(options: TransportSetOptions) {
+    const identities = options.identities.length ? options.identities : [{}];
+    this.#gateways = identities.map(
+      (identity) =>
+        new EgressGateway({
+          connectTo: options.connectTo,
+          refusePrivate: options.refusePrivate,
+          connectTimeoutMs: options.connectTimeoutMs,
+          localAddress: identity.localAddress,
+          proxy: identity.proxy,
+        }),
+    );
+    this.#impersonate = this.#gateways.map(
+      (gateway) =>
+        new ImpersonateTransport({
+          gateway,
+          ca: options.ca,
+          insecure: options.insecure,
+          maxRedirects: options.maxRedirects,
+        }),
+    );
+    this.#browser = new BrowserTransport({
+      gateways: this.#gateways,
+      executablePath: options.browserPath,
+      contexts: options.browserContexts,
+      ca: options.ca,
+      insecure: options.insecure,
+    });
+  }
+
+  missing(transport: Exclude<Transport, 'http'>): string | undefined {
+    return transport === 'browser' ? this.#browser.missing() : undefined;
+  }
+
+  exchange<D>(
+    transport: Exclude<Transport, 'http'>,
+    identity: number,
+    request: CheckRequest,
+    options: TransportExchangeOptions<D>,
+  ): Promise<Exchange<D>> {
+    if (transport === 'browser') return this.#browser.exchange(identity, request, options);
+    const client = this.#impersonate[identity] ?? this.#impersonate[0];
+    if (!client) throw new Error('no impersonating client');
+    return client.exchange(request, options);
+  }
+
+  async close(): Promise<void> {
+    await this.#browser.close();
+    await Promise.all(this.#gateways.map((gateway) => gateway.close()));
+  }
+}
