@@ -7,14 +7,14 @@ import { readFileSync } from 'node:fs';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { type Config, egressIdentities, RETRY_ON } from '../config.js';
 import { UserscoutError } from '../errors.js';
+import type { RateBudget } from '../schedule/rate-budget.js';
+import { DEFAULT_IDENTITY } from '../schedule/scheduler.js';
 import { parseConnectTo } from './connect-to.js';
 import type { ControlRecord } from './control.js';
 import { ControlGuard } from './control-guard.js';
 import { type ControlLedger, MemoryControlLedger } from './control-ledger.js';
 import { createDispatcher } from './dispatcher.js';
 import { type EgressRoute, Engine } from './engine.js';
-import { DEFAULT_IDENTITY } from './limiter.js';
-import type { RateBudget } from './rate-budget.js';
 import type { SharedChecks } from './shared-checks.js';
 
 export type EngineConfig = Pick<

@@ -6,7 +6,7 @@
  */
 
 import { pacedMs } from '../engine/politeness-bound.js';
-import type { BudgetLimit } from '../engine/rate-budget.js';
+import type { BudgetLimit } from '../schedule/rate-budget.js';
 
 /**
  * Share of never-measured platforms taken to answer only at the timeout (hung,

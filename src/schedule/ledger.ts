@@ -1,14 +1,15 @@
 /**
  * The ledger of one site through one egress identity: what waits to be sent
  * there, what is in flight, and when requests actually went. The budget backend
- * (src/engine/rate-budget.ts: this process's, the search threads', or Redis for
+ * (src/schedule/rate-budget.ts: this process's, the search threads', or Redis for
  * the cluster) hands out send times; the ledger keeps this process's sends to
  * the budget exactly, on the times they really went: a send made late by a
  * stalled event loop moves the next one later instead of bunching with it.
  */
-import { emissionIntervalMs } from '../engine/gcra.js';
-import type { BudgetLimit } from '../engine/rate-budget.js';
+
 import type { Booking } from './booking.js';
+import { emissionIntervalMs } from './gcra.js';
+import type { BudgetLimit } from './rate-budget.js';
 import { RequestLine } from './request-line.js';
 
 export class Ledger {

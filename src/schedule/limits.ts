@@ -4,7 +4,7 @@
  * platform's own, or the configured default) is the ceiling; a source may only
  * lower it.
  */
-import type { BudgetLimit } from '../engine/rate-budget.js';
+import type { BudgetLimit } from './rate-budget.js';
 
 export interface LimitSource {
   /** The budget of `site` through `identity` now, at most `ceiling` (the catalogue's). */

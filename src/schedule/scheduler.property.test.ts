@@ -10,9 +10,9 @@
 import { setMaxListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { FakeClock, runOut, seeded } from '../../test/support/fake-clock.js';
-import type { BudgetLimit } from '../engine/rate-budget.js';
 import { sleep } from './clock.js';
 import { type LimitSource, withinCeiling } from './limits.js';
+import type { BudgetLimit } from './rate-budget.js';
 import { type Admission, Scheduler, type SiteDemand } from './scheduler.js';
 
 interface Sent {

@@ -182,4 +182,106 @@ describe('Scheduler', () => {
     expect(most).toBe(2);
     expect(clock.now()).toBe(300);
   });
+
+  it('passes a failing check’s error to its caller and frees its slots', async () => {
+    const { clock, scheduler, sends, check } = setup({ global: 1 });
+    const many = { perSecond: 1000, burst: 1000 };
+    const failing = scheduler.book({
+      site: 's',
+      ceiling: many,
+      maxWaitMs: 1000,
+      run: () => {
+        throw new Error('boom');
+      },
+    });
+    const next = scheduler.book({ site: 's', ceiling: many, maxWaitMs: 1000, run: check('next') });
+    await expect(failing).rejects.toThrow('boom');
+    await runOut(clock);
+    expect(await next).toEqual({ sent: true, value: 'next' });
+    expect(sends).toHaveLength(1);
+  });
+
+  it('spreads a site’s admission over the identities: twice as many requests fit with two', async () => {
+    for (const identities of [['a'], ['a', 'b']]) {
+      const { scheduler } = setup({ identities, admitWithinMs: 1000 });
+      await scheduler.admit(demand('s', 4));
+      let started = false;
+      void scheduler.admit(demand('s', 4)).then(() => {
+        started = true;
+      });
+      await settle();
+      // 4 a second per identity: 8 within 1 s need both.
+      expect(started).toBe(identities.length === 2);
+    }
+  });
+
+  it('lets a search larger than the allowance start once its site has nothing ahead', async () => {
+    const { scheduler } = setup({ admitWithinMs: 1000 });
+    const large = await scheduler.admit(demand('s', 40));
+    expect(scheduler.unsent('s')).toBe(40);
+    large.close();
+    expect(scheduler.unsent('s')).toBe(0);
+    expect(scheduler.sites).toBe(0);
+  });
+
+  it('starts the highest priority waiting search first, and none ahead of the first in line', async () => {
+    const { scheduler } = setup({ admitWithinMs: 1000 });
+    const first = await scheduler.admit(demand('s', 4));
+    const order: string[] = [];
+    const waiting = [
+      scheduler.admit(demand('s', 1), 0).then((a) => {
+        order.push('free');
+        return a;
+      }),
+      scheduler.admit(demand('s', 1), 1).then((a) => {
+        order.push('pro');
+        return a;
+      }),
+      // Fits now (another site), but waits its turn behind the first in line.
+      scheduler.admit(demand('t', 1), 0).then((a) => {
+        order.push('other');
+        return a;
+      }),
+    ];
+    await settle();
+    expect(order).toEqual([]);
+    first.close();
+    for (const a of await Promise.all(waiting)) a.close();
+    expect(order).toEqual(['pro', 'free', 'other']);
+  });
+
+  it('gives a waiting search up when its signal aborts, and moves the line on', async () => {
+    const { scheduler } = setup({ admitWithinMs: 1000 });
+    const first = await scheduler.admit(demand('s', 4));
+    const cancel = new AbortController();
+    const given = scheduler.admit(demand('s', 4), 1, cancel.signal);
+    const next = scheduler.admit(demand('t', 1));
+    cancel.abort(new Error('gone'));
+    await expect(given).rejects.toThrow('gone');
+    (await next).close();
+    first.close();
+    expect(scheduler.waitingSearches).toBe(0);
+    expect(scheduler.sites).toBe(0);
+  });
+
+  it('counts each request off once: releases past its count and a second close change nothing', async () => {
+    const { scheduler } = setup();
+    const a = await scheduler.admit(demand('s', 2));
+    const b = await scheduler.admit(demand('s', 1));
+    a.release('s');
+    a.release('s');
+    a.release('s');
+    expect(scheduler.unsent('s')).toBe(1);
+    a.close();
+    a.close();
+    expect(scheduler.unsent('s')).toBe(1);
+    b.close();
+    expect(scheduler.unsent('s')).toBe(0);
+  });
+
+  it('refuses settings it cannot use', () => {
+    expect(() => new Scheduler({ global: 0, perSite: 1, admitWithinMs: 1 })).toThrow(RangeError);
+    expect(() => new Scheduler({ global: 1, perSite: 0, admitWithinMs: 1 })).toThrow(RangeError);
+    expect(() => new Scheduler({ global: 1, perSite: 1, admitWithinMs: 0 })).toThrow(RangeError);
+  });
 });

@@ -19,7 +19,8 @@
  *    `global` in-flight slots (held from before the budget is asked, so it is never
  *    late for want of one) and at most `perSite` go at once per ledger. The ledger
  *    checks the time against what this process really sent there, so a stall never
- *    bunches requests. A booking whose send time would pass its deadline is not sent.
+ *    bunches requests. A request whose send time is further than its wait allowance
+ *    (`maxWaitMs`, for a check counted from when its send time is asked) is not sent.
  * 4. Answered. The check runs holding its slots; its retries and its control
  *    (`pace`) are booked on its own identity's ledger, ahead of every check. When it
  *    ends, its slots go to the next in line and waiting searches may start.
@@ -27,13 +28,14 @@
  * The budget of a (site, identity) comes from one place, `limits` (limits.ts): the
  * catalogue's, or lower where a site's answers taught a stricter one.
  */
-import { LocalRateBudget } from '../engine/local-rate-budget.js';
-import type { BudgetLimit, RateBudget } from '../engine/rate-budget.js';
+
 import type { Booking } from './booking.js';
 import { type Clock, sleep, systemClock } from './clock.js';
 import { InFlightCap } from './in-flight-cap.js';
 import { Ledger } from './ledger.js';
 import { catalogueLimits, type LimitSource, withinCeiling } from './limits.js';
+import { LocalRateBudget } from './local-rate-budget.js';
+import type { BudgetLimit, RateBudget } from './rate-budget.js';
 import { RequestLine } from './request-line.js';
 
 /** Past this many forgotten ledgers' records, those that no longer count are dropped. */
@@ -67,7 +69,7 @@ export interface SiteDemand {
 }
 
 /** A check to book. */
-export interface CheckRequest<T> {
+export interface CheckBooking<T> {
   readonly site: string;
   /** The catalogue's budget of the site (its platform's own, or the default). */
   readonly ceiling: BudgetLimit;
@@ -89,7 +91,7 @@ export type Scheduled<T> =
 /** A started search's hold on its sites: the requests it counted, booked or released one by one. */
 export interface Admission {
   /** Books a check, counted on its site by this search. */
-  book<T>(request: CheckRequest<T>): Promise<Scheduled<T>>;
+  book<T>(request: CheckBooking<T>): Promise<Scheduled<T>>;
   /** One request counted on `site` will not be booked (a control not needed). */
   release(site: string): void;
   /** Releases every request counted and not booked (the search ended). */
@@ -275,7 +277,7 @@ export class Scheduler {
   // ---- 2. Booked --------------------------------------------------------------------------
 
   /** Books a check; it runs at its send time (see the top of this file). */
-  book<T>(request: CheckRequest<T>): Promise<Scheduled<T>> {
+  book<T>(request: CheckBooking<T>): Promise<Scheduled<T>> {
     const signal = request.signal;
     if (signal?.aborted) return Promise.reject(signal.reason);
     const site = this.#site(request.site);
@@ -295,7 +297,7 @@ export class Scheduler {
         site: request.site,
         ceiling: request.ceiling,
         bookedAt: now,
-        deadline: now + request.maxWaitMs,
+        maxWaitMs: request.maxWaitMs,
         send: (identity) => {
           signal?.removeEventListener('abort', onAbort);
           const ledger = site.ledgers[identity]!;
@@ -357,7 +359,7 @@ export class Scheduler {
         site,
         ceiling,
         bookedAt: now,
-        deadline: now + maxWaitMs,
+        maxWaitMs,
         send: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve(true);
@@ -416,7 +418,9 @@ export class Scheduler {
         let limit: BudgetLimit;
         try {
           limit = this.#limitOf(site.name, ledger.identity, booking.ceiling);
-          const left = booking.deadline - this.#clock.now();
+          const left = next.check
+            ? booking.maxWaitMs
+            : booking.bookedAt + booking.maxWaitMs - this.#clock.now();
           const slot = left >= 0 ? await this.#budget.reserve([ledger.key], limit, left) : undefined;
           if (!slot) {
             this.#drop(site, ledger, booking, undefined);
