@@ -344,6 +344,11 @@ export class Engine {
     }
   }
 
+  /** Requests not yet sent to `site` (politeness-bound.ts `budgetOrigin`), as the scheduler counts them. */
+  unsent(site: string): number {
+    return this.#scheduler.unsent(site);
+  }
+
   async close(): Promise<void> {
     const reason = new Error('engine closed');
     for (const closing of this.#closing) closing.abort(reason);
