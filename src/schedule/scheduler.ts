@@ -258,12 +258,10 @@ export class Scheduler {
     };
     return {
       book: (request) => {
-        // Counted by the search until it is in line, so the count never dips between.
-        const site = this.#site(request.site);
-        const counted = take(request.site);
-        const booked = this.book(request);
-        if (counted) this.#settled(site);
-        return booked;
+        // Counted by the search until it is in line: the count moves, it does not drop.
+        this.#site(request.site);
+        take(request.site);
+        return this.book(request);
       },
       release: (name) => {
         if (take(name)) this.#settled(this.#sites.get(name)!);
@@ -453,7 +451,8 @@ export class Scheduler {
       }
     } finally {
       ledger.pumping = false;
-      if (ledger.holdsSlot && (site.line.size === 0 || ledger.inFlight >= this.#perSite)) {
+      // Nothing here it could send now: the slot goes to a site that can.
+      if (ledger.holdsSlot) {
         ledger.holdsSlot = false;
         this.#cap.release();
       }
