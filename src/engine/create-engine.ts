@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { type Config, egressIdentities, RETRY_ON } from '../config.js';
 import { UserscoutError } from '../errors.js';
+import type { LimitSource } from '../schedule/limits.js';
 import type { RateBudget } from '../schedule/rate-budget.js';
 import { DEFAULT_IDENTITY } from '../schedule/scheduler.js';
 import { parseConnectTo } from './connect-to.js';
@@ -56,6 +57,8 @@ export function createEngine(
   catalogue: Catalogue,
   options: {
     readonly rateBudget?: RateBudget;
+    /** The budget of each site and identity (limits learned from the sites); default: the catalogue's. */
+    readonly limits?: LimitSource;
     readonly sharedChecks?: SharedChecks;
     /** Where control records are kept (the store); default: this process's memory. */
     readonly controls?: ControlLedger;
@@ -132,6 +135,7 @@ export function createEngine(
     {
       egress,
       ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
       ...(options.sharedChecks ? { sharedChecks: options.sharedChecks } : {}),
       ...(config.controlWindowMs > 0
         ? {

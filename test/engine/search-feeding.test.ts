@@ -23,7 +23,7 @@ import { engineFor } from '../support/engine.js';
 /** Many more checks than the engine has in flight, so what is not sent yet shows. */
 const MANY = 100;
 const catalogue = catalogueOf([
-  // One site with no budget to speak of (see `open`): its checks wait only for global slots.
+  // One site with no budget to speak of (see `open`): its checks wait only for in-flight slots.
   ...Array.from({ length: MANY }, (_, i) =>
     entry(`Many ${i}`, { home: 'https://many.test/', profile: `https://many.test/p${i}/{username}` }),
   ),
