@@ -7,6 +7,7 @@ import type { Dispatcher } from 'undici';
 import type { Platform, Shield } from '../catalogue/platform.js';
 import type { BudgetLimit } from '../schedule/rate-budget.js';
 import {
+  type Cancellation,
   type CheckBooking,
   DEFAULT_IDENTITY,
   type Scheduled,
@@ -80,7 +81,7 @@ export interface CheckOptions {
   /** Where its send time is booked. @default the scheduler, outside any search */
   readonly book?: BookCheck | undefined;
   /** Cancels the check while it waits for its send time (its search ended); no effect once sent. */
-  readonly cancel?: AbortSignal | undefined;
+  readonly cancel?: Cancellation | undefined;
 }
 
 export async function checkPlatform(
@@ -110,7 +111,7 @@ export async function checkPlatform(
     priority: options.priority ?? 0,
     // The wait for a send time may use the check's whole deadline; the send then has its own.
     maxWaitMs: ctx.timeoutMs,
-    signal: options.cancel,
+    cancel: options.cancel,
     run: async (identity) => {
       signal?.throwIfAborted();
       const refused = ctx.breaker?.admit(origin);

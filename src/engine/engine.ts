@@ -10,7 +10,7 @@ import { platformUsername, usernameProblem } from '../catalogue/username-rule.js
 import { ControlCount } from '../schedule/control-count.js';
 import type { LimitSource } from '../schedule/limits.js';
 import type { BudgetLimit, RateBudget } from '../schedule/rate-budget.js';
-import { type Admission, Scheduler, type SiteDemand } from '../schedule/scheduler.js';
+import { type Admission, type Cancellation, Scheduler, type SiteDemand } from '../schedule/scheduler.js';
 import { type BookCheck, type CheckContext, checkPlatform } from './check.js';
 import type { ControlGuard } from './control-guard.js';
 import { OriginBreaker } from './origin-breaker.js';
@@ -88,7 +88,7 @@ interface SharedCheck {
   readonly outcome: Promise<Outcome>;
   /** Searches still waiting for it; none left before it is sent cancels its booking. */
   waiters: number;
-  readonly cancel: AbortController;
+  readonly cancel: Cancellation;
 }
 
 export interface SearchOptions {
@@ -204,9 +204,8 @@ export class Engine {
     const found = this.#inflight.get(key);
     if (found) return found;
     const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
-    const cancel = new AbortController();
-    const run = () =>
-      checkPlatform(platform, username, this.#ctx, closing, { priority, book, cancel: cancel.signal });
+    const cancel: Cancellation = {};
+    const run = () => checkPlatform(platform, username, this.#ctx, closing, { priority, book, cancel });
     // A name no platform can be sent is decided without a request: nothing to share with
     // other processes (and its key could not be written: a lone surrogate has no URI encoding).
     const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
@@ -229,7 +228,7 @@ export class Engine {
   /** Nobody waits for `shared` any more: cancelled if not sent yet, and never shared again. */
   #cancel(shared: SharedCheck): void {
     if (this.#inflight.get(shared.key) === shared) this.#inflight.delete(shared.key);
-    shared.cancel.abort(new Error('search ended'));
+    shared.cancel.cancel?.(new Error('search ended'));
   }
 
   /**
@@ -352,7 +351,7 @@ export class Engine {
   async close(): Promise<void> {
     const reason = new Error('engine closed');
     for (const closing of this.#closing) closing.abort(reason);
-    for (const shared of this.#inflight.values()) shared.cancel.abort(reason);
+    for (const shared of this.#inflight.values()) shared.cancel.cancel?.(reason);
     await Promise.all(this.#egress.map((route) => route.dispatcher.close()));
   }
 }

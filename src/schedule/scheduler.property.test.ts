@@ -13,11 +13,19 @@ import { FakeClock, runOut, seeded } from '../../test/support/fake-clock.js';
 import { sleep } from './clock.js';
 import { type LimitSource, withinCeiling } from './limits.js';
 import type { BudgetLimit } from './rate-budget.js';
-import { type Admission, Scheduler, type SiteDemand } from './scheduler.js';
+import { type Admission, type Cancellation, Scheduler, type SiteDemand } from './scheduler.js';
 
 interface Sent {
   readonly key: string;
   readonly at: number;
+}
+
+/** A booking's cancellation, called when `signal` aborts. */
+function cancellation(signal: AbortSignal | undefined): Cancellation | undefined {
+  if (!signal) return undefined;
+  const handle: Cancellation = {};
+  signal.addEventListener('abort', () => handle.cancel?.(signal.reason), { once: true });
+  return handle;
 }
 
 const RATES = [0.5, 1, 2, 4, 10];
@@ -122,7 +130,7 @@ async function scenario(seed: number) {
             ceiling: ceilings.get(site)!,
             priority,
             maxWaitMs: random() * 4000,
-            signal: cancel?.signal,
+            cancel: cancellation(cancel?.signal),
             run: checkRun(site, cancel?.signal),
           }),
         );
@@ -152,7 +160,7 @@ async function scenario(seed: number) {
                 ceiling: ceilings.get(site)!,
                 priority,
                 maxWaitMs: 2000 + random() * 4000,
-                signal: cancel?.signal,
+                cancel: cancellation(cancel?.signal),
                 run: checkRun(site, cancel?.signal),
               }),
             );

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock, runOut, settle } from '../../test/support/fake-clock.js';
 import { sleep } from './clock.js';
-import { Scheduler, type SchedulerOptions, type SiteDemand } from './scheduler.js';
+import { type Cancellation, Scheduler, type SchedulerOptions, type SiteDemand } from './scheduler.js';
 
 const FOUR = { perSecond: 4, burst: 1 };
 
@@ -71,8 +71,9 @@ describe('Scheduler', () => {
     const { clock, scheduler, sends, check } = setup({ admitWithinMs: 1000 });
     const cancel = new AbortController();
     const first = await scheduler.admit(demand('s', 4), 0, cancel.signal);
-    const booked = ['a', 'b'].map((l) =>
-      first.book({ site: 's', ceiling: FOUR, maxWaitMs: 5000, signal: cancel.signal, run: check(l) }),
+    const handles = ['a', 'b'].map(() => ({}) as Cancellation);
+    const booked = ['a', 'b'].map((l, i) =>
+      first.book({ site: 's', ceiling: FOUR, maxWaitMs: 5000, cancel: handles[i], run: check(l) }),
     );
     const cancelled = expect(booked[1]).rejects.toThrow('cancelled');
     const second = scheduler.admit(demand('s', 4));
@@ -83,6 +84,7 @@ describe('Scheduler', () => {
     await settle();
     expect(started).toBe(false);
     cancel.abort(new Error('cancelled'));
+    for (const handle of handles) handle.cancel?.(new Error('cancelled'));
     first.close();
     await settle();
     // 'a' went at once; 'b' was cancelled in line and the two never booked were released.

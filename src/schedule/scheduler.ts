@@ -78,9 +78,18 @@ export interface CheckBooking<T> {
   /** Longest wait for its send time, from booking (ms). */
   readonly maxWaitMs: number;
   /** Cancels the booking while it waits (the promise rejects with the reason); no effect once sent. */
-  readonly signal?: AbortSignal | undefined;
+  readonly cancel?: Cancellation | undefined;
   /** Sends the check through identity `identity`; its slots are held until this settles. */
   readonly run: (identity: number) => Promise<T>;
+}
+
+/**
+ * How the owner of a booking cancels it while it waits: `book` fills `cancel` in, and
+ * clears it once the booking is sent or dropped. A plain object where an AbortSignal
+ * would do: a search books hundreds of checks, and a controller and listener each cost.
+ */
+export interface Cancellation {
+  cancel?: ((reason: unknown) => void) | undefined;
 }
 
 /** What became of a booked check: run, or never sent because no send time came in time. */
@@ -276,17 +285,10 @@ export class Scheduler {
 
   /** Books a check; it runs at its send time (see the top of this file). */
   book<T>(request: CheckBooking<T>): Promise<Scheduled<T>> {
-    const signal = request.signal;
-    if (signal?.aborted) return Promise.reject(signal.reason);
     const site = this.#site(request.site);
     const now = this.#clock.now();
+    const handle = request.cancel;
     return new Promise<Scheduled<T>>((resolve, reject) => {
-      const onAbort = () => {
-        if (!booking.queued) return;
-        site.line.remove(booking);
-        reject(signal?.reason);
-        this.#settled(site);
-      };
       const booking: Booking = {
         follows: false,
         priority: request.priority ?? 0,
@@ -297,7 +299,7 @@ export class Scheduler {
         bookedAt: now,
         maxWaitMs: request.maxWaitMs,
         send: (identity) => {
-          signal?.removeEventListener('abort', onAbort);
+          if (handle) handle.cancel = undefined;
           const ledger = site.ledgers[identity]!;
           let done: Promise<T>;
           try {
@@ -315,13 +317,20 @@ export class Scheduler {
           done.then((value) => resolve({ sent: true, value }), reject);
         },
         drop: (waitedMs, error) => {
-          signal?.removeEventListener('abort', onAbort);
+          if (handle) handle.cancel = undefined;
           if (error !== undefined) reject(error);
           else resolve({ sent: false, waitedMs: Math.round(waitedMs) });
         },
       };
+      if (handle)
+        handle.cancel = (reason) => {
+          handle.cancel = undefined;
+          if (!booking.queued) return;
+          site.line.remove(booking);
+          reject(reason);
+          this.#settled(site);
+        };
       site.line.push(booking);
-      signal?.addEventListener('abort', onAbort, { once: true });
       this.#wake(site);
     });
   }
@@ -377,7 +386,7 @@ export class Scheduler {
   // ---- 3. Sent ----------------------------------------------------------------------------
 
   #wake(site: Site): void {
-    for (const ledger of site.ledgers) void this.#sendLoop(site, ledger);
+    for (const ledger of site.ledgers) if (!ledger.pumping) void this.#sendLoop(site, ledger);
   }
 
   /** The next booking this ledger would get a send time for: its follows first, then a check it can send. */
