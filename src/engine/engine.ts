@@ -111,7 +111,7 @@ export class Engine {
   readonly #egress: readonly EgressRoute[];
   /** Admits searches and books every request's send time (src/schedule/scheduler.ts). */
   readonly #scheduler: Scheduler;
-  /** Due controls counted by searches before they start (control-count.ts). */
+  /** Due controls counted by searches before they start (src/schedule/control-count.ts). */
   readonly #controlCount = new ControlCount();
   /** The egress identities' names, in the order of their dispatchers. */
   readonly #identities: readonly string[];
