@@ -221,7 +221,11 @@ export async function startSearch(
     defaultLatencyMs: deps.config.unmeasuredLatencyMs,
     timeoutMs: deps.config.timeoutMs,
     concurrency: deps.config.concurrency,
-    origins: originLoads(selected, budget).map((o) => ({ platforms: o.platforms.length, limit: o.limit })),
+    origins: originLoads(selected, budget).map((o) => ({
+      platforms: o.platforms.length,
+      limit: o.limit,
+      unsent: deps.unsentAt?.(o.origin),
+    })),
     identities: Math.max(1, deps.config.egress.length),
     running: stats.running,
     queuedAhead,
