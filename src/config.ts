@@ -151,6 +151,26 @@ export const SETTINGS = {
     kind: { type: 'string' },
     doc: 'Folder of the built web page served at / (empty: dist/web of this package)',
   },
+  // PDF reports are printed by headless Chromium from the HTML report (src/report/pdf.ts).
+  chromium: {
+    env: 'USERSCOUT_CHROMIUM',
+    default: '/usr/bin/chromium',
+    kind: { type: 'string' },
+    doc: 'Chromium (or Chrome) executable that prints PDF reports (`--format pdf`, GET /api/search/{id}/report.pdf); Debian and Ubuntu: apt-get install chromium',
+  },
+  pdfTimeoutMs: {
+    env: 'USERSCOUT_PDF_TIMEOUT_MS',
+    default: 30_000,
+    kind: int(1_000, 600_000),
+    doc: 'Longest one PDF report may take to print (ms), Chromium started and closed included; past it the print is stopped',
+  },
+  // A print starts a browser (~100 MB): the service prints one at a time and lets only a few wait.
+  pdfQueue: {
+    env: 'USERSCOUT_PDF_QUEUE',
+    default: 4,
+    kind: int(0, 100),
+    doc: 'PDF reports waiting for the one being printed (the service prints one at a time); past them, 503 pdf_busy',
+  },
   logLevel: {
     env: 'USERSCOUT_LOG_LEVEL',
     default: 'info',

@@ -47,6 +47,12 @@ export const ERROR_CODES = {
     status: 409,
     message: "This API key's stored webhook deliveries are all pending; wait for them to end",
   },
+  pdf_unavailable: {
+    status: 503,
+    message: 'PDF reports cannot be printed here: Chromium is not installed (apt-get install chromium)',
+  },
+  pdf_busy: { status: 503, message: 'Other PDF reports are being printed; try again shortly' },
+  pdf_failed: { status: 500, message: 'The PDF report could not be printed' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
