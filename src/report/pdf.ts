@@ -42,7 +42,7 @@ const CHROMIUM_ARGS = [
 ];
 
 /** Chromium is there to run, or a clear error that says how to get it. */
-async function chromiumAt(executablePath: string): Promise<void> {
+export async function requireChromium(executablePath: string): Promise<void> {
   try {
     await access(executablePath, constants.X_OK);
   } catch (error) {
@@ -56,7 +56,7 @@ async function chromiumAt(executablePath: string): Promise<void> {
 
 /** One PDF of `html` (A4, backgrounds printed), from a browser started for it and closed after. */
 export async function printPdf(html: string, options: PrintOptions): Promise<Buffer> {
-  await chromiumAt(options.executablePath);
+  await requireChromium(options.executablePath);
   const { chromium } = await import('playwright-core');
   let browser: Browser | undefined;
   let expired = false;
@@ -126,7 +126,7 @@ export class PdfPrinter {
 
   async print(html: string): Promise<Buffer> {
     // Not installed: said at once, without waiting for a turn.
-    await chromiumAt(this.#options.executablePath);
+    await requireChromium(this.#options.executablePath);
     if (this.#pending > this.#options.queue)
       throw new UserscoutError('pdf_busy', undefined, { details: { retryAfter: BUSY_RETRY_AFTER_SECONDS } });
     this.#pending++;
