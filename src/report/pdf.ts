@@ -2,8 +2,9 @@
  * The HTML report (src/api/report-html.ts) printed to PDF by headless Chromium,
  * through playwright-core. Nothing leaves the machine while it prints: the
  * report is self-contained, and in case a page were not, every request it
- * makes is aborted (the page's routes), the browser context is offline, and
- * Chromium's own requests go to a proxy that does not exist. Scripts do not run.
+ * makes is answered inside the browser (the page's routes: refused, or an empty
+ * 204 for a navigation), the browser context is offline, and Chromium's own
+ * requests go to a proxy that does not exist. Scripts do not run.
  *
  * `printPdf` starts a browser for one print and closes it after; `PdfPrinter`
  * is the service's: one print at a time, a few waiting, the rest refused.
@@ -84,7 +85,13 @@ export async function printPdf(html: string, options: PrintOptions): Promise<Buf
       offline: true,
       serviceWorkers: 'block',
     });
-    await context.route('**/*', (route) => route.abort('blockedbyclient'));
+    // A navigation (a meta refresh, a frame) answered 204 stays where it is: the page printing
+    // is not swapped for an error page halfway. Anything else is refused.
+    await context.route('**/*', (route) =>
+      route.request().isNavigationRequest()
+        ? route.fulfill({ status: 204, body: '' })
+        : route.abort('blockedbyclient'),
+    );
     const page = await context.newPage();
     await page.setContent(html, { waitUntil: 'load', timeout: options.timeoutMs });
     return page.pdf({

@@ -78,7 +78,8 @@ describe('printPdf', () => {
 
     it('prints it without a single request reaching the server', async () => {
       const localhost = base.replace('127.0.0.1', 'localhost');
-      // Every way a page may fetch: images, style sheets, fonts, frames, scripts, prefetches, a refresh.
+      // Every way a page may fetch: images, style sheets, fonts, frames, scripts, prefetches, and a
+      // refresh, which must not replace the page being printed (Chromium then fails the print).
       const html = `<!DOCTYPE html><html><head>
 <meta http-equiv="refresh" content="0; url=${base}/refresh">
 <link rel="stylesheet" href="${base}/style.css"><link rel="prefetch" href="${base}/prefetch">
