@@ -15,6 +15,9 @@ import { PdfPrinter, printPdf } from '../../src/report/pdf.js';
 import { readPdf } from '../support/pdf-text.js';
 import { CHROMIUM } from '../web/support.js';
 
+/** A print starts a browser: seconds each on a loaded 2-core machine. */
+const PRINT_TEST_MS = 120_000;
+
 const OPTIONS = { executablePath: CHROMIUM, timeoutMs: 60_000 };
 
 /** Platform names no other text of the report holds. */
@@ -60,7 +63,7 @@ describe('printPdf', () => {
     expect(read.text).toContain('userscout report: alice');
     for (const name of HIT_NAMES) expect(read.text).toContain(name);
     expect(read.text).toContain('Alice of Zeppelin07');
-  });
+  }, PRINT_TEST_MS);
 
   describe('a page that asks for outside resources', () => {
     let server: Server;
@@ -97,7 +100,7 @@ body{font-family:f;background:url(${localhost}/background.png)}</style>
       // The server still answers: it was never asked.
       expect((await fetch(`${base}/alive`)).status).toBe(200);
       expect(requests).toEqual(['/alive']);
-    });
+    }, PRINT_TEST_MS);
   });
 
   it('says how to install Chromium when it is not there', async () => {
@@ -129,7 +132,7 @@ describe('PdfPrinter', () => {
     });
     // Once they have ended, the next one prints.
     expect(readPdf(await printer.print(html)).text).toContain('Zeppelin00');
-  });
+  }, PRINT_TEST_MS);
 
   it('says Chromium is missing before it waits its turn', async () => {
     const printer = new PdfPrinter({ executablePath: '/nonexistent/chromium', timeoutMs: 5_000, queue: 0 });
