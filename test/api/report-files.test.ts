@@ -5,6 +5,7 @@
  * of bob links on to Charlie's of carol.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createKey } from '../../src/cli/keys.js';
 import { followUpsCatalogue as catalogue, followUpsSim } from '../support/follow-ups-fixture.js';
 import { readPdf } from '../support/pdf-text.js';
 import { csvObjects, readGraphMl } from '../support/read-graph.js';
@@ -127,6 +128,26 @@ describe('report and graph files of a search', () => {
     expect(edges.map((e) => `${e.source} ${e.relationship} ${e.target}`)).toEqual(
       graph.edges.map((e) => `${e.source} ${e.data.label} ${e.target}`),
     );
+  });
+
+  it("keeps a private search's files to its key, as GET /api/search does", async () => {
+    const owner = await createKey(running.service.store, 'owner', 'professional');
+    const started = await postSearch(
+      running.url,
+      { username: 'bob', private: true },
+      { 'x-api-key': owner.key },
+    );
+    const privateId = started.body.queryId as string;
+    await pollUntilDone(running.url, privateId, '', 100, 30_000, { 'x-api-key': owner.key });
+    for (const file of ['graph.graphml', 'graph-nodes.csv', 'graph-edges.csv', 'report.pdf']) {
+      const stranger = await json(`${running.url}/api/search/${privateId}/${file}`);
+      expect([file, stranger.status, stranger.body.code]).toEqual([file, 404, 'search_not_found']);
+    }
+    const own = await fetch(`${running.url}/api/search/${privateId}/graph.graphml`, {
+      headers: { 'x-api-key': owner.key },
+    });
+    expect(own.status).toBe(200);
+    expect(readGraphMl(await own.text()).nodes.map((n) => n.id)).toContain('account:bravo:bob');
   });
 
   it('answers 404 for a search it does not know, as GET /api/search does', async () => {
