@@ -55,15 +55,19 @@ function report(): string {
 }
 
 describe('printPdf', () => {
-  it("prints the HTML report as a PDF of several pages, each hit's platform named", async () => {
-    const pdf = await printPdf(report(), OPTIONS);
-    expect(Buffer.from(pdf.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
-    const read = readPdf(pdf);
-    expect(read.pages).toBeGreaterThan(1);
-    expect(read.text).toContain('userscout report: alice');
-    for (const name of HIT_NAMES) expect(read.text).toContain(name);
-    expect(read.text).toContain('Alice of Zeppelin07');
-  }, PRINT_TEST_MS);
+  it(
+    "prints the HTML report as a PDF of several pages, each hit's platform named",
+    async () => {
+      const pdf = await printPdf(report(), OPTIONS);
+      expect(Buffer.from(pdf.subarray(0, 5)).toString('latin1')).toBe('%PDF-');
+      const read = readPdf(pdf);
+      expect(read.pages).toBeGreaterThan(1);
+      expect(read.text).toContain('userscout report: alice');
+      for (const name of HIT_NAMES) expect(read.text).toContain(name);
+      expect(read.text).toContain('Alice of Zeppelin07');
+    },
+    PRINT_TEST_MS,
+  );
 
   describe('a page that asks for outside resources', () => {
     let server: Server;
@@ -79,11 +83,13 @@ describe('printPdf', () => {
     });
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
-    it('prints it without a single request reaching the server', async () => {
-      const localhost = base.replace('127.0.0.1', 'localhost');
-      // Every way a page may fetch: images, style sheets, fonts, frames, scripts, prefetches, and a
-      // refresh, which must not replace the page being printed (Chromium then fails the print).
-      const html = `<!DOCTYPE html><html><head>
+    it(
+      'prints it without a single request reaching the server',
+      async () => {
+        const localhost = base.replace('127.0.0.1', 'localhost');
+        // Every way a page may fetch: images, style sheets, fonts, frames, scripts, prefetches, and a
+        // refresh, which must not replace the page being printed (Chromium then fails the print).
+        const html = `<!DOCTYPE html><html><head>
 <meta http-equiv="refresh" content="0; url=${base}/refresh">
 <link rel="stylesheet" href="${base}/style.css"><link rel="prefetch" href="${base}/prefetch">
 <link rel="preconnect" href="${localhost}"><link rel="icon" href="${base}/favicon.ico">
@@ -95,12 +101,14 @@ body{font-family:f;background:url(${localhost}/background.png)}</style>
 <object data="${base}/object"></object><video poster="${base}/poster.png"></video><audio src="${base}/audio"></audio>
 <svg><image href="${base}/svg.png"/></svg><a ping="${base}/ping" href="${base}/link">a link</a>
 </body></html>`;
-      const pdf = await printPdf(html, OPTIONS);
-      expect(readPdf(pdf).text).toContain('Printed offline');
-      // The server still answers: it was never asked.
-      expect((await fetch(`${base}/alive`)).status).toBe(200);
-      expect(requests).toEqual(['/alive']);
-    }, PRINT_TEST_MS);
+        const pdf = await printPdf(html, OPTIONS);
+        expect(readPdf(pdf).text).toContain('Printed offline');
+        // The server still answers: it was never asked.
+        expect((await fetch(`${base}/alive`)).status).toBe(200);
+        expect(requests).toEqual(['/alive']);
+      },
+      PRINT_TEST_MS,
+    );
   });
 
   it('says how to install Chromium when it is not there', async () => {
@@ -121,18 +129,26 @@ body{font-family:f;background:url(${localhost}/background.png)}</style>
 });
 
 describe('PdfPrinter', () => {
-  it('prints one at a time and refuses those past its queue with a time to come back', async () => {
-    const printer = new PdfPrinter({ ...OPTIONS, queue: 1 });
-    const html = '<h1>Zeppelin00</h1>';
-    const results = await Promise.allSettled([printer.print(html), printer.print(html), printer.print(html)]);
-    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
-    expect((results[2] as PromiseRejectedResult).reason).toMatchObject({
-      code: 'pdf_busy',
-      details: { retryAfter: 5 },
-    });
-    // Once they have ended, the next one prints.
-    expect(readPdf(await printer.print(html)).text).toContain('Zeppelin00');
-  }, PRINT_TEST_MS);
+  it(
+    'prints one at a time and refuses those past its queue with a time to come back',
+    async () => {
+      const printer = new PdfPrinter({ ...OPTIONS, queue: 1 });
+      const html = '<h1>Zeppelin00</h1>';
+      const results = await Promise.allSettled([
+        printer.print(html),
+        printer.print(html),
+        printer.print(html),
+      ]);
+      expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+      expect((results[2] as PromiseRejectedResult).reason).toMatchObject({
+        code: 'pdf_busy',
+        details: { retryAfter: 5 },
+      });
+      // Once they have ended, the next one prints.
+      expect(readPdf(await printer.print(html)).text).toContain('Zeppelin00');
+    },
+    PRINT_TEST_MS,
+  );
 
   it('says Chromium is missing before it waits its turn', async () => {
     const printer = new PdfPrinter({ executablePath: '/nonexistent/chromium', timeoutMs: 5_000, queue: 0 });
