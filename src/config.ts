@@ -151,6 +151,20 @@ export const SETTINGS = {
     kind: { type: 'string' },
     doc: 'Folder of the built web page served at / (empty: dist/web of this package)',
   },
+  // PDF reports are printed by headless Chromium (USERSCOUT_BROWSER_PATH) from the HTML report (src/report/pdf.ts).
+  pdfTimeoutMs: {
+    env: 'USERSCOUT_PDF_TIMEOUT_MS',
+    default: 30_000,
+    kind: int(1_000, 600_000),
+    doc: 'Longest one PDF report may take to print (ms), Chromium started and closed included; past it the print is stopped',
+  },
+  // A print starts a browser (~100 MB): the service prints one at a time and lets only a few wait.
+  pdfQueue: {
+    env: 'USERSCOUT_PDF_QUEUE',
+    default: 4,
+    kind: int(0, 100),
+    doc: 'PDF reports waiting for the one being printed (the service prints one at a time); past them, 503 pdf_busy',
+  },
   logLevel: {
     env: 'USERSCOUT_LOG_LEVEL',
     default: 'info',
@@ -306,7 +320,7 @@ export const SETTINGS = {
     env: 'USERSCOUT_BROWSER_PATH',
     default: '',
     kind: { type: 'string' },
-    doc: 'Chromium executable for platforms whose transport is `browser`; empty: the first of /usr/bin/chromium, /usr/bin/chromium-browser, /usr/bin/google-chrome found (without one, their checks read unknown, needs_browser)',
+    doc: 'Chromium executable for platforms whose transport is `browser` and for PDF reports; empty: the first of /usr/bin/chromium, /usr/bin/chromium-browser, /usr/bin/google-chrome found (without one, their checks read unknown, needs_browser)',
   },
   browserContexts: {
     env: 'USERSCOUT_BROWSER_CONTEXTS',

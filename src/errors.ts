@@ -51,6 +51,12 @@ export const ERROR_CODES = {
     status: 500,
     message: 'A check transport cannot start with these network settings',
   },
+  pdf_unavailable: {
+    status: 503,
+    message: 'PDF reports cannot be printed here: Chromium is not installed (apt-get install chromium)',
+  },
+  pdf_busy: { status: 503, message: 'Other PDF reports are being printed; try again shortly' },
+  pdf_failed: { status: 500, message: 'The PDF report could not be printed' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

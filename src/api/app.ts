@@ -16,6 +16,7 @@ import { DOCS_CONTENT_SECURITY_POLICY, DOCS_HEADERS, OPENAPI_OPTIONS } from './o
 import { installRateLimits } from './rate-limits.js';
 import { RequestLog } from './request-log.js';
 import { eventRoutes } from './routes/events.js';
+import { graphRoutes } from './routes/graph.js';
 import { opsRoutes } from './routes/ops.js';
 import { platformRoutes } from './routes/platforms.js';
 import { reportRoutes } from './routes/report.js';
@@ -89,6 +90,7 @@ export async function buildApp(
   app.addHook('onClose', async () => revocations.stop());
   await app.register(async (scope) => eventRoutes(scope, deps, revocations));
   await app.register(async (scope) => reportRoutes(scope, deps));
+  await app.register(async (scope) => graphRoutes(scope, deps));
   await app.register(async (scope) => platformRoutes(scope, deps));
   await app.register(async (scope) => opsRoutes(scope, deps, 'api'));
   await app.register(async (scope) => watchlistRoutes(scope, deps));

@@ -18,7 +18,7 @@ export interface ErrorBodyShape {
  * 5xx answers that are expected load, not faults: a warning without a stack. A full
  * queue is the service refusing work it has no room for, as designed.
  */
-const EXPECTED_UNDER_LOAD: ReadonlySet<ErrorCode> = new Set(['queue_full']);
+const EXPECTED_UNDER_LOAD: ReadonlySet<ErrorCode> = new Set(['queue_full', 'pdf_busy']);
 
 /** Fastify's own error codes, mapped to ours. */
 const FASTIFY_CODES: Record<string, ErrorCode> = {

@@ -3,9 +3,19 @@
  * command). They sit in a module of their own, importing nothing, so that building
  * the command line (and `userscout --help`) loads no engine, catalogue or server.
  */
-export type OutputFormat = 'table' | 'json' | 'csv' | 'html';
+export type OutputFormat = 'table' | 'json' | 'csv' | 'html' | 'pdf' | 'graphml' | 'graph-csv';
 /** `search --format`. */
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'csv', 'html'];
+export const OUTPUT_FORMATS: readonly OutputFormat[] = [
+  'table',
+  'json',
+  'csv',
+  'html',
+  'pdf',
+  'graphml',
+  'graph-csv',
+];
+/** The formats that only a file can hold (`--output` is required): a PDF, and the two files of graph-csv. */
+export const FILE_FORMATS: readonly OutputFormat[] = ['pdf', 'graph-csv'];
 
 export type PlatformsFormat = 'table' | 'json';
 /** `platforms --format`. */

@@ -91,12 +91,18 @@ function buildProgram(): Command {
     .option('--platform <name>', 'only this platform (repeatable)', collect)
     .option('--nsfw', 'include NSFW platforms')
     .addOption(
-      new Option('--format <format>', 'output format (html: a self-contained report)')
+      new Option(
+        '--format <format>',
+        'output format (html, pdf: a self-contained report; graphml, graph-csv: the accounts, their links and follow-ups as a graph)',
+      )
         .choices([...OUTPUT_FORMATS])
         .default('table'),
     )
     .option('--all', 'every outcome, not only hits')
-    .option('-o, --output <file>', 'write the json, csv or html to this file instead of stdout')
+    .option(
+      '-o, --output <file>',
+      'write the json, csv, html, pdf or graphml to this file instead of stdout (graph-csv: PREFIX-nodes.csv and PREFIX-edges.csv, or DIR/graph-nodes.csv and DIR/graph-edges.csv)',
+    )
     .option(
       '--server <url>',
       'search through this userscout service instead of from this machine (USERSCOUT_SERVER)',

@@ -18,6 +18,9 @@ import {
 import { type AccountLink, accountLinks, type ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
 import { outcomesCsv } from '../engine/outcome-csv.js';
+import { type Graph, searchGraph } from '../report/graph.js';
+import { graphEdgesCsv, graphNodesCsv } from '../report/graph-csv.js';
+import { graphMl } from '../report/graphml.js';
 import type { FollowUp } from '../store/store.js';
 import { terminalCsv, terminalJson, terminalLine, terminalText } from './terminal-text.js';
 
@@ -209,6 +212,41 @@ export function formatHtml(
       ),
     ),
   );
+}
+
+/**
+ * The graph of every search of the run (the names, their lookalikes and
+ * follow-ups): the same graph as the service's for the same searches.
+ */
+function reportsGraph(
+  reports: readonly SearchReport[],
+  warningPercent: number,
+  profileUrls: ProfileUrlMatcher | undefined,
+): Graph {
+  return searchGraph(
+    reports.map((r) =>
+      searchJson(r, true, warningPercent, profileUrls ? accountLinks(r.results, profileUrls) : []),
+    ),
+  );
+}
+
+/** The run's graph as GraphML, cleaned of terminal controls as every output is. */
+export function formatGraphMl(
+  reports: readonly SearchReport[],
+  warningPercent: number,
+  profileUrls: ProfileUrlMatcher | undefined,
+): string {
+  return terminalText(graphMl(reportsGraph(reports, warningPercent, profileUrls)));
+}
+
+/** The run's graph as a nodes CSV and an edges CSV. */
+export function formatGraphCsv(
+  reports: readonly SearchReport[],
+  warningPercent: number,
+  profileUrls: ProfileUrlMatcher | undefined,
+): { readonly nodes: string; readonly edges: string } {
+  const graph = reportsGraph(reports, warningPercent, profileUrls);
+  return { nodes: terminalCsv(graphNodesCsv(graph)), edges: terminalCsv(graphEdgesCsv(graph)) };
 }
 
 /** One object for one name, an array of them for several. */

@@ -7,7 +7,8 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import { basename } from 'node:path';
+import { existsSync, statSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { followUpNames } from '../api/follow-ups.js';
 import { writeFileAtomic } from '../catalogue/atomic-write.js';
 import { checkUsername } from '../catalogue/check-username.js';
@@ -18,6 +19,9 @@ import { type Config, loadConfig } from '../config.js';
 import { countStatuses, coverageOf } from '../engine/coverage.js';
 import { ERROR_REASONS, INVALID_REASONS, type Outcome, UNKNOWN_REASONS } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
+import { fileSafe } from '../report/file-name.js';
+import { chromiumPath } from '../transport/browser.js';
+import { FILE_FORMATS } from './choices.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
 import { EXIT_LOW_COVERAGE } from './exit-codes.js';
 import type { Io } from './io.js';
@@ -25,6 +29,8 @@ import { type NetworkCommandOptions, networkOverrides } from './network-options.
 import {
   formatCoverageWarning,
   formatCsv,
+  formatGraphCsv,
+  formatGraphMl,
   formatHeader,
   formatHeading,
   formatHtml,
@@ -53,7 +59,10 @@ export interface SearchCommandOptions extends NetworkCommandOptions {
   server?: string;
   /** Its professional API key (USERSCOUT_KEY); never printed. */
   key?: string;
-  /** Write the JSON, CSV or HTML to this file instead of stdout (one file per name for HTML). */
+  /**
+   * Write the JSON, CSV, HTML, PDF or GraphML to this file instead of stdout (one file per name
+   * for HTML and PDF); for graph-csv, a prefix (PREFIX-nodes.csv, PREFIX-edges.csv) or a folder.
+   */
   output?: string;
   catalogue?: string;
   category?: string[];
@@ -91,11 +100,24 @@ export async function runSearch(
     );
   }
   if (options.output !== undefined && format === 'table')
-    throw new UserscoutError('invalid_argument', '--output needs --format json, csv or html');
+    throw new UserscoutError(
+      'invalid_argument',
+      `--output needs --format ${OUTPUT_FORMATS.filter((f) => f !== 'table').join(', ')}`,
+    );
+  if (options.output === undefined && FILE_FORMATS.includes(format))
+    throw new UserscoutError(
+      'invalid_argument',
+      format === 'pdf'
+        ? '--format pdf needs --output FILE (one file per name when several are searched)'
+        : '--format graph-csv needs --output PREFIX (writes PREFIX-nodes.csv and PREFIX-edges.csv) or --output FOLDER/',
+    );
   for (const name of names) checkUsername(name, true);
   const all = options.all ?? false;
   const categories = parseCategories(options.category);
   const config = loadConfig(networkOverrides(options), env, 'cli');
+  // Said before the search, not after it.
+  if (format === 'pdf')
+    await (await import('../report/pdf.js')).requireChromium(chromiumPath(config.browserPath));
   const server = options.server ?? config.server;
   const checker = server
     ? await remoteChecker(
@@ -217,16 +239,18 @@ export async function runSearch(
   }
   if (format === 'json') emit(io, options.output, formatJson(reports, all, config.coverageWarningPercent));
   if (format === 'csv') emit(io, options.output, formatCsv(reports, options.all ?? false));
-  if (format === 'html') {
+  if (format === 'html' || format === 'pdf') {
+    const pdf = format === 'pdf';
     const fileOf = (report: SearchReport) =>
       options.output && reports.length > 1 ? perName(options.output, report.username) : options.output;
     const byId = new Map(reports.map((r) => [r.id, r]));
     // A follow-up's report: the file beside this one, or (searched on the service) the service's.
+    // A PDF links only to the service: a link to a file beside it does not lead there from a PDF.
     const followUpHref = (queryId: string) => {
       const local = byId.get(queryId);
       if (local) {
         const file = fileOf(local);
-        return file === undefined ? undefined : basename(file);
+        return file === undefined || pdf ? undefined : basename(file);
       }
       return server
         ? new URL(`/api/search/${encodeURIComponent(queryId)}/report.html`, server).href
@@ -239,7 +263,28 @@ export async function runSearch(
       Date.now(),
       followUpHref,
     );
-    for (const [i, page] of pages.entries()) emit(io, fileOf(reports[i]!), page);
+    const print = pdf ? (await import('../report/pdf.js')).printPdf : undefined;
+    for (const [i, page] of pages.entries()) {
+      const file = fileOf(reports[i]!);
+      if (print && file !== undefined)
+        emitFile(
+          io,
+          file,
+          await print(page, {
+            executablePath: chromiumPath(config.browserPath),
+            timeoutMs: config.pdfTimeoutMs,
+          }),
+        );
+      else emit(io, file, page);
+    }
+  }
+  if (format === 'graphml')
+    emit(io, options.output, formatGraphMl(reports, config.coverageWarningPercent, checker.profileUrls));
+  if (format === 'graph-csv' && options.output !== undefined) {
+    const { nodes, edges } = formatGraphCsv(reports, config.coverageWarningPercent, checker.profileUrls);
+    const files = graphCsvFiles(options.output);
+    emitFile(io, files.nodes, nodes);
+    emitFile(io, files.edges, edges);
   }
   return lowCoverage ? EXIT_LOW_COVERAGE : 0;
 }
@@ -302,13 +347,30 @@ function emit(io: Io, file: string | undefined, text: string): void {
     io.write(text.endsWith('\n') ? text : `${text}\n`);
     return;
   }
-  writeFileAtomic(file, text);
+  emitFile(io, file, text);
+}
+
+/** A file written whole, and said on stderr. */
+function emitFile(io: Io, file: string, data: string | Uint8Array): void {
+  writeFileAtomic(file, data);
   io.err(`wrote ${file}`);
+}
+
+/**
+ * The two files of `--format graph-csv --output TARGET`: in the folder TARGET (one that exists,
+ * or a path ending in /) graph-nodes.csv and graph-edges.csv, as the service names them;
+ * else TARGET-nodes.csv and TARGET-edges.csv (a `.csv` ending of TARGET left out).
+ */
+export function graphCsvFiles(target: string): { readonly nodes: string; readonly edges: string } {
+  if (target.endsWith('/') || (existsSync(target) && statSync(target).isDirectory()))
+    return { nodes: join(target, 'graph-nodes.csv'), edges: join(target, 'graph-edges.csv') };
+  const prefix = target.replace(/\.csv$/i, '');
+  return { nodes: `${prefix}-nodes.csv`, edges: `${prefix}-edges.csv` };
 }
 
 /** report.html, alice → report-alice.html */
 function perName(file: string, name: string): string {
-  const safe = name.replace(/[^A-Za-z0-9._-]/g, '_');
+  const safe = fileSafe(name);
   const dot = file.lastIndexOf('.');
   return dot > file.lastIndexOf('/') ? `${file.slice(0, dot)}-${safe}${file.slice(dot)}` : `${file}-${safe}`;
 }

@@ -42,6 +42,11 @@ export function findBrowser(configured: string): string | undefined {
   return BROWSER_PATHS.find((path) => existsSync(path));
 }
 
+/** The executable to launch as configured (`browserPath`), or the first usual path when none is found: its absence is then reported by whoever launches it. */
+export function chromiumPath(configured: string): string {
+  return findBrowser(configured) ?? (configured || BROWSER_PATHS[0]!);
+}
+
 /**
  * Why the browser transport cannot start with these settings, or undefined. Chromium
  * on Linux trusts only its own store (and NSS's user database): an extra CA cannot be

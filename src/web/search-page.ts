@@ -112,6 +112,8 @@ const el = {
   shownCount: byId('shown-count', HTMLParagraphElement),
   exportCsv: byId('export-csv', HTMLButtonElement),
   reportLink: byId('report-link', HTMLAnchorElement),
+  reportPdfLink: byId('report-pdf-link', HTMLAnchorElement),
+  graphLink: byId('graph-link', HTMLAnchorElement),
   exportJson: byId('export-json', HTMLButtonElement),
   body: byId('results-body', HTMLTableSectionElement),
   noResults: byId('no-results', HTMLParagraphElement),
@@ -628,9 +630,17 @@ function renderResults(): void {
   el.exportCsv.disabled = shown.length === 0;
   el.exportJson.disabled = shown.length === 0;
   renderFollowUps();
-  // The service's self-contained HTML report of the whole search (every outcome, not only those shown).
-  el.reportLink.hidden = !current;
-  if (current) el.reportLink.href = `/api/search/${encodeURIComponent(current.id)}/report.html`;
+  // The service's self-contained report of the whole search (every outcome, not only those shown),
+  // as HTML and printed to PDF, and its graph of accounts, links and follow-ups.
+  const files: [HTMLAnchorElement, string][] = [
+    [el.reportLink, 'report.html'],
+    [el.reportPdfLink, 'report.pdf'],
+    [el.graphLink, 'graph.graphml'],
+  ];
+  for (const [link, file] of files) {
+    link.hidden = !current;
+    if (current) link.href = `/api/search/${encodeURIComponent(current.id)}/${file}`;
+  }
 }
 
 /** A recursive search's follow-ups: which hit gave each new name, and a link to its search. */

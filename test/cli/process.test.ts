@@ -58,7 +58,7 @@ describe('usage errors', () => {
       ],
       [
         ['search', 'alice', '--format', 'xml'],
-        "userscout: option '--format <format>' argument 'xml' is invalid. Allowed choices are table, json, csv, html (see userscout search --help)",
+        "userscout: option '--format <format>' argument 'xml' is invalid. Allowed choices are table, json, csv, html, pdf, graphml, graph-csv (see userscout search --help)",
       ],
       [['search'], "userscout: missing required argument 'names' (see userscout search --help)"],
       [

@@ -475,7 +475,7 @@ describe('userscout search', () => {
       expect(single.out()[0]).toBe('<!DOCTYPE html>');
       await expect(
         runSearch(['alice'], options({ catalogue: reachableFile, output: out }), capture().io, env),
-      ).rejects.toThrow(/--output needs --format json, csv or html/);
+      ).rejects.toThrow(/--output needs --format json, csv, html, pdf, graphml, graph-csv/);
     });
 
     it('with --variants, checks each name and then its lookalike names, as many as the setting allows', async () => {

@@ -318,6 +318,13 @@ describe.skipIf(noBrowser)('the search page', () => {
     expect(await report.getAttribute('href')).toBe(`/api/search/${id}/report.html`);
     const html = await (await fetch(new URL((await report.getAttribute('href'))!, running.url))).text();
     expect(html).toContain('<h1>userscout report: alice</h1>');
+    // Beside it, the same report as a PDF, and the search's graph.
+    expect(await page.getByRole('link', { name: 'PDF' }).getAttribute('href')).toBe(
+      `/api/search/${id}/report.pdf`,
+    );
+    expect(await page.getByRole('link', { name: 'GraphML' }).getAttribute('href')).toBe(
+      `/api/search/${id}/graph.graphml`,
+    );
   });
 
   it('reopens a finished search from its link, and a running one that then finishes', async () => {
