@@ -11,7 +11,7 @@ import type { Catalogue, Platform } from '../src/catalogue/platform.js';
 import { selectPlatforms } from '../src/catalogue/select.js';
 import { PLACEHOLDER } from '../src/catalogue/template.js';
 import { originLoads } from '../src/engine/politeness-bound.js';
-import type { BudgetLimit } from '../src/schedule/rate-budget.js';
+import type { BudgetLimit } from '../src/engine/rate-budget.js';
 import type { SimRoute } from '../src/sim/behaviour.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from '../src/sim/latency.js';

@@ -12,7 +12,7 @@
  */
 import type { Platform } from '../src/catalogue/platform.js';
 import { originLoads as budgetLoads, budgetOrigin, pacedMs } from '../src/engine/politeness-bound.js';
-import type { BudgetLimit } from '../src/schedule/rate-budget.js';
+import type { BudgetLimit } from '../src/engine/rate-budget.js';
 import type { LatencyProfile } from '../src/sim/latency.js';
 import { latencyOf } from './platform-set.js';
 

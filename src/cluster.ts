@@ -14,6 +14,8 @@ import { redisRateLimitStore } from './api/rate-limit-redis.js';
 import type { SearchQuota } from './api/search-quota.js';
 import { RedisSearchQuota } from './api/search-quota-redis.js';
 import type { Config } from './config.js';
+import { LocalRateBudget } from './engine/local-rate-budget.js';
+import type { RateBudget } from './engine/rate-budget.js';
 import type { SharedChecks } from './engine/shared-checks.js';
 import { bullmqOptions, closeRedis, createRedisClient, waitUntilReady } from './redis/connection.js';
 import { FallbackRateBudget } from './redis/fallback-budget.js';
@@ -24,8 +26,6 @@ import type { EventHub } from './runner/events.js';
 import { RedisEventHub } from './runner/redis-events.js';
 import type { Runner } from './runner/runner.js';
 import type { SearchJobDeps } from './runner/search-job.js';
-import { LocalRateBudget } from './schedule/local-rate-budget.js';
-import type { RateBudget } from './schedule/rate-budget.js';
 import { createStore, type StoreOptions } from './store/create-store.js';
 import type { SearchRecord, Store } from './store/store.js';
 

@@ -434,7 +434,7 @@ export const SETTINGS = {
   },
   // Service
   // A running search starts its checks only when its requests fit its sites' budgets
-  // (src/schedule/scheduler.ts), so what runs at once follows the budgets, and they follow
+  // (engine/origin-backlog.ts), so what runs at once follows the budgets, and they follow
   // the identities. A search lasts at least the timeout of the platforms that never answer,
   // longer on a busy machine, so the cap must hold the searches begun within that time and
   // those waiting to begin; a fixed cap held a second identity's budgets back, so it is per

@@ -173,8 +173,6 @@ export async function createService(config: Config, options: ServiceOptions = {}
     metrics,
     now,
     latencies,
-    // The ledger is read only where it holds every request: one process, the engine in this thread.
-    ...(engine && !backend ? { unsentAt: (site: string) => engine.unsent(site) } : {}),
     searchQuota: backend?.searchQuota ?? new LocalSearchQuota(now),
     shuttingDown: () => shuttingDown,
     plugins: options.plugins ?? [],

@@ -221,11 +221,7 @@ export async function startSearch(
     defaultLatencyMs: deps.config.unmeasuredLatencyMs,
     timeoutMs: deps.config.timeoutMs,
     concurrency: deps.config.concurrency,
-    origins: originLoads(selected, budget).map((o) => ({
-      platforms: o.platforms.length,
-      limit: o.limit,
-      unsent: deps.unsentAt?.(o.origin),
-    })),
+    origins: originLoads(selected, budget).map((o) => ({ platforms: o.platforms.length, limit: o.limit })),
     identities: Math.max(1, deps.config.egress.length),
     running: stats.running,
     queuedAhead,

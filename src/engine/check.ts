@@ -5,14 +5,6 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Platform, Shield, Transport } from '../catalogue/platform.js';
-import type { BudgetLimit } from '../schedule/rate-budget.js';
-import {
-  type Cancellation,
-  type CheckBooking,
-  DEFAULT_IDENTITY,
-  type Scheduled,
-  type Scheduler,
-} from '../schedule/scheduler.js';
 import type { SiteLimitBook } from '../schedule/site-limit-book.js';
 import { classify, type Decision, finalVerdict } from './classify.js';
 import { type AnswerPrint, answerPrint } from './control.js';
@@ -20,6 +12,7 @@ import type { ControlGuard, SentCheck } from './control-guard.js';
 import { type EscalationBudget, isBotDefence, nextTransport } from './escalation.js';
 import { type HeardAnswer, heardAnswer } from './heard-answer.js';
 import { type Exchange, exchange } from './http.js';
+import { type CheckLimiter, DEFAULT_IDENTITY } from './limiter.js';
 import {
   type BreakerRefusal,
   type BreakerResult,
@@ -36,6 +29,7 @@ import {
 } from './outcome.js';
 import { budgetOrigin } from './politeness-bound.js';
 import { extractProfile, PROFILE_READ_CHARS } from './profile-extract.js';
+import type { BudgetLimit } from './rate-budget.js';
 import { buildRequest, type CheckRequest } from './request.js';
 import type { ResponseView } from './response-view.js';
 import { type Attempt, type RetryClock, type RetryPolicy, withRetries } from './retry.js';
@@ -43,12 +37,11 @@ import { describeTransportError, hasErrorCode, transportErrorReason } from './tr
 import { NEEDS_BROWSER_CODE, type Transports } from './transports.js';
 
 export interface CheckContext {
-  /** What send() sends through: the first egress identity's; checkPlatform swaps in the one its send time came through. */
+  /** What send() sends through: the first egress identity's; checkPlatform swaps in the one the limiter chose. */
   readonly dispatcher: Dispatcher;
-  /** One dispatcher per egress identity, in the scheduler's order of identities. */
+  /** One dispatcher per egress identity, in the limiter's order of identities. */
   readonly egress: readonly Dispatcher[];
-  /** When each request goes (src/schedule/scheduler.ts). */
-  readonly scheduler: Scheduler;
+  readonly limiter: CheckLimiter;
   /** Request-rate budget of an origin through one identity, unless its platform sets its own. */
   readonly budget: BudgetLimit;
   /** Names of the egress identities, in the order of `egress` (control records are kept per identity). */
@@ -83,27 +76,19 @@ export class CheckTimeoutError extends Error {
   }
 }
 
-/** Books a check's send time: a started search's admission, or the scheduler itself for a check on its own. */
-export type BookCheck = <T>(request: CheckBooking<T>) => Promise<Scheduled<T>>;
-
-export interface CheckOptions {
-  /** Higher first (a professional search's). @default 0 */
-  readonly priority?: number;
-  /** Where its send time is booked. @default the scheduler, outside any search */
-  readonly book?: BookCheck | undefined;
-  /** Cancels the check while it waits for its send time (its search ended); no effect once sent. */
-  readonly cancel?: Cancellation | undefined;
-  /** Its search's escalations to costlier transports (escalation.ts); absent: none. */
-  readonly escalations?: EscalationBudget | undefined;
-}
-
 export async function checkPlatform(
   platform: Platform,
   username: string,
   ctx: CheckContext,
-  /** Aborts the check whatever it is doing (the engine closing). */
   signal?: AbortSignal,
-  options: CheckOptions = {},
+  /** Higher first when checks wait for a slot (a professional search's). @default 0 */
+  priority = 0,
+  /** Called once the check no longer waits in line for its first global slot (see Admission). */
+  leftLine?: () => void,
+  /** Called when its send slot has come and its request goes out (origin-backlog.ts); not when none is sent. */
+  sending?: () => void,
+  /** Its search's escalations to costlier transports (escalation.ts); absent: none. */
+  escalations?: EscalationBudget,
 ): Promise<Outcome> {
   const built = buildRequest(platform, username, ctx.baseHeaders);
   if (!built.ok) {
@@ -111,21 +96,16 @@ export async function checkPlatform(
   }
   const { request, profileUrl } = built;
   const origin = request.origin;
-  // An origin that stopped answering is not waited for, not even for a send time.
+  // An origin that stopped answering is not waited for, not even for a slot.
   const open = ctx.breaker?.refusal(origin);
   if (open) return unresponsive(platform, profileUrl, open);
   const limit = platform.budget ?? ctx.budget;
   // The site its budget counts against, worked out once per platform.
   const polite = budgetOrigin(platform);
-  const book: BookCheck = options.book ?? ((r) => ctx.scheduler.book(r));
-  const scheduled = await book({
-    site: polite,
-    ceiling: limit,
-    priority: options.priority ?? 0,
-    // The wait for a send time may use the check's whole deadline; the send then has its own.
-    maxWaitMs: ctx.timeoutMs,
-    cancel: options.cancel,
-    run: async (identity) => {
+  const admitted = await ctx.limiter.run(
+    polite,
+    async (identity) => {
+      sending?.();
       signal?.throwIfAborted();
       const refused = ctx.breaker?.admit(origin);
       if (refused) return unresponsive(platform, profileUrl, refused);
@@ -133,15 +113,15 @@ export async function checkPlatform(
       try {
         const through =
           identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher, identity };
-        // A retry is a request like any other: it waits for its own send time.
-        const slot = (maxWaitMs: number) => ctx.scheduler.pace(polite, identity, limit, maxWaitMs, signal);
+        // A retry is a request like any other: it waits for its own send slot.
+        const slot = (maxWaitMs: number) => ctx.limiter.pace(polite, identity, limit, maxWaitMs, signal);
         // Asked at each attempt: a check queued meanwhile for this origin keeps the connection.
-        const closeAfter = () => !ctx.keepIdleConnections && !ctx.scheduler.othersFor(polite);
+        const closeAfter = () => !ctx.keepIdleConnections && !ctx.limiter.othersFor(polite);
         const identityName = ctx.identities?.[identity] ?? DEFAULT_IDENTITY;
         // Every answer, a control's and a retry's too, may teach the site's limit.
         const heard: HeardAnswer = (status, signals, sentAt) =>
           ctx.siteLimits?.heard(polite, identityName, status, signals, sentAt, limit);
-        // A control goes through the same identity, at a send time of the same budget.
+        // A control goes through the same identity, in a send slot of the same budget.
         const sendControl = async (name: string): Promise<SentCheck> => {
           const built = buildRequest(platform, name, ctx.baseHeaders);
           if (!built.ok)
@@ -157,7 +137,7 @@ export async function checkPlatform(
             closeAfter,
             heard,
             signal,
-            options.escalations,
+            escalations,
           );
         };
         // Eager (the service): sent alongside the check when due, so a hit does not wait for it after its answer.
@@ -173,7 +153,7 @@ export async function checkPlatform(
           closeAfter,
           heard,
           signal,
-          options.escalations,
+          escalations,
         );
         ended = breakerResult(sent.outcome);
         if (sent.outcome.status !== 'hit' || !ctx.controls) return sent.outcome;
@@ -182,8 +162,10 @@ export async function checkPlatform(
         ctx.breaker?.record(origin, ended);
       }
     },
-  });
-  return scheduled.sent ? scheduled.value : budgetExhausted(platform, profileUrl, limit, scheduled.waitedMs);
+    // The wait for a send slot may use the check's whole deadline; the send then has its own.
+    { limit, maxWaitMs: ctx.timeoutMs, priority, signal, leftLine },
+  );
+  return admitted.sent ? admitted.value : budgetExhausted(platform, profileUrl, limit, admitted.waitedMs);
 }
 
 /** Sends a check (with retries, each in a send slot of `slot`, within its deadline) and classifies the answer. */

@@ -93,7 +93,7 @@ export class ControlGuard {
   /**
    * How many of `identities` a check of `platform` could send a control through alongside
    * it (eager) because none stands or is being checked here: searches count those requests
-   * against the site's budget before they start (engine.ts, src/schedule/scheduler.ts). Reads only
+   * against the site's budget before they start (engine.ts, origin-backlog.ts). Reads only
    * this process's memo, so a control another process checked counts until it is read.
    */
   controlsDue(platform: Platform, identities: readonly string[]): number {

@@ -7,9 +7,6 @@ import { readFileSync } from 'node:fs';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { type Config, egressIdentities, RETRY_ON } from '../config.js';
 import { UserscoutError } from '../errors.js';
-import type { LimitSource } from '../schedule/limits.js';
-import type { RateBudget } from '../schedule/rate-budget.js';
-import { DEFAULT_IDENTITY } from '../schedule/scheduler.js';
 import { type LearnedLimitShelf, SiteLimitBook } from '../schedule/site-limit-book.js';
 import { browserRefusal } from '../transport/browser.js';
 import { TransportSet } from '../transport/transport-set.js';
@@ -19,6 +16,8 @@ import { ControlGuard } from './control-guard.js';
 import { type ControlLedger, MemoryControlLedger } from './control-ledger.js';
 import { createDispatcher } from './dispatcher.js';
 import { type EgressRoute, Engine } from './engine.js';
+import { DEFAULT_IDENTITY } from './limiter.js';
+import type { RateBudget } from './rate-budget.js';
 import type { SharedChecks } from './shared-checks.js';
 
 export type EngineConfig = Pick<
@@ -66,8 +65,6 @@ export function createEngine(
   catalogue: Catalogue,
   options: {
     readonly rateBudget?: RateBudget;
-    /** The budget of each site and identity (limits learned from the sites); default: the catalogue's. */
-    readonly limits?: LimitSource;
     readonly sharedChecks?: SharedChecks;
     /** Where control records are kept (the store); default: this process's memory. */
     readonly controls?: ControlLedger;
@@ -170,7 +167,6 @@ export function createEngine(
       egress,
       transports,
       ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
-      ...(options.limits ? { limits: options.limits } : {}),
       ...(options.sharedChecks ? { sharedChecks: options.sharedChecks } : {}),
       ...(config.siteLimitTtlMs > 0
         ? {

@@ -7,17 +7,18 @@ import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
-import { ControlCount } from '../schedule/control-count.js';
-import type { LimitSource } from '../schedule/limits.js';
-import type { BudgetLimit, RateBudget } from '../schedule/rate-budget.js';
-import { type Admission, type Cancellation, Scheduler, type SiteDemand } from '../schedule/scheduler.js';
 import type { SiteLimitBook } from '../schedule/site-limit-book.js';
-import { type BookCheck, type CheckContext, checkPlatform } from './check.js';
+import { type CheckContext, checkPlatform } from './check.js';
+import { CheckFeeder } from './check-feeder.js';
+import { ControlCount } from './control-count.js';
 import type { ControlGuard } from './control-guard.js';
 import { EscalationBudget } from './escalation.js';
+import { CheckLimiter } from './limiter.js';
+import { type BacklogLease, OriginBacklog, type SiteLoad } from './origin-backlog.js';
 import { OriginBreaker } from './origin-breaker.js';
 import { errorOutcome, type Outcome } from './outcome.js';
 import { budgetOrigin, originLoads } from './politeness-bound.js';
+import type { BudgetLimit, RateBudget } from './rate-budget.js';
 import type { RetryPolicy } from './retry.js';
 import type { SharedChecks } from './shared-checks.js';
 import type { Transports } from './transports.js';
@@ -63,37 +64,36 @@ export function browserHeaders(userAgent: string): Record<string, string> {
 const CLOSING_SHARDS = 32;
 
 /**
- * Share of the check deadline the requests of started searches must all be sent within
- * for another search to start (the scheduler's admission); the rest is left to control
- * checks and retries, which take send times of the same budgets.
+ * Checks of searches waiting in line for a global slot at most (check-feeder.ts): enough
+ * that a freed slot never finds the line empty (the next check joins it within microtasks),
+ * while the rest of each search's platforms wait as list entries, not as started checks.
  */
-export const ADMIT_SHARE = 0.9;
+export const CHECKS_IN_LINE = 64;
+
+/**
+ * Share of the check deadline the requests of started searches must all be sent within
+ * for another search to start (origin-backlog.ts); the rest is left to control checks and
+ * retries, which take send slots of the same budgets.
+ */
+export const BACKLOG_SHARE = 0.9;
 
 /**
  * The requests a search of `platforms` sends each site (politeness-bound.ts `originLoads`), by
  * site: a check each, and a control each for the `controlled` platforms.
  */
-function siteDemand(
+function siteLoads(
   platforms: readonly Platform[],
   budget: BudgetLimit,
   controlled: ReadonlySet<Platform>,
-): Map<string, SiteDemand> {
+  limitOf: (origin: string, ceiling: BudgetLimit) => BudgetLimit,
+): Map<string, SiteLoad> {
   return new Map(
     originLoads(platforms, budget).map((o) => {
       let requests = o.platforms.length;
       for (const p of o.platforms) if (controlled.has(p)) requests++;
-      return [o.origin, { requests, ceiling: o.limit }];
+      return [o.origin, { requests, limit: limitOf(o.origin, o.limit) }];
     }),
   );
-}
-
-/** A check in flight in this process, shared by the searches and callers that want it. */
-interface SharedCheck {
-  readonly key: string;
-  readonly outcome: Promise<Outcome>;
-  /** Searches still waiting for it; none left before it is sent cancels its booking. */
-  waiters: number;
-  readonly cancel: Cancellation;
 }
 
 export interface SearchOptions {
@@ -104,7 +104,7 @@ export interface SearchOptions {
 export class Engine {
   readonly #ctx: CheckContext;
   /** Checks in flight by platform and username: identical checks at the same time are sent once. */
-  readonly #inflight = new Map<string, SharedCheck>();
+  readonly #inflight = new Map<string, Promise<Outcome>>();
   /**
    * Abort every check when the engine closes. Several, each check listening to one in
    * turn: adding or removing a listener costs O(listeners) (a duplicate check), and
@@ -113,11 +113,13 @@ export class Engine {
   readonly #closing = Array.from({ length: CLOSING_SHARDS }, () => new AbortController());
   #nextClosing = 0;
   readonly #sharedChecks: SharedChecks | undefined;
+  /** Starts the checks of searches as the line for global slots has room (check-feeder.ts). */
+  readonly #feeder = new CheckFeeder(CHECKS_IN_LINE);
   readonly #egress: readonly EgressRoute[];
   readonly #escalationsPerSearch: number;
-  /** Admits searches and books every request's send time (src/schedule/scheduler.ts). */
-  readonly #scheduler: Scheduler;
-  /** Due controls counted by searches before they start (src/schedule/control-count.ts). */
+  /** Searches start when their requests fit their sites' budgets within the deadline (origin-backlog.ts). */
+  readonly #backlog: OriginBacklog;
+  /** Due controls counted by searches before they start (control-count.ts). */
   readonly #controlCount = new ControlCount();
   /** The egress identities' names, in the order of their dispatchers. */
   readonly #identities: readonly string[];
@@ -131,10 +133,8 @@ export class Engine {
       egress: readonly EgressRoute[];
       now?: () => number;
       random?: () => number;
-      /** Where send times are reserved. @default a LocalRateBudget */
+      /** Where send slots are reserved. @default a LocalRateBudget */
       rateBudget?: RateBudget;
-      /** The budget of each site and identity. @default the catalogue's */
-      limits?: LimitSource;
       sharedChecks?: SharedChecks;
       /** Control checks of hits (control-guard.ts); absent: hits stand as read. */
       controls?: ControlGuard;
@@ -154,18 +154,9 @@ export class Engine {
     this.#egress = egress;
     this.#escalationsPerSearch = options.escalationsPerSearch ?? 0;
     this.#identities = egress.map((route) => route.name);
-    this.#scheduler = new Scheduler({
-      identities: this.#identities,
-      global: options.concurrency,
-      perSite: options.perHost,
-      admitWithinMs: ADMIT_SHARE * options.timeoutMs,
-      clock: {
-        now,
-        setTimer: (fn, ms) => setTimeout(fn, ms),
-        clearTimer: (t) => clearTimeout(t as NodeJS.Timeout),
-      },
-      ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
-      ...(deps.limits || deps.siteLimits ? { limits: (deps.limits ?? deps.siteLimits)! } : {}),
+    this.#backlog = new OriginBacklog({
+      identities: egress.length,
+      withinMs: BACKLOG_SHARE * options.timeoutMs,
     });
     this.#ctx = {
       dispatcher: egress[0]!.dispatcher,
@@ -174,7 +165,14 @@ export class Engine {
       controls: deps.controls,
       siteLimits: deps.siteLimits,
       budget: options.budget,
-      scheduler: this.#scheduler,
+      limiter: new CheckLimiter({
+        global: options.concurrency,
+        perOrigin: options.perHost,
+        identities: this.#identities,
+        now,
+        ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
+        ...(deps.siteLimits ? { limits: deps.siteLimits } : {}),
+      }),
       shields: catalogue.shields,
       baseHeaders: browserHeaders(options.userAgent),
       timeoutMs: options.timeoutMs,
@@ -198,54 +196,46 @@ export class Engine {
     // A check alone is a search of one platform: its own budget of escalations.
     const escalations = new EscalationBudget(this.#escalationsPerSearch);
     const shared = this.#sharedCheck(platform, username, priority, undefined, undefined, escalations);
-    // A caller on its own is not counted as a waiter that leaves: its check runs on.
-    shared.waiters++;
-    return signal ? untilAborted(shared.outcome, signal) : shared.outcome;
+    return signal ? untilAborted(shared, signal) : shared;
   }
 
   /**
    * The check of `platform` for `username`, shared with a caller already waiting for it.
-   * `book`: where a new check books its send time (its search's admission). `waiting`: called
-   * when it waits for another process's identical check instead of booking its own.
+   * `leftLine`: called once the check no longer waits in line for its first global slot
+   * (at once when it is shared: the line holds the first caller's).
    */
   #sharedCheck(
     platform: Platform,
     username: string,
     priority: number,
-    book?: BookCheck,
-    waiting?: () => void,
+    leftLine?: () => void,
+    sending?: () => void,
     escalations?: EscalationBudget,
-  ): SharedCheck {
+  ): Promise<Outcome> {
     const key = `${platform.id}\u0000${platformUsername(platform, username)}`;
-    const found = this.#inflight.get(key);
-    if (found) return found;
+    let shared = this.#inflight.get(key);
+    if (shared) {
+      leftLine?.();
+      sending?.();
+      return shared;
+    }
     const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
-    const cancel: Cancellation = {};
     const run = () =>
-      checkPlatform(platform, username, this.#ctx, closing, { priority, book, cancel, escalations });
+      checkPlatform(platform, username, this.#ctx, closing, priority, leftLine, sending, escalations);
     // A name no platform can be sent is decided without a request: nothing to share with
     // other processes (and its key could not be written: a lone surrogate has no URI encoding).
     const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
-    const outcome = (
+    shared = (
       across
         ? across.run(
             `${platform.id}:${encodeURIComponent(platformUsername(platform, username))}`,
             run,
-            waiting,
+            leftLine,
           )
         : run()
-    ).finally(() => {
-      if (this.#inflight.get(key) === shared) this.#inflight.delete(key);
-    });
-    const shared: SharedCheck = { key, outcome, waiters: 0, cancel };
+    ).finally(() => this.#inflight.delete(key));
     this.#inflight.set(key, shared);
     return shared;
-  }
-
-  /** Nobody waits for `shared` any more: cancelled if not sent yet, and never shared again. */
-  #cancel(shared: SharedCheck): void {
-    if (this.#inflight.get(shared.key) === shared) this.#inflight.delete(shared.key);
-    shared.cancel.cancel?.(new Error('search ended'));
   }
 
   /**
@@ -268,75 +258,69 @@ export class Engine {
     let wake: (() => void) | undefined;
     const onCancel = () => wake?.();
     // A check may send its platform's control alongside it (eager controls, due once a window
-    // per identity), a request of the same budget: each due control is counted by one search
-    // (its check sends it, or another's does), until that search's check ends, sent or not.
+    // per identity): 50 searches at once with twice the running searches sent the 18 controls
+    // of archive.org's 9 platforms into a line counted without them, and 3 checks found no send
+    // slot within their deadline. Each due control is counted by one search (its check sends it,
+    // or another's does), until that search's check ends, sent or not.
     const controls = this.#ctx.controls;
     const controlled = controls
       ? this.#controlCount.count(platforms, (p) => controls.controlsDue(p, this.#identities))
       : new Set<Platform>();
-    // Its requests are counted on its sites before it begins, so none waits past its deadline.
-    let admission: Admission;
+    // Its requests wait for its sites' budgets before it begins, not within its checks' deadlines.
+    let lease: BacklogLease;
     try {
       // Its sites' limits as the cluster last learned them, so its start and its sends count them.
       await this.#ctx.siteLimits?.fresh();
-      admission = await this.#scheduler.admit(
-        siteDemand(platforms, this.#ctx.budget, controlled),
-        priority,
-        signal,
+      const limiter = this.#ctx.limiter;
+      const loads = siteLoads(platforms, this.#ctx.budget, controlled, (origin, ceiling) =>
+        limiter.limitOf(origin, ceiling),
       );
+      lease = await this.#backlog.start(loads, priority, signal);
     } catch (error) {
       for (const platform of controlled) this.#controlCount.release(platform);
       throw error;
     }
     signal?.addEventListener('abort', onCancel, { once: true });
-    // The checks this search still waits for: left, they are cancelled unless another waits too.
-    const waitingFor = new Set<SharedCheck>();
-    for (const platform of platforms) {
-      const site = budgetOrigin(platform);
-      // Its request is counted on its site until it is booked, or known never to be.
-      let counted = true;
-      const uncount = () => {
-        if (!counted) return;
-        counted = false;
-        admission.release(site);
-      };
-      const book: BookCheck = (request) => {
-        counted = false;
-        return admission.book(request);
-      };
-      let mine: SharedCheck | undefined;
-      let outcome: Promise<Outcome>;
-      try {
-        const shared = this.#sharedCheck(platform, username, priority, book, uncount, escalations);
-        // Shared with a check already made: this search books nothing for it.
-        if (shared.waiters > 0) uncount();
-        shared.waiters++;
-        waitingFor.add(shared);
-        mine = shared;
-        outcome = shared.outcome;
-      } catch (error) {
-        outcome = Promise.reject(error);
-      }
-      outcome
-        .then(
-          (o) => {
-            if (!ended) ready.push(o);
-          },
-          (error: unknown) => {
-            if (!ended) ready.push(internalErrorOutcome(platform, error));
-          },
-        )
-        .finally(() => {
-          if (mine) waitingFor.delete(mine);
-          uncount();
-          if (controlled.delete(platform)) {
-            this.#controlCount.release(platform);
-            admission.release(site);
-          }
-          remaining--;
-          wake?.();
-        });
-    }
+    // Started as the engine can take them (check-feeder.ts); a shared check runs on after
+    // this search stops waiting for it, bounded by its timeout.
+    const feed = this.#feeder.add({
+      priority,
+      items: platforms,
+      start: (platform, leftLine) => {
+        const site = budgetOrigin(platform);
+        let sent = false;
+        const sending = () => {
+          if (sent) return;
+          sent = true;
+          lease.release(site);
+        };
+        let check: Promise<Outcome>;
+        try {
+          check = this.#sharedCheck(platform, username, priority, leftLine, sending, escalations);
+        } catch (error) {
+          check = Promise.reject(error);
+        }
+        check
+          .then(
+            (outcome) => {
+              if (!ended) ready.push(outcome);
+            },
+            (error: unknown) => {
+              if (!ended) ready.push(internalErrorOutcome(platform, error));
+            },
+          )
+          .finally(() => {
+            leftLine();
+            sending();
+            if (controlled.delete(platform)) {
+              this.#controlCount.release(platform);
+              lease.release(site);
+            }
+            remaining--;
+            wake?.();
+          });
+      },
+    });
     try {
       while (remaining > 0 || ready.length > 0) {
         signal?.throwIfAborted();
@@ -352,26 +336,19 @@ export class Engine {
       signal?.throwIfAborted();
     } finally {
       ended = true;
-      // Checks not sent yet that no one else waits for never will be.
-      for (const shared of waitingFor) if (--shared.waiters === 0) this.#cancel(shared);
-      waitingFor.clear();
+      // Platforms not started yet never will be: nothing waits for them.
+      feed.close();
       for (const platform of controlled) this.#controlCount.release(platform);
       controlled.clear();
-      admission.close();
+      lease.close();
       ready.length = 0;
       signal?.removeEventListener('abort', onCancel);
     }
   }
 
-  /** Requests not yet sent to `site` (politeness-bound.ts `budgetOrigin`), as the scheduler counts them. */
-  unsent(site: string): number {
-    return this.#scheduler.unsent(site);
-  }
-
   async close(): Promise<void> {
     const reason = new Error('engine closed');
     for (const closing of this.#closing) closing.abort(reason);
-    for (const shared of this.#inflight.values()) shared.cancel.cancel?.(reason);
     await Promise.all([
       ...this.#egress.map((route) => route.dispatcher.close()),
       this.#ctx.transports?.close(),

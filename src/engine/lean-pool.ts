@@ -2,7 +2,7 @@
  * The undici Agent's factory of per-origin dispatchers, with a smaller request
  * queue. undici's Pool allocates a 2048-slot array (16 KiB) for its queue up
  * front; a search reaches a thousand origins, most of them for one request that
- * never waits in that queue (the scheduler sends no more checks to an origin than
+ * never waits in that queue (the limiter admits no more checks to an origin than
  * it has connections), so those arrays were 16 MiB of a CLI search's heap and
  * about 20 MB of its peak RSS. The pool's queue is swapped for an array that
  * grows only when something waits. The queue is a private field of undici's

@@ -1,30 +1,15 @@
 /**
  * The time request budgets impose on searches, pure: which origin each
- * platform's checks count against (the scheduler's site), each origin's platforms
+ * platform's checks count against (the limiter's key), each origin's platforms
  * and strictest budget, and how long a number of requests to one origin takes
  * to send under its budget. One home for the service's estimate
  * (src/runner/estimate.ts) and the benchmark's politeness bound
  * (bench/politeness.ts).
  */
 import type { Platform } from '../catalogue/platform.js';
-import { PLACEHOLDER, splitAuthority } from '../catalogue/template.js';
-import type { BudgetLimit } from '../schedule/rate-budget.js';
-
-/**
- * The site a platform's politeness is counted on: the host, whatever the scheme
- * and port, as sites rate-limit a client address (http://archive.org and
- * https://archive.org are one site, and one budget). A platform whose host holds
- * the username (`https://{username}.example.com`) is one site to its operator,
- * not one site per account: its budget is the template's.
- */
-export function politeOrigin(platform: Platform, requestOrigin: string): string {
-  const template = splitAuthority(platform.check.url)?.origin;
-  const origin = template?.includes(PLACEHOLDER) ? template : requestOrigin;
-  return origin
-    .replace(/^[a-z][a-z0-9+.-]*:\/\//i, '')
-    .replace(/:\d+$/, '')
-    .toLowerCase();
-}
+import { PLACEHOLDER } from '../catalogue/template.js';
+import { politeOrigin } from './limiter.js';
+import type { BudgetLimit } from './rate-budget.js';
 
 /** budgetOrigin's answers: the catalogue is frozen, and every search asks for each of its platforms. */
 const origins = new WeakMap<Platform, string>();

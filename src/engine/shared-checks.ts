@@ -10,7 +10,7 @@ export interface SharedChecks {
   /**
    * `check`'s outcome, or the outcome of the same check (same `key`) another process is
    * running now. `waiting` is called when it waits for another process's check instead of
-   * running its own (this process then books no request for it: src/schedule/scheduler.ts).
+   * running its own (what waits on nothing local leaves the engine's line, check-feeder.ts).
    */
   run(key: string, check: () => Promise<Outcome>, waiting?: () => void): Promise<Outcome>;
 }

@@ -5,7 +5,7 @@
  * a shelf (the store, shared across a cluster) and read back from it now and then, so a
  * limit one process learns paces the others' next searches too.
  */
-
+import type { BudgetLimit } from '../engine/rate-budget.js';
 import {
   effectiveLimit,
   type LearnedLimit,
@@ -14,8 +14,6 @@ import {
   learn,
   quietMs,
 } from './learned-limit.js';
-import type { LimitSource } from './limits.js';
-import type { BudgetLimit } from './rate-budget.js';
 import { isRateLimited, type RateSignals } from './rate-signals.js';
 
 /** Where learned limits are kept for every process (the store's `siteLimits`). */
@@ -59,7 +57,7 @@ function keyOf(origin: string, identity: string): string {
   return `${origin}\u0000${identity}`;
 }
 
-export class SiteLimitBook implements LimitSource {
+export class SiteLimitBook {
   readonly #settings: LearningSettings;
   readonly #shelf: LearnedLimitShelf;
   readonly #clock: () => number;
@@ -86,11 +84,6 @@ export class SiteLimitBook implements LimitSource {
     const now = this.#clock();
     if (now - this.#readAt >= this.#refreshMs) void this.fresh();
     return effectiveLimit(this.#copy.get(keyOf(origin, identity)), ceiling, this.#settings, now);
-  }
-
-  /** The scheduler's view (limits.ts): the same as `limit`. */
-  limitOf(origin: string, identity: string, ceiling: BudgetLimit): BudgetLimit {
-    return this.limit(origin, identity, ceiling);
   }
 
   /** How long (ms) nothing may be sent to `origin` through `identity`: the site asked us to wait. */

@@ -69,22 +69,6 @@ describe('estimateSeconds', () => {
     expect(estimateSeconds({ ...base, ...cold, running: 8, queuedAhead: 41 })).toBeGreaterThanOrEqual(87);
   });
 
-  it('reads what is not sent yet at an origin from the scheduler when it can, instead of guessing from the searches running', () => {
-    const one = { latenciesMs: Array(7).fill(200), origins: [{ platforms: 7, limit: budget }] };
-    const guessed = estimateSeconds({ ...base, ...one, running: 8 });
-    // 8 running searches, but the scheduler has sent most of their requests: 4 left.
-    const read = estimateSeconds({
-      ...base,
-      ...one,
-      running: 8,
-      origins: [{ platforms: 7, limit: budget, unsent: 4 }],
-    });
-    // 4 + 7 requests, burst 4, at 4 a second: under 2 s (and a typical answer), where the
-    // guess of 8 x 7 ahead said about 15.
-    expect(read).toBeLessThanOrEqual(2);
-    expect(guessed).toBeGreaterThanOrEqual(14);
-  });
-
   it('waits for a running slot when the queue is ahead', () => {
     // Budgets loose enough that 25 searches' requests go at once.
     const warm = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { earliestSlot, emissionIntervalMs, gcraReserve } from '../../src/schedule/gcra.js';
+import { earliestSlot, emissionIntervalMs, gcraReserve } from '../../src/engine/gcra.js';
 
 /** Sends `count` requests as early as the budget allows, from a fresh key; returns their send times. */
 function sendTimes(count: number, intervalMs: number, burst: number, start = 1000): number[] {

@@ -1,8 +1,7 @@
 /**
  * The control checks searches count against their sites' budgets before they start
- * (the scheduler's admission, scheduler.ts). A check may send its platform's control
- * alongside it (eager controls: due once a window per platform and identity,
- * src/engine/control-guard.ts), a request
+ * (origin-backlog.ts). A check may send its platform's control alongside it (eager
+ * controls: due once a window per platform and identity, control-guard.ts), a request
  * of the same budget. Searches started together would each find every control due, so
  * each due control is counted by one search only: a platform is counted by as many
  * searches as the identities its control is due through, one control each (a search's

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LocalRateBudget } from '../../src/schedule/local-rate-budget.js';
+import { LocalRateBudget } from '../../src/engine/local-rate-budget.js';
 
 const limit = { perSecond: 2, burst: 2 };
 

@@ -4,7 +4,7 @@
  * test/cluster/rate-budget.test.ts; the GCRA step itself is in gcra.test.ts).
  */
 import { describe } from 'vitest';
-import { LocalRateBudget } from '../../src/schedule/local-rate-budget.js';
+import { LocalRateBudget } from '../../src/engine/local-rate-budget.js';
 import { describeRateBudgetContract } from '../rate-budget.contract.js';
 
 describe('LocalRateBudget, the rate-budget contract', () => {
