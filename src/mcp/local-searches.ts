@@ -15,12 +15,13 @@ import type { Engine } from '../engine/engine.js';
 import { accountLinks, ProfileUrlMatcher } from '../engine/linked-accounts.js';
 import type { Outcome } from '../engine/outcome.js';
 import { UserscoutError } from '../errors.js';
-import type {
-  PlatformEntry,
-  ReadOptions,
-  SearchBackend,
-  SearchFilters,
-  StartedSearch,
+import {
+  type PlatformEntry,
+  platformEntry,
+  type ReadOptions,
+  type SearchBackend,
+  type SearchFilters,
+  type StartedSearch,
 } from './search-backend.js';
 
 /** Searches kept for reading; past it, the oldest finished one is forgotten. */
@@ -123,14 +124,7 @@ export class LocalSearches implements SearchBackend {
   async platforms(category?: Category): Promise<PlatformEntry[]> {
     return this.#options.catalogue.platforms
       .filter((p) => category === undefined || p.category === category)
-      .map((p) => ({
-        name: p.name,
-        id: p.id,
-        category: p.category,
-        nsfw: p.nsfw,
-        enabled: p.enabled,
-        ...(!p.enabled && p.disabledReason ? { disabledReason: p.disabledReason } : {}),
-      }));
+      .map(platformEntry);
   }
 
   async close(): Promise<void> {

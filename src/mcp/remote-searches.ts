@@ -8,12 +8,13 @@ import type { Category } from '../catalogue/categories.js';
 import type { UserscoutClient } from '../client/client.js';
 import { UserscoutClientError } from '../client/client-error.js';
 import { ERROR_CODES, type ErrorCode, UserscoutError } from '../errors.js';
-import type {
-  PlatformEntry,
-  ReadOptions,
-  SearchBackend,
-  SearchFilters,
-  StartedSearch,
+import {
+  type PlatformEntry,
+  platformEntry,
+  type ReadOptions,
+  type SearchBackend,
+  type SearchFilters,
+  type StartedSearch,
 } from './search-backend.js';
 
 /** How often a running search is read again while a tool waits for it (the API asks for about once a second). */
@@ -80,14 +81,7 @@ export class RemoteSearches implements SearchBackend {
     const list = await this.#client.platforms(category, { signal: this.#closing.signal }).catch((error) => {
       throw serviceError(error);
     });
-    return list.platforms.map((p) => ({
-      name: p.name,
-      id: p.id,
-      category: p.category,
-      nsfw: p.nsfw,
-      enabled: p.enabled,
-      ...(!p.enabled && p.disabledReason ? { disabledReason: p.disabledReason } : {}),
-    }));
+    return list.platforms.map(platformEntry);
   }
 
   async close(): Promise<void> {

@@ -38,6 +38,25 @@ export interface PlatformEntry {
   readonly disabledReason?: string;
 }
 
+/** A platform's entry from what the catalogue or the service says of it: one shape for both backends. */
+export function platformEntry(p: {
+  readonly name: string;
+  readonly id: string;
+  readonly category: Category;
+  readonly nsfw: boolean;
+  readonly enabled: boolean;
+  readonly disabledReason?: string | undefined;
+}): PlatformEntry {
+  return {
+    name: p.name,
+    id: p.id,
+    category: p.category,
+    nsfw: p.nsfw,
+    enabled: p.enabled,
+    ...(!p.enabled && p.disabledReason ? { disabledReason: p.disabledReason } : {}),
+  };
+}
+
 export interface SearchBackend {
   /** Where the searches run, for the tools to say: "this machine" or the service's address. */
   readonly where: string;

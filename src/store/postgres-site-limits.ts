@@ -4,7 +4,7 @@
  * the table is read.
  */
 import type pg from 'pg';
-import { type LearnedLimitEntry, learnedLimitOf, type SiteLimitStore } from './site-limits.js';
+import { entriesOfRows, type LearnedLimitEntry, type SiteLimitStore } from './site-limits.js';
 
 /** What the store gives this class: queries that wait for the schema and report an outage as store_unavailable. */
 export interface PostgresQuery {
@@ -31,18 +31,7 @@ export class PostgresSiteLimits implements SiteLimitStore {
   async learned(now: number): Promise<readonly LearnedLimitEntry[]> {
     await this.#db.query('DELETE FROM site_limits WHERE expires_at <= $1', [now]);
     const { rows } = await this.#db.query<Row>('SELECT * FROM site_limits WHERE expires_at > $1', [now]);
-    const entries: LearnedLimitEntry[] = [];
-    for (const row of rows) {
-      const limit = learnedLimitOf({
-        perSecond: row.per_second,
-        stated: row.stated,
-        at: row.learned_at,
-        expiresAt: row.expires_at,
-        quietUntil: row.quiet_until,
-      });
-      if (limit) entries.push({ origin: row.origin, identity: row.identity, limit });
-    }
-    return entries;
+    return entriesOfRows(rows);
   }
 
   async keep({ origin, identity, limit }: LearnedLimitEntry): Promise<void> {

@@ -34,3 +34,30 @@ export function learnedLimitOf(value: {
     ...(quietUntil !== undefined && Number.isFinite(quietUntil) ? { quietUntil } : {}),
   };
 }
+
+/** A row of the SQL backends' `site_limits` table (SQLite and PostgreSQL name its columns alike). */
+export interface SiteLimitRow {
+  readonly origin: string;
+  readonly identity: string;
+  readonly per_second: unknown;
+  readonly stated: unknown;
+  readonly learned_at: unknown;
+  readonly expires_at: unknown;
+  readonly quiet_until: unknown;
+}
+
+/** The entries of the rows that make a limit: one reading for both SQL backends. */
+export function entriesOfRows(rows: readonly SiteLimitRow[]): LearnedLimitEntry[] {
+  const entries: LearnedLimitEntry[] = [];
+  for (const row of rows) {
+    const limit = learnedLimitOf({
+      perSecond: row.per_second,
+      stated: row.stated,
+      at: row.learned_at,
+      expiresAt: row.expires_at,
+      quietUntil: row.quiet_until,
+    });
+    if (limit) entries.push({ origin: row.origin, identity: row.identity, limit });
+  }
+  return entries;
+}

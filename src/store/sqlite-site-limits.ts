@@ -4,7 +4,7 @@
  * migrations; expired rows are deleted as the table is read.
  */
 
-import { type LearnedLimitEntry, learnedLimitOf, type SiteLimitStore } from './site-limits.js';
+import { entriesOfRows, type LearnedLimitEntry, type SiteLimitStore } from './site-limits.js';
 import type { Database, Statement } from './sqlite-driver.js';
 
 const SCHEMA = `
@@ -50,18 +50,7 @@ export class SqliteSiteLimits implements SiteLimitStore {
 
   async learned(now: number): Promise<readonly LearnedLimitEntry[]> {
     this.#sweep.run(now);
-    const entries: LearnedLimitEntry[] = [];
-    for (const row of this.#list.all(now) as Row[]) {
-      const limit = learnedLimitOf({
-        perSecond: row.per_second,
-        stated: row.stated,
-        at: row.learned_at,
-        expiresAt: row.expires_at,
-        quietUntil: row.quiet_until,
-      });
-      if (limit) entries.push({ origin: row.origin, identity: row.identity, limit });
-    }
-    return entries;
+    return entriesOfRows(this.#list.all(now) as Row[]);
   }
 
   async keep({ origin, identity, limit }: LearnedLimitEntry): Promise<void> {
