@@ -27,6 +27,7 @@ import {
   CLUSTER_METRICS_HEADERS,
   killHard,
   simServeEnv,
+  startAll,
   startUserscout,
   type UserscoutProcess,
   waitFor,
@@ -125,15 +126,15 @@ beforeAll(async () => {
     USERSCOUT_JOB_LOCK_MS: '3000',
     USERSCOUT_FREE_LIMIT: String(FREE_LIMIT),
   };
-  const all = await Promise.allSettled([
-    startUserscout('api-1', 'api', env),
-    startUserscout('api-2', 'api', env),
-    startUserscout('worker-1', 'worker', env),
-    startUserscout('worker-2', 'worker', env),
-  ]);
-  for (const r of all) if (r.status === 'fulfilled') processes.push(r.value);
-  const failed = all.find((r) => r.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
+  await startAll(
+    [
+      startUserscout('api-1', 'api', env),
+      startUserscout('api-2', 'api', env),
+      startUserscout('worker-1', 'worker', env),
+      startUserscout('worker-2', 'worker', env),
+    ],
+    processes,
+  );
   api = processes.slice(0, 2);
   workers = processes.slice(2);
 }, 90_000);

@@ -13,7 +13,7 @@ import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { json, pollUntilDone, postSearch, tempDir } from '../support/service.js';
-import { killHard, simServeEnv, startUserscout, type UserscoutProcess } from './processes.js';
+import { killHard, simServeEnv, startAll, startUserscout, type UserscoutProcess } from './processes.js';
 import { connectTestRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from './redis-support.js';
 
 const specs = Array.from({ length: 6 }, (_, i) => entry(`One Machine ${i}`));
@@ -53,13 +53,10 @@ beforeAll(async () => {
   };
   // The API first, as the README lists it: the workers start while it holds PORT.
   processes.push(await startUserscout('api', 'api', env));
-  const workers = await Promise.allSettled([
-    startUserscout('worker-1', 'worker', env),
-    startUserscout('worker-2', 'worker', env),
-  ]);
-  for (const w of workers) if (w.status === 'fulfilled') processes.push(w.value);
-  const failed = workers.find((w) => w.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
+  await startAll(
+    [startUserscout('worker-1', 'worker', env), startUserscout('worker-2', 'worker', env)],
+    processes,
+  );
 }, 120_000);
 
 afterAll(async () => {

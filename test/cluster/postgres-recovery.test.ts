@@ -25,6 +25,7 @@ import {
   CLUSTER_METRICS_HEADERS,
   killHard,
   simServeEnv,
+  startAll,
   startUserscout,
   type UserscoutProcess,
   waitFor,
@@ -104,15 +105,15 @@ beforeAll(async () => {
     USERSCOUT_MAX_RUNNING_SEARCHES: '2',
     USERSCOUT_JOB_LOCK_MS: '3000',
   };
-  const all = await Promise.allSettled([
-    startUserscout('api-1', 'api', env),
-    startUserscout('api-2', 'api', env),
-    startUserscout('worker-1', 'worker', env),
-    startUserscout('worker-2', 'worker', env),
-  ]);
-  for (const r of all) if (r.status === 'fulfilled') processes.push(r.value);
-  const failed = all.find((r) => r.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
+  await startAll(
+    [
+      startUserscout('api-1', 'api', env),
+      startUserscout('api-2', 'api', env),
+      startUserscout('worker-1', 'worker', env),
+      startUserscout('worker-2', 'worker', env),
+    ],
+    processes,
+  );
 }, 90_000);
 
 afterAll(async () => {

@@ -95,6 +95,20 @@ export async function startUserscout(
   }
 }
 
+/**
+ * Waits for every start; those that started join `into` (so afterAll kills them whatever
+ * failed), then the first failure is thrown.
+ */
+export async function startAll(
+  starts: readonly Promise<UserscoutProcess>[],
+  into: UserscoutProcess[],
+): Promise<void> {
+  const all = await Promise.allSettled(starts);
+  for (const r of all) if (r.status === 'fulfilled') into.push(r.value);
+  const failed = all.find((r) => r.status === 'rejected');
+  if (failed) throw (failed as PromiseRejectedResult).reason;
+}
+
 /** Kills a process (SIGKILL) and waits for it to be gone, bounded. */
 export async function killHard(p: UserscoutProcess): Promise<void> {
   if (p.child.exitCode !== null || p.child.signalCode !== null) return;

@@ -14,7 +14,14 @@ import { createStore } from '../../src/store/create-store.js';
 import type { Store } from '../../src/store/store.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { json, tempDir } from '../support/service.js';
-import { killHard, simServeEnv, startUserscout, type UserscoutProcess, waitFor } from './processes.js';
+import {
+  killHard,
+  simServeEnv,
+  startAll,
+  startUserscout,
+  type UserscoutProcess,
+  waitFor,
+} from './processes.js';
 import { connectTestRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from './redis-support.js';
 
 const KEY = 'usk_cluster-watchlist-test-key';
@@ -55,13 +62,7 @@ beforeAll(async () => {
     }),
     USERSCOUT_WATCHLIST_TICK_MS: '20',
   };
-  const all = await Promise.allSettled([
-    startUserscout('one', 'all', env),
-    startUserscout('two', 'all', env),
-  ]);
-  for (const r of all) if (r.status === 'fulfilled') processes.push(r.value);
-  const failed = all.find((r) => r.status === 'rejected');
-  if (failed) throw (failed as PromiseRejectedResult).reason;
+  await startAll([startUserscout('one', 'all', env), startUserscout('two', 'all', env)], processes);
 }, 90_000);
 
 afterAll(async () => {
