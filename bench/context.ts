@@ -19,6 +19,12 @@ import type { SimInput, SimReady } from './sim-child.js';
  */
 export const SIM_KEEP_ALIVE_MS = 60_000;
 
+/**
+ * How long a simulated web may take to be ready: the ones a run needs start at once,
+ * each making a certificate for every host of its set, on the same cores.
+ */
+const SIM_READY_TIMEOUT_MS = 300_000;
+
 export interface SimHandle {
   readonly child: Child<SimReady>;
   readonly connectTo: string[];
@@ -65,7 +71,7 @@ export function createContext(options: {
       if (!handle) {
         options.log(`starting the simulated web: ${set}, ${profile} latency`);
         const input: SimInput = { set, profile, seed: options.seed, keepAliveMs: SIM_KEEP_ALIVE_MS };
-        handle = Child.start<SimReady>('./sim-child.ts', input).then((child) => {
+        handle = Child.start<SimReady>('./sim-child.ts', input, SIM_READY_TIMEOUT_MS).then((child) => {
           const caFile = join(options.workDir, `sim-ca-${set}-${profile}.pem`);
           writeFileSync(caFile, child.ready.caCert);
           if (child.ready.problems > 0)

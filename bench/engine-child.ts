@@ -3,19 +3,21 @@
  * driven from here, measured from inside (CPU, peak RSS) around the searches only.
  */
 
+import type { Transport } from '../src/catalogue/platform.js';
 import {
+  maybeSlow,
   mergeLatencies,
   readLatencyMemory,
-  rememberedSlow,
   writeLatencyMemory,
 } from '../src/cli/latency-memory.js';
 import { loadConfig, type SettingName } from '../src/config.js';
 import { createEngine } from '../src/engine/create-engine.js';
 import type { Engine } from '../src/engine/engine.js';
-import type { Outcome, OutcomeStatus } from '../src/engine/outcome.js';
+import type { Outcome, OutcomeStatus } from '../src/engine/verdict/outcome.js';
 import { slowestFirst } from '../src/runner/check-order.js';
 import { SLOW_SHARE_OF_TIMEOUT } from '../src/tuning.js';
 import { runChild } from './child.js';
+import type { DescendantUsage } from './descendants.js';
 import { loadPlatformSet, type PlatformSetId } from './platform-set.js';
 import { measure, readUsage, type UsageDelta } from './process-usage.js';
 
@@ -53,6 +55,13 @@ export interface SearchesReport {
   readonly checkedIds: string[];
   /** When each outcome came, from the start (ms), same order as checkedIds. */
   readonly doneAtMs: number[];
+  /** Outcomes by the transport that got their answer (evidence.transport; http when it names none). */
+  readonly transports: Partial<Record<Transport, number>>;
+  /**
+   * The engine's descendants (the browser it launched): their CPU over the searches and
+   * their largest resident memory, measured from outside (engine-run.ts), when asked for.
+   */
+  readonly descendants?: DescendantUsage;
 }
 
 await runChild<EngineInput, EngineReady>(async (input) => {
@@ -69,7 +78,7 @@ await runChild<EngineInput, EngineReady>(async (input) => {
     config,
     set.catalogue,
     input.latencyFile
-      ? { eagerControls: rememberedSlow(remembered, config.timeoutMs * SLOW_SHARE_OF_TIMEOUT) }
+      ? { eagerControls: maybeSlow(remembered, config.timeoutMs * SLOW_SHARE_OF_TIMEOUT) }
       : {},
   );
   const startupMs = performance.now() - started;
@@ -77,6 +86,7 @@ await runChild<EngineInput, EngineReady>(async (input) => {
   /** Searches for each username in turn (one search at a time, as the CLI does). */
   const searches = async (usernames: string[]): Promise<SearchesReport> => {
     const statuses: Partial<Record<OutcomeStatus, number>> = {};
+    const transports: Partial<Record<Transport, number>> = {};
     const checkedIds: string[] = [];
     const doneAtMs: number[] = [];
     let outcomes = 0;
@@ -93,6 +103,8 @@ await runChild<EngineInput, EngineReady>(async (input) => {
           outcomes++;
           statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
           if (outcome.status === 'invalid') continue;
+          const via = outcome.evidence.transport ?? 'http';
+          transports[via] = (transports[via] ?? 0) + 1;
           checkedIds.push(outcome.platformId);
           doneAtMs.push(Math.round(performance.now() - t0));
         }
@@ -109,6 +121,7 @@ await runChild<EngineInput, EngineReady>(async (input) => {
       statuses,
       checkedIds,
       doneAtMs,
+      transports,
     };
   };
 

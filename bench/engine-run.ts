@@ -5,6 +5,7 @@
 import type { LatencyProfile } from '../src/sim/latency.js';
 import { Child } from './child.js';
 import type { BenchContext } from './context.js';
+import { watchDescendants } from './descendants.js';
 import type { EngineInput, EngineReady, SearchesReport } from './engine-child.js';
 import type { PlatformSetId } from './platform-set.js';
 
@@ -18,6 +19,8 @@ export async function runEngineSearches(
   overrides: EngineInput['overrides'] = {},
   /** Node's flags for the engine process (its heap). @default none: Node's own */
   nodeFlags: readonly string[] = [],
+  /** Measure the engine's descendants too (the browser it launches), from this process. @default false */
+  descendants = false,
 ): Promise<{ ready: EngineReady; reports: SearchesReport[] }> {
   const sim = await ctx.sim(set, profile);
   const engine = await Child.start<EngineReady>(
@@ -35,8 +38,14 @@ export async function runEngineSearches(
   );
   try {
     const reports: SearchesReport[] = [];
-    for (const usernames of batches)
-      reports.push(await engine.request<SearchesReport>('searches', usernames));
+    for (const usernames of batches) {
+      const search = () => engine.request<SearchesReport>('searches', usernames);
+      if (!descendants) reports.push(await search());
+      else {
+        const { result, usage } = await watchDescendants(engine.pid, search);
+        reports.push({ ...result, descendants: usage });
+      }
+    }
     return { ready: engine.ready, reports };
   } finally {
     await engine.stop();

@@ -7,11 +7,11 @@
  */
 import { loadBuiltinCatalogue, readShieldsDocument } from '../src/catalogue/builtin.js';
 import { loadCatalogue } from '../src/catalogue/loader.js';
-import type { Catalogue, Platform } from '../src/catalogue/platform.js';
+import type { Catalogue, Platform, Transport } from '../src/catalogue/platform.js';
 import { selectPlatforms } from '../src/catalogue/select.js';
 import { PLACEHOLDER } from '../src/catalogue/template.js';
-import { originLoads } from '../src/engine/politeness-bound.js';
-import type { BudgetLimit } from '../src/engine/rate-budget.js';
+import { originLoads } from '../src/schedule/politeness-bound.js';
+import type { BudgetLimit } from '../src/schedule/rate-budget.js';
 import type { SimRoute } from '../src/sim/behaviour.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from '../src/sim/latency.js';
@@ -19,8 +19,22 @@ import { hashSeed, seededRandom } from '../src/sim/random.js';
 import { type LimitAnswer, siteLimit } from '../src/sim/site-limits.js';
 import { syntheticPlatforms } from '../src/sim/synthetic.js';
 
-/** `builtin`, or `synthetic-N`: N generated platforms that answer as their rules say. */
-export type PlatformSetId = 'builtin' | `synthetic-${number}`;
+/**
+ * Which platforms of a `defended-` set defend themselves (the simulated web defends a
+ * platform as the transport its entry names, src/sim/defence.ts): `both`, a seeded
+ * DEFENDED_SHARE of them, the first half by handshake (`impersonate`), the rest by
+ * challenge (`browser`); `handshake` or `challenge`, that half alone; `none`, none.
+ */
+export type DefendedMix = 'none' | 'handshake' | 'challenge' | 'both';
+
+/**
+ * `builtin`; `synthetic-N`: N generated platforms that answer as their rules say;
+ * `defended-MIX`: the built-in catalogue with every transport `http` but those of MIX.
+ */
+export type PlatformSetId = 'builtin' | `synthetic-${number}` | `defended-${DefendedMix}`;
+
+/** The share of a default search's platforms a `defended-both` set defends. */
+export const DEFENDED_SHARE = 0.05;
 
 export interface PlatformSet {
   readonly id: PlatformSetId;
@@ -46,6 +60,8 @@ export function loadPlatformSet(id: PlatformSetId, seed: number): PlatformSet {
   let catalogue: Catalogue;
   if (id === 'builtin') {
     catalogue = loadBuiltinCatalogue().catalogue;
+  } else if (id.startsWith('defended-')) {
+    catalogue = defendedCatalogue(loadBuiltinCatalogue().catalogue, id.slice('defended-'.length), seed);
   } else {
     const count = Number(id.slice('synthetic-'.length));
     const specs = syntheticPlatforms(count, { seed, mix: 'normal' }).map((s) => s.spec);
@@ -57,6 +73,61 @@ export function loadPlatformSet(id: PlatformSetId, seed: number): PlatformSet {
   const set = { id, catalogue, searched: selectPlatforms(catalogue) };
   cache.set(key, set);
   return set;
+}
+
+/** Every kind of signal a platform's rules read, parts of a group and negated ones included. */
+function signalKinds(platform: Platform): Set<string> {
+  const kinds = new Set<string>();
+  for (const signal of [...platform.detect.exists, ...platform.detect.missing]) {
+    const parts = signal.kind === 'all' ? signal.parts : [signal];
+    for (const part of parts) kinds.add(part.kind === 'not' ? part.signal.kind : part.kind);
+  }
+  return kinds;
+}
+
+/** A GET of a page read by status and text, alone on its host: what a browser reads as any client does. */
+function pageAlone(platform: Platform, hostCount: ReadonlyMap<string, number>): boolean {
+  if (platform.check.method !== 'GET' || hostCount.get(checkHost(platform)) !== 1) return false;
+  const kinds = signalKinds(platform);
+  if ([...kinds].some((k) => k !== 'status' && k !== 'text')) return false;
+  const codes = [...platform.detect.exists, ...platform.detect.missing].flatMap((s) =>
+    s.kind === 'status' ? s.codes : [],
+  );
+  return codes.every((c) => c < 300 || c >= 400);
+}
+
+/**
+ * The built-in catalogue with every transport `http` but a seeded DEFENDED_SHARE of the
+ * default search's platforms (pages alone on their host, so no other platform shares
+ * their defence): the first half `impersonate`, the rest `browser`, as `mix` keeps them.
+ */
+function defendedCatalogue(builtin: Catalogue, mix: string, seed: number): Catalogue {
+  if (!['none', 'handshake', 'challenge', 'both'].includes(mix)) throw new Error(`no defended set ${mix}`);
+  const searched = selectPlatforms(builtin);
+  const hostCount = new Map<string, number>();
+  for (const p of builtin.platforms.filter((q) => q.enabled))
+    hostCount.set(checkHost(p), (hostCount.get(checkHost(p)) ?? 0) + 1);
+  const order = (p: Platform) => seededRandom(hashSeed(`${seed}:defended:${p.id}`))();
+  const chosen = searched
+    .filter((p) => pageAlone(p, hostCount))
+    .sort((a, b) => order(a) - order(b))
+    .slice(0, Math.round(DEFENDED_SHARE * searched.length));
+  const half = Math.ceil(chosen.length / 2);
+  const kept = (transport: Transport) =>
+    mix === 'both' ||
+    (mix === 'handshake' && transport === 'impersonate') ||
+    (mix === 'challenge' && transport === 'browser');
+  const named = new Map<string, Transport>();
+  chosen.forEach((p, i) => {
+    const transport = i < half ? 'impersonate' : 'browser';
+    if (kept(transport)) named.set(p.id, transport);
+  });
+  return Object.freeze({
+    ...builtin,
+    platforms: Object.freeze(
+      builtin.platforms.map((p) => Object.freeze({ ...p, transport: named.get(p.id) ?? 'http' })),
+    ),
+  });
 }
 
 export function platformSetSize(id: PlatformSetId, seed: number): number {

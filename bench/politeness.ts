@@ -3,7 +3,7 @@
  * politeness bound of N searches at once (case 3's target): the
  * time the request budgets allow. For each origin a check is counted on, the
  * time to send N × (its platforms searched) requests under its budget through
- * the egress identities (src/engine/politeness-bound.ts, which the service's
+ * the egress identities (src/schedule/politeness-bound.ts, which the service's
  * estimate uses too), plus the slowest of its platforms' latencies (the timeout when one never
  * answers); the bound is the largest over the origins. The sustained rate the
  * budgets allow: for each origin, its budget × identities ÷ its platforms
@@ -11,8 +11,8 @@
  * physicalLimit.
  */
 import type { Platform } from '../src/catalogue/platform.js';
-import { originLoads as budgetLoads, budgetOrigin, pacedMs } from '../src/engine/politeness-bound.js';
-import type { BudgetLimit } from '../src/engine/rate-budget.js';
+import { originLoads as budgetLoads, budgetOrigin, pacedMs } from '../src/schedule/politeness-bound.js';
+import type { BudgetLimit } from '../src/schedule/rate-budget.js';
 import type { LatencyProfile } from '../src/sim/latency.js';
 import { latencyOf } from './platform-set.js';
 

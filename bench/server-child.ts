@@ -3,7 +3,6 @@
  * a fresh folder), with one professional API key, so the server's CPU and
  * memory are measured apart from the clients that load it.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { access } from 'node:fs/promises';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -11,6 +10,7 @@ import { createKey } from '../src/cli/keys.js';
 import { loadConfig, type SettingName } from '../src/config.js';
 import { createService } from '../src/service.js';
 import { runChild } from './child.js';
+import { clockTicksPerSecond } from './descendants.js';
 import { METRICS_TOKEN } from './prometheus.js';
 import {
   groupThreadCpu,
@@ -57,14 +57,6 @@ function readThreads(): ThreadSample[] | null {
   }
 }
 
-function clockTicksPerSecond(): number {
-  try {
-    return Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
-  } catch {
-    return 100; // Linux's USER_HZ
-  }
-}
-
 export interface ServerReady {
   readonly url: string;
   readonly proKey: string;
@@ -91,6 +83,7 @@ await runChild<ServerInput, ServerReady>(async (input) => {
       caFile: input.caFile,
       refusePrivate: false,
       metricsToken: METRICS_TOKEN,
+      ...(process.env.BENCH_NO_BROWSER ? { browserPath: '/nonexistent/chromium' } : {}),
       ...input.overrides,
     },
     {},

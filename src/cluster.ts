@@ -14,9 +14,9 @@ import { redisRateLimitStore } from './api/rate-limit-redis.js';
 import type { SearchQuota } from './api/search-quota.js';
 import { RedisSearchQuota } from './api/search-quota-redis.js';
 import type { Config } from './config.js';
-import { LocalRateBudget } from './engine/local-rate-budget.js';
-import type { RateBudget } from './engine/rate-budget.js';
+import type { BrowserSlots } from './engine/browser-slots.js';
 import type { SharedChecks } from './engine/shared-checks.js';
+import { RedisBrowserSlots } from './redis/browser-slots.js';
 import { bullmqOptions, closeRedis, createRedisClient, waitUntilReady } from './redis/connection.js';
 import { FallbackRateBudget } from './redis/fallback-budget.js';
 import { RedisRateBudget } from './redis/rate-budget.js';
@@ -26,6 +26,8 @@ import type { EventHub } from './runner/events.js';
 import { RedisEventHub } from './runner/redis-events.js';
 import type { Runner } from './runner/runner.js';
 import type { SearchJobDeps } from './runner/search-job.js';
+import { LocalRateBudget } from './schedule/local-rate-budget.js';
+import type { RateBudget } from './schedule/rate-budget.js';
 import { createStore, type StoreOptions } from './store/create-store.js';
 import type { SearchRecord, Store } from './store/store.js';
 
@@ -40,6 +42,7 @@ export type RedisBackendConfig = Pick<
   | 'maxQueuedSearches'
   | 'queueFullRetryAfterSeconds'
   | 'jobLockMs'
+  | 'browserChecksAtOnce'
 >;
 
 export interface RedisBackendHooks {
@@ -63,6 +66,8 @@ export interface RedisBackend {
   /** Per-origin request budgets over the cluster; the process's own while Redis is away. */
   readonly rateBudget: RateBudget;
   readonly sharedChecks: SharedChecks;
+  /** Browser checks at once over every worker: leases in Redis. */
+  readonly browserSlots: BrowserSlots;
   readonly rateLimitStore: FastifyRateLimitStoreCtor;
   /** The search limit's counters, shared by every API process. */
   readonly searchQuota: SearchQuota;
@@ -104,6 +109,12 @@ export function createRedisBackend(config: RedisBackendConfig, hooks: RedisBacke
       prefix,
       leaseMs,
       maxWaitMs: leaseMs,
+      onError: hooks.onError,
+    }),
+    browserSlots: new RedisBrowserSlots({
+      redis,
+      prefix,
+      cap: config.browserChecksAtOnce,
       onError: hooks.onError,
     }),
     rateLimitStore: redisRateLimitStore(redis, prefix),

@@ -30,6 +30,8 @@ interface SettingSpec<T> {
    * from the environment or an override is the whole, as given.
    */
   readonly perIdentity?: true;
+  /** Its value is a secret: an error about it never shows the value. */
+  readonly secret?: true;
   readonly kind: Kind;
   readonly doc: string;
   /** Checks a parsed value beyond its kind: what it must be, or undefined when it is fine. */
@@ -186,12 +188,11 @@ export const SETTINGS = {
   },
   connectsAtOnce: {
     env: 'USERSCOUT_CONNECTS_AT_ONCE',
-    default: 0,
-    // A cold CLI search begins hundreds of handshakes together, each holding its TLS state
-    // meanwhile; 32 at a time holds less memory and the search ends no later.
-    cliDefault: 32,
+    // A cold search begins hundreds of handshakes together, each holding its TLS state and
+    // CPU meanwhile: opened all at once on a small machine, the last ones pass their deadline.
+    default: 32,
     kind: int(0, 100_000),
-    doc: 'Connections being opened (TCP+TLS handshake) at once per egress identity, the others waiting their turn (0: no bound); the CLI opens 32 at a time, as a cold search begins hundreds together',
+    doc: 'Connections being opened (TCP+TLS handshake) at once per egress identity, the others waiting their turn (0: no bound), as a cold search begins hundreds together',
   },
   // A check holds its slot for its answer time (the whole timeout when none comes): a
   // catalogue search holds ~942 slot-seconds at the benchmark's realistic latency, so 512
@@ -275,7 +276,7 @@ export const SETTINGS = {
     doc: 'Keep a connection open (keep-alive) after a check when no other check to its origin is waiting or in flight; the CLI closes it, since one search uses most origins once',
   },
   // Connections an origin keeps while idle, beyond which they close IDLE_GRACE_MS after their
-  // answer (src/tuning.ts, src/engine/idle-cap.ts): a check sent with its control, or searches reaching a
+  // answer (src/tuning.ts, src/engine/transport/idle-cap.ts): a check sent with its control, or searches reaching a
   // site together, each left one open for the site's whole keep-alive (a minute), and a site
   // whose host names the user is reached by one search only. 1 keeps what the next search
   // reuses and frees the rest, trading a little CPU for memory per extra search.
@@ -316,6 +317,14 @@ export const SETTINGS = {
     kind: int(0, 10_000),
     doc: 'Checks per search that may be tried again through a costlier transport (impersonate, then browser, when installed) when the answer is a bot defence, within the check deadline; 0 (the default) turns escalation off, since it may start Chromium',
   },
+  // Forgetting costs one refused request and an escalation per site and identity; remembering
+  // too long keeps a site that stopped defending itself on a costlier transport.
+  transportMemoryTtlMs: {
+    env: 'USERSCOUT_TRANSPORT_MEMORY_TTL_MS',
+    default: 60 * MINUTE,
+    kind: int(0, 7 * 86_400_000),
+    doc: 'How long the transport a site needed is remembered (ms), per egress identity, in the store and shared across a cluster, so later checks of the site start there; kept only while escalation is on (0: nothing is remembered)',
+  },
   browserPath: {
     env: 'USERSCOUT_BROWSER_PATH',
     default: '',
@@ -326,7 +335,31 @@ export const SETTINGS = {
     env: 'USERSCOUT_BROWSER_CONTEXTS',
     default: 2,
     kind: int(1, 64),
-    doc: 'Browser checks at once per process (each a fresh Chromium context, closed after); one Chromium is launched and reused',
+    doc: 'Browser checks at once per process, search threads together (each a fresh Chromium context, closed after); a check waiting for one past its deadline ends unknown, budget_exhausted',
+  },
+  // A Chromium costs memory and CPU whatever it runs: one per process unless a crash taking
+  // every context of the process with it costs more than a second browser.
+  browsers: {
+    env: 'USERSCOUT_BROWSERS',
+    default: 1,
+    kind: int(1, 16),
+    doc: 'Chromium processes a search thread (or cluster worker) launches, on the first browser check, and reuses; its contexts are spread over them, and one that crashes or hangs is replaced',
+  },
+  // A cluster's browsers share its machines' memory and its egress addresses: a cap over every
+  // worker, in Redis, so adding workers does not multiply the browser checks at once.
+  browserChecksAtOnce: {
+    env: 'USERSCOUT_BROWSER_CHECKS_AT_ONCE',
+    default: 8,
+    kind: int(1, 100_000),
+    doc: "Browser checks at once in the whole cluster (cluster mode: slots leased in Redis, freed when a worker dies); alone, the process's cap with USERSCOUT_BROWSER_CONTEXTS",
+  },
+  // Separate from the request budget: a browser check also fetches the page's scripts and
+  // runs them, so a site that defends itself is sent few of them.
+  browserChecksPerSiteMinute: {
+    env: 'USERSCOUT_BROWSER_CHECKS_PER_SITE_MINUTE',
+    default: 30,
+    kind: int(1, 100_000),
+    doc: 'Browser checks a site is sent a minute, on average, up to this many at once (per deployment in cluster mode); past it a browser check ends unknown, budget_exhausted, unsent',
   },
   retries: {
     env: 'USERSCOUT_RETRIES',
@@ -389,6 +422,20 @@ export const SETTINGS = {
     kind: { type: 'string' },
     doc: 'Extra CA certificates (PEM file) to trust',
   },
+  // A login an operator gives platforms; read by create-engine.ts, never logged (session.ts).
+  sessionsFile: {
+    env: 'USERSCOUT_SESSIONS_FILE',
+    default: '',
+    kind: { type: 'string' },
+    doc: 'JSON file of operator sessions: platform name -> { "cookies": { name: value } } and/or { "headers": { name: value } }, sent only to that platform\u2019s check host and never logged or returned (docs/sessions.md)',
+  },
+  sessions: {
+    env: 'USERSCOUT_SESSIONS',
+    default: '',
+    secret: true,
+    kind: { type: 'string' },
+    doc: 'The same JSON as USERSCOUT_SESSIONS_FILE given inline, for a secret store that injects it into the environment; a platform may be named by one of the two only',
+  },
   insecureTls: {
     env: 'USERSCOUT_INSECURE_TLS',
     default: false,
@@ -434,7 +481,7 @@ export const SETTINGS = {
   },
   // Service
   // A running search starts its checks only when its requests fit its sites' budgets
-  // (engine/origin-backlog.ts), so what runs at once follows the budgets, and they follow
+  // (src/schedule/scheduler.ts), so what runs at once follows the budgets, and they follow
   // the identities. A search lasts at least the timeout of the platforms that never answer,
   // longer on a busy machine, so the cap must hold the searches begun within that time and
   // those waiting to begin; a fixed cap held a second identity's budgets back, so it is per
@@ -882,6 +929,19 @@ function parseValue(name: string, spec: SettingSpec<unknown>, raw: unknown): unk
   }
 }
 
+/** What an error shows in place of a secret setting's value. */
+const REDACTED_VALUE = '[redacted]';
+
+/** parseValue, whose error about a secret setting shows no value. */
+function secretParse(name: string, spec: SettingSpec<unknown>, raw: unknown): unknown {
+  if (!spec.secret) return parseValue(name, spec, raw);
+  try {
+    return parseValue(name, spec, raw);
+  } catch {
+    throw new ConfigError(`${name} (${spec.env})`, REDACTED_VALUE, 'a string');
+  }
+}
+
 /** Whose defaults apply: the service's, or the command line's where a setting has its own. */
 export type ConfigMode = 'service' | 'cli';
 
@@ -906,9 +966,10 @@ export function loadConfig(
     if (fromEnv !== undefined && fromEnv !== '') raw = fromEnv;
     if (overrides[name] !== undefined) raw = overrides[name];
     else if (fromEnv === undefined || fromEnv === '') defaulted.push(name);
-    const value = parseValue(name, spec, raw);
+    const value = secretParse(name, spec, raw);
     const problem = spec.validate?.(value as never);
-    if (problem !== undefined) throw new ConfigError(`${name} (${spec.env})`, raw, problem);
+    if (problem !== undefined)
+      throw new ConfigError(`${name} (${spec.env})`, spec.secret ? REDACTED_VALUE : raw, problem);
     out[name] = value;
   }
   const identities = Math.max(1, (out.egress as string[]).length);

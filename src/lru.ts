@@ -6,7 +6,7 @@
  * read again soon: the answers of finished searches (api/routes/search.ts), the
  * rows of polled searches and the decoded platform lists (store/sqlite.ts), the
  * simulated web's answers by their bytes (sim/answer-memo.ts), the TLS sessions
- * kept to resume (engine/tls-sessions.ts).
+ * kept to resume (engine/transport/tls-sessions.ts).
  */
 export class Lru<K, V> {
   readonly #entries = new Map<K, { readonly value: V; readonly weight: number }>();

@@ -3,12 +3,14 @@
  * runner, events and the HTTP app. The embedded default is SQLite and the
  * in-process runner; nothing else needs to run.
  */
+
 import { join } from 'node:path';
 import type { FastifyBaseLogger, FastifyInstance, FastifyServerOptions } from 'fastify';
 import { buildApp } from './api/app.js';
 import type { AppDeps } from './api/deps.js';
 import { followUpStarter } from './api/follow-ups.js';
 import { LiveHealth } from './api/live-health.js';
+import { redactedLogger } from './api/log-redact.js';
 import { Metrics } from './api/metrics.js';
 import { buildOpsApp } from './api/ops-app.js';
 import { LocalSearchQuota } from './api/search-quota.js';
@@ -18,7 +20,8 @@ import type { Catalogue } from './catalogue/platform.js';
 import { loadCatalogueFrom } from './catalogue/source.js';
 import { createRedisBackend, listenPort, throttled } from './cluster.js';
 import type { Config } from './config.js';
-import { createEngine } from './engine/create-engine.js';
+import { createEngine, loadSessions } from './engine/create-engine.js';
+import { TransportTally } from './engine/transport-tally.js';
 import { ConfigError } from './errors.js';
 import { leanHeap } from './lean-heap.js';
 import { type EventHub, LocalEventHub } from './runner/events.js';
@@ -77,35 +80,52 @@ export async function createService(config: Config, options: ServiceOptions = {}
         ...(records ? { records } : {}),
       })
     : undefined;
+  // Embedded mode's engines run on search threads and read the sessions there: a bad setting
+  // must stop the start here, before anything is opened, not fail each search.
+  const onThread = !backend && !records && config.searchThread;
+  if (onThread) loadSessions(config, catalogue);
   const databasePath = join(config.dataDir, DATABASE_FILE);
   const store = backend?.store ?? createStore(records ?? { kind: 'sqlite', path: databasePath });
   const events: EventHub = backend?.events ?? new LocalEventHub();
   const metrics = new Metrics(true);
+  // What the browsers and escalations cost, counted in memory the search threads share.
+  const tally = new TransportTally();
+  metrics.watchTransports(tally);
   let shuttingDown = false;
 
   // Embedded mode runs searches on threads of their own (each on its own SQLite connection) unless told not to.
-  const thread =
-    !backend && !records && config.searchThread
-      ? new SearchThreads(
-          { config, catalogue, databasePath },
-          {
-            events,
-            onOutcome: (outcome) => metrics.observe(outcome),
-            onThreadError: (err) => log?.error({ err }, 'search thread failed'),
-            onNoteFailed: (message, platform) =>
-              log?.warn({ platform, error: message }, 'platform statistic or cached outcome not written'),
-          },
-          config.searchThreads,
-        )
-      : undefined;
+  const thread = onThread
+    ? new SearchThreads(
+        { config, catalogue, databasePath, tally: tally.buffer },
+        {
+          events,
+          onOutcome: (outcome) => metrics.observe(outcome),
+          onThreadError: (err) => log?.error({ err }, 'search thread failed'),
+          onNoteFailed: (message, platform) =>
+            log?.warn({ platform, error: message }, 'platform statistic or cached outcome not written'),
+        },
+        config.searchThreads,
+      )
+    : undefined;
   const engine = thread
     ? undefined
     : createEngine(config, catalogue, {
-        ...(backend ? { rateBudget: backend.rateBudget, sharedChecks: backend.sharedChecks } : {}),
+        ...(backend
+          ? {
+              rateBudget: backend.rateBudget,
+              sharedChecks: backend.sharedChecks,
+              browserSlots: backend.browserSlots,
+            }
+          : {}),
+        tally,
         controls: store,
         siteLimits: store.siteLimits,
         onSiteLimitsError: throttled(10_000, (err: unknown) =>
           log?.warn({ err }, 'learned site limits not read or kept'),
+        ),
+        transportMemory: store.transportMemory,
+        onTransportMemoryError: throttled(10_000, (err: unknown) =>
+          log?.warn({ err }, 'remembered transports not read or kept'),
         ),
       });
   metrics.watchControls(() => store.listControls());
@@ -173,6 +193,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
     metrics,
     now,
     latencies,
+    // The ledger is read only where it holds every request: one process, the engine in this thread.
+    ...(engine && !backend ? { unsentAt: (site: string) => engine.unsent(site) } : {}),
     searchQuota: backend?.searchQuota ?? new LocalSearchQuota(now),
     shuttingDown: () => shuttingDown,
     plugins: options.plugins ?? [],
@@ -181,8 +203,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
   // A worker process serves only health, readiness and its metrics.
   const app =
     backend && config.role === 'worker'
-      ? await buildOpsApp(appDeps, options.logger ?? false)
-      : await buildApp(appDeps, options.logger ?? false);
+      ? await buildOpsApp(appDeps, redactedLogger(options.logger ?? false))
+      : await buildApp(appDeps, redactedLogger(options.logger ?? false));
   log = app.log;
   followUps = followUpStarter(appDeps, app.log);
   if (!(backend && config.role === 'worker'))

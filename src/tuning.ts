@@ -102,6 +102,25 @@ export const WRITES_IN_FLIGHT = 4;
  */
 export const SWEEP_BATCH_ROWS = 500;
 
+// --- The browser transport ---
+
+/**
+ * How long closing a check's context may take (ms) before its Chromium is taken as hung: a
+ * healthy browser closes one in milliseconds, and one that does not would hold the check's
+ * slot for ever. The hung browser is killed and the next check launches another.
+ */
+export const BROWSER_CLOSE_MS = 5_000;
+
+/** How long a Chromium may take to start (ms); past it the launch fails and the next check tries again. */
+export const BROWSER_LAUNCH_MS = 30_000;
+
+/**
+ * How often a check waiting for a browser slot asks again (ms): a slot freed in another
+ * thread or worker wakes no one here, so the wait polls, each ask one Redis script or a look
+ * at shared memory.
+ */
+export const BROWSER_SLOT_POLL_MS = 100;
+
 // --- The API ---
 
 /** A comment line on an idle event stream this often (ms), so proxies and browsers keep it open. */
@@ -117,3 +136,10 @@ export const HEALTH_REFRESH_MS = 5_000;
  * control goes out with its check, so a hit there does not wait for a second slow answer.
  */
 export const SLOW_SHARE_OF_TIMEOUT = 0.25;
+
+/**
+ * Outcome-cache rows kept per username in Redis at most (a row is one batch of a search's
+ * checks, a few dozen to a hundred a search): the oldest go first, so a name searched over and
+ * over keeps its latest searches' entries and a read stays a bounded list.
+ */
+export const CACHE_ROWS_KEPT = 2_000;

@@ -9,8 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBuiltinCatalogue } from '../src/catalogue/builtin.js';
 import type { Platform } from '../src/catalogue/platform.js';
 import type { Engine } from '../src/engine/engine.js';
-import type { Outcome } from '../src/engine/outcome.js';
-import { PROFILE_COUNT_FIELDS, PROFILE_URL_FIELDS } from '../src/engine/profile.js';
+import type { Outcome } from '../src/engine/verdict/outcome.js';
+import { PROFILE_COUNT_FIELDS, PROFILE_URL_FIELDS } from '../src/engine/verdict/profile.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { SimWeb } from '../src/sim/server.js';
 import { engineFor } from './support/engine.js';
@@ -47,7 +47,10 @@ describe('per-platform extract rules on the simulated web', () => {
   const { catalogue } = loadBuiltinCatalogue();
   const ruled = catalogue.platforms.filter((p) => p.enabled && p.extract);
   const emulation = emulateCatalogue(ruled, catalogue.shields);
-  const sim = new SimWeb({ routes: emulation.routes });
+  // Idle connections kept a minute, as large sites keep them: impit (the impersonate transport)
+  // reuses a pooled connection without reading the server's keep-alive hint, and this test sends
+  // no retry after a connection the server closed.
+  const sim = new SimWeb({ routes: emulation.routes, keepAliveTimeoutMs: 60_000 });
   let engine: Engine;
 
   beforeAll(async () => {

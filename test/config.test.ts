@@ -23,9 +23,10 @@ describe('loadConfig', () => {
     expect(cli.leanHeap).toBe(true);
     expect(service.leanHeap).toBe(false);
     expect(loadConfig({}, { USERSCOUT_LEAN_HEAP: 'false' }, 'cli').leanHeap).toBe(false);
-    // The CLI opens a bounded number of connections at once; the service does not bound them.
+    // Both open a bounded number of connections at once, unless told 0 (no bound).
     expect(cli.connectsAtOnce).toBe(32);
-    expect(service.connectsAtOnce).toBe(0);
+    expect(service.connectsAtOnce).toBe(32);
+    expect(loadConfig({}, { USERSCOUT_CONNECTS_AT_ONCE: '0' }).connectsAtOnce).toBe(0);
     // Settings without a command line default are the same in both modes.
     expect(cli.timeoutMs).toBe(service.timeoutMs);
   });
@@ -52,6 +53,13 @@ describe('loadConfig', () => {
     ['a fraction', { USERSCOUT_RETRIES: '1.5' }, /USERSCOUT_RETRIES/],
     ['a bad boolean', { USERSCOUT_INSECURE_TLS: 'maybe' }, /true or false/],
     ['an unknown role', { USERSCOUT_ROLE: 'boss' }, /one of all, api, worker/],
+    ['no browser', { USERSCOUT_BROWSERS: '0' }, /USERSCOUT_BROWSERS.*from 1 to 16/],
+    [
+      'no browser check at once',
+      { USERSCOUT_BROWSER_CHECKS_AT_ONCE: '0' },
+      /USERSCOUT_BROWSER_CHECKS_AT_ONCE/,
+    ],
+    ['no browser budget', { USERSCOUT_BROWSER_CHECKS_PER_SITE_MINUTE: '-1' }, /PER_SITE_MINUTE/],
   ])('refuses %s with the setting, its variable and what it expects', (_, env, message) => {
     expect(() => loadConfig({}, env)).toThrow(ConfigError);
     expect(() => loadConfig({}, env)).toThrow(message);

@@ -4,8 +4,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../src/engine/engine.js';
-import type { Outcome } from '../src/engine/outcome.js';
-import { PROFILE_READ_CHARS } from '../src/engine/profile-extract.js';
+import type { Outcome } from '../src/engine/verdict/outcome.js';
+import { PROFILE_READ_CHARS } from '../src/engine/verdict/profile-extract.js';
 import type { Behaviour } from '../src/sim/behaviour.js';
 import { SimWeb } from '../src/sim/server.js';
 import { catalogueOf, entry } from './support/catalogue.js';

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SETTINGS } from '../src/config.js';
 import type { Engine } from '../src/engine/engine.js';
-import type { Outcome } from '../src/engine/outcome.js';
+import type { Outcome } from '../src/engine/verdict/outcome.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { SimWeb } from '../src/sim/server.js';
 import { busiestWindow, SITE_LIMIT_RANGE, siteLimit } from '../src/sim/site-limits.js';

@@ -1,5 +1,5 @@
 /**
- * The rules every RateBudget keeps (src/engine/rate-budget.ts), as one suite:
+ * The rules every RateBudget keeps (src/schedule/rate-budget.ts), as one suite:
  * `describeRateBudgetContract` runs it against a budget made per test, on the
  * real clock. Each test uses keys of its own, so a shared Redis needs no
  * cleanup between tests. Waits are checked against the GCRA bounds, allowing
@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { expect, it } from 'vitest';
-import type { BudgetLimit, RateBudget, Reservation } from '../src/engine/rate-budget.js';
+import type { BudgetLimit, RateBudget, Reservation } from '../src/schedule/rate-budget.js';
 
 /** One reservation and the local times around the call. */
 export interface Reserved {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Outcome } from '../src/engine/outcome.js';
+import type { Outcome } from '../src/engine/verdict/outcome.js';
 import { RedisStore } from '../src/store/redis.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { openDatabase } from '../src/store/sqlite-driver.js';
@@ -15,6 +15,7 @@ import type { SearchRecord, Store } from '../src/store/store.js';
 import { SWEEP_BATCH_ROWS } from '../src/tuning.js';
 import { connectTestRedis, deleteKeys, uniquePrefix } from './cluster/redis-support.js';
 import { addOne } from './support/add-one.js';
+import { putCached } from './support/cached.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
@@ -145,8 +146,8 @@ describe('retention', () => {
     const old = 12;
     const young = 2;
     try {
-      await store.putCachedOutcome('alice', outcome('platform-1', 'alice', 1), NOW - RETENTION - 1);
-      await store.putCachedOutcome('alice', outcome('platform-2', 'alice', 2), NOW + DAY);
+      await store.addCacheRow('alice', Uint8Array.of(1, 2, 3), NOW - RETENTION - 1);
+      const [fresh] = await putCached(store, 'alice', outcome('platform-2', 'alice', 2), NOW + DAY);
       const { removed, storedDuringSweep, running } = await sweepWhileSearching(store, old, young);
       expect(removed).toBe(old);
       // Outcomes go 500 rows a transaction, the event loop given back between: the
@@ -154,17 +155,18 @@ describe('retention', () => {
       expect((old * PLATFORMS.length) / SWEEP_BATCH_ROWS).toBeGreaterThan(20);
       expect(storedDuringSweep).toBeGreaterThan(10);
       await expectSwept(store, old, young, running);
-      expect(await store.getCachedOutcome('alice', 'platform-2', NOW)).toEqual(
-        outcome('platform-2', 'alice', 2),
-      );
+      // The expired cache row is swept; the fresh entry is kept, its search too.
+      expect(await store.cacheRowsOf('alice', 0)).toHaveLength(1);
+      expect((await store.getCachedOutcomes('alice', ['platform-2'], NOW)).get('platform-2')).toEqual(fresh);
     } finally {
       await store.close();
     }
     // Nothing of the old searches is left in the file: no orphan outcome, no pending sweep.
     const db = openDatabase(path);
     try {
+      // The young and running searches' outcomes, and the one of the search the cache refers to.
       expect(db.prepare('SELECT COUNT(*) AS n FROM outcomes').get()).toEqual({
-        n: (young + 1) * PLATFORMS.length,
+        n: (young + 1) * PLATFORMS.length + 1,
       });
       expect(db.prepare('SELECT COUNT(*) AS n FROM swept').get()).toEqual({ n: 0 });
       expect(db.prepare('SELECT COUNT(*) AS n FROM outcome_cache').get()).toEqual({ n: 1 });

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Engine } from '../src/engine/engine.js';
-import type { Outcome } from '../src/engine/outcome.js';
+import type { Outcome } from '../src/engine/verdict/outcome.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { SimWeb } from '../src/sim/server.js';
 import { syntheticPlatforms } from '../src/sim/synthetic.js';

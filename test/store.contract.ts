@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ControlRecord } from '../src/engine/control.js';
+import type { ControlRecord } from '../src/engine/controls/control.js';
 import {
   ERROR_REASONS,
   INVALID_REASONS,
@@ -13,11 +13,12 @@ import {
   type OutcomeReason,
   type OutcomeStatus,
   UNKNOWN_REASONS,
-} from '../src/engine/outcome.js';
+} from '../src/engine/verdict/outcome.js';
 import { encodeOutcome } from '../src/store/compact-outcome.js';
 import { NEVER_ANSWERED_MS, recentLatencies } from '../src/store/recent-latencies.js';
 import type { ApiKeyRecord, PlatformStats, SearchRecord, Store } from '../src/store/store.js';
 import { addOne } from './support/add-one.js';
+import { putCached } from './support/cached.js';
 
 const T0 = Date.UTC(2025, 0, 15, 12, 0, 0);
 const MINUTE = 60_000;
@@ -114,6 +115,11 @@ function apiKey(id: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord
     createdAt: T0,
     ...overrides,
   };
+}
+
+/** The one cached outcome of a platform, read as a search reads the cache. */
+async function cachedOf(store: Store, username: string, platformId: string, now: number) {
+  return (await store.getCachedOutcomes(username, [platformId], now)).get(platformId);
 }
 
 const byPlatformId = (a: PlatformStats, b: PlatformStats) => (a.platformId < b.platformId ? -1 : 1);
@@ -321,9 +327,9 @@ export function describeStoreContract(
         expect(seqs).toEqual(shapes.map((_, i) => i + 1));
         const listed = await store.listOutcomes('s1');
         expect(listed.map((s) => JSON.stringify(s.outcome))).toEqual(shapes.map((o) => JSON.stringify(o)));
-        await store.putCachedOutcome('alice', shapes[2]!, T0 + MINUTE);
-        expect(JSON.stringify(await store.getCachedOutcome('alice', 'host', T0))).toBe(
-          JSON.stringify(shapes[2]),
+        const [host] = await putCached(store, 'alice', shapes[2]!, T0 + MINUTE);
+        expect(JSON.stringify((await store.getCachedOutcomes('alice', ['host'], T0)).get('host'))).toBe(
+          JSON.stringify(host),
         );
       });
 
@@ -976,52 +982,64 @@ export function describeStoreContract(
         expect(await addOne(store, 'old-1', outcome('github', 'miss'))).toBe(1);
       });
 
-      it('keeps fresh cached outcomes', async () => {
-        await store.putCachedOutcome('alice', outcome('github', 'hit'), T0 + 10 * MINUTE);
+      it('keeps fresh cached outcomes of the searches it keeps', async () => {
+        const [kept] = await putCached(store, 'alice', outcome('github', 'hit'), T0 + 10 * MINUTE, T0);
         await store.sweepSearches(T0);
-        expect(await store.getCachedOutcome('alice', 'github', T0)).toEqual(outcome('github', 'hit'));
+        expect(await cachedOf(store, 'alice', 'github', T0)).toEqual(kept);
+      });
+
+      it('takes the cached outcomes of a search it deletes with it', async () => {
+        await putCached(store, 'alice', outcome('github', 'hit'), T0 + 10 * MINUTE, T0 - MINUTE);
+        await store.sweepSearches(T0);
+        expect(await cachedOf(store, 'alice', 'github', T0)).toBeUndefined();
       });
     });
 
     describe('outcome cache', () => {
-      const cached = outcome('github', 'hit');
       const expiresAt = T0 + 60 * MINUTE;
+      let cached: Outcome;
 
       beforeEach(async () => {
-        await store.putCachedOutcome('alice', cached, expiresAt);
+        [cached] = (await putCached(store, 'alice', outcome('github', 'hit'), expiresAt)) as [Outcome];
+      });
+
+      it('gives the outcome the search stored, with the time it was checked', async () => {
+        expect(cached).toStrictEqual({
+          ...outcome('github', 'hit'),
+          evidence: { ...outcome('github', 'hit').evidence, cachedAt: expiresAt - 60 * MINUTE },
+        });
+        expect(await cachedOf(store, 'alice', 'github', T0)).toStrictEqual(cached);
       });
 
       it('gives the outcome while it is fresh', async () => {
-        expect(await store.getCachedOutcome('alice', 'github', T0)).toStrictEqual(cached);
-        expect(await store.getCachedOutcome('alice', 'github', expiresAt - 1)).toStrictEqual(cached);
+        expect(await cachedOf(store, 'alice', 'github', T0)).toStrictEqual(cached);
+        expect(await cachedOf(store, 'alice', 'github', expiresAt - 1)).toStrictEqual(cached);
       });
 
       it('gives nothing once it has expired', async () => {
-        expect(await store.getCachedOutcome('alice', 'github', expiresAt)).toBeUndefined();
-        expect(await store.getCachedOutcome('alice', 'github', expiresAt + MINUTE)).toBeUndefined();
+        expect(await cachedOf(store, 'alice', 'github', expiresAt)).toBeUndefined();
+        expect(await cachedOf(store, 'alice', 'github', expiresAt + MINUTE)).toBeUndefined();
       });
 
       it('gives nothing for another username or platform; usernames are case-sensitive', async () => {
-        expect(await store.getCachedOutcome('bob', 'github', T0)).toBeUndefined();
-        expect(await store.getCachedOutcome('alice', 'gitlab', T0)).toBeUndefined();
-        expect(await store.getCachedOutcome('Alice', 'github', T0)).toBeUndefined();
+        expect(await cachedOf(store, 'bob', 'github', T0)).toBeUndefined();
+        expect(await cachedOf(store, 'alice', 'gitlab', T0)).toBeUndefined();
+        expect(await cachedOf(store, 'Alice', 'github', T0)).toBeUndefined();
       });
 
       it('keeps one outcome per username and platform', async () => {
-        await store.putCachedOutcome('Alice', outcome('github', 'miss', 'Alice'), expiresAt);
-        await store.putCachedOutcome('alice', outcome('gitlab', 'miss'), expiresAt);
-        expect(await store.getCachedOutcome('alice', 'github', T0)).toEqual(cached);
-        expect(await store.getCachedOutcome('Alice', 'github', T0)).toEqual(
-          outcome('github', 'miss', 'Alice'),
-        );
-        expect(await store.getCachedOutcome('alice', 'gitlab', T0)).toEqual(outcome('gitlab', 'miss'));
+        const [upper] = await putCached(store, 'Alice', outcome('github', 'miss', 'Alice'), expiresAt);
+        const [gitlab] = await putCached(store, 'alice', outcome('gitlab', 'miss'), expiresAt);
+        expect(await cachedOf(store, 'alice', 'github', T0)).toEqual(cached);
+        expect(await cachedOf(store, 'Alice', 'github', T0)).toEqual(upper);
+        expect(await cachedOf(store, 'alice', 'gitlab', T0)).toEqual(gitlab);
       });
 
       it('gives the fresh outcomes of the platforms asked at once, by platform id, leaving out those without one', async () => {
-        await store.putCachedOutcome('alice', outcome('gitlab', 'miss'), T0 + MINUTE);
-        await store.putCachedOutcome('alice', outcome('codeberg', 'miss'), T0); // expired at T0
-        await store.putCachedOutcome('alice', outcome('sourcehut', 'hit'), expiresAt); // not asked
-        await store.putCachedOutcome('bob', outcome('bitbucket', 'hit', 'bob'), expiresAt); // another name
+        const [gitlab] = await putCached(store, 'alice', outcome('gitlab', 'miss'), T0 + MINUTE);
+        await putCached(store, 'alice', outcome('codeberg', 'miss'), T0); // expired at T0
+        await putCached(store, 'alice', outcome('sourcehut', 'hit'), expiresAt); // not asked
+        await putCached(store, 'bob', outcome('bitbucket', 'hit', 'bob'), expiresAt); // another name
         const found = await store.getCachedOutcomes(
           'alice',
           ['github', 'gitlab', 'codeberg', 'bitbucket', 'nowhere'],
@@ -1029,14 +1047,14 @@ export function describeStoreContract(
         );
         expect([...found.keys()].sort()).toEqual(['github', 'gitlab']);
         expect(found.get('github')).toStrictEqual(cached);
-        expect(found.get('gitlab')).toStrictEqual(outcome('gitlab', 'miss'));
+        expect(found.get('gitlab')).toStrictEqual(gitlab);
         expect(await store.getCachedOutcomes('alice', [], T0)).toEqual(new Map());
         expect(await store.getCachedOutcomes('Alice', ['github'], T0)).toEqual(new Map());
       });
 
       it('gives back every kind of outcome exactly as put, cachedAt and key order included (issue 16)', async () => {
         const cachedAt = T0 - 5 * MINUTE;
-        // As the engine builds them (src/engine/outcome.ts, key order included) and the search
+        // As the engine builds them (src/engine/verdict/outcome.ts, key order included) and the search
         // job caches them (cachedAt added last), so each takes the compact path, checked below.
         const subject = (id: string, username = 'alice') => ({
           platform: id.charAt(0).toUpperCase() + id.slice(1),
@@ -1102,41 +1120,92 @@ export function describeStoreContract(
         ];
         // Format 1 (compact), not its JSON fallback: what a backend keeps for these.
         expect(shapes.map((o) => encodeOutcome(o, 'alice')[0])).toEqual(shapes.map(() => 1));
-        for (const o of shapes) await store.putCachedOutcome('alice', o, expiresAt);
+        await putCached(store, 'alice', shapes, expiresAt, cachedAt);
         // The same platform cached for another username gives back that username's addresses.
-        await store.putCachedOutcome('bob', hitOf('bob'), expiresAt);
+        await putCached(store, 'bob', hitOf('bob'), expiresAt, cachedAt);
         for (const o of shapes) {
-          const got = await store.getCachedOutcome('alice', o.platformId, T0);
+          const got = await cachedOf(store, 'alice', o.platformId, T0);
           expect(got).toStrictEqual(o);
           expect(JSON.stringify(got)).toBe(JSON.stringify(o));
         }
-        expect(JSON.stringify(await store.getCachedOutcome('bob', 'full', T0))).toBe(
-          JSON.stringify(hitOf('bob')),
+        expect(JSON.stringify(await cachedOf(store, 'bob', 'full', T0))).toBe(JSON.stringify(hitOf('bob')));
+      });
+
+      it('gives the entry checked last, with its own expiry', async () => {
+        const [later] = await putCached(
+          store,
+          'alice',
+          outcome('github', 'unknown'),
+          expiresAt + 60 * MINUTE,
+          T0 + 1,
         );
+        expect(await cachedOf(store, 'alice', 'github', T0)).toEqual(later);
+        expect(await cachedOf(store, 'alice', 'github', expiresAt + MINUTE)).toEqual(later);
+        // Checked later still, with a shorter life: it is read until it expires, then the one before.
+        const [last] = await putCached(store, 'alice', outcome('github', 'miss'), T0 + MINUTE, T0 + 2);
+        expect(await cachedOf(store, 'alice', 'github', T0)).toEqual(last);
+        expect(await cachedOf(store, 'alice', 'github', T0 + 2 * MINUTE)).toEqual(later);
       });
 
-      it('replaces the outcome and its expiry when put again', async () => {
-        const later = outcome('github', 'unknown');
-        await store.putCachedOutcome('alice', later, expiresAt + 60 * MINUTE);
-        expect(await store.getCachedOutcome('alice', 'github', expiresAt + MINUTE)).toEqual(later);
-
-        // A shorter expiry replaces a longer one too.
-        await store.putCachedOutcome('alice', cached, T0 + MINUTE);
-        expect(await store.getCachedOutcome('alice', 'github', T0 + 2 * MINUTE)).toBeUndefined();
-      });
-
-      it('puts a batch of outcomes as it puts each', async () => {
+      it('notes a batch of entries, each with its own check time and expiry, exact to the millisecond', async () => {
+        await store.createSearch(
+          search('b1', { username: 'bob', platformIds: ['github', 'gitlab', 'reddit'] }),
+        );
+        await store.addOutcomes('b1', [outcome('github', 'miss', 'bob'), outcome('gitlab', 'hit', 'bob')]);
         await store.putCachedOutcomes('bob', []);
         await store.putCachedOutcomes('bob', [
-          { outcome: outcome('github', 'miss', 'bob'), expiresAt },
-          { outcome: outcome('gitlab', 'hit', 'bob'), expiresAt: T0 + MINUTE },
+          { searchId: 'b1', platformId: 'github', cachedAt: T0 - 7, expiresAt },
+          { searchId: 'b1', platformId: 'gitlab', cachedAt: T0 + 3, expiresAt: T0 + MINUTE + 1 },
+          // Not stored in the search: nothing to give back.
+          { searchId: 'b1', platformId: 'reddit', cachedAt: T0, expiresAt },
+          // Not a platform of the search, and a search that does not exist: not kept.
+          { searchId: 'b1', platformId: 'codeberg', cachedAt: T0, expiresAt },
+          { searchId: 'nowhere', platformId: 'github', cachedAt: T0, expiresAt },
         ]);
-        expect(await store.getCachedOutcome('bob', 'github', T0 + 2 * MINUTE)).toEqual(
-          outcome('github', 'miss', 'bob'),
+        const at = (o: Outcome, cachedAt: number) => ({ ...o, evidence: { ...o.evidence, cachedAt } });
+        expect(await cachedOf(store, 'bob', 'github', T0 + 2 * MINUTE)).toEqual(
+          at(outcome('github', 'miss', 'bob'), T0 - 7),
         );
-        expect(await store.getCachedOutcome('bob', 'gitlab', T0)).toEqual(outcome('gitlab', 'hit', 'bob'));
-        expect(await store.getCachedOutcome('bob', 'gitlab', T0 + 2 * MINUTE)).toBeUndefined();
-        expect(await store.getCachedOutcome('alice', 'gitlab', T0)).toBeUndefined();
+        expect(await cachedOf(store, 'bob', 'gitlab', T0 + MINUTE)).toEqual(
+          at(outcome('gitlab', 'hit', 'bob'), T0 + 3),
+        );
+        expect(await cachedOf(store, 'bob', 'gitlab', T0 + MINUTE + 1)).toBeUndefined();
+        expect(await cachedOf(store, 'bob', 'reddit', T0)).toBeUndefined();
+        expect(await cachedOf(store, 'bob', 'codeberg', T0)).toBeUndefined();
+        expect(await cachedOf(store, 'alice', 'gitlab', T0)).toBeUndefined();
+      });
+
+      it('keeps no entry of a search of another username', async () => {
+        await store.createSearch(search('b1', { username: 'bob' }));
+        await store.addOutcomes('b1', [outcome('gitlab', 'miss', 'bob')]);
+        await store.putCachedOutcomes('alice', [
+          { searchId: 'b1', platformId: 'gitlab', cachedAt: T0, expiresAt },
+        ]);
+        expect(await cachedOf(store, 'alice', 'gitlab', T0)).toBeUndefined();
+      });
+
+      it('reads a damaged row as a miss, and the rows beside it as before', async () => {
+        await store.addCacheRow('alice', Uint8Array.of(1, 2, 0xff, 0xff), expiresAt);
+        await store.addCacheRow('alice', Uint8Array.of(9), expiresAt);
+        await store.addCacheRow('alice', new Uint8Array(0), expiresAt);
+        expect(await cachedOf(store, 'alice', 'github', T0)).toEqual(cached);
+        expect(await cachedOf(store, 'alice', 'gitlab', T0)).toBeUndefined();
+      });
+
+      it('keeps its rows for their expiry, and gives only those not expired', async () => {
+        await store.addCacheRow('carol', Uint8Array.of(1, 2, 3), T0 + MINUTE);
+        await store.addCacheRow('carol', Uint8Array.of(4, 5), T0 + 2 * MINUTE);
+        const rows = (now: number) =>
+          store
+            .cacheRowsOf('carol', now)
+            .then((list) => list.map((r) => [...r]).sort((a, b) => a.length - b.length));
+        expect(await rows(T0)).toEqual([
+          [4, 5],
+          [1, 2, 3],
+        ]);
+        expect(await rows(T0 + MINUTE)).toEqual([[4, 5]]);
+        expect(await rows(T0 + 2 * MINUTE)).toEqual([]);
+        expect(await store.cacheRowsOf('Carol', T0)).toEqual([]);
       });
     });
 

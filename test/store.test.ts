@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { Outcome } from '../src/engine/outcome.js';
+import type { Outcome } from '../src/engine/verdict/outcome.js';
 import { createStore } from '../src/store/create-store.js';
 import { RedisStore } from '../src/store/redis.js';
 import { splitStore } from '../src/store/split-store.js';
@@ -16,6 +16,7 @@ import type { SearchRecord, Store } from '../src/store/store.js';
 import { TEST_REDIS_URL, uniquePrefix } from './cluster/redis-support.js';
 import { describeStoreContract } from './store.contract.js';
 import { addOne } from './support/add-one.js';
+import { putCached } from './support/cached.js';
 import { MemoryStore } from './support/memory-store.js';
 import { queuedSearch } from './support/search-job.js';
 
@@ -88,7 +89,9 @@ describe('SqliteStore on a file, reopened', () => {
     expect(existsSync(path)).toBe(true);
     await before.createSearch(aliceSearch({ startedAt: T0 + 10 }));
     expect(await addOne(before, 's1', hit)).toBe(1);
-    await before.putCachedOutcome('alice', hit, T0 + 60_000);
+    await before.putCachedOutcomes('alice', [
+      { searchId: 's1', platformId: 'github', cachedAt: T0 + 20, expiresAt: T0 + 60_000 },
+    ]);
     await before.createApiKey({
       id: 'k1',
       name: 'ci',
@@ -107,7 +110,10 @@ describe('SqliteStore on a file, reopened', () => {
     // Numbering resumes where it stopped, and the platform already stored is still refused.
     expect(await addOne(after, 's1', hit)).toBeUndefined();
     expect(await addOne(after, 's1', { ...hit, platformId: 'gitlab', platform: 'GitLab' })).toBe(2);
-    expect(await after.getCachedOutcome('alice', 'github', T0)).toEqual(hit);
+    expect((await after.getCachedOutcomes('alice', ['github'], T0)).get('github')).toEqual({
+      ...hit,
+      evidence: { ...hit.evidence, cachedAt: T0 + 20 },
+    });
     expect(await after.findApiKeyByHash('ab'.repeat(32))).toMatchObject({ id: 'k1' });
     expect(await after.platformStats()).toMatchObject([{ platformId: 'github', checks: 1, recentMs: 241 }]);
   });
@@ -559,7 +565,7 @@ describe('SqliteStore on a database of schema 1 (outcomes as JSON)', () => {
       // Numbering goes on after the migrated outcomes; the cache, only a cache, starts empty.
       expect(await addOne(store, 'running', outcomes[0]!)).toBe(1);
       expect(await addOne(store, 'old', { ...outcomes[0]!, platformId: 'x', platform: 'X' })).toBe(4);
-      expect(await store.getCachedOutcome('alice', 'github', T0)).toBeUndefined();
+      expect(await store.getCachedOutcomes('alice', ['github'], T0)).toEqual(new Map());
       expect(await store.sweepSearches(T0 + 1)).toBe(1);
       expect(await store.listOutcomes('old')).toEqual([]);
     } finally {
@@ -573,7 +579,7 @@ describe('SqliteStore on a database of schema 1 (outcomes as JSON)', () => {
 });
 
 describe('SplitStore', () => {
-  it('keeps the outcome cache, control checks and leases in the cache store and everything else in the records store', async () => {
+  it("keeps the outcome cache's rows, control checks and leases in the cache store and everything else in the records store", async () => {
     const records = new SqliteStore(':memory:');
     const cache = new MemoryStore();
     const split = splitStore(records, cache);
@@ -586,10 +592,13 @@ describe('SplitStore', () => {
       responseTime: 10,
       evidence: { rule: 'exists: status 200', attempts: 1 },
     };
-    await split.putCachedOutcome('alice', hit, T0 + 60_000);
+    const [cached] = await putCached(split, 'alice', hit, T0 + 60_000);
     await split.recordCheck('github', 'hit', 10, T0);
-    expect(await cache.getCachedOutcome('alice', 'github', T0)).toEqual(hit);
-    expect(await records.getCachedOutcome('alice', 'github', T0)).toBeUndefined();
+    // The rows in the cache store, the outcome they refer to in the records store.
+    expect(await cache.cacheRowsOf('alice', T0)).toHaveLength(1);
+    expect(await records.cacheRowsOf('alice', T0)).toEqual([]);
+    expect((await split.getCachedOutcomes('alice', ['github'], T0)).get('github')).toEqual(cached);
+    expect(await cache.getCachedOutcomes('alice', ['github'], T0)).toEqual(new Map());
     expect(await records.platformStats()).toMatchObject([{ platformId: 'github', checks: 1 }]);
     expect(await cache.platformStats()).toEqual([]);
     // Durable records (health verdicts, watchlists) in the records store; control checks and leases in the cache store.
@@ -647,8 +656,9 @@ describe('createStore', () => {
         responseTime: 10,
         evidence: { rule: 'missing: status 404', attempts: 1 },
       };
-      await split.putCachedOutcome('alice', miss, T0 + 60_000);
-      expect(await coordination.getCachedOutcome('alice', 'github', T0)).toEqual(miss);
+      const [cached] = await putCached(split, 'alice', miss, T0 + 60_000);
+      expect(await coordination.cacheRowsOf('alice', T0)).toHaveLength(1);
+      expect((await split.getCachedOutcomes('alice', ['github'], T0)).get('github')).toEqual(cached);
       await split.createSearch(aliceSearch());
       expect(await coordination.getSearch('s1')).toBeUndefined();
       expect(await split.getSearch('s1')).toEqual(aliceSearch());

@@ -6,6 +6,7 @@
 import type { BenchCase } from '../context.js';
 import { apiSearchesCase } from './api-searches.js';
 import { clusterCase } from './cluster.js';
+import { defendedSitesCase } from './defended-sites.js';
 import { engineOverheadCase } from './engine-overhead.js';
 import { growthCase } from './growth.js';
 import { machineCeilingCase } from './machine-ceiling.js';
@@ -28,4 +29,5 @@ export const CASES: readonly BenchCase[] = [
   storeSizeCase,
   profileExtractionCase,
   strictSitesCase,
+  defendedSitesCase,
 ];

@@ -5,8 +5,8 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { SETTINGS } from '../../src/config.js';
-import { originLoads } from '../../src/engine/politeness-bound.js';
 import { estimateSeconds } from '../../src/runner/estimate.js';
+import { originLoads } from '../../src/schedule/politeness-bound.js';
 import { type CompiledCliRun, compiledCliMissing, runCompiledCli } from '../compiled-cli.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { runEngineSearches } from '../engine-run.js';

@@ -7,8 +7,8 @@
  */
 import type { Platform } from '../../src/catalogue/platform.js';
 import { PLACEHOLDER } from '../../src/catalogue/template.js';
-import { extractProfile } from '../../src/engine/profile-extract.js';
-import type { ResponseView } from '../../src/engine/response-view.js';
+import { extractProfile } from '../../src/engine/verdict/profile-extract.js';
+import type { ResponseView } from '../../src/engine/verdict/response-view.js';
 import { synthesizeExists } from '../../src/sim/synthesize.js';
 import type { BenchCase } from '../context.js';
 import { loadPlatformSet, PAD_MAX_BYTES, PAD_MIN_BYTES, padBytesOf } from '../platform-set.js';

@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { describe, expect, it } from 'vitest';
 import { freezeDeep } from '../catalogue/freeze.js';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { AnswerJson } from './answer-json.js';
 import { ErrorBody, Platform, Result, SearchResponse, SearchSummary } from './schemas.js';
 import { type SearchJson, searchResponse } from './search-response.js';

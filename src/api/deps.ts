@@ -26,6 +26,8 @@ export interface AppDeps {
   readonly now: () => number;
   /** Recent response time per platform id (ms), for estimates. */
   readonly latencies: () => Promise<ReadonlyMap<string, number>>;
+  /** Requests not yet sent to a site, from the scheduler, where the engine runs in this thread. */
+  readonly unsentAt?: ((site: string) => number) | undefined;
   readonly shuttingDown: () => boolean;
   /** The search limit's counters: in memory, or shared (Redis) in cluster mode. */
   readonly searchQuota: SearchQuota;

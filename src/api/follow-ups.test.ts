@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueOf, entry } from '../../test/support/catalogue.js';
 import { queuedSearch } from '../../test/support/search-job.js';
-import { ProfileUrlMatcher } from '../engine/linked-accounts.js';
-import type { Outcome } from '../engine/outcome.js';
-import type { Profile } from '../engine/profile.js';
+import { ProfileUrlMatcher } from '../engine/verdict/linked-accounts.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
+import type { Profile } from '../engine/verdict/profile.js';
 import { ERROR_CODES, UserscoutError } from '../errors.js';
 import type { SearchRecord } from '../store/store.js';
 import type { AppDeps } from './deps.js';

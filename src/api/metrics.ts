@@ -3,8 +3,9 @@
  * check latency, queue depth. One registry per app, so tests stay isolated.
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import type { ControlRecord } from '../engine/control.js';
-import type { Outcome } from '../engine/outcome.js';
+import type { ControlRecord } from '../engine/controls/control.js';
+import type { TallyName, TallyReading, TransportTally } from '../engine/transport-tally.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 
 /**
  * An egress identity as a label: never a proxy's user and password. Identity names carry none
@@ -70,6 +71,99 @@ export class Metrics {
     },
   });
 
+  readonly transportChecks = new Counter({
+    name: 'userscout_transport_checks_total',
+    help: 'Checks answered (not from the cache), by the transport that got the answer: http, impersonate or browser',
+    labelNames: ['transport'] as const,
+    registers: [this.registry],
+  });
+
+  /** The process's transport tally (search threads included), read at each scrape (`watchTransports`). */
+  #tally: TransportTally | undefined;
+  #reading: TallyReading | undefined;
+  /** A counter whose value is the tally's, read at each scrape. */
+  #tallied(name: string, help: string, of: TallyName) {
+    return new Counter({
+      name,
+      help,
+      registers: [this.registry],
+      collect: () => {
+        const reading = this.#read();
+        if (!reading) return;
+        const counter = this.#tallyCounters.get(of);
+        counter?.reset();
+        counter?.inc(reading[of]);
+      },
+    });
+  }
+  readonly #tallyCounters = new Map<TallyName, Counter>();
+  /** One reading per scrape, whichever metric asks first. */
+  #read(): TallyReading | undefined {
+    if (!this.#tally) return undefined;
+    if (!this.#reading) {
+      this.#reading = this.#tally.read();
+      queueMicrotask(() => {
+        this.#reading = undefined;
+      });
+    }
+    return this.#reading;
+  }
+  readonly browserReplacements = new Counter({
+    name: 'userscout_browser_replacements_total',
+    help: 'Chromium processes dropped and replaced by the next check, by cause: crash (died or disconnected) or hang (a context did not close in time, so it was killed)',
+    labelNames: ['cause'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const reading = this.#read();
+      if (!reading) return;
+      this.browserReplacements.reset();
+      this.browserReplacements.inc({ cause: 'crash' }, reading.crashes);
+      this.browserReplacements.inc({ cause: 'hang' }, reading.hangs);
+    },
+  });
+  readonly browserOpen = new Gauge({
+    name: 'userscout_browser_open',
+    help: 'Browser contexts (one per check in flight) and pages open now in this process',
+    labelNames: ['kind'] as const,
+    registers: [this.registry],
+    collect: () => {
+      const reading = this.#read();
+      if (!reading) return;
+      this.browserOpen.set({ kind: 'context' }, reading.contexts);
+      this.browserOpen.set({ kind: 'page' }, reading.pages);
+    },
+  });
+
+  /** The transports' costs are counted in `tally` (shared with the search threads), read at each scrape. */
+  watchTransports(tally: TransportTally): void {
+    this.#tally = tally;
+    const counters: [TallyName, string, string][] = [
+      [
+        'escalations',
+        'userscout_escalations_total',
+        'Checks tried again through a costlier transport past a bot defence',
+      ],
+      ['launches', 'userscout_browser_launches_total', 'Chromium processes started'],
+      [
+        'slotWaits',
+        'userscout_browser_slot_waits_total',
+        'Browser checks that found no free slot (process or cluster) and waited',
+      ],
+      [
+        'slotTimeouts',
+        'userscout_browser_slot_timeouts_total',
+        'Browser checks that got no slot within their deadline: unknown, budget_exhausted, unsent',
+      ],
+      [
+        'siteBudgetSpent',
+        'userscout_browser_site_budget_spent_total',
+        "Browser checks not sent because their site's browser budget was spent: unknown, budget_exhausted",
+      ],
+    ];
+    for (const [of, name, help] of counters)
+      if (!this.#tallyCounters.has(of)) this.#tallyCounters.set(of, this.#tallied(name, help, of));
+  }
+
   /** The drift gauge is the store's (whichever process or thread checked), read at each scrape. */
   watchControls(list: () => Promise<readonly ControlRecord[]>): void {
     this.#controls = list;
@@ -83,6 +177,8 @@ export class Metrics {
     this.checks.inc({ status: outcome.status, reason: outcome.reason ?? '' });
     if (outcome.status !== 'invalid' && outcome.evidence.cachedAt === undefined) {
       this.checkSeconds.observe(outcome.responseTime / 1000);
+      if (outcome.evidence.httpStatus !== undefined)
+        this.transportChecks.inc({ transport: outcome.evidence.transport ?? 'http' });
     }
   }
 }

@@ -6,7 +6,7 @@
  * GET /api/platforms and of the report's platform health.
  */
 import type { PlatformHealthEntry } from '../catalogue/health.js';
-import { type ControlRecord, describeControl } from '../engine/control.js';
+import { type ControlRecord, describeControl } from '../engine/controls/control.js';
 import type { CoordinationStore } from '../store/roles/coordination-store.js';
 import type { HealthState } from './health-states.js';
 import type { HealthSource } from './live-health.js';

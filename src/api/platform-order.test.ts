@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadCatalogueFrom } from '../catalogue/source.js';
-import { byPlatformName } from '../engine/outcome.js';
+import { byPlatformName } from '../engine/verdict/outcome.js';
 import { platformOrder } from './platform-order.js';
 
 /** A seeded shuffle, so a failure can be replayed. */

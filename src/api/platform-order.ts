@@ -1,5 +1,5 @@
 /**
- * Results listed by platform name (`byPlatformName`, src/engine/outcome.ts),
+ * Results listed by platform name (`byPlatformName`, src/engine/verdict/outcome.ts),
  * compared by rank: each catalogue name's place among them all, found once with
  * the same collator. A poll of a running search sorts its few hundred hits every
  * time; comparing through the collator is costly under many searches at once,
@@ -8,8 +8,8 @@
  * (a stable sort keeps equals as they came); a name outside the catalogue
  * (a platform removed since the search) is compared through the collator.
  */
-import type { Outcome } from '../engine/outcome.js';
-import { byPlatformName, compareNames } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
+import { byPlatformName, compareNames } from '../engine/verdict/outcome.js';
 
 export type ResultOrder = (a: Pick<Outcome, 'platform'>, b: Pick<Outcome, 'platform'>) => number;
 

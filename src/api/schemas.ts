@@ -3,9 +3,17 @@
  * with them and @fastify/swagger turns them into the OpenAPI document.
  */
 
-import { type Static, type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import {
+  type SchemaOptions,
+  type Static,
+  type TLiteral,
+  type TSchema,
+  type TUnion,
+  Type,
+} from '@sinclair/typebox';
 import { CATEGORIES } from '../catalogue/categories.js';
 import { VARIANT_KINDS } from '../catalogue/lookalike-names.js';
+import { SESSION_NEEDS, TRANSPORTS } from '../catalogue/platform.js';
 import { MAX_USERNAME_LENGTH } from '../catalogue/username-rule.js';
 import {
   ERROR_REASONS,
@@ -13,12 +21,15 @@ import {
   OUTCOME_STATUSES,
   type Outcome,
   UNKNOWN_REASONS,
-} from '../engine/outcome.js';
+} from '../engine/verdict/outcome.js';
 import { HEALTH_STATES } from './health-states.js';
 
 /** One of the given strings, typed as their union (so `Static<>` of a schema is the engine's type). */
-const lit = <const T extends readonly string[]>(values: T) =>
-  Type.Union(values.map((v) => Type.Literal(v))) as unknown as TUnion<{
+const lit = <const T extends readonly string[]>(values: T, options?: SchemaOptions) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    options,
+  ) as unknown as TUnion<{
     -readonly [K in keyof T]: TLiteral<T[K]>;
   }>;
 
@@ -59,6 +70,19 @@ export const StartSearchBody = Type.Object(
       Type.Array(Type.String({ minLength: 1, maxLength: 100 }), {
         maxItems: 2000,
         description: 'Only these platforms, by name or id (default: all)',
+      }),
+    ),
+    tags: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 60 }), {
+        maxItems: 50,
+        description:
+          'Only platforms with at least one of these tags (case-insensitive), as GET /api/platforms lists them (default: all)',
+      }),
+    ),
+    top: Type.Optional(
+      Type.Boolean({
+        description:
+          'Only the curated set of the platforms most searched on (the large networks, code hosts, creator and gaming sites): a quick search (default false)',
       }),
     ),
     includeNsfw: Type.Optional(Type.Boolean({ description: 'Include NSFW platforms (default false)' })),
@@ -122,6 +146,8 @@ export const StartBatchBody = Type.Object(
     }),
     categories: StartSearchBody.properties.categories,
     platforms: StartSearchBody.properties.platforms,
+    tags: StartSearchBody.properties.tags,
+    top: StartSearchBody.properties.top,
     includeNsfw: StartSearchBody.properties.includeNsfw,
     private: StartSearchBody.properties.private,
     recursive: Type.Optional(
@@ -235,7 +261,7 @@ export const Result = Type.Object(
         }),
       ),
       transport: Type.Optional(
-        Type.Union([Type.Literal('http'), Type.Literal('impersonate'), Type.Literal('browser')], {
+        lit(TRANSPORTS, {
           description:
             "The transport that got the answer, when not http: the platform's own (catalogue `transport`), or the one a bot defence was escalated to",
         }),
@@ -272,7 +298,7 @@ export const Result = Type.Object(
   {
     $id: 'Result',
     description:
-      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response, rule_drift (the platform rule also reads a name that cannot exist as a hit); or not asked: budget_exhausted, our request budget for the origin had no slot in time, needs_browser, the platform needs a browser and none is installed), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
+      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response, rule_drift (the platform rule also reads a name that cannot exist as a hit); or not asked: budget_exhausted, our request budget for the origin had no slot in time, needs_browser, the platform needs a browser and none is installed (or, escalating, its defence stood through every other transport and only the browser was left: then answered); session_required, the platform needs an operator session and none is configured), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
   },
 );
 
@@ -383,6 +409,18 @@ export const Platform = Type.Object(
     nsfw: Type.Boolean(),
     tags: Type.Array(Type.String()),
     disabledReason: Type.Optional(Type.String()),
+    transport: Type.Optional(
+      lit(TRANSPORTS, {
+        description:
+          "How its checks reach the site (catalogue `transport`): http (Node's client), impersonate (a browser's handshake), browser (headless Chromium; without one installed its checks read unknown/needs_browser)",
+      }),
+    ),
+    session: Type.Optional(
+      lit(SESSION_NEEDS, {
+        description:
+          'required: its checks need an operator session (USERSCOUT_SESSIONS_FILE or USERSCOUT_SESSIONS) and read unknown/session_required without one; optional: one is sent when configured',
+      }),
+    ),
     lastValidatedAt: Type.Optional(Type.String({ format: 'date-time' })),
     health: Type.Optional(
       Type.Object(

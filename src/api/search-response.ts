@@ -1,9 +1,11 @@
 /**
  * The body of `GET /api/search?id=`, built from plain data: what the route
  * answers and what the CLI's `--format json` prints, so the two cannot differ.
- * Coverage and its warning come from src/engine/coverage.ts. Pure.
+ * Coverage and its warning come from src/report/coverage.ts. Pure.
  */
 import type { Static } from '@sinclair/typebox';
+import { type AccountLink, withLinkedFrom } from '../engine/verdict/linked-accounts.js';
+import { byPlatformName, type Outcome, type OutcomeReason } from '../engine/verdict/outcome.js';
 import {
   type Coverage,
   countStatuses,
@@ -12,9 +14,7 @@ import {
   roundedShare,
   type StatusCounts,
   unansweredReasons,
-} from '../engine/coverage.js';
-import { type AccountLink, withLinkedFrom } from '../engine/linked-accounts.js';
-import { byPlatformName, type Outcome, type OutcomeReason } from '../engine/outcome.js';
+} from '../report/coverage.js';
 import { progressSnapshot } from '../runner/events.js';
 import type { SearchRecord } from '../store/store.js';
 import type { ResultOrder } from './platform-order.js';
@@ -65,7 +65,7 @@ export interface SearchView {
    * (`unansweredReasons`): read only when `needsReasons` says the warning shows.
    */
   readonly unansweredReasons?: readonly (readonly [OutcomeReason, number])[];
-  /** Links between accounts found in the hits' profiles (engine/linked-accounts.ts). */
+  /** Links between accounts found in the hits' profiles (engine/verdict/linked-accounts.ts). */
   readonly links?: readonly AccountLink[];
 }
 

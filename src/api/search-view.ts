@@ -6,8 +6,9 @@
  * were not started when it completed (the process that should have died) has
  * them started here, under the same lease (src/api/follow-ups.ts).
  */
-import { unansweredReasons } from '../engine/coverage.js';
-import { accountLinks, ProfileUrlMatcher } from '../engine/linked-accounts.js';
+
+import { accountLinks, ProfileUrlMatcher } from '../engine/verdict/linked-accounts.js';
+import { unansweredReasons } from '../report/coverage.js';
 import { isFinished, type SearchRecord, type SearchSnapshot } from '../store/store.js';
 import type { Caller } from './auth.js';
 import type { AppDeps } from './deps.js';

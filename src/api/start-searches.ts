@@ -15,11 +15,12 @@ import { checkUsername } from '../catalogue/check-username.js';
 import { lookalikeNames, platformsForVariant, type VariantKind } from '../catalogue/lookalike-names.js';
 import type { Platform } from '../catalogue/platform.js';
 import { selectPlatforms } from '../catalogue/select.js';
-import { originLoads } from '../engine/politeness-bound.js';
+import { browserChecksAtOnce } from '../engine/browser-slots.js';
 import { UserscoutError } from '../errors.js';
 import { estimateSeconds } from '../runner/estimate.js';
 import { EstimateCalibration } from '../runner/estimate-calibration.js';
 import { failSearch } from '../runner/search-job.js';
+import { originLoads } from '../schedule/politeness-bound.js';
 import type { SearchRecord } from '../store/store.js';
 import type { Caller } from './auth.js';
 import type { AppDeps } from './deps.js';
@@ -28,6 +29,8 @@ import { quotaKey, searchLimitError, searchLimitOf, setSearchLimitHeaders } from
 export interface PlatformChoice {
   readonly categories?: readonly Category[] | undefined;
   readonly platforms?: readonly string[] | undefined;
+  readonly tags?: readonly string[] | undefined;
+  readonly top?: boolean | undefined;
   readonly includeNsfw?: boolean | undefined;
 }
 
@@ -79,6 +82,8 @@ export function choosePlatforms(deps: AppDeps, choice: PlatformChoice): Platform
   const selected = selectPlatforms(deps.catalogue, {
     categories: choice.categories,
     platforms: choice.platforms,
+    tags: choice.tags,
+    top: choice.top,
     includeNsfw: choice.includeNsfw ?? deps.config.includeNsfw,
     exclude: deps.health.unhealthyIds(),
   });
@@ -124,10 +129,10 @@ export async function startSearchFor(
   ask: SearchAsk,
   reply?: FastifyReply,
 ): Promise<StartedAsk> {
-  const { username, categories, platforms, includeNsfw, variants } = ask;
+  const { username, categories, platforms, tags, top, includeNsfw, variants } = ask;
   checkUsername(username);
   checkPrivate(ask.private, originator.caller);
-  const selected = choosePlatforms(deps, { categories, platforms, includeNsfw });
+  const selected = choosePlatforms(deps, { categories, platforms, tags, top, includeNsfw });
   const lookalikes = variants ? planVariants(deps, username, selected) : undefined;
   const [main, ...others] = await startSearches(
     deps,
@@ -221,11 +226,19 @@ export async function startSearch(
     defaultLatencyMs: deps.config.unmeasuredLatencyMs,
     timeoutMs: deps.config.timeoutMs,
     concurrency: deps.config.concurrency,
-    origins: originLoads(selected, budget).map((o) => ({ platforms: o.platforms.length, limit: o.limit })),
+    origins: originLoads(selected, budget).map((o) => ({
+      platforms: o.platforms.length,
+      limit: o.limit,
+      unsent: deps.unsentAt?.(o.origin),
+    })),
     identities: Math.max(1, deps.config.egress.length),
     running: stats.running,
     queuedAhead,
     maxRunning: deps.config.maxRunningSearches,
+    browser: {
+      latenciesMs: selected.filter((p) => p.transport === 'browser').map((p) => latencies.get(p.id)),
+      slots: browserChecksAtOnce(deps.config, deps.config.redisUrl !== ''),
+    },
   });
   const calibration = calibrationOf(deps);
   const estimatedSeconds = calibration.apply(modelSeconds);

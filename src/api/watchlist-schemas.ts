@@ -6,7 +6,7 @@
 import { type SchemaOptions, type TLiteral, type TUnion, Type } from '@sinclair/typebox';
 import { CATEGORIES } from '../catalogue/categories.js';
 import { MAX_USERNAME_LENGTH } from '../catalogue/username-rule.js';
-import { OUTCOME_STATUSES } from '../engine/outcome.js';
+import { OUTCOME_STATUSES } from '../engine/verdict/outcome.js';
 import { ATTEMPT_PHASES, CHANGE_KINDS, DELIVERY_STATES, NOTIFY_MODES } from '../store/watchlists.js';
 import { WATCH_EVENT_TYPES } from '../watchlists/watch-event.js';
 

@@ -1,5 +1,6 @@
 /**
- * The built-in catalogue: every `data/<category>.json` file plus `shields.json`,
+ * The built-in catalogue: every `data/<category>.json` file (its entries of a family
+ * filled in from `families.json`) plus `shields.json`,
  * read from the source tree (the same path from `src/` and from `dist/`). Its
  * entries are proved valid by a test (builtin.test.ts: the validating loader finds
  * no problem and builds the same catalogue), so a process loads it without the
@@ -9,6 +10,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { CatalogueError } from '../errors.js';
+import { builtinFamilies } from './builtin-families.js';
+import { expandFamilies } from './families.js';
 import type { LoadResult } from './loader.js';
 import { normaliseCatalogue } from './normalise.js';
 import { parseCatalogueText } from './parse-text.js';
@@ -17,7 +21,10 @@ const SOURCE_DIR = fileURLToPath(new URL('../../src/catalogue/', import.meta.url
 const BUILTIN_DATA_DIR = join(SOURCE_DIR, 'data');
 const BUILTIN_SHIELDS_FILE = join(SOURCE_DIR, 'shields.json');
 
-/** Platforms of every data file, concatenated, with the shield fingerprints. */
+/**
+ * Platforms of every data file, concatenated, each entry of a family with its family's rules
+ * filled in (families.ts), with the shield fingerprints.
+ */
 export function readBuiltinDocument(): { platforms: unknown[]; shields: unknown[] } {
   const platforms: unknown[] = [];
   for (const file of readdirSync(BUILTIN_DATA_DIR)
@@ -27,7 +34,12 @@ export function readBuiltinDocument(): { platforms: unknown[]; shields: unknown[
     const doc = parseCatalogueText(readFileSync(path, 'utf8'), path) as { platforms?: unknown };
     if (Array.isArray(doc.platforms)) platforms.push(...doc.platforms);
   }
-  return { platforms, shields: readShieldsDocument() };
+  const expanded = expandFamilies(platforms, builtinFamilies());
+  if (expanded.problems.length > 0)
+    throw new CatalogueError(
+      `built-in catalogue: ${expanded.problems.map((p) => `${p.platform}: ${p.message}`).join('; ')}`,
+    );
+  return { platforms: expanded.platforms, shields: readShieldsDocument() };
 }
 
 export function readShieldsDocument(): unknown[] {

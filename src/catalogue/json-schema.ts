@@ -11,6 +11,7 @@ import type { TSchema } from '@sinclair/typebox';
 import {
   BasicSignalSchema,
   CheckSchema,
+  FamilySchema,
   PlatformSchema,
   ShieldSchema,
   SignalSchema,
@@ -48,13 +49,19 @@ export function catalogueJsonSchema(): Json {
     ['basicSignal', BasicSignalSchema],
     ['usernameRule', UsernameRuleSchema],
     ['shield', ShieldSchema],
+    ['family', FamilySchema],
   ];
   const refs = new Map(
     named.map(([name, schema]) => [JSON.stringify(plain(schema)), `#/definitions/${name}`]),
   );
   const definitions = Object.fromEntries(
     named.map(([name, schema]) => [name, withRefs(plain(schema), refs)]),
-  );
+  ) as Record<string, { required: string[] } & Record<string, Json>>;
+  // An entry of a family takes its profile and detect rules from the family.
+  const platform = definitions.platform!;
+  const own = ['profile', 'detect'];
+  platform.required = platform.required.filter((field) => !own.includes(field));
+  platform.anyOf = [{ required: ['family'] }, { required: own }];
   return {
     $schema: 'http://json-schema.org/draft-07/schema#',
     title: 'userscout catalogue',
@@ -67,6 +74,7 @@ export function catalogueJsonSchema(): Json {
       $schema: { type: 'string' },
       platforms: { type: 'array', items: { $ref: '#/definitions/platform' } },
       shields: { type: 'array', items: { $ref: '#/definitions/shield' } },
+      families: { type: 'array', items: { $ref: '#/definitions/family' } },
     },
     definitions,
   };

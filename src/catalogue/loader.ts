@@ -5,7 +5,9 @@
  */
 import { Value } from '@sinclair/typebox/value';
 import { CatalogueError } from '../errors.js';
+import { builtinFamilies } from './builtin-families.js';
 import { CATEGORIES } from './categories.js';
+import { expandFamilies } from './families.js';
 import { freezeCatalogue } from './freeze.js';
 import { LinearRegex } from './linear-regex.js';
 import { normalisePlatform, normaliseShield } from './normalise.js';
@@ -14,13 +16,15 @@ import {
   type BasicSignalSpec,
   CatalogueFileSchema,
   type ExtractRuleSpec,
+  FamilySchema,
+  type FamilySpec,
   PlatformSchema,
   type PlatformSpec,
   ShieldSchema,
   type ShieldSpec,
   type SignalSpec,
 } from './schema.js';
-import { inspectTemplate } from './template.js';
+import { fixedOrigin, inspectTemplate } from './template.js';
 import { compileUsernameRule, ruleViolation, type UsernameRule } from './username-rule.js';
 
 export { parseCatalogueText } from './parse-text.js';
@@ -52,7 +56,13 @@ export function loadCatalogue(data: unknown, extraShields: readonly Shield[] = [
   const platforms: Platform[] = [];
   const seenNames = new Map<string, number>();
   const seenIds = new Map<string, number>();
-  data.platforms.forEach((entry, index) => {
+  // The file's own families join the built-in ones (its own win by id).
+  const own = readFamilies(data.families ?? []);
+  problems.push(...own.problems);
+  const expanded = expandFamilies(data.platforms, new Map([...builtinFamilies(), ...own.families]));
+  problems.push(...expanded.problems);
+  expanded.platforms.forEach((entry, index) => {
+    if (entry === undefined) return;
     const label = entryLabel(entry, index);
     const entryProblems = validatePlatform(entry, label);
     if (entryProblems.length > 0) {
@@ -109,6 +119,29 @@ export function loadCatalogue(data: unknown, extraShields: readonly Shield[] = [
   };
 }
 
+/** The families of `docs` (later ones win by id), with a problem for each that is not one. */
+export function readFamilies(docs: readonly unknown[]): {
+  families: Map<string, FamilySpec>;
+  problems: CatalogueProblem[];
+} {
+  const families = new Map<string, FamilySpec>();
+  const problems: CatalogueProblem[] = [];
+  docs.forEach((doc, index) => {
+    if (Value.Check(FamilySchema, doc)) {
+      families.set(doc.id, doc);
+      return;
+    }
+    const first = [...Value.Errors(FamilySchema, doc)][0];
+    const id = typeof (doc as { id?: unknown })?.id === 'string' ? (doc as { id: string }).id : `#${index}`;
+    problems.push({
+      platform: `family ${id}`,
+      field: first?.path ?? '',
+      message: first?.message ?? 'not a family',
+    });
+  });
+  return { families, problems };
+}
+
 function entryLabel(entry: unknown, index: number): string {
   if (entry && typeof entry === 'object' && typeof (entry as { name?: unknown }).name === 'string') {
     const name = (entry as { name: string }).name.trim();
@@ -160,6 +193,12 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
     const shape = inspectTemplate(checkUrl, !inBody);
     if (typeof shape === 'string') add('/check/url', shape);
   }
+  // A session goes to one host: a host that holds the name is a different one per name.
+  if (spec.session === 'required' && fixedOrigin(checkUrl ?? spec.profile) === undefined)
+    add(
+      '/session',
+      'needs a check URL with one host (not one holding {username}): a session goes to that host only',
+    );
   if (spec.check?.body !== undefined && spec.check.method !== 'POST')
     add('/check/body', 'a body needs method POST');
   for (const [name] of Object.entries(spec.check?.headers ?? {})) {

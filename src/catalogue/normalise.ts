@@ -121,6 +121,7 @@ export function normalisePlatform(spec: PlatformSpec): Platform {
     disabledReason: spec.disabledReason,
     budget: spec.budget ? { perSecond: spec.budget.perSecond, burst: spec.budget.burst ?? 1 } : undefined,
     transport: spec.transport ?? 'http',
+    session: spec.session ?? 'optional',
     extract: spec.extract ? normaliseExtract(spec.extract as ExtractSpec) : undefined,
   };
 }

@@ -56,6 +56,13 @@ export interface PlatformBudget {
 export const TRANSPORTS = ['http', 'impersonate', 'browser'] as const;
 export type Transport = (typeof TRANSPORTS)[number];
 
+/**
+ * Whether a platform's checks need an operator's session (a login's cookies or header):
+ * `optional`, one is sent when configured; `required`, none is sent without one.
+ */
+export const SESSION_NEEDS = ['optional', 'required'] as const;
+export type SessionNeed = (typeof SESSION_NEEDS)[number];
+
 /** Where one profile field is read from in a hit's answer (`extract` in the catalogue). */
 export type ExtractRule =
   | { readonly kind: 'json'; readonly path: readonly string[] }
@@ -86,6 +93,8 @@ export interface Platform {
   readonly budget: PlatformBudget | undefined;
   /** How its checks reach the site. @default 'http' */
   readonly transport: Transport;
+  /** Whether its checks need an operator's session. @default 'optional' */
+  readonly session: SessionNeed;
   /** Its own profile-detail rules for hits; undefined: the generic extractors only. */
   readonly extract: ExtractRules | undefined;
 }

@@ -1,6 +1,6 @@
 /**
  * The profile fields an entry's `extract` rules may fill (schema.ts) and the
- * engine reads for hits (engine/profile.ts): one list for both.
+ * engine reads for hits (engine/verdict/profile.ts): one list for both.
  */
 export const PROFILE_TEXT_FIELDS = ['fullName', 'bio', 'location', 'createdAt'] as const;
 export const PROFILE_URL_FIELDS = ['avatarUrl', 'website'] as const;

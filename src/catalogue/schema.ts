@@ -245,8 +245,20 @@ export const PlatformSchema = Type.Object(
           "How its checks reach the site: 'http' (the default: Node's own HTTP client), 'impersonate' (a browser's TLS and HTTP/2 handshake and header order, for sites that refuse other handshakes), 'browser' (headless Chromium running the page's scripts, for sites that answer a JavaScript challenge)",
       }),
     ),
+    session: Type.Optional(
+      Type.Union([Type.Literal('optional'), Type.Literal('required')], {
+        description:
+          "Whether its checks need an operator's session (cookies or headers given by USERSCOUT_SESSIONS_FILE or USERSCOUT_SESSIONS): 'optional' (the default: one is sent when given) or 'required' (without one, its checks end unknown/session_required, unsent). Its check URL's host must not hold {username}: a session goes to one host only",
+      }),
+    ),
     extract: Type.Optional(ExtractSchema),
     notes: Type.Optional(Type.String({ description: 'Anything a maintainer should know' })),
+    family: Type.Optional(
+      Type.String({
+        description:
+          "The software the site runs (a family of src/catalogue/families.json, or of the file's own `families`): its profile, check, detect, username, extract and tags are taken from the family, with {home} this entry's home address, unless the entry gives them itself",
+      }),
+    ),
   },
   strict,
 );
@@ -272,14 +284,41 @@ export const ShieldSchema = Type.Object(
   strict,
 );
 
+/**
+ * The rules many sites share because they run the same software (Discourse, XenForo, …):
+ * an entry naming its `family` takes them, `{home}` standing for its home address.
+ */
+export const FamilySchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-z0-9]+(?:-[a-z0-9]+)*$', description: 'What entries name in `family`' }),
+    description: Type.String({ minLength: 1, description: 'The software, and what its sites share' }),
+    profile: Type.String({
+      minLength: 1,
+      description: 'URL template of a profile page, with {home} and {username}',
+    }),
+    check: Type.Optional(CheckSchema),
+    detect: PlatformSchema.properties.detect,
+    username: Type.Optional(UsernameRuleSchema),
+    extract: Type.Optional(ExtractSchema),
+    tags: Type.Optional(
+      Type.Array(Type.String({ minLength: 1 }), { description: "Added to each entry's own" }),
+    ),
+    notes: Type.Optional(Type.String({ description: 'The note of an entry that gives none' })),
+  },
+  strict,
+);
+
 export const CatalogueFileSchema = Type.Object(
   {
     $schema: Type.Optional(Type.String()),
     platforms: Type.Array(Type.Unknown()),
     shields: Type.Optional(Type.Array(Type.Unknown())),
+    families: Type.Optional(Type.Array(Type.Unknown())),
   },
   { additionalProperties: false },
 );
+
+export type FamilySpec = Static<typeof FamilySchema>;
 
 export type SignalSpec = Static<typeof SignalSchema>;
 export type BasicSignalSpec = Static<typeof BasicSignalSchema>;

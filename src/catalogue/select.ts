@@ -1,15 +1,22 @@
 /**
  * Which platforms a search covers: the catalogue's enabled platforms narrowed
- * by category, name and NSFW choice. Pure.
+ * by category, tag, the curated top set, name and NSFW choice. Pure.
  */
 import type { Category } from './categories.js';
 import type { Catalogue, Platform } from './platform.js';
+import { TOP_PLATFORMS } from './top.js';
+
+const TOP = new Set(TOP_PLATFORMS);
 
 export interface PlatformFilter {
   /** Only these categories (all when empty or absent). */
   readonly categories?: readonly Category[] | undefined;
   /** Include NSFW platforms. @default false */
   readonly includeNsfw?: boolean | undefined;
+  /** Only platforms with at least one of these tags (case-insensitive; all when empty or absent). */
+  readonly tags?: readonly string[] | undefined;
+  /** Only the curated set of the platforms most searched on (top.ts). @default false */
+  readonly top?: boolean | undefined;
   /** Only these platform ids or names (case-insensitive). */
   readonly platforms?: readonly string[] | undefined;
   /** Platform ids to leave out (already checked, or known broken). */
@@ -20,11 +27,14 @@ export interface PlatformFilter {
 export function selectPlatforms(catalogue: Catalogue, filter: PlatformFilter = {}): Platform[] {
   const categories = filter.categories?.length ? new Set(filter.categories) : undefined;
   const names = filter.platforms?.length ? new Set(filter.platforms.map((n) => n.toLowerCase())) : undefined;
+  const tags = filter.tags?.length ? new Set(filter.tags.map((t) => t.toLowerCase())) : undefined;
   return catalogue.platforms.filter(
     (p) =>
       p.enabled &&
       (filter.includeNsfw || !p.nsfw || names?.has(p.id) || names?.has(p.name.toLowerCase())) &&
       (!categories || categories.has(p.category)) &&
+      (!tags || p.tags.some((t) => tags.has(t.toLowerCase()))) &&
+      (!filter.top || TOP.has(p.id)) &&
       (!names || names.has(p.id) || names.has(p.name.toLowerCase())) &&
       !filter.exclude?.has(p.id),
   );

@@ -4,7 +4,7 @@
  * `userscout catalogue self-check` (src/cli/catalogue-self-check.ts), which
  * also writes the resulting health file.
  */
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
 import type { HealthFile, HealthVerdict, PlatformHealthEntry } from './health.js';
 import type { Platform } from './platform.js';
 
@@ -47,7 +47,7 @@ export function probeReading(probe: SelfCheckProbe): 'right' | 'wrong' | 'untold
   if (status === probe.expected) return 'right';
   if (status === 'hit' || status === 'miss' || status === 'invalid') return 'wrong';
   if (status === 'unknown' && reason === 'unexpected_response') return 'wrong';
-  // A control name read as a hit too: the rule no longer tells (engine/control.ts).
+  // A control name read as a hit too: the rule no longer tells (engine/controls/control.ts).
   if (status === 'unknown' && reason === 'rule_drift') return 'wrong';
   // unknown/waf, captcha, rate_limited; every error (timeout, dns, connection, tls...).
   return 'untold';

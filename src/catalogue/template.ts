@@ -44,3 +44,17 @@ export function inspectTemplate(template: string, requirePlaceholder = true): Te
   }
   return { inHost, inPathOrQuery };
 }
+
+/**
+ * The one origin (scheme, host, port) a check template's requests go to, or undefined
+ * when the host holds the placeholder (a different host per name) or it has none.
+ */
+export function fixedOrigin(template: string): string | undefined {
+  const parts = splitAuthority(template);
+  if (!parts || parts.origin.includes(PLACEHOLDER)) return undefined;
+  try {
+    return new URL(`${parts.origin}/`).origin;
+  } catch {
+    return undefined;
+  }
+}

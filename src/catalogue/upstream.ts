@@ -3,7 +3,7 @@
  * downloaded list must pass before it replaces the stored copy. Pure: the
  * download and the file writing are in src/cli/catalogue-sync.ts.
  */
-import { transportErrorReason } from '../engine/transport-error.js';
+import { transportErrorReason } from '../engine/transport/transport-error.js';
 import { CatalogueError } from '../errors.js';
 import { type CatalogueFileResult, readCatalogueText } from './read.js';
 import type { UpstreamSource } from './upstream-sources.js';

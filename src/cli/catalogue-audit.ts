@@ -10,7 +10,7 @@ import { loadBuiltinCatalogue } from '../catalogue/builtin.js';
 import type { Platform } from '../catalogue/platform.js';
 import { readCatalogueFile } from '../catalogue/read.js';
 import { readReferenceLists } from '../catalogue/reference-lists.js';
-import { plural } from '../engine/coverage.js';
+import { plural } from '../report/coverage.js';
 import type { AuditFormat } from './choices.js';
 
 export { AUDIT_FORMATS, type AuditFormat } from './choices.js';

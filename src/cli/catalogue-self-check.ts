@@ -22,7 +22,7 @@ import {
 import { loadConfig } from '../config.js';
 import { createEngine } from '../engine/create-engine.js';
 import { type Engine, internalErrorOutcome } from '../engine/engine.js';
-import { byPlatformName } from '../engine/outcome.js';
+import { byPlatformName } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { HEALTH_FILE } from '../service.js';
 import { SELF_CHECK_FORMATS, type SelfCheckFormat } from './choices.js';

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../catalogue/atomic-write.js';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 
 const VERSION = 1;
 
@@ -72,13 +72,14 @@ export function writeLatencyMemory(path: string | undefined, memory: ReadonlyMap
 }
 
 /**
- * Platforms remembered as slow: at or over `thresholdMs`. The command line sends
- * their control checks alongside the checks (a slow hit would otherwise wait its
- * latency again for its control), and the others' only after a hit. Pure.
+ * Platforms that may be slow: remembered at or over `thresholdMs`, or not remembered at
+ * all (a first run knows no answer time). The command line sends their control checks
+ * alongside the checks (a slow hit would otherwise wait its latency again for its
+ * control), and the others' only after a hit. Pure.
  */
-export function rememberedSlow(
+export function maybeSlow(
   memory: ReadonlyMap<string, number>,
   thresholdMs: number,
 ): (platform: { readonly id: string }) => boolean {
-  return (platform) => (memory.get(platform.id) ?? 0) >= thresholdMs;
+  return (platform) => (memory.get(platform.id) ?? Number.POSITIVE_INFINITY) >= thresholdMs;
 }

@@ -89,6 +89,8 @@ function buildProgram(): Command {
     .option('--catalogue <file>', 'catalogue file instead of the built-in one')
     .option('--category <category>', 'only this category (repeatable)', collect)
     .option('--platform <name>', 'only this platform (repeatable)', collect)
+    .option('--tag <tag>', 'only platforms with this tag (repeatable: any of them)', collect)
+    .option('--top', 'only the curated set of the platforms most searched on: a quick search')
     .option('--nsfw', 'include NSFW platforms')
     .addOption(
       new Option(

@@ -16,7 +16,7 @@ import { slowestFirst } from '../runner/check-order.js';
 import { SLOW_SHARE_OF_TIMEOUT } from '../tuning.js';
 import { loadCommandCatalogue } from './command-inputs.js';
 import type { Io } from './io.js';
-import { latencyMemoryPath, readLatencyMemory, rememberedSlow } from './latency-memory.js';
+import { latencyMemoryPath, maybeSlow, readLatencyMemory } from './latency-memory.js';
 import { type NetworkCommandOptions, networkOverrides } from './network-options.js';
 
 export interface McpCommandOptions extends NetworkCommandOptions {
@@ -46,7 +46,7 @@ async function backendFor(
   // Slowest first by what the command line's searches remembered, as `userscout search` orders them.
   const latencies = readLatencyMemory(latencyMemoryPath(config.latencyMemory));
   const engine = createEngine(config, catalogue, {
-    eagerControls: rememberedSlow(latencies, config.timeoutMs * SLOW_SHARE_OF_TIMEOUT),
+    eagerControls: maybeSlow(latencies, config.timeoutMs * SLOW_SHARE_OF_TIMEOUT),
   });
   return new LocalSearches({
     engine,

@@ -16,6 +16,7 @@ export interface NetworkCommandOptions {
   proxy?: string;
   connectTo?: string[];
   caFile?: string;
+  sessionsFile?: string;
   insecure?: boolean;
   refusePrivate?: boolean;
 }
@@ -46,6 +47,10 @@ export function addNetworkOptions(command: Command): Command {
     .option('--proxy <url>', 'http://, https:// or socks5:// proxy')
     .option('--connect-to <rule>', 'HOST1:PORT1:HOST2:PORT2, as curl (repeatable)', collect)
     .option('--ca-file <file>', 'extra CA certificates to trust (PEM)')
+    .option(
+      '--sessions-file <file>',
+      'operator sessions (JSON: platform -> cookies/headers), sent to that platform only',
+    )
     .option('--insecure', 'accept any TLS certificate')
     .option('--refuse-private', 'refuse private and loopback destinations');
 }
@@ -59,6 +64,7 @@ export function networkOverrides(options: NetworkCommandOptions): Partial<Record
     ...(options.proxy !== undefined ? { proxy: options.proxy } : {}),
     ...(options.connectTo?.length ? { connectTo: options.connectTo } : {}),
     ...(options.caFile !== undefined ? { caFile: options.caFile } : {}),
+    ...(options.sessionsFile !== undefined ? { sessionsFile: options.sessionsFile } : {}),
     ...(options.insecure ? { insecureTls: true } : {}),
     ...(options.refusePrivate ? { refusePrivate: true } : {}),
   };

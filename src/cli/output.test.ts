@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { countStatuses, coverageOf } from '../engine/coverage.js';
-import type { Outcome, OutcomeReason, OutcomeStatus } from '../engine/outcome.js';
+import type { Outcome, OutcomeReason, OutcomeStatus } from '../engine/verdict/outcome.js';
+import { countStatuses, coverageOf } from '../report/coverage.js';
 import {
   formatCoverageWarning,
   formatCsv,

@@ -7,6 +7,8 @@
  */
 import { renderReport } from '../api/report-html.js';
 import { type SearchJson, searchResponse } from '../api/search-response.js';
+import { type AccountLink, accountLinks, type ProfileUrlMatcher } from '../engine/verdict/linked-accounts.js';
+import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/verdict/outcome.js';
 import {
   type Coverage,
   countStatuses,
@@ -14,13 +16,11 @@ import {
   plural,
   summaryClauses,
   unansweredReasons,
-} from '../engine/coverage.js';
-import { type AccountLink, accountLinks, type ProfileUrlMatcher } from '../engine/linked-accounts.js';
-import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
-import { outcomesCsv } from '../engine/outcome-csv.js';
+} from '../report/coverage.js';
 import { type Graph, searchGraph } from '../report/graph.js';
 import { graphEdgesCsv, graphNodesCsv } from '../report/graph-csv.js';
 import { graphMl } from '../report/graphml.js';
+import { outcomesCsv } from '../report/outcome-csv.js';
 import type { FollowUp } from '../store/store.js';
 import { terminalCsv, terminalJson, terminalLine, terminalText } from './terminal-text.js';
 

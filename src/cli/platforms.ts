@@ -12,7 +12,7 @@ import type { Catalogue } from '../catalogue/platform.js';
 import { loadCatalogueFrom } from '../catalogue/source.js';
 import { type PlatformList, UserscoutClient } from '../client/client.js';
 import { loadConfig } from '../config.js';
-import type { OutcomeStatus } from '../engine/outcome.js';
+import type { OutcomeStatus } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { DATABASE_FILE, HEALTH_FILE } from '../service.js';
 import { createStore } from '../store/create-store.js';

@@ -10,17 +10,17 @@ import type { UserscoutClient } from '../client/client.js';
 import { UserscoutClientError } from '../client/client-error.js';
 import type { Config } from '../config.js';
 import { createEngine } from '../engine/create-engine.js';
-import { ProfileUrlMatcher } from '../engine/linked-accounts.js';
-import type { Outcome } from '../engine/outcome.js';
+import { ProfileUrlMatcher } from '../engine/verdict/linked-accounts.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { ERROR_CODES, type ErrorCode, UserscoutError } from '../errors.js';
-import { slowestFirst } from '../runner/check-order.js';
+import { expectedAnswerMs, slowestFirst } from '../runner/check-order.js';
 import type { FollowUp } from '../store/store.js';
 import { SLOW_SHARE_OF_TIMEOUT } from '../tuning.js';
 import {
   latencyMemoryPath,
+  maybeSlow,
   mergeLatencies,
   readLatencyMemory,
-  rememberedSlow,
   writeLatencyMemory,
 } from './latency-memory.js';
 
@@ -62,7 +62,7 @@ export function localChecker(config: Config, catalogue: Catalogue, platforms: re
   let latencies = readLatencyMemory(memoryPath);
   // A slow platform's control goes out with its check: a hit there then waits for no second latency.
   const engine = createEngine(config, catalogue, {
-    eagerControls: rememberedSlow(latencies, config.timeoutMs * SLOW_SHARE_OF_TIMEOUT),
+    eagerControls: maybeSlow(latencies, config.timeoutMs * SLOW_SHARE_OF_TIMEOUT),
   });
   return {
     names: platforms.map((p) => p.name),
@@ -71,7 +71,8 @@ export function localChecker(config: Config, catalogue: Catalogue, platforms: re
     async run(username, signal, variant) {
       const chosen = variant ? platformsForVariant(variant, platforms) : platforms;
       const ordered = slowestFirst(chosen, latencies, config.unmeasuredLatencyMs);
-      return { total: chosen.length, outcomes: engine.search(username, ordered, signal) };
+      const expectedMs = expectedAnswerMs(latencies, config.unmeasuredLatencyMs);
+      return { total: chosen.length, outcomes: engine.search(username, ordered, signal, { expectedMs }) };
     },
     finished(outcomes) {
       latencies = mergeLatencies(latencies, outcomes);
@@ -104,7 +105,13 @@ const FOLLOW_UP_READS = 120;
 /** A userscout service, through the client: the search runs there and its outcomes stream here. */
 export async function remoteChecker(
   client: UserscoutClient,
-  filters: { categories?: string[]; platforms?: string[]; includeNsfw?: boolean },
+  filters: {
+    categories?: string[];
+    platforms?: string[];
+    tags?: string[] | undefined;
+    top?: boolean | undefined;
+    includeNsfw?: boolean;
+  },
   followUpReads: { readonly every: number; readonly times: number } = {
     every: FOLLOW_UP_READ_MS,
     times: FOLLOW_UP_READS,
@@ -122,6 +129,8 @@ export async function remoteChecker(
         .start(username, {
           ...(filters.categories ? { categories: filters.categories as never } : {}),
           ...(filters.platforms ? { platforms: filters.platforms } : {}),
+          ...(filters.tags ? { tags: filters.tags } : {}),
+          ...(filters.top ? { top: true } : {}),
           ...(filters.includeNsfw !== undefined ? { includeNsfw: filters.includeNsfw } : {}),
           ...(recursive ? { recursive: true } : {}),
           signal,

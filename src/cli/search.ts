@@ -16,11 +16,11 @@ import { lookalikeNames, type Variant } from '../catalogue/lookalike-names.js';
 import { selectPlatforms } from '../catalogue/select.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
 import { type Config, loadConfig } from '../config.js';
-import { countStatuses, coverageOf } from '../engine/coverage.js';
-import { ERROR_REASONS, INVALID_REASONS, type Outcome, UNKNOWN_REASONS } from '../engine/outcome.js';
+import { chromiumPath } from '../engine/transport/browser.js';
+import { ERROR_REASONS, INVALID_REASONS, type Outcome, UNKNOWN_REASONS } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
+import { countStatuses, coverageOf } from '../report/coverage.js';
 import { fileSafe } from '../report/file-name.js';
-import { chromiumPath } from '../transport/browser.js';
 import { FILE_FORMATS } from './choices.js';
 import { loadCommandCatalogue, parseCategories } from './command-inputs.js';
 import { EXIT_LOW_COVERAGE } from './exit-codes.js';
@@ -67,6 +67,8 @@ export interface SearchCommandOptions extends NetworkCommandOptions {
   catalogue?: string;
   category?: string[];
   platform?: string[];
+  tag?: string[];
+  top?: boolean;
   nsfw?: boolean;
   format?: string;
   all?: boolean;
@@ -127,7 +129,13 @@ export async function runSearch(
           baseUrl: server,
           ...(options.key || config.apiKey ? { apiKey: options.key || config.apiKey } : {}),
         }),
-        { categories, platforms: options.platform, includeNsfw: options.nsfw },
+        {
+          categories,
+          platforms: options.platform,
+          tags: options.tag,
+          top: options.top,
+          includeNsfw: options.nsfw,
+        },
       )
     : await localCheckerFor(options, config, categories, io);
 
@@ -335,6 +343,8 @@ async function localCheckerFor(
   const platforms = selectPlatforms(catalogue, {
     categories,
     platforms: options.platform,
+    tags: options.tag,
+    top: options.top,
     includeNsfw: options.nsfw ?? config.includeNsfw,
   });
   if (platforms.length === 0) throw new UserscoutError('invalid_argument', 'no platform matches the filters');

@@ -149,6 +149,8 @@ export class UserscoutClient {
     const body: Record<string, unknown> = { username };
     if (options.categories) body.categories = options.categories;
     if (options.platforms) body.platforms = options.platforms;
+    if (options.tags) body.tags = options.tags;
+    if (options.top !== undefined) body.top = options.top;
     if (options.includeNsfw !== undefined) body.includeNsfw = options.includeNsfw;
     if (options.private !== undefined) body.private = options.private;
     if (options.recursive !== undefined) body.recursive = options.recursive;

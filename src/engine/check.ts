@@ -5,20 +5,41 @@
  */
 import type { Dispatcher } from 'undici';
 import type { Platform, Shield, Transport } from '../catalogue/platform.js';
+import { budgetOrigin } from '../schedule/politeness-bound.js';
+import type { BudgetLimit } from '../schedule/rate-budget.js';
+import {
+  type Cancellation,
+  type CheckBooking,
+  DEFAULT_IDENTITY,
+  type Scheduled,
+  type Scheduler,
+} from '../schedule/scheduler.js';
 import type { SiteLimitBook } from '../schedule/site-limit-book.js';
-import { classify, type Decision, finalVerdict } from './classify.js';
-import { type AnswerPrint, answerPrint } from './control.js';
-import type { ControlGuard, SentCheck } from './control-guard.js';
-import { type EscalationBudget, isBotDefence, nextTransport } from './escalation.js';
+import { type AnswerPrint, answerPrint } from './controls/control.js';
+import type { ControlGuard, SentCheck } from './controls/control-guard.js';
+import {
+  type EscalationBudget,
+  isBotDefence,
+  type LackingTransport,
+  lackingTransport,
+  lackingVerdict,
+  nextTransport,
+  startTransport,
+  transportLearned,
+} from './escalation.js';
 import { type HeardAnswer, heardAnswer } from './heard-answer.js';
-import { type Exchange, exchange } from './http.js';
-import { type CheckLimiter, DEFAULT_IDENTITY } from './limiter.js';
 import {
   type BreakerRefusal,
   type BreakerResult,
   breakerResult,
   type OriginBreaker,
 } from './origin-breaker.js';
+import { type Attempt, type RetryClock, type RetryPolicy, withRetries } from './retry.js';
+import { type Exchange, exchange } from './transport/http.js';
+import { describeTransportError, hasErrorCode, transportErrorReason } from './transport/transport-error.js';
+import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type Transports } from './transport/transports.js';
+import type { TransportBook } from './transport-book.js';
+import { classify, type Decision, finalVerdict } from './verdict/classify.js';
 import {
   type AnsweredDecision,
   answeredOutcome,
@@ -26,22 +47,19 @@ import {
   invalidOutcome,
   type Outcome,
   unsentUnknownOutcome,
-} from './outcome.js';
-import { budgetOrigin } from './politeness-bound.js';
-import { extractProfile, PROFILE_READ_CHARS } from './profile-extract.js';
-import type { BudgetLimit } from './rate-budget.js';
-import { buildRequest, type CheckRequest } from './request.js';
-import type { ResponseView } from './response-view.js';
-import { type Attempt, type RetryClock, type RetryPolicy, withRetries } from './retry.js';
-import { describeTransportError, hasErrorCode, transportErrorReason } from './transport-error.js';
-import { NEEDS_BROWSER_CODE, type Transports } from './transports.js';
+} from './verdict/outcome.js';
+import { extractProfile, PROFILE_READ_CHARS } from './verdict/profile-extract.js';
+import { buildRequest, type CheckRequest } from './verdict/request.js';
+import type { ResponseView } from './verdict/response-view.js';
+import type { Sessions } from './verdict/session.js';
 
 export interface CheckContext {
-  /** What send() sends through: the first egress identity's; checkPlatform swaps in the one the limiter chose. */
+  /** What send() sends through: the first egress identity's; checkPlatform swaps in the one its send time came through. */
   readonly dispatcher: Dispatcher;
-  /** One dispatcher per egress identity, in the limiter's order of identities. */
+  /** One dispatcher per egress identity, in the scheduler's order of identities. */
   readonly egress: readonly Dispatcher[];
-  readonly limiter: CheckLimiter;
+  /** When each request goes (src/schedule/scheduler.ts). */
+  readonly scheduler: Scheduler;
   /** Request-rate budget of an origin through one identity, unless its platform sets its own. */
   readonly budget: BudgetLimit;
   /** Names of the egress identities, in the order of `egress` (control records are kept per identity). */
@@ -64,6 +82,10 @@ export interface CheckContext {
   readonly random: () => number;
   /** The transports a platform may name other than `http` (transports.ts); absent: every check goes by http. */
   readonly transports?: Transports | undefined;
+  /** Which transport sites were found to need (transport-book.ts); absent: each check starts at its platform's. */
+  readonly transportBook?: TransportBook | undefined;
+  /** The operator's sessions by platform (session.ts); absent: none. */
+  readonly sessions?: Sessions | undefined;
   /** Index of the egress identity `dispatcher` belongs to; set by checkPlatform. @default 0 */
   readonly identity?: number | undefined;
 }
@@ -76,36 +98,52 @@ export class CheckTimeoutError extends Error {
   }
 }
 
+/** Books a check's send time: a started search's admission, or the scheduler itself for a check on its own. */
+export type BookCheck = <T>(request: CheckBooking<T>) => Promise<Scheduled<T>>;
+
+export interface CheckOptions {
+  /** Higher first (a professional search's). @default 0 */
+  readonly priority?: number;
+  /** Where its send time is booked. @default the scheduler, outside any search */
+  readonly book?: BookCheck | undefined;
+  /** Cancels the check while it waits for its send time (its search ended); no effect once sent. */
+  readonly cancel?: Cancellation | undefined;
+  /** Its search's escalations to costlier transports (escalation.ts); absent: none. */
+  readonly escalations?: EscalationBudget | undefined;
+}
+
 export async function checkPlatform(
   platform: Platform,
   username: string,
   ctx: CheckContext,
+  /** Aborts the check whatever it is doing (the engine closing). */
   signal?: AbortSignal,
-  /** Higher first when checks wait for a slot (a professional search's). @default 0 */
-  priority = 0,
-  /** Called once the check no longer waits in line for its first global slot (see Admission). */
-  leftLine?: () => void,
-  /** Called when its send slot has come and its request goes out (origin-backlog.ts); not when none is sent. */
-  sending?: () => void,
-  /** Its search's escalations to costlier transports (escalation.ts); absent: none. */
-  escalations?: EscalationBudget,
+  options: CheckOptions = {},
 ): Promise<Outcome> {
-  const built = buildRequest(platform, username, ctx.baseHeaders);
+  const session = ctx.sessions?.for(platform);
+  const built = buildRequest(platform, username, ctx.baseHeaders, session);
   if (!built.ok) {
     return invalidOutcome(platform, built.profileUrl, built.reason, built.message);
   }
   const { request, profileUrl } = built;
+  // Without its login such a site shows a wall, not the account: nothing is sent.
+  if (platform.session === 'required' && !session) return sessionRequired(platform, profileUrl);
   const origin = request.origin;
-  // An origin that stopped answering is not waited for, not even for a slot.
+  // An origin that stopped answering is not waited for, not even for a send time.
   const open = ctx.breaker?.refusal(origin);
   if (open) return unresponsive(platform, profileUrl, open);
   const limit = platform.budget ?? ctx.budget;
   // The site its budget counts against, worked out once per platform.
   const polite = budgetOrigin(platform);
-  const admitted = await ctx.limiter.run(
-    polite,
-    async (identity) => {
-      sending?.();
+  const book: BookCheck = options.book ?? ((r) => ctx.scheduler.book(r));
+  const scheduled = await book({
+    site: polite,
+    ceiling: limit,
+    priority: options.priority ?? 0,
+    // The wait for a send time may use the check's whole deadline; the send then has its own.
+    maxWaitMs: ctx.timeoutMs,
+    cancel: options.cancel,
+    run: async (identity) => {
       signal?.throwIfAborted();
       const refused = ctx.breaker?.admit(origin);
       if (refused) return unresponsive(platform, profileUrl, refused);
@@ -113,17 +151,19 @@ export async function checkPlatform(
       try {
         const through =
           identity === 0 ? ctx : { ...ctx, dispatcher: ctx.egress[identity] ?? ctx.dispatcher, identity };
-        // A retry is a request like any other: it waits for its own send slot.
-        const slot = (maxWaitMs: number) => ctx.limiter.pace(polite, identity, limit, maxWaitMs, signal);
+        // A retry is a request like any other: it waits for its own send time.
+        const slot = (maxWaitMs: number) => ctx.scheduler.pace(polite, identity, limit, maxWaitMs, signal);
         // Asked at each attempt: a check queued meanwhile for this origin keeps the connection.
-        const closeAfter = () => !ctx.keepIdleConnections && !ctx.limiter.othersFor(polite);
+        const closeAfter = () => !ctx.keepIdleConnections && !ctx.scheduler.othersFor(polite);
         const identityName = ctx.identities?.[identity] ?? DEFAULT_IDENTITY;
         // Every answer, a control's and a retry's too, may teach the site's limit.
         const heard: HeardAnswer = (status, signals, sentAt) =>
           ctx.siteLimits?.heard(polite, identityName, status, signals, sentAt, limit);
-        // A control goes through the same identity, in a send slot of the same budget.
+        // The transport the site needs is remembered per site and identity, as its limit is.
+        const site: SiteOf = { origin: polite, identity: identityName };
+        // A control goes through the same identity, at a send time of the same budget.
         const sendControl = async (name: string): Promise<SentCheck> => {
-          const built = buildRequest(platform, name, ctx.baseHeaders);
+          const built = buildRequest(platform, name, ctx.baseHeaders, session);
           if (!built.ok)
             return { outcome: invalidOutcome(platform, built.profileUrl, built.reason, built.message) };
           if (!(await slot(ctx.timeoutMs)))
@@ -136,8 +176,9 @@ export async function checkPlatform(
             slot,
             closeAfter,
             heard,
+            site,
             signal,
-            escalations,
+            options.escalations,
           );
         };
         // Eager (the service): sent alongside the check when due, so a hit does not wait for it after its answer.
@@ -152,8 +193,9 @@ export async function checkPlatform(
           slot,
           closeAfter,
           heard,
+          site,
           signal,
-          escalations,
+          options.escalations,
         );
         ended = breakerResult(sent.outcome);
         if (sent.outcome.status !== 'hit' || !ctx.controls) return sent.outcome;
@@ -162,10 +204,14 @@ export async function checkPlatform(
         ctx.breaker?.record(origin, ended);
       }
     },
-    // The wait for a send slot may use the check's whole deadline; the send then has its own.
-    { limit, maxWaitMs: ctx.timeoutMs, priority, signal, leftLine },
-  );
-  return admitted.sent ? admitted.value : budgetExhausted(platform, profileUrl, limit, admitted.waitedMs);
+  });
+  return scheduled.sent ? scheduled.value : budgetExhausted(platform, profileUrl, limit, scheduled.waitedMs);
+}
+
+/** The site and egress identity a check goes to, as the books that remember sites know them. */
+interface SiteOf {
+  readonly origin: string;
+  readonly identity: string;
 }
 
 /** Sends a check (with retries, each in a send slot of `slot`, within its deadline) and classifies the answer. */
@@ -177,14 +223,19 @@ async function send(
   slot: RetryClock['slot'],
   closeAfter: () => boolean,
   heard: HeardAnswer,
+  site: SiteOf,
   signal: AbortSignal | undefined,
   escalations: EscalationBudget | undefined,
 ): Promise<SentCheck> {
   signal?.throwIfAborted();
   // The one seam of the other transports: the same request, the same answer shape, read alike.
-  const named = platform.transport;
-  const missing = named === 'http' ? undefined : ctx.transports?.missing(named);
-  if (missing) return { outcome: needsBrowser(platform, profileUrl, missing) };
+  // A site found to need a costlier transport starts there, as an escalation to it would go.
+  const start = startTransport(platform.transport, ctx.transportBook?.needed(site.origin, site.identity));
+  const missing = start === 'http' ? undefined : ctx.transports?.missing(start);
+  if (missing) {
+    const why = start === platform.transport ? missing : `${missing} (its site was found to need ${start})`;
+    return { outcome: needsBrowser(platform, profileUrl, why) };
+  }
   const started = ctx.now();
   const deadline = started + ctx.timeoutMs;
   const controller = new AbortController();
@@ -199,17 +250,29 @@ async function send(
     return enough ? decision : undefined;
   };
   // The next transport for an answer that is a bot defence, if the search may still escalate.
+  // A defence that could have been tried further, but for the search's spent escalations or the
+  // browser's caps, says why it was not.
+  // A defence that only a transport this process lacks (the browser) could be tried past reads
+  // needs_browser once escalation is on: installing it is what would reach the site.
+  let unescalated: string | undefined;
+  let lacking: LackingTransport | undefined;
+  const fits = (t: Transport) => t !== 'http' && keepsSession(t, request);
+  const lacks = (t: Transport) => (t === 'http' ? undefined : ctx.transports?.missing(t));
   const escalation = (verdict: AnsweredDecision, from: Transport): Transport | undefined => {
     if (!escalations || !isBotDefence(verdict)) return undefined;
-    const next = nextTransport(from, (t) => t !== 'http' && ctx.transports?.missing(t) === undefined);
-    return next && escalations.take() ? next : undefined;
+    const next = nextTransport(from, (t) => fits(t) && lacks(t) === undefined);
+    if (next && escalations.take()) return next;
+    if (next && escalations.size > 0)
+      unescalated = `not tried through ${next}: this search's escalations (USERSCOUT_ESCALATIONS) are spent`;
+    if (!next && escalations.size > 0) lacking = lackingTransport(from, fits, lacks);
+    return undefined;
   };
   // The answer the outcome was read from, for comparing a hit with its control's.
   let answer: AnswerPrint | undefined;
   try {
     const outcome = await withRetries(
       async (attempts): Promise<Attempt<Outcome>> => {
-        let transport: Transport = named;
+        let transport: Transport = start;
         let result: Exchange<Decision>;
         const sentAt = Date.now();
         const sendVia = (via: Transport): Promise<Exchange<Decision>> =>
@@ -237,6 +300,12 @@ async function send(
               end: { answered: false, error, timedOut: false },
               result: () => needsBrowser(platform, profileUrl, describeTransportError(error)),
             };
+          if (hasErrorCode(error, [BROWSER_HELD_BACK_CODE]))
+            return {
+              end: { answered: false, error, timedOut: false },
+              result: () =>
+                unsentUnknownOutcome(platform, profileUrl, 'budget_exhausted', (error as Error).message),
+            };
           const timedOut = controller.signal.aborted;
           return {
             end: { answered: false, error, timedOut },
@@ -251,18 +320,33 @@ async function send(
           };
         }
         let verdict = finalVerdict(platform, result.view, ctx.shields, result.decision);
+        unescalated = undefined;
+        lacking = undefined;
         // A bot defence is tried again through the next transport, within this deadline and the
         // search's escalations; an escalation that fails leaves the defence's answer standing.
         for (let next = escalation(verdict, transport); next; next = escalation(verdict, transport)) {
           try {
             result = await sendVia(next);
-          } catch {
+          } catch (error) {
             if (signal?.aborted) throw signal.reason;
+            if (hasErrorCode(error, [BROWSER_HELD_BACK_CODE]))
+              unescalated = (error as Error).message.replace(/^not sent/, `not tried through ${next}`);
+            if (hasErrorCode(error, [NEEDS_BROWSER_CODE]))
+              lacking = { transport: next, why: describeTransportError(error) };
             break;
           }
           transport = next;
           verdict = finalVerdict(platform, result.view, ctx.shields, result.decision);
         }
+        if (unescalated)
+          verdict = {
+            ...verdict,
+            rule: `${verdict.rule}; ${unescalated}`,
+          };
+        // Learned from the defence's own answer: reading needs_browser teaches nothing of the site.
+        const learned = transportLearned(start, transport, verdict);
+        if (learned) ctx.transportBook?.learned(site.origin, site.identity, learned);
+        if (lacking) verdict = lackingVerdict(verdict, lacking);
         const answered = result;
         answer = answerPrint(answered.view, answered.bytesRead);
         return {
@@ -315,6 +399,21 @@ function budgetExhausted(
 /** The outcome of a check whose platform needs a browser this process cannot start. */
 function needsBrowser(platform: Platform, profileUrl: string, why: string): Outcome {
   return unsentUnknownOutcome(platform, profileUrl, 'needs_browser', `not sent: ${why}`);
+}
+
+/** A browser keeps cookies to one host, not headers (browser.ts): a header session goes by no browser. */
+function keepsSession(transport: Transport, request: CheckRequest): boolean {
+  return transport !== 'browser' || !request.session?.hasHeaders;
+}
+
+/** The outcome of a check not sent because its platform needs a session and none is configured. */
+function sessionRequired(platform: Platform, profileUrl: string): Outcome {
+  return unsentUnknownOutcome(
+    platform,
+    profileUrl,
+    'session_required',
+    'not sent: the platform needs a session and none is configured (USERSCOUT_SESSIONS_FILE or USERSCOUT_SESSIONS)',
+  );
 }
 
 /** The outcome of a check not sent because its origin has stopped answering. */

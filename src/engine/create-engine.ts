@@ -7,18 +7,24 @@ import { readFileSync } from 'node:fs';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { type Config, egressIdentities, RETRY_ON } from '../config.js';
 import { UserscoutError } from '../errors.js';
+import type { LimitSource } from '../schedule/limits.js';
+import { LocalRateBudget } from '../schedule/local-rate-budget.js';
+import type { RateBudget } from '../schedule/rate-budget.js';
+import { DEFAULT_IDENTITY } from '../schedule/scheduler.js';
 import { type LearnedLimitShelf, SiteLimitBook } from '../schedule/site-limit-book.js';
-import { browserRefusal } from '../transport/browser.js';
-import { TransportSet } from '../transport/transport-set.js';
-import { parseConnectTo } from './connect-to.js';
-import type { ControlRecord } from './control.js';
-import { ControlGuard } from './control-guard.js';
-import { type ControlLedger, MemoryControlLedger } from './control-ledger.js';
-import { createDispatcher } from './dispatcher.js';
+import { BROWSER_CLOSE_MS } from '../tuning.js';
+import { type BrowserSlots, browserChecksAtOnce, UNBOUNDED_SLOTS } from './browser-slots.js';
+import type { ControlRecord } from './controls/control.js';
+import { ControlGuard } from './controls/control-guard.js';
+import { type ControlLedger, MemoryControlLedger } from './controls/control-ledger.js';
 import { type EgressRoute, Engine } from './engine.js';
-import { DEFAULT_IDENTITY } from './limiter.js';
-import type { RateBudget } from './rate-budget.js';
 import type { SharedChecks } from './shared-checks.js';
+import { parseConnectTo } from './transport/connect-to.js';
+import { createDispatcher } from './transport/dispatcher.js';
+import { TransportSet } from './transport/transport-set.js';
+import { TransportBook, type TransportShelf } from './transport-book.js';
+import { TransportTally } from './transport-tally.js';
+import { type SessionSource, Sessions } from './verdict/session.js';
 
 export type EngineConfig = Pick<
   Config,
@@ -45,6 +51,8 @@ export type EngineConfig = Pick<
   | 'proxy'
   | 'connectTo'
   | 'caFile'
+  | 'sessionsFile'
+  | 'sessions'
   | 'insecureTls'
   | 'refusePrivate'
   | 'controlWindowMs'
@@ -52,8 +60,12 @@ export type EngineConfig = Pick<
   | 'siteLimitRecovery'
   | 'siteLimitTtlMs'
   | 'escalations'
+  | 'transportMemoryTtlMs'
   | 'browserPath'
   | 'browserContexts'
+  | 'browsers'
+  | 'browserChecksAtOnce'
+  | 'browserChecksPerSiteMinute'
 >;
 
 /**
@@ -65,6 +77,8 @@ export function createEngine(
   catalogue: Catalogue,
   options: {
     readonly rateBudget?: RateBudget;
+    /** The budget of each site and identity (limits learned from the sites); default: the catalogue's. */
+    readonly limits?: LimitSource;
     readonly sharedChecks?: SharedChecks;
     /** Where control records are kept (the store); default: this process's memory. */
     readonly controls?: ControlLedger;
@@ -79,6 +93,14 @@ export function createEngine(
     readonly siteLimits?: LearnedLimitShelf;
     /** Told when the learned limits' shelf cannot be read or written. */
     readonly onSiteLimitsError?: (error: unknown) => void;
+    /** Where the transports sites needed are kept (the store's `transportMemory`); default: this process's memory. */
+    readonly transportMemory?: TransportShelf;
+    /** Told when the remembered transports' shelf cannot be read or written. */
+    readonly onTransportMemoryError?: (error: unknown) => void;
+    /** Where the process counts what its transports cost (shared with its other search threads); default: the engine's own. */
+    readonly tally?: TransportTally;
+    /** The cluster's browser slots (Redis); default: none beyond the process's own cap. */
+    readonly browserSlots?: BrowserSlots;
   } = {},
 ): Engine {
   let ca: string[] = [];
@@ -95,6 +117,7 @@ export function createEngine(
       );
     }
   }
+  const sessions = loadSessions(config, catalogue);
   const network = {
     connectTo: config.connectTo.map(parseConnectTo),
     ca,
@@ -123,11 +146,7 @@ export function createEngine(
           dispatcher: createDispatcher({ ...network, proxy: config.proxy || undefined }),
         },
       ];
-  // A platform that goes by browser needs settings the browser can honour; refused here rather than leak.
-  if (catalogue.platforms.some((p) => p.enabled && p.transport === 'browser')) {
-    const refusal = browserRefusal({ ca, insecure: config.insecureTls });
-    if (refusal) throw refusal;
-  }
+  const tally = options.tally ?? new TransportTally();
   // Started only when a check needs them: gateways, impit clients, the browser.
   const transports = new TransportSet({
     connectTo: network.connectTo,
@@ -141,7 +160,18 @@ export function createEngine(
     ),
     ...(identities.length ? {} : { identities: [{ proxy: config.proxy || undefined }] }),
     browserPath: config.browserPath,
-    browserContexts: config.browserContexts,
+    // Alone, the cluster's cap is the process's: the smaller of the two holds.
+    browserContexts: options.browserSlots ? config.browserContexts : browserChecksAtOnce(config, false),
+    browsers: config.browsers,
+    tally,
+    clusterSlots: options.browserSlots ?? UNBOUNDED_SLOTS,
+    clusterCap: config.browserChecksAtOnce,
+    holdMs: config.timeoutMs + BROWSER_CLOSE_MS,
+    // Reserved like a request's send slot, under keys of their own: shared by the cluster's workers.
+    siteBudget: {
+      budget: options.rateBudget ?? new LocalRateBudget(),
+      limit: { perSecond: config.browserChecksPerSiteMinute / 60, burst: config.browserChecksPerSiteMinute },
+    },
   });
   return new Engine(
     catalogue,
@@ -166,7 +196,10 @@ export function createEngine(
     {
       egress,
       transports,
+      tally,
+      ...(sessions.size > 0 ? { sessions } : {}),
       ...(options.rateBudget ? { rateBudget: options.rateBudget } : {}),
+      ...(options.limits ? { limits: options.limits } : {}),
       ...(options.sharedChecks ? { sharedChecks: options.sharedChecks } : {}),
       ...(config.siteLimitTtlMs > 0
         ? {
@@ -178,6 +211,16 @@ export function createEngine(
               },
               ...(options.siteLimits ? { shelf: options.siteLimits } : {}),
               ...(options.onSiteLimitsError ? { onError: options.onSiteLimitsError } : {}),
+            }),
+          }
+        : {}),
+      // Only escalations teach a site's transport: with them off, every check goes by its platform's.
+      ...(config.escalations > 0 && config.transportMemoryTtlMs > 0
+        ? {
+            transportBook: new TransportBook({
+              ttlMs: config.transportMemoryTtlMs,
+              ...(options.transportMemory ? { shelf: options.transportMemory } : {}),
+              ...(options.onTransportMemoryError ? { onError: options.onTransportMemoryError } : {}),
             }),
           }
         : {}),
@@ -197,4 +240,36 @@ export function createEngine(
         : {}),
     },
   );
+}
+
+/**
+ * The operator's sessions, from USERSCOUT_SESSIONS_FILE and USERSCOUT_SESSIONS, checked
+ * against the catalogue. Errors name the setting and the platform, never a value.
+ */
+export function loadSessions(
+  config: Pick<Config, 'sessionsFile' | 'sessions'>,
+  catalogue: Catalogue,
+): Sessions {
+  const sources: SessionSource[] = [];
+  if (config.sessionsFile) {
+    const setting = `sessionsFile (USERSCOUT_SESSIONS_FILE) ${config.sessionsFile}`;
+    let text: string;
+    try {
+      text = readFileSync(config.sessionsFile, 'utf8');
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      throw new UserscoutError(
+        'invalid_config',
+        `Setting ${setting}: the file cannot be read (${String(code ?? 'error')})`,
+        {
+          details: { setting: 'sessionsFile' },
+        },
+      );
+    }
+    sources.push({ setting, text });
+  }
+  if (config.sessions) sources.push({ setting: 'sessions (USERSCOUT_SESSIONS)', text: config.sessions });
+  const sessions = Sessions.parse(sources);
+  sessions.assertSendable(catalogue.platforms);
+  return sessions;
 }

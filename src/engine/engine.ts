@@ -7,21 +7,23 @@ import { setMaxListeners } from 'node:events';
 import type { Dispatcher } from 'undici';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
+import { ControlCount } from '../schedule/control-count.js';
+import type { LimitSource } from '../schedule/limits.js';
+import { budgetOrigin, originLoads } from '../schedule/politeness-bound.js';
+import type { BudgetLimit, RateBudget } from '../schedule/rate-budget.js';
+import { type Admission, type Cancellation, Scheduler, type SiteDemand } from '../schedule/scheduler.js';
 import type { SiteLimitBook } from '../schedule/site-limit-book.js';
-import { type CheckContext, checkPlatform } from './check.js';
-import { CheckFeeder } from './check-feeder.js';
-import { ControlCount } from './control-count.js';
-import type { ControlGuard } from './control-guard.js';
+import { type BookCheck, type CheckContext, checkPlatform } from './check.js';
+import type { ControlGuard } from './controls/control-guard.js';
 import { EscalationBudget } from './escalation.js';
-import { CheckLimiter } from './limiter.js';
-import { type BacklogLease, OriginBacklog, type SiteLoad } from './origin-backlog.js';
 import { OriginBreaker } from './origin-breaker.js';
-import { errorOutcome, type Outcome } from './outcome.js';
-import { budgetOrigin, originLoads } from './politeness-bound.js';
-import type { BudgetLimit, RateBudget } from './rate-budget.js';
 import type { RetryPolicy } from './retry.js';
 import type { SharedChecks } from './shared-checks.js';
-import type { Transports } from './transports.js';
+import type { Transports } from './transport/transports.js';
+import type { TransportBook } from './transport-book.js';
+import type { TransportTally } from './transport-tally.js';
+import { errorOutcome, type Outcome } from './verdict/outcome.js';
+import type { Sessions } from './verdict/session.js';
 
 export interface EngineOptions {
   readonly timeoutMs: number;
@@ -64,47 +66,50 @@ export function browserHeaders(userAgent: string): Record<string, string> {
 const CLOSING_SHARDS = 32;
 
 /**
- * Checks of searches waiting in line for a global slot at most (check-feeder.ts): enough
- * that a freed slot never finds the line empty (the next check joins it within microtasks),
- * while the rest of each search's platforms wait as list entries, not as started checks.
- */
-export const CHECKS_IN_LINE = 64;
-
-/**
  * Share of the check deadline the requests of started searches must all be sent within
- * for another search to start (origin-backlog.ts); the rest is left to control checks and
- * retries, which take send slots of the same budgets.
+ * for another search to start (the scheduler's admission); the rest is left to control
+ * checks and retries, which take send times of the same budgets.
  */
-export const BACKLOG_SHARE = 0.9;
+export const ADMIT_SHARE = 0.9;
 
 /**
  * The requests a search of `platforms` sends each site (politeness-bound.ts `originLoads`), by
  * site: a check each, and a control each for the `controlled` platforms.
  */
-function siteLoads(
+function siteDemand(
   platforms: readonly Platform[],
   budget: BudgetLimit,
   controlled: ReadonlySet<Platform>,
-  limitOf: (origin: string, ceiling: BudgetLimit) => BudgetLimit,
-): Map<string, SiteLoad> {
+): Map<string, SiteDemand> {
   return new Map(
     originLoads(platforms, budget).map((o) => {
       let requests = o.platforms.length;
       for (const p of o.platforms) if (controlled.has(p)) requests++;
-      return [o.origin, { requests, limit: limitOf(o.origin, o.limit) }];
+      return [o.origin, { requests, ceiling: o.limit }];
     }),
   );
+}
+
+/** A check in flight in this process, shared by the searches and callers that want it. */
+interface SharedCheck {
+  readonly key: string;
+  readonly outcome: Promise<Outcome>;
+  /** Searches still waiting for it; none left before it is sent cancels its booking. */
+  waiters: number;
+  readonly cancel: Cancellation;
 }
 
 export interface SearchOptions {
   /** Checks of a higher priority get free slots first (professional searches). @default 0 */
   readonly priority?: number;
+  /** A platform's expected answer time (ms), by which the in-flight cap starts long checks first. @default 0 */
+  readonly expectedMs?: (platform: Platform) => number;
 }
 
 export class Engine {
   readonly #ctx: CheckContext;
   /** Checks in flight by platform and username: identical checks at the same time are sent once. */
-  readonly #inflight = new Map<string, Promise<Outcome>>();
+  readonly #inflight = new Map<string, SharedCheck>();
   /**
    * Abort every check when the engine closes. Several, each check listening to one in
    * turn: adding or removing a listener costs O(listeners) (a duplicate check), and
@@ -113,13 +118,12 @@ export class Engine {
   readonly #closing = Array.from({ length: CLOSING_SHARDS }, () => new AbortController());
   #nextClosing = 0;
   readonly #sharedChecks: SharedChecks | undefined;
-  /** Starts the checks of searches as the line for global slots has room (check-feeder.ts). */
-  readonly #feeder = new CheckFeeder(CHECKS_IN_LINE);
   readonly #egress: readonly EgressRoute[];
   readonly #escalationsPerSearch: number;
-  /** Searches start when their requests fit their sites' budgets within the deadline (origin-backlog.ts). */
-  readonly #backlog: OriginBacklog;
-  /** Due controls counted by searches before they start (control-count.ts). */
+  readonly #tally: TransportTally | undefined;
+  /** Admits searches and books every request's send time (src/schedule/scheduler.ts). */
+  readonly #scheduler: Scheduler;
+  /** Due controls counted by searches before they start (src/schedule/control-count.ts). */
   readonly #controlCount = new ControlCount();
   /** The egress identities' names, in the order of their dispatchers. */
   readonly #identities: readonly string[];
@@ -133,8 +137,10 @@ export class Engine {
       egress: readonly EgressRoute[];
       now?: () => number;
       random?: () => number;
-      /** Where send slots are reserved. @default a LocalRateBudget */
+      /** Where send times are reserved. @default a LocalRateBudget */
       rateBudget?: RateBudget;
+      /** The budget of each site and identity. @default the catalogue's */
+      limits?: LimitSource;
       sharedChecks?: SharedChecks;
       /** Control checks of hits (control-guard.ts); absent: hits stand as read. */
       controls?: ControlGuard;
@@ -142,6 +148,12 @@ export class Engine {
       siteLimits?: SiteLimitBook;
       /** The transports platforms may name besides `http` (transports.ts); absent: every check goes by http. */
       transports?: Transports;
+      /** Which transport sites were found to need (transport-book.ts); absent: each check starts at its platform's. */
+      transportBook?: TransportBook;
+      /** Counts the escalations (transport-tally.ts); absent: not counted. */
+      tally?: TransportTally;
+      /** The operator's sessions by platform (session.ts); absent: none. */
+      sessions?: Sessions;
     },
   ) {
     this.catalogue = catalogue;
@@ -153,10 +165,20 @@ export class Engine {
     if (!egress) throw new Error('an engine needs at least one egress identity');
     this.#egress = egress;
     this.#escalationsPerSearch = options.escalationsPerSearch ?? 0;
+    this.#tally = deps.tally;
     this.#identities = egress.map((route) => route.name);
-    this.#backlog = new OriginBacklog({
-      identities: egress.length,
-      withinMs: BACKLOG_SHARE * options.timeoutMs,
+    this.#scheduler = new Scheduler({
+      identities: this.#identities,
+      global: options.concurrency,
+      perSite: options.perHost,
+      admitWithinMs: ADMIT_SHARE * options.timeoutMs,
+      clock: {
+        now,
+        setTimer: (fn, ms) => setTimeout(fn, ms),
+        clearTimer: (t) => clearTimeout(t as NodeJS.Timeout),
+      },
+      ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
+      ...(deps.limits || deps.siteLimits ? { limits: (deps.limits ?? deps.siteLimits)! } : {}),
     });
     this.#ctx = {
       dispatcher: egress[0]!.dispatcher,
@@ -165,14 +187,7 @@ export class Engine {
       controls: deps.controls,
       siteLimits: deps.siteLimits,
       budget: options.budget,
-      limiter: new CheckLimiter({
-        global: options.concurrency,
-        perOrigin: options.perHost,
-        identities: this.#identities,
-        now,
-        ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
-        ...(deps.siteLimits ? { limits: deps.siteLimits } : {}),
-      }),
+      scheduler: this.#scheduler,
       shields: catalogue.shields,
       baseHeaders: browserHeaders(options.userAgent),
       timeoutMs: options.timeoutMs,
@@ -184,7 +199,15 @@ export class Engine {
       random: deps.random ?? Math.random,
       breaker: options.breaker && new OriginBreaker({ ...options.breaker, now }),
       transports: deps.transports,
+      transportBook: deps.transportBook,
+      sessions: deps.sessions,
     };
+  }
+
+  /** A search's budget of escalations, each one it takes counted. */
+  #escalationBudget(): EscalationBudget {
+    const tally = this.#tally;
+    return new EscalationBudget(this.#escalationsPerSearch, tally && (() => tally.add('escalations')));
   }
 
   /**
@@ -194,48 +217,56 @@ export class Engine {
    */
   check(platform: Platform, username: string, signal?: AbortSignal, priority = 0): Promise<Outcome> {
     // A check alone is a search of one platform: its own budget of escalations.
-    const escalations = new EscalationBudget(this.#escalationsPerSearch);
+    const escalations = this.#escalationBudget();
     const shared = this.#sharedCheck(platform, username, priority, undefined, undefined, escalations);
-    return signal ? untilAborted(shared, signal) : shared;
+    // A caller on its own is not counted as a waiter that leaves: its check runs on.
+    shared.waiters++;
+    return signal ? untilAborted(shared.outcome, signal) : shared.outcome;
   }
 
   /**
    * The check of `platform` for `username`, shared with a caller already waiting for it.
-   * `leftLine`: called once the check no longer waits in line for its first global slot
-   * (at once when it is shared: the line holds the first caller's).
+   * `book`: where a new check books its send time (its search's admission). `waiting`: called
+   * when it waits for another process's identical check instead of booking its own.
    */
   #sharedCheck(
     platform: Platform,
     username: string,
     priority: number,
-    leftLine?: () => void,
-    sending?: () => void,
+    book?: BookCheck,
+    waiting?: () => void,
     escalations?: EscalationBudget,
-  ): Promise<Outcome> {
+  ): SharedCheck {
     const key = `${platform.id}\u0000${platformUsername(platform, username)}`;
-    let shared = this.#inflight.get(key);
-    if (shared) {
-      leftLine?.();
-      sending?.();
-      return shared;
-    }
+    const found = this.#inflight.get(key);
+    if (found) return found;
     const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
+    const cancel: Cancellation = {};
     const run = () =>
-      checkPlatform(platform, username, this.#ctx, closing, priority, leftLine, sending, escalations);
+      checkPlatform(platform, username, this.#ctx, closing, { priority, book, cancel, escalations });
     // A name no platform can be sent is decided without a request: nothing to share with
     // other processes (and its key could not be written: a lone surrogate has no URI encoding).
     const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
-    shared = (
+    const outcome = (
       across
         ? across.run(
             `${platform.id}:${encodeURIComponent(platformUsername(platform, username))}`,
             run,
-            leftLine,
+            waiting,
           )
         : run()
-    ).finally(() => this.#inflight.delete(key));
+    ).finally(() => {
+      if (this.#inflight.get(key) === shared) this.#inflight.delete(key);
+    });
+    const shared: SharedCheck = { key, outcome, waiters: 0, cancel };
     this.#inflight.set(key, shared);
     return shared;
+  }
+
+  /** Nobody waits for `shared` any more: cancelled if not sent yet, and never shared again. */
+  #cancel(shared: SharedCheck): void {
+    if (this.#inflight.get(shared.key) === shared) this.#inflight.delete(shared.key);
+    shared.cancel.cancel?.(new Error('search ended'));
   }
 
   /**
@@ -249,7 +280,7 @@ export class Engine {
     options: SearchOptions = {},
   ): AsyncGenerator<Outcome> {
     const priority = options.priority ?? 0;
-    const escalations = new EscalationBudget(this.#escalationsPerSearch);
+    const escalations = this.#escalationBudget();
     // One listener for the whole search, not one per check: a search holds hundreds of
     // checks, and each listener added to or removed from an AbortSignal costs O(listeners).
     let ended = false;
@@ -258,69 +289,87 @@ export class Engine {
     let wake: (() => void) | undefined;
     const onCancel = () => wake?.();
     // A check may send its platform's control alongside it (eager controls, due once a window
-    // per identity): 50 searches at once with twice the running searches sent the 18 controls
-    // of archive.org's 9 platforms into a line counted without them, and 3 checks found no send
-    // slot within their deadline. Each due control is counted by one search (its check sends it,
-    // or another's does), until that search's check ends, sent or not.
+    // per identity), a request of the same budget: each due control is counted by one search
+    // (its check sends it, or another's does), until that search's check ends, sent or not.
     const controls = this.#ctx.controls;
     const controlled = controls
       ? this.#controlCount.count(platforms, (p) => controls.controlsDue(p, this.#identities))
       : new Set<Platform>();
-    // Its requests wait for its sites' budgets before it begins, not within its checks' deadlines.
-    let lease: BacklogLease;
+    // Each site admits its requests when they fit there, so none waits past its deadline.
+    let admission: Admission;
     try {
       // Its sites' limits as the cluster last learned them, so its start and its sends count them.
-      await this.#ctx.siteLimits?.fresh();
-      const limiter = this.#ctx.limiter;
-      const loads = siteLoads(platforms, this.#ctx.budget, controlled, (origin, ceiling) =>
-        limiter.limitOf(origin, ceiling),
+      await Promise.all([this.#ctx.siteLimits?.fresh(), this.#ctx.transportBook?.fresh()]);
+      admission = await this.#scheduler.admit(
+        siteDemand(platforms, this.#ctx.budget, controlled),
+        priority,
+        signal,
       );
-      lease = await this.#backlog.start(loads, priority, signal);
     } catch (error) {
       for (const platform of controlled) this.#controlCount.release(platform);
       throw error;
     }
     signal?.addEventListener('abort', onCancel, { once: true });
-    // Started as the engine can take them (check-feeder.ts); a shared check runs on after
-    // this search stops waiting for it, bounded by its timeout.
-    const feed = this.#feeder.add({
-      priority,
-      items: platforms,
-      start: (platform, leftLine) => {
-        const site = budgetOrigin(platform);
-        let sent = false;
-        const sending = () => {
-          if (sent) return;
-          sent = true;
-          lease.release(site);
-        };
-        let check: Promise<Outcome>;
-        try {
-          check = this.#sharedCheck(platform, username, priority, leftLine, sending, escalations);
-        } catch (error) {
-          check = Promise.reject(error);
-        }
-        check
-          .then(
-            (outcome) => {
-              if (!ended) ready.push(outcome);
-            },
-            (error: unknown) => {
-              if (!ended) ready.push(internalErrorOutcome(platform, error));
-            },
-          )
-          .finally(() => {
-            leftLine();
-            sending();
-            if (controlled.delete(platform)) {
-              this.#controlCount.release(platform);
-              lease.release(site);
-            }
-            remaining--;
-            wake?.();
-          });
-      },
-    });
+    // The checks this search still waits for: left, they are cancelled unless another waits too.
+    const waitingFor = new Set<SharedCheck>();
+    /** Starts the check of `platform`, once its site has admitted the search. */
+    const start = (platform: Platform, site: string) => {
+      // Its request is counted on its site until it is booked, or known never to be.
+      let counted = true;
+      const uncount = () => {
+        if (!counted) return;
+        counted = false;
+        admission.release(site);
+      };
+      // Its expected answer time goes with it to the in-flight cap, which starts long paths first.
+      const expectedMs = options.expectedMs?.(platform) ?? 0;
+      const book: BookCheck = (request) => {
+        counted = false;
+        return admission.book(expectedMs > 0 ? { ...request, expectedMs } : request);
+      };
+      let mine: SharedCheck | undefined;
+      let outcome: Promise<Outcome>;
+      try {
+        const shared = this.#sharedCheck(platform, username, priority, book, uncount, escalations);
+        // Shared with a check already made: this search books nothing for it.
+        if (shared.waiters > 0) uncount();
+        shared.waiters++;
+        waitingFor.add(shared);
+        mine = shared;
+        outcome = shared.outcome;
+      } catch (error) {
+        outcome = Promise.reject(error);
+      }
+      outcome
+        .then(
+          (o) => {
+            if (!ended) ready.push(o);
+          },
+          (error: unknown) => {
+            if (!ended) ready.push(internalErrorOutcome(platform, error));
+          },
+        )
+        .finally(() => {
+          if (mine) waitingFor.delete(mine);
+          uncount();
+          if (controlled.delete(platform)) {
+            this.#controlCount.release(platform);
+            admission.release(site);
+          }
+          remaining--;
+          wake?.();
+        });
+    };
+    for (const platform of platforms) {
+      const site = budgetOrigin(platform);
+      // A check to a busy site starts once the site admits the search: until then it holds nothing.
+      const admitted = admission.whenAdmitted(site);
+      if (!admitted) start(platform, site);
+      else
+        void admitted.then(() => {
+          if (!ended) start(platform, site);
+        });
+    }
     try {
       while (remaining > 0 || ready.length > 0) {
         signal?.throwIfAborted();
@@ -336,19 +385,26 @@ export class Engine {
       signal?.throwIfAborted();
     } finally {
       ended = true;
-      // Platforms not started yet never will be: nothing waits for them.
-      feed.close();
+      // Checks not sent yet that no one else waits for never will be.
+      for (const shared of waitingFor) if (--shared.waiters === 0) this.#cancel(shared);
+      waitingFor.clear();
       for (const platform of controlled) this.#controlCount.release(platform);
       controlled.clear();
-      lease.close();
+      admission.close();
       ready.length = 0;
       signal?.removeEventListener('abort', onCancel);
     }
   }
 
+  /** Requests not yet sent to `site` (politeness-bound.ts `budgetOrigin`), as the scheduler counts them. */
+  unsent(site: string): number {
+    return this.#scheduler.unsent(site);
+  }
+
   async close(): Promise<void> {
     const reason = new Error('engine closed');
     for (const closing of this.#closing) closing.abort(reason);
+    for (const shared of this.#inflight.values()) shared.cancel.cancel?.(reason);
     await Promise.all([
       ...this.#egress.map((route) => route.dispatcher.close()),
       this.#ctx.transports?.close(),

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { EscalationBudget, isBotDefence, nextTransport } from './escalation.js';
+import {
+  EscalationBudget,
+  isBotDefence,
+  lackingTransport,
+  lackingVerdict,
+  nextTransport,
+  startTransport,
+  transportLearned,
+} from './escalation.js';
 
 describe('escalation', () => {
   it('escalates a shield block only, not a captcha or a rate limit', () => {
@@ -18,9 +26,60 @@ describe('escalation', () => {
     expect(nextTransport('http', (t) => t === 'browser')).toBe('browser');
   });
 
+  it('names the transport a standing defence needs when this process lacks it, and only then', () => {
+    const all = () => true;
+    const noBrowser = (t: string) => (t === 'browser' ? 'no browser installed' : undefined);
+    expect(lackingTransport('impersonate', all, noBrowser)).toEqual({
+      transport: 'browser',
+      why: 'no browser installed',
+    });
+    // impersonate is at hand: it is tried first, nothing is lacking yet.
+    expect(lackingTransport('http', all, noBrowser)).toBeUndefined();
+    expect(lackingTransport('impersonate', all, () => undefined)).toBeUndefined();
+    // The browser would not fit the check (a header session): no transport is lacking.
+    expect(lackingTransport('impersonate', (t) => t !== 'browser', noBrowser)).toBeUndefined();
+    const verdict = lackingVerdict(
+      { status: 'unknown', reason: 'waf', rule: 'shield: cloudflare-mitigated' },
+      { transport: 'browser', why: 'no browser installed' },
+    );
+    expect(verdict).toEqual({
+      status: 'unknown',
+      reason: 'needs_browser',
+      rule: 'shield: cloudflare-mitigated; not tried through browser: no browser installed',
+    });
+  });
+
   it('gives a search no more escalations than its budget', () => {
     const budget = new EscalationBudget(2);
     expect([budget.take(), budget.take(), budget.take()]).toEqual([true, true, false]);
     expect(new EscalationBudget(0).take()).toBe(false);
+  });
+
+  it("starts at the transport the site was found to need when it is costlier than the platform's", () => {
+    expect(startTransport('http', undefined)).toBe('http');
+    expect(startTransport('http', 'impersonate')).toBe('impersonate');
+    expect(startTransport('impersonate', 'browser')).toBe('browser');
+    expect(startTransport('browser', 'impersonate')).toBe('browser');
+    expect(startTransport('impersonate', 'http')).toBe('impersonate');
+  });
+
+  it('learns the transport an escalation got a real answer through, nothing else', () => {
+    expect(transportLearned('http', 'impersonate', { status: 'hit' })).toBe('impersonate');
+    expect(transportLearned('impersonate', 'browser', { status: 'miss' })).toBe('browser');
+    expect(transportLearned('http', 'impersonate', { status: 'unknown', reason: 'captcha' })).toBe(
+      'impersonate',
+    );
+    // Still a defence after the escalation, or no escalation at all: nothing learned.
+    expect(transportLearned('http', 'impersonate', { status: 'unknown', reason: 'waf' })).toBeUndefined();
+    expect(transportLearned('impersonate', 'impersonate', { status: 'hit' })).toBeUndefined();
+  });
+
+  it('tells of each escalation taken, not of those refused', () => {
+    let taken = 0;
+    const budget = new EscalationBudget(1, () => taken++);
+    budget.take();
+    budget.take();
+    expect(taken).toBe(1);
+    expect(budget.size).toBe(1);
   });
 });

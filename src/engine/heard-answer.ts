@@ -4,7 +4,7 @@
  * read once, told to the learner, and gives the wait the site asked for, which the retry honours.
  */
 import { type RateSignals, rateSignals } from '../schedule/rate-signals.js';
-import type { ResponseView } from './response-view.js';
+import type { ResponseView } from './verdict/response-view.js';
 
 /** Told of an answer's status and rate signals, for a request sent at `sentAt` (wall-clock ms). */
 export type HeardAnswer = (status: number, signals: RateSignals, sentAt: number) => void;

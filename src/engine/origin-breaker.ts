@@ -11,7 +11,7 @@
  * answer that has not been coming. State is per process; no IO, and time
  * comes from the clock it is given.
  */
-import type { Outcome } from './outcome.js';
+import type { Outcome } from './verdict/outcome.js';
 
 export interface BreakerOptions {
   /** Timeouts in a row that open the breaker; 0 turns it off. */

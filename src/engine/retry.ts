@@ -6,7 +6,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { retryDelay } from './retry-timing.js';
-import { hasErrorCode } from './transport-error.js';
+import { hasErrorCode } from './transport/transport-error.js';
 
 /** What is worth another attempt. */
 export interface RetryOn {

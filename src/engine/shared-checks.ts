@@ -4,13 +4,13 @@
  * request (src/redis/shared-checks.ts). Inside a process the engine already
  * shares them.
  */
-import type { Outcome } from './outcome.js';
+import type { Outcome } from './verdict/outcome.js';
 
 export interface SharedChecks {
   /**
    * `check`'s outcome, or the outcome of the same check (same `key`) another process is
    * running now. `waiting` is called when it waits for another process's check instead of
-   * running its own (what waits on nothing local leaves the engine's line, check-feeder.ts).
+   * running its own (this process then books no request for it: src/schedule/scheduler.ts).
    */
   run(key: string, check: () => Promise<Outcome>, waiting?: () => void): Promise<Outcome>;
 }

@@ -10,11 +10,11 @@ import type { Category } from '../catalogue/categories.js';
 import { checkUsername } from '../catalogue/check-username.js';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { selectPlatforms } from '../catalogue/select.js';
-import { countStatuses, unansweredReasons } from '../engine/coverage.js';
 import type { Engine } from '../engine/engine.js';
-import { accountLinks, ProfileUrlMatcher } from '../engine/linked-accounts.js';
-import type { Outcome } from '../engine/outcome.js';
+import { accountLinks, ProfileUrlMatcher } from '../engine/verdict/linked-accounts.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
+import { countStatuses, unansweredReasons } from '../report/coverage.js';
 import {
   type PlatformEntry,
   platformEntry,
@@ -79,6 +79,8 @@ export class LocalSearches implements SearchBackend {
     const platforms = selectPlatforms(this.#options.catalogue, {
       categories: filters.categories,
       platforms: filters.platforms,
+      tags: filters.tags,
+      top: filters.top,
       includeNsfw: filters.includeNsfw ?? this.#options.includeNsfw,
     });
     if (platforms.length === 0)

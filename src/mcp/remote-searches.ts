@@ -47,6 +47,8 @@ export class RemoteSearches implements SearchBackend {
       .start(username, {
         ...(filters.categories?.length ? { categories: [...filters.categories] } : {}),
         ...(filters.platforms?.length ? { platforms: [...filters.platforms] } : {}),
+        ...(filters.tags?.length ? { tags: [...filters.tags] } : {}),
+        ...(filters.top ? { top: true } : {}),
         ...(filters.includeNsfw !== undefined ? { includeNsfw: filters.includeNsfw } : {}),
         signal: this.#closing.signal,
       })

@@ -12,6 +12,10 @@ export interface SearchFilters {
   readonly categories?: readonly Category[];
   /** Only these platform ids or names. */
   readonly platforms?: readonly string[];
+  /** Only platforms with one of these tags. */
+  readonly tags?: readonly string[];
+  /** Only the curated set of the platforms most searched on. */
+  readonly top?: boolean;
   /** Include NSFW platforms. @default false */
   readonly includeNsfw?: boolean;
 }

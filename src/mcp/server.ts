@@ -112,6 +112,19 @@ export function createMcpServer(backend: SearchBackend): McpServer {
           .array(z.string().min(1))
           .optional()
           .describe('Only these platforms, by id or name (see list_platforms)'),
+        tags: z
+          .array(z.string().min(1).max(60))
+          .max(50)
+          .optional()
+          .describe(
+            "Only platforms with at least one of these tags (the catalogue's tags, e.g. git, fediverse, forum)",
+          ),
+        top: z
+          .boolean()
+          .optional()
+          .describe(
+            'Only the curated set of the platforms most searched on: a quick first look (default false)',
+          ),
         includeNsfw: z.boolean().optional().describe('Include NSFW platforms (default false)'),
         waitSeconds,
       },
@@ -122,6 +135,8 @@ export function createMcpServer(backend: SearchBackend): McpServer {
         const started = await backend.start(input.username, {
           ...(input.categories ? { categories: input.categories } : {}),
           ...(input.platforms ? { platforms: input.platforms } : {}),
+          ...(input.tags ? { tags: input.tags } : {}),
+          ...(input.top !== undefined ? { top: input.top } : {}),
           ...(input.includeNsfw !== undefined ? { includeNsfw: input.includeNsfw } : {}),
         });
         const search = await backend.read(started.queryId, {

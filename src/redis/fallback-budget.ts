@@ -5,7 +5,7 @@
  * rate-limited, and no error reaches them. While Redis is away each process
  * keeps its own pace only; the shared budgets resume with the next answer.
  */
-import type { BudgetLimit, RateBudget, Reservation } from '../engine/rate-budget.js';
+import type { BudgetLimit, RateBudget, Reservation } from '../schedule/rate-budget.js';
 
 export interface FallbackRateBudgetOptions {
   /** The shared budget (Redis). */

@@ -4,7 +4,7 @@
  * script per check picks the identity whose next slot comes first, takes it,
  * and answers how long to wait: one round trip, no polling, the caller sleeps
  * exactly that long. Redis's clock (TIME) decides, never the workers'. The
- * arithmetic is src/engine/gcra.ts's (gcraReserve, then earliestSlot: the
+ * arithmetic is src/schedule/gcra.ts's (gcraReserve, then earliestSlot: the
  * soonest slot, the least used key among equals), written again in Lua to run
  * atomically: a change there is a change here.
  *
@@ -19,8 +19,8 @@
  * process's own budget.
  */
 import type { Redis } from 'ioredis';
-import { emissionIntervalMs } from '../engine/gcra.js';
-import type { BudgetLimit, RateBudget, Reservation } from '../engine/rate-budget.js';
+import { emissionIntervalMs } from '../schedule/gcra.js';
+import type { BudgetLimit, RateBudget, Reservation } from '../schedule/rate-budget.js';
 
 export interface RedisRateBudgetOptions {
   readonly redis: Redis;

@@ -16,8 +16,8 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
-import type { Outcome } from '../engine/outcome.js';
 import type { SharedChecks } from '../engine/shared-checks.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 
 export interface RedisSharedChecksOptions {
   readonly redis: Redis;

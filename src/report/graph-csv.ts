@@ -6,8 +6,9 @@
  * what a spreadsheet would run as a formula); node ids never need that apostrophe,
  * as each starts with its kind (`name:`, `account:`, `url:`). Pure.
  */
-import { csvCell } from '../engine/outcome-csv.js';
+
 import { EDGE_FIELDS, type Graph, NODE_FIELDS } from './graph.js';
+import { csvCell } from './outcome-csv.js';
 
 export const NODE_COLUMNS = ['id', 'kind', 'label', ...NODE_FIELDS] as const;
 /** `relationship`, not `type`: Gephi's spreadsheet import reads a `type` column as directed or not. */

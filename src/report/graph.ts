@@ -9,9 +9,9 @@
  * `account:github:alice`, `url:https://…`), so two exports of overlapping
  * searches merge on them in a graph database.
  */
-import type { AccountLink } from '../engine/linked-accounts.js';
-import type { OutcomeStatus } from '../engine/outcome.js';
-import type { Profile } from '../engine/profile.js';
+import type { AccountLink } from '../engine/verdict/linked-accounts.js';
+import type { OutcomeStatus } from '../engine/verdict/outcome.js';
+import type { Profile } from '../engine/verdict/profile.js';
 import type { FollowUp } from '../store/store.js';
 
 export const NODE_KINDS = ['username', 'account', 'url'] as const;

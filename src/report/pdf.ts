@@ -132,14 +132,15 @@ export class PdfPrinter {
   }
 
   async print(html: string): Promise<Buffer> {
-    // Not installed: said at once, without waiting for a turn.
-    await requireChromium(this.#options.executablePath);
+    // Counted as it arrives, before any wait, so the first come are the ones printed.
     if (this.#pending > this.#options.queue)
       throw new UserscoutError('pdf_busy', undefined, { details: { retryAfter: BUSY_RETRY_AFTER_SECONDS } });
     this.#pending++;
-    const turn = this.#tail.then(() => printPdf(html, this.#options));
-    this.#tail = turn.catch(() => {});
     try {
+      // Not installed: said at once, without waiting for a turn.
+      await requireChromium(this.#options.executablePath);
+      const turn = this.#tail.then(() => printPdf(html, this.#options));
+      this.#tail = turn.catch(() => {});
       return await turn;
     } finally {
       this.#pending--;

@@ -3,7 +3,7 @@
  * long for a hit, shorter for a miss, short for what could not be decided. Pure.
  */
 import type { Config } from '../config.js';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import type { SearchRecord } from '../store/store.js';
 
 /**

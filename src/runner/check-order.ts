@@ -11,8 +11,17 @@ export function slowestFirst<P extends Pick<Platform, 'id'>>(
   recentMs: ReadonlyMap<string, number>,
   unmeasuredMs: number,
 ): P[] {
+  const expected = expectedAnswerMs(recentMs, unmeasuredMs);
   return platforms
-    .map((platform, index) => ({ platform, index, ms: recentMs.get(platform.id) ?? unmeasuredMs }))
+    .map((platform, index) => ({ platform, index, ms: expected(platform) }))
     .sort((a, b) => b.ms - a.ms || a.index - b.index)
     .map((entry) => entry.platform);
+}
+
+/** A platform's expected answer time: its measured recent latency, or `unmeasuredMs`. */
+export function expectedAnswerMs(
+  recentMs: ReadonlyMap<string, number>,
+  unmeasuredMs: number,
+): (platform: Pick<Platform, 'id'>) => number {
+  return (platform) => recentMs.get(platform.id) ?? unmeasuredMs;
 }

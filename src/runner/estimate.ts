@@ -2,11 +2,13 @@
  * How long a search is expected to take, in seconds, pure: the longer of what
  * its platforms' response times need (a search lasts until its slowest platform
  * answers or times out) and what its origins' request budgets allow with the
- * searches running and queued ahead of it, and its wait for a running slot.
+ * requests not yet sent there (read from the scheduler's ledger where the engine
+ * runs in this thread, else guessed from the searches running) and the searches
+ * queued ahead of it, and its wait for a running slot.
  */
 
-import { pacedMs } from '../engine/politeness-bound.js';
-import type { BudgetLimit } from '../engine/rate-budget.js';
+import { pacedMs } from '../schedule/politeness-bound.js';
+import type { BudgetLimit } from '../schedule/rate-budget.js';
 import { UNMEASURED_SLOW_SHARE } from '../tuning.js';
 
 export interface EstimateInput {
@@ -18,8 +20,16 @@ export interface EstimateInput {
   readonly timeoutMs: number;
   /** Checks in flight at once. */
   readonly concurrency: number;
-  /** The search's platforms per origin their checks count against, and that origin's budget. */
-  readonly origins: readonly { readonly platforms: number; readonly limit: BudgetLimit }[];
+  /**
+   * The search's platforms per origin their checks count against, that origin's budget, and
+   * the requests not yet sent there as the scheduler counts them (src/schedule/scheduler.ts
+   * `unsent`), when it can be read; absent: each running search is taken to send as many.
+   */
+  readonly origins: readonly {
+    readonly platforms: number;
+    readonly limit: BudgetLimit;
+    readonly unsent?: number | undefined;
+  }[];
   /** Egress identities the budgets are per. */
   readonly identities: number;
   /** Searches running now, which share the origins' budgets with this one. */
@@ -27,6 +37,14 @@ export interface EstimateInput {
   /** Searches waiting before this one, and how many run at once. */
   readonly queuedAhead: number;
   readonly maxRunning: number;
+  /**
+   * The search's browser checks: their platforms' recent response times (ms, undefined when
+   * never measured) and the browser checks the deployment runs at once. Absent: none.
+   */
+  readonly browser?: {
+    readonly latenciesMs: readonly (number | undefined)[];
+    readonly slots: number;
+  };
 }
 
 /**
@@ -78,16 +96,26 @@ export function estimateSeconds(input: EstimateInput): number {
   ];
   const median = typical.sort((a, b) => a - b)[Math.floor(typical.length / 2)]!;
   const searchMs = slotsBoundMs(input, measured, unmeasured, median);
-  // Every search running or queued ahead sends each origin as many requests as
-  // this one (the same platforms, as an estimate), all before this one's last:
+  // What is not sent yet at each origin goes before this search's last request, and every
+  // search queued ahead sends it as many as this one (the same platforms, as an estimate):
   // the busiest origin's budget sets when that goes, and a typical answer follows.
-  const searches = input.running + input.queuedAhead + 1;
+  const ahead = (o: EstimateInput['origins'][number]) =>
+    (o.unsent ?? input.running * o.platforms) + (input.queuedAhead + 1) * o.platforms;
   const politeMs =
-    Math.max(0, ...input.origins.map((o) => pacedMs(searches * o.platforms, o.limit, input.identities))) +
-    median;
+    Math.max(0, ...input.origins.map((o) => pacedMs(ahead(o), o.limit, input.identities))) + median;
   // Searches queued ahead run in rounds of maxRunning before this one starts.
   const rounds = Math.ceil(input.queuedAhead / Math.max(1, input.maxRunning));
   const slotsMs = (rounds + 1) * searchMs;
+  // Browser checks go through few slots, shared with the searches running and queued ahead
+  // (the same platforms, as an estimate): their work spread over those slots.
+  let browserMs = 0;
+  if (input.browser && input.browser.latenciesMs.length > 0) {
+    let workMs = 0;
+    for (const l of input.browser.latenciesMs)
+      workMs += Math.min(l ?? input.defaultLatencyMs, input.timeoutMs);
+    const searches = input.running + input.queuedAhead + 1;
+    browserMs = (searches * workMs) / Math.max(1, input.browser.slots);
+  }
   // The politeness bound already counts the queued searches' requests: not added to the rounds again.
-  return Math.max(1, Math.ceil(Math.max(slotsMs, politeMs) / 1000));
+  return Math.max(1, Math.ceil(Math.max(slotsMs, politeMs, browserMs) / 1000));
 }

@@ -4,7 +4,7 @@
  * carries them, in cluster mode Redis pub/sub.
  */
 import { EventEmitter } from 'node:events';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import type { SearchProgress } from '../store/store.js';
 
 export interface ProgressSnapshot {

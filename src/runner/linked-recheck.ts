@@ -5,8 +5,8 @@
  * and keeps the later answer. Pure: which platforms a hit vouches for, and
  * `LinkedRechecks`, which of a search's platforms are owed that check, and when.
  */
-import { accountLinks, type ProfileUrlMatcher } from '../engine/linked-accounts.js';
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import { accountLinks, type ProfileUrlMatcher } from '../engine/verdict/linked-accounts.js';
+import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
 
 /** Outcomes of a platform that had not answered: a link to it earns one more check. */
 const UNANSWERED: ReadonlySet<OutcomeStatus> = new Set(['error', 'unknown']);

@@ -27,10 +27,10 @@
  */
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
-import { type ControlRecord, judgeHit } from '../engine/control.js';
+import { type ControlRecord, judgeHit } from '../engine/controls/control.js';
 import type { Engine } from '../engine/engine.js';
-import { ProfileUrlMatcher } from '../engine/linked-accounts.js';
-import type { Outcome } from '../engine/outcome.js';
+import { ProfileUrlMatcher } from '../engine/verdict/linked-accounts.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { isUserscoutError } from '../errors.js';
 import { recentLatenciesReader } from '../store/recent-latencies.js';
 import type { CoordinationStore } from '../store/roles/coordination-store.js';
@@ -39,7 +39,7 @@ import { isFinished, type SearchRecord, type SearchStore } from '../store/roles/
 import type { CheckStat, StatsStore } from '../store/roles/stats-store.js';
 import { OUTCOME_BATCH_MAX, OUTCOME_FLUSH_MS } from '../tuning.js';
 import { type CacheTtls, cacheExpiry, cacheTtlsOf, sharesOutcomeCache } from './cache-policy.js';
-import { slowestFirst } from './check-order.js';
+import { expectedAnswerMs, slowestFirst } from './check-order.js';
 import { type EventHub, type ProgressSnapshot, progressSnapshot } from './events.js';
 import { LinkedRechecks } from './linked-recheck.js';
 
@@ -240,7 +240,7 @@ export class OutcomeBatcher {
  */
 async function noteChecks(
   checks: readonly CheckMade[],
-  username: string,
+  search: Pick<SearchRecord, 'id' | 'username'>,
   deps: Pick<SearchJobDeps, 'store' | 'cache' | 'onNoteFailed'>,
   intoCache: boolean,
 ): Promise<void> {
@@ -260,7 +260,7 @@ async function noteChecks(
     }
     const expiresAt = intoCache ? cacheExpiry(outcome, at, deps.cache) : undefined;
     if (expiresAt !== undefined) {
-      cached.push({ outcome: { ...outcome, evidence: { ...outcome.evidence, cachedAt: at } }, expiresAt });
+      cached.push({ searchId: search.id, platformId: outcome.platformId, cachedAt: at, expiresAt });
       cachedOutcomes.push(outcome);
     }
   }
@@ -275,7 +275,7 @@ async function noteChecks(
     }
   };
   await attempt(statOutcomes, () => deps.store.recordChecks(stats));
-  await attempt(cachedOutcomes, () => deps.store.putCachedOutcomes(username, cached));
+  await attempt(cachedOutcomes, () => deps.store.putCachedOutcomes(search.username, cached));
 }
 
 export async function runSearchJob(
@@ -302,7 +302,7 @@ export async function runSearchJob(
     {
       add: (batch) => store.addOutcomes(search.id, batch),
       replace: (outcome) => store.replaceOutcome(search.id, outcome),
-      note: (checks) => noteChecks(checks, search.username, deps, sharesOutcomeCache(search)),
+      note: (checks) => noteChecks(checks, search, deps, sharesOutcomeCache(search)),
     },
     {
       stored: (outcome, seq) => {
@@ -390,7 +390,8 @@ export async function runSearchJob(
     // Slowest first: the long waits overlap the short checks instead of coming last.
     const recent = await deps.latencies();
     const ordered = slowestFirst(pending, recent, deps.unmeasuredLatencyMs);
-    for await (const outcome of engine.search(search.username, ordered, signal, { priority })) {
+    const expectedMs = expectedAnswerMs(recent, deps.unmeasuredLatencyMs);
+    for await (const outcome of engine.search(search.username, ordered, signal, { priority, expectedMs })) {
       checkMade(outcome);
       settle(outcome);
     }

@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { catalogueFromClone } from '../catalogue/thread-copy.js';
 import { createEngine } from '../engine/create-engine.js';
+import { TransportTally } from '../engine/transport-tally.js';
 import { createStore } from '../store/create-store.js';
 import type { EventHub, SearchEvent } from './events.js';
 import { runSearchJob, SearchCancelledError, searchJobDeps } from './search-job.js';
@@ -19,7 +20,7 @@ function threadPort(): NonNullable<typeof parentPort> {
   return parentPort;
 }
 const port = threadPort();
-const { config, databasePath, budget, thread } = workerData as SearchThreadData;
+const { config, databasePath, budget, tally, thread } = workerData as SearchThreadData;
 // A structured clone arrives unfrozen, its regexes not compiled: rebuilt as the loader leaves it.
 const catalogue = catalogueFromClone((workerData as SearchThreadData).catalogue);
 /** Live events not posted yet: those published together (a batch of outcomes) go as one message. */
@@ -42,7 +43,11 @@ const engine = createEngine(config, catalogue, {
   controls: store,
   // Learned site limits in the database: shared with the other search threads and kept across restarts.
   siteLimits: store.siteLimits,
+  // So are the transports sites were found to need.
+  transportMemory: store.transportMemory,
   ...(budget ? { rateBudget: new SharedRateBudget(budget, thread) } : {}),
+  // The process's count of browser contexts, which caps them over every search thread.
+  ...(tally ? { tally: new TransportTally(tally) } : {}),
 });
 const events: EventHub = {
   publish: (id, event) => {

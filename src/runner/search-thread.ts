@@ -13,7 +13,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Catalogue } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import type { SearchRecord } from '../store/store.js';
 import {
   SEARCH_THREAD_CLOSE_GRACE_MS,
@@ -32,6 +32,8 @@ export interface SearchThreadData {
   readonly databasePath: string;
   /** The request budgets shared by the search threads (shared-rate-budget.ts); without, the thread is alone and its engine keeps its own. */
   readonly budget?: SharedArrayBuffer;
+  /** The process's transport tally (transport-tally.ts): its browser contexts' cap and what /metrics reads. */
+  readonly tally?: SharedArrayBuffer;
   /** This thread among the search threads: it runs the scheduled self-check when first, and prefers its own identities. */
   readonly thread: Affinity;
 }

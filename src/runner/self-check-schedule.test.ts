@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogueOf, entry } from '../../test/support/catalogue.js';
 import { MemoryStore } from '../../test/support/memory-store.js';
 import type { Platform } from '../catalogue/platform.js';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { dueAt, SelfCheckSchedule, selfCheckPlatforms } from './self-check-schedule.js';
 
 const catalogue = catalogueOf([entry('Charlie'), entry('Alpha'), entry('Bravo')]);

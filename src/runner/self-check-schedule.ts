@@ -16,7 +16,7 @@ import {
   type SelfCheckProbe,
   selfCheckNames,
 } from '../catalogue/self-check.js';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import type { CoordinationStore } from '../store/roles/coordination-store.js';
 import type { StatsStore } from '../store/roles/stats-store.js';
 

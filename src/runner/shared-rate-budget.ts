@@ -19,8 +19,8 @@
  * so two threads seldom each open a connection for one (origin, identity).
  * Which slots exist is the same whoever takes them: the budget stays one.
  */
-import { earliestSlot, emissionIntervalMs, gcraReserve } from '../engine/gcra.js';
-import type { BudgetLimit, RateBudget, Reservation } from '../engine/rate-budget.js';
+import { earliestSlot, emissionIntervalMs, gcraReserve } from '../schedule/gcra.js';
+import type { BudgetLimit, RateBudget, Reservation } from '../schedule/rate-budget.js';
 
 /** Slots of a table when none is asked for: keys are (origin, identity) pairs. */
 const DEFAULT_SLOTS = 1 << 16;

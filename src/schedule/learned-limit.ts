@@ -10,7 +10,7 @@
  * request at a time (a burst of 1): the site has shown it counts closely. A wait the site
  * asks for (Retry-After, the reset of a spent quota) holds every request to it until then.
  */
-import type { BudgetLimit } from '../engine/rate-budget.js';
+import type { BudgetLimit } from './rate-budget.js';
 import type { RateSignals } from './rate-signals.js';
 
 /** What is kept of a site's limit for one identity (shared across processes, so plain data). */

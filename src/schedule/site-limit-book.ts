@@ -5,16 +5,18 @@
  * a shelf (the store, shared across a cluster) and read back from it now and then, so a
  * limit one process learns paces the others' next searches too.
  */
-import type { BudgetLimit } from '../engine/rate-budget.js';
+
 import {
   effectiveLimit,
-  type LearnedLimit,
   type LearnedLimitEntry,
   type LearningSettings,
   learn,
   quietMs,
 } from './learned-limit.js';
+import type { LimitSource } from './limits.js';
+import type { BudgetLimit } from './rate-budget.js';
 import { isRateLimited, type RateSignals } from './rate-signals.js';
+import { MemoryShelf, SiteFacts } from './site-facts.js';
 
 /** Where learned limits are kept for every process (the store's `siteLimits`). */
 export interface LearnedLimitShelf {
@@ -26,15 +28,14 @@ export interface LearnedLimitShelf {
 
 /** A shelf in this process's memory: the default of an engine with no store. */
 export class MemoryLimitShelf implements LearnedLimitShelf {
-  readonly #entries = new Map<string, LearnedLimitEntry>();
+  readonly #shelf = new MemoryShelf<LearnedLimitEntry>((entry) => entry.limit.expiresAt);
 
-  async learned(now: number): Promise<readonly LearnedLimitEntry[]> {
-    for (const [key, entry] of this.#entries) if (entry.limit.expiresAt <= now) this.#entries.delete(key);
-    return [...this.#entries.values()];
+  learned(now: number): Promise<readonly LearnedLimitEntry[]> {
+    return this.#shelf.entries(now);
   }
 
-  async keep(entry: LearnedLimitEntry): Promise<void> {
-    this.#entries.set(keyOf(entry.origin, entry.identity), entry);
+  keep(entry: LearnedLimitEntry): Promise<void> {
+    return this.#shelf.keep(entry);
   }
 }
 
@@ -50,46 +51,56 @@ export interface SiteLimitBookOptions {
   readonly onError?: (error: unknown) => void;
 }
 
-/** Longest a search waits for the shelf to be read before it starts (ms). */
-const READ_WAIT_MS = 1_000;
-
-function keyOf(origin: string, identity: string): string {
-  return `${origin}\u0000${identity}`;
+/** Of two lessons about one site: the later stands, whoever learned it; of one lesson, the longest wait and life. */
+function laterLesson(mine: LearnedLimitEntry, theirs: LearnedLimitEntry): LearnedLimitEntry {
+  if (theirs.limit.at > mine.limit.at) return theirs;
+  if (theirs.limit.at < mine.limit.at) return mine;
+  const quietUntil = Math.max(theirs.limit.quietUntil ?? 0, mine.limit.quietUntil ?? 0);
+  return {
+    ...mine,
+    limit: {
+      ...mine.limit,
+      expiresAt: Math.max(theirs.limit.expiresAt, mine.limit.expiresAt),
+      ...(quietUntil > 0 ? { quietUntil } : {}),
+    },
+  };
 }
 
-export class SiteLimitBook {
+export class SiteLimitBook implements LimitSource {
   readonly #settings: LearningSettings;
-  readonly #shelf: LearnedLimitShelf;
-  readonly #clock: () => number;
-  readonly #refreshMs: number;
-  readonly #onError: (error: unknown) => void;
-  readonly #copy = new Map<string, LearnedLimit>();
-  #readAt = Number.NEGATIVE_INFINITY;
-  #reading: Promise<void> | undefined;
+  readonly #facts: SiteFacts<LearnedLimitEntry>;
 
   constructor(options: SiteLimitBookOptions) {
     this.#settings = options.settings;
-    this.#shelf = options.shelf ?? new MemoryLimitShelf();
-    this.#clock = options.clock ?? Date.now;
-    this.#refreshMs = options.refreshMs ?? 5_000;
-    this.#onError = options.onError ?? (() => {});
+    const shelf = options.shelf ?? new MemoryLimitShelf();
+    this.#facts = new SiteFacts<LearnedLimitEntry>({
+      read: (now) => shelf.learned(now),
+      keep: (entry) => shelf.keep(entry),
+      expiresAt: (entry) => entry.limit.expiresAt,
+      merge: laterLesson,
+      ...(options.clock ? { clock: options.clock } : {}),
+      ...(options.refreshMs !== undefined ? { refreshMs: options.refreshMs } : {}),
+      ...(options.onError ? { onError: options.onError } : {}),
+    });
   }
 
   /** The budget to send to `origin` through `identity` within: `ceiling`, or what was learned when lower. */
   limit(origin: string, identity: string, ceiling: BudgetLimit): BudgetLimit {
-    if (this.#copy.size === 0) {
-      if (this.#clock() - this.#readAt >= this.#refreshMs) void this.fresh();
-      return ceiling;
-    }
-    const now = this.#clock();
-    if (now - this.#readAt >= this.#refreshMs) void this.fresh();
-    return effectiveLimit(this.#copy.get(keyOf(origin, identity)), ceiling, this.#settings, now);
+    const now = this.#facts.now();
+    const learned = this.#facts.get(origin, identity, now);
+    return learned ? effectiveLimit(learned.limit, ceiling, this.#settings, now) : ceiling;
+  }
+
+  /** The scheduler's view (limits.ts): the same as `limit`. */
+  limitOf(origin: string, identity: string, ceiling: BudgetLimit): BudgetLimit {
+    return this.limit(origin, identity, ceiling);
   }
 
   /** How long (ms) nothing may be sent to `origin` through `identity`: the site asked us to wait. */
   quietMs(origin: string, identity: string): number {
-    if (this.#copy.size === 0) return 0;
-    return quietMs(this.#copy.get(keyOf(origin, identity)), this.#clock());
+    const now = this.#facts.now();
+    const learned = this.#facts.get(origin, identity, now);
+    return learned ? quietMs(learned.limit, now) : 0;
   }
 
   /**
@@ -108,60 +119,24 @@ export class SiteLimitBook {
     if (!(this.#settings.ttlMs > 0) || !signals.present) return;
     const limited = isRateLimited(status, signals);
     if (!limited && signals.statedPerSecond === undefined && signals.waitMs === undefined) return;
-    const key = keyOf(origin, identity);
-    const now = this.#clock();
-    const next = learn(this.#copy.get(key), signals, ceiling, this.#settings, sentAt, now, limited);
-    if (!next) return;
-    this.#copy.set(key, next);
-    this.#shelf.keep({ origin, identity, limit: next }).catch(this.#onError);
+    const now = this.#facts.now();
+    const next = learn(
+      this.#facts.get(origin, identity, now)?.limit,
+      signals,
+      ceiling,
+      this.#settings,
+      sentAt,
+      now,
+      limited,
+    );
+    if (next) this.#facts.set({ origin, identity, limit: next });
   }
 
   /**
    * Reads the shelf again when this process's copy is older than the refresh interval (a
-   * search asks before it starts). Waits at most `READ_WAIT_MS`: a store that does not
-   * answer (an outage, commands queued until it is back) holds no search; the read goes on.
+   * search asks before it starts), waiting a bounded time (shelf-refresh.ts).
    */
   fresh(): Promise<void> {
-    if (this.#clock() - this.#readAt < this.#refreshMs) return Promise.resolve();
-    this.#reading ??= this.#read().finally(() => {
-      this.#reading = undefined;
-    });
-    const reading = this.#reading;
-    return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, READ_WAIT_MS);
-      void reading.finally(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
-  }
-
-  async #read(): Promise<void> {
-    const now = this.#clock();
-    let entries: readonly LearnedLimitEntry[];
-    try {
-      entries = await this.#shelf.learned(now);
-    } catch (error) {
-      this.#onError(error);
-      // Tried again after an interval, not at every ask.
-      this.#readAt = now;
-      return;
-    }
-    this.#readAt = now;
-    for (const [key, limit] of this.#copy) if (limit.expiresAt <= now) this.#copy.delete(key);
-    for (const { origin, identity, limit } of entries) {
-      const key = keyOf(origin, identity);
-      const mine = this.#copy.get(key);
-      // The later lesson stands, whoever learned it; of one lesson, the longest wait and life.
-      if (!mine || limit.at > mine.at) this.#copy.set(key, limit);
-      else if (limit.at === mine.at) {
-        const quietUntil = Math.max(limit.quietUntil ?? 0, mine.quietUntil ?? 0);
-        this.#copy.set(key, {
-          ...mine,
-          expiresAt: Math.max(limit.expiresAt, mine.expiresAt),
-          ...(quietUntil > 0 ? { quietUntil } : {}),
-        });
-      }
-    }
+    return this.#facts.fresh();
   }
 }

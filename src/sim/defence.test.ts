@@ -1,7 +1,17 @@
 import type { TlsClientHelloMessage } from 'read-tls-client-hello';
 import { describe, expect, it } from 'vitest';
 import type { SimRequest } from './behaviour.js';
-import { CLEARANCE_COOKIE, challengeAnswer, challengePage, defend, looksLikeBrowser } from './defence.js';
+import {
+  CLEARANCE_COOKIE,
+  challengeAnswer,
+  challengePage,
+  defenceOf,
+  defend,
+  LOGIN_WALL,
+  looksLikeBrowser,
+  SESSION_COOKIE,
+  simSessionValue,
+} from './defence.js';
 
 function hello(cipherSuites: number[], extensions: number[], alpn: string[]): TlsClientHelloMessage {
   return {
@@ -54,5 +64,16 @@ describe('sim defences', () => {
     expect(
       defend('challenge', request(`a=b; ${CLEARANCE_COOKIE}=${challengeAnswer(nonce)}`), false),
     ).toBeUndefined();
+  });
+
+  it("shows the login wall until its own host's session cookie is sent", () => {
+    const own = simSessionValue('challenged.test');
+    expect(defend('session', request(), false)).toBe(LOGIN_WALL);
+    expect(defend('session', request(`${SESSION_COOKIE}=${simSessionValue('other.test')}`), false)).toBe(
+      LOGIN_WALL,
+    );
+    expect(defend('session', request(`a=b; ${SESSION_COOKIE}=${own}`), false)).toBeUndefined();
+    expect(defenceOf({ transport: 'browser', session: 'required' })).toBe('session');
+    expect(defenceOf({ transport: 'impersonate', session: 'optional' })).toBe('handshake');
   });
 });

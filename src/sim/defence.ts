@@ -3,14 +3,16 @@
  * as the sites behind bot shields do: `handshake` refuses a TLS handshake that
  * does not look like a browser's (read from its ClientHello); `challenge`
  * answers a JavaScript challenge page until the client presents the cookie the
- * page's script computes from the page. Pure, apart from the secret made at load.
+ * page's script computes from the page; `session` shows a login wall to a client
+ * without the site's session cookie (an operator's login). Pure, apart from the
+ * secret made at load.
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { isGREASE, type TlsClientHelloMessage } from 'read-tls-client-hello';
 import type { Platform } from '../catalogue/platform.js';
 import type { Behaviour, SimRequest } from './behaviour.js';
 
-export type SimDefence = 'handshake' | 'challenge';
+export type SimDefence = 'handshake' | 'challenge' | 'session';
 
 /** ALPN (16); compress_certificate (27): sent by Chromium and Firefox, never by Node's OpenSSL 3.0; ALPS (17513, 17613): Chromium's alone. */
 const ALPN = 16;
@@ -100,6 +102,27 @@ export function challengePage(request: SimRequest): Behaviour {
   };
 }
 
+/** The cookie a site behind a login wall reads its session from. */
+export const SESSION_COOKIE = 'sim_session';
+
+/** The session value a site accepts: what an operator would copy from a logged-in browser. */
+export function simSessionValue(host: string): string {
+  return createHmac('sha256', SECRET).update(`session:${host.toLowerCase()}`).digest('base64url');
+}
+
+/** The request carries its site's session. */
+export function hasSession(request: SimRequest): boolean {
+  return cookieValue(request, SESSION_COOKIE) === simSessionValue(request.host);
+}
+
+/** What a site answers a visitor who is not logged in, whatever the page: one generic wall. */
+export const LOGIN_WALL: Behaviour = {
+  kind: 'respond',
+  status: 200,
+  headers: { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' },
+  body: '<!DOCTYPE html><html><head><title>Log in</title></head><body><form action="/login" method="post"><h1>Log in to continue</h1><input name="user"><input name="password" type="password"></form></body></html>',
+};
+
 /**
  * What a defended site answers instead of its page, or undefined when the request
  * gets through. `browserHello`: the connection's handshake looked like a browser's.
@@ -110,14 +133,17 @@ export function defend(
   browserHello: boolean,
 ): Behaviour | undefined {
   if (defence === 'handshake') return browserHello ? undefined : HANDSHAKE_REFUSED;
+  if (defence === 'session') return hasSession(request) ? undefined : LOGIN_WALL;
   return passesChallenge(request) ? undefined : challengePage(request);
 }
 
 /**
- * How the simulated web defends a platform's site: as the transport its entry names
- * says the live site does (a handshake check for `impersonate`, a challenge for `browser`).
+ * How the simulated web defends a platform's site: behind a login wall when its entry
+ * needs a session, else as the transport its entry names says the live site does (a
+ * handshake check for `impersonate`, a challenge for `browser`).
  */
-export function defenceOf(platform: Pick<Platform, 'transport'>): SimDefence | undefined {
+export function defenceOf(platform: Pick<Platform, 'transport' | 'session'>): SimDefence | undefined {
+  if (platform.session === 'required') return 'session';
   return platform.transport === 'impersonate'
     ? 'handshake'
     : platform.transport === 'browser'

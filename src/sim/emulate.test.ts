@@ -6,13 +6,14 @@
 import { describe, expect, it } from 'vitest';
 import { loadBuiltinCatalogue } from '../catalogue/builtin.js';
 import type { Platform } from '../catalogue/platform.js';
-import { buildRequest } from '../engine/request.js';
+import { buildRequest } from '../engine/verdict/request.js';
 import type { Behaviour, SimRequest, SimRoute } from './behaviour.js';
 import { emulateCatalogue } from './emulate.js';
 
 const { catalogue } = loadBuiltinCatalogue();
 const platforms = catalogue.platforms.filter((p) => p.enabled);
-const OTHERS = ['zq-nobody-1', 'zq-nobody-2'];
+// Names (letters and digits) that nearly every platform's username rule accepts.
+const OTHERS = ['zqnobody1', 'zqnobody2'];
 const accounts = (p: Platform) => [p.known.claimed[0]!];
 // Platforms answer padded or not, as the benchmark's do.
 const padBytes = (p: Platform) => (p.id.length % 3) * 700;

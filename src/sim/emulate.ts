@@ -10,7 +10,7 @@ import { platformUsername } from '../catalogue/username-rule.js';
 import { Lru } from '../lru.js';
 import { AnswerMemo } from './answer-memo.js';
 import type { Behaviour, SimRequest, SimRoute } from './behaviour.js';
-import type { SimDefence } from './defence.js';
+import { defenceOf, type SimDefence } from './defence.js';
 import type { LimitAnswer } from './site-limits.js';
 import { type Synthesis, synthesizeExists, synthesizeMissing } from './synthesize.js';
 
@@ -45,7 +45,8 @@ export interface EmulationOptions {
   readonly landingsKept?: number;
   /**
    * How a platform's site defends itself against clients that are not browsers (defence.ts);
-   * platforms sharing a host share the first one named. @default none
+   * platforms sharing a host share the first one named. @default `defenceOf`: as the
+   * transport its entry names says the live site does
    */
   readonly defence?: (platform: Platform) => SimDefence | undefined;
 }
@@ -310,8 +311,9 @@ export function emulateCatalogue(
     const answer = options.limitAnswer;
     return { limit: { key: site, perSecond: Math.min(...limits), ...(answer ? { answer } : {}) } };
   };
-  const defenceOf = (matchers: readonly Matcher[]) => {
-    const defence = matchers.map((m) => options.defence?.(m.platform)).find((d) => d !== undefined);
+  const defenceFor = options.defence ?? defenceOf;
+  const defenceOfSite = (matchers: readonly Matcher[]) => {
+    const defence = matchers.map((m) => defenceFor(m.platform)).find((d) => d !== undefined);
     return defence ? { defence } : {};
   };
   const routes: SimRoute[] = [
@@ -319,13 +321,13 @@ export function emulateCatalogue(
       host,
       handle: handle(matchers),
       ...limitOf(host, matchers),
-      ...defenceOf(matchers),
+      ...defenceOfSite(matchers),
     })),
     ...patterned.map(({ host, matchers }) => ({
       host,
       handle: handle(matchers),
       ...limitOf(siteOfTemplate(matchers[0]!.platform), matchers),
-      ...defenceOf(matchers),
+      ...defenceOfSite(matchers),
     })),
     // Redirect targets on hosts no platform is checked on.
     {

@@ -7,7 +7,6 @@ import { resolve } from 'node:path';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { SettingName } from '../config.js';
 import { SIM_DEFAULTS } from './defaults.js';
-import { defenceOf } from './defence.js';
 import { emulateCatalogue } from './emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from './latency.js';
 import { hashSeed, seededRandom } from './random.js';
@@ -47,8 +46,6 @@ export async function startStandaloneSim(
     },
     override: (p) => (latencies.get(p.id) === 'hang' ? { kind: 'hang' } : undefined),
     padBytes: 20_000,
-    // Sites whose entry names a transport defend themselves as that transport says the live one does.
-    defence: defenceOf,
     ...(options.rateLimits ? { rateLimit: (p: Platform) => siteLimit(p, options.seed) } : {}),
   });
   const sim = new SimWeb({ routes: emulation.routes, truth: emulation.truth, port: options.port });
@@ -64,9 +61,12 @@ export async function startStandaloneSim(
 /**
  * The settings that point a service (or any engine) at a running simulated web: its
  * connect-to rules, its CA, and private destinations allowed, since the sim is on loopback.
+ * Certificates are not verified either: Chromium cannot be given the sim's CA, and the
+ * connect-to rules send every connection (ports 80 and 443) to the sim, so the sites that
+ * answer a challenge are read through the browser as the others are.
  */
 export function simSettings(sim: SimWeb, caFile: string): Partial<Record<SettingName, unknown>> {
-  return { connectTo: sim.connectTo, caFile, refusePrivate: false };
+  return { connectTo: sim.connectTo, caFile, refusePrivate: false, insecureTls: true };
 }
 
 function simBanner(sim: SimWeb, caFile: string, options: StandaloneOptions, platformCount: number): string {

@@ -77,6 +77,11 @@ export class SimWeb {
   readonly #sites: SiteLimits;
   /** Requests answered or accepted, by host. */
   readonly hits = new Map<string, number>();
+  /**
+   * Requests to defended sites by host, by what their client looked like: a handshake that was
+   * not a browser's (`plain`: Node's, curl's) and the answers the defence gave instead of the page.
+   */
+  readonly defended = new Map<string, { plain: number; refused: number }>();
 
   constructor(options: SimWebOptions = {}) {
     this.#options = options;
@@ -173,13 +178,23 @@ export class SimWeb {
     return { port: this.#port, tlsPort: this.#tlsPort, caCert: this.#ca.cert };
   }
 
-  /** Issues the certificates of these host names now, so no first connection waits for one (benchmarks). */
-  async prepareTls(hostnames: Iterable<string>): Promise<void> {
+  /**
+   * Issues the certificates of these host names now, so no first connection waits for one
+   * (benchmarks). `namesPerCertificate` above 1 gives that many names one certificate: a test
+   * that reaches a thousand hosts then spends its time on the checks, not on signing.
+   */
+  async prepareTls(hostnames: Iterable<string>, namesPerCertificate = 1): Promise<void> {
     const store = this.#certificates;
     if (!store) throw new Error('the simulated web is not started');
     const broken = this.#options.brokenTls ?? {};
-    const names = new Set([...hostnames].map((h) => h.toLowerCase()));
-    await Promise.all([...names].map((name) => store.context(name, broken[name])));
+    const names = [...new Set([...hostnames].map((h) => h.toLowerCase()))];
+    await Promise.all([
+      store.prepare(
+        names.filter((name) => !broken[name]),
+        namesPerCertificate,
+      ),
+      ...names.filter((name) => broken[name]).map((name) => store.context(name, broken[name])),
+    ]);
   }
 
   async stop(): Promise<void> {
@@ -244,8 +259,14 @@ export class SimWeb {
           if (behaviour) {
             if (route.limit) ({ key: site, perSecond, answer = 'retry-after' } = route.limit);
             if (route.defence) {
-              const hello = (req.socket as TLSSocket).tlsClientHello;
-              behaviour = defend(route.defence, request, looksLikeBrowser(hello)) ?? behaviour;
+              const browserHello = looksLikeBrowser((req.socket as TLSSocket).tlsClientHello);
+              const answer = defend(route.defence, request, browserHello);
+              const seen = this.defended.get(host) ?? { plain: 0, refused: 0 };
+              this.defended.set(host, {
+                plain: seen.plain + (browserHello ? 0 : 1),
+                refused: seen.refused + (answer ? 1 : 0),
+              });
+              behaviour = answer ?? behaviour;
             }
             break;
           }

@@ -7,8 +7,8 @@
 import RandExp from 'randexp';
 import type { LinearRegex } from '../catalogue/linear-regex.js';
 import type { Platform, Shield, Signal, SignalPart } from '../catalogue/platform.js';
-import { classify } from '../engine/classify.js';
-import type { ResponseView } from '../engine/response-view.js';
+import { classify } from '../engine/verdict/classify.js';
+import type { ResponseView } from '../engine/verdict/response-view.js';
 import { profileSample } from './profile-sample.js';
 
 export interface SimAnswer {

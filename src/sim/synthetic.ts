@@ -3,7 +3,7 @@
  * each: for tests at scale and for the benchmark's growth cases. Seeded.
  */
 import type { PlatformSpec } from '../catalogue/schema.js';
-import type { OutcomeReason, OutcomeStatus } from '../engine/outcome.js';
+import type { OutcomeReason, OutcomeStatus } from '../engine/verdict/outcome.js';
 import type { Behaviour, WafVendor } from './behaviour.js';
 import { seededRandom } from './random.js';
 import type { BrokenTls } from './tls.js';

@@ -48,6 +48,15 @@ export async function createTestCa(): Promise<TestCa> {
   return { cert: cert.toString('pem'), keys };
 }
 
+/**
+ * The name a certificate for an SNI name is issued to: names with three labels or more
+ * share a wildcard certificate of their parent (`*.example.test`), unless broken.
+ */
+function certifiedName(servername: string, broken?: BrokenTls): string {
+  const labels = servername.split('.');
+  return !broken && labels.length >= 3 ? `*.${labels.slice(1).join('.')}` : servername;
+}
+
 export class CertificateStore {
   readonly #ca: TestCa;
   readonly #caCert: x509.X509Certificate;
@@ -67,20 +76,40 @@ export class CertificateStore {
    * (`*.example.test`), so a thousand simulated hosts need far fewer signatures.
    */
   context(servername: string, broken?: BrokenTls): Promise<SecureContext> {
-    const labels = servername.split('.');
-    const name = !broken && labels.length >= 3 ? `*.${labels.slice(1).join('.')}` : servername;
+    const name = certifiedName(servername, broken);
     const key = `${broken ?? 'ok'}|${name}`;
     let context = this.#contexts.get(key);
     if (!context) {
-      context = this.#issue(name, broken);
+      context = this.#issue([name], broken);
       this.#contexts.set(key, context);
     }
     return context;
   }
 
-  async #issue(servername: string, broken?: BrokenTls): Promise<SecureContext> {
+  /**
+   * Issues the certificates of these SNI names now, `perCertificate` names to a certificate
+   * (its subject alternative names): a thousand hosts then cost a few signatures, not a
+   * thousand. Names already issued keep their certificate.
+   */
+  prepare(servernames: Iterable<string>, perCertificate = 1): Promise<unknown> {
+    const size = Math.max(1, Math.floor(perCertificate));
+    const names = [...new Set([...servernames].map((n) => certifiedName(n)))].filter(
+      (n) => !this.#contexts.has(`ok|${n}`),
+    );
+    const issued: Promise<SecureContext>[] = [];
+    for (let i = 0; i < names.length; i += size) {
+      const group = names.slice(i, i + size);
+      const context = this.#issue(group);
+      for (const name of group) this.#contexts.set(`ok|${name}`, context);
+      issued.push(context);
+    }
+    return Promise.all(issued);
+  }
+
+  async #issue(servernames: readonly string[], broken?: BrokenTls): Promise<SecureContext> {
     const leaf = await this.#leaf;
-    const name = broken === 'wrong-name' ? 'not-this-host.invalid' : servername;
+    const names = broken === 'wrong-name' ? ['not-this-host.invalid'] : servernames;
+    const name = names[0]!;
     const now = Date.now();
     const selfSigned = broken === 'self-signed';
     const cert = await x509.X509CertificateGenerator.create({
@@ -95,7 +124,7 @@ export class CertificateStore {
       extensions: [
         new x509.BasicConstraintsExtension(false),
         new x509.ExtendedKeyUsageExtension([x509.ExtendedKeyUsage.serverAuth]),
-        new x509.SubjectAlternativeNameExtension([{ type: 'dns', value: name }]),
+        new x509.SubjectAlternativeNameExtension(names.map((value) => ({ type: 'dns' as const, value }))),
       ],
     });
     return createSecureContext({ cert: cert.toString('pem'), key: leaf.pem });

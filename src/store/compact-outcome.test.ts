@@ -10,7 +10,7 @@ import {
   type Outcome,
   UNKNOWN_REASONS,
   unsentUnknownOutcome,
-} from '../engine/outcome.js';
+} from '../engine/verdict/outcome.js';
 import {
   CATEGORY_CODES,
   decodeOutcome,

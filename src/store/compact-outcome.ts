@@ -20,7 +20,7 @@
  *    linkedFrom; the evidence's snippet, and its control when not below), written
  *    out, and the evidence's key order when its extra fields are not all last,
  *    unless bit 11 gives it]
- *   [control (bit 10), the evidence's `control` line (engine/control.ts
+ *   [control (bit 10), the evidence's `control` line (engine/controls/control.ts
  *    describeControl) in parts, when they give it back exactly: text name,
  *    varint status, varint reason + 1 (0: none), text rule, varint checkedAt ms,
  *    text what follows the time (usually nothing)]
@@ -37,7 +37,7 @@
  * decoded as such, so data written by earlier releases still reads.
  */
 import type { Category } from '../catalogue/categories.js';
-import type { Outcome, OutcomeReason, OutcomeStatus } from '../engine/outcome.js';
+import type { Outcome, OutcomeReason, OutcomeStatus } from '../engine/verdict/outcome.js';
 
 /*
  * The codes of format 1: stored data refers to these positions, so they are
@@ -87,6 +87,7 @@ export const REASON_CODES: readonly OutcomeReason[] = [
   'unsafe_username',
   'rule_drift',
   'needs_browser',
+  'session_required',
 ];
 
 /** What a backend keeps once and refers to by number: the id of a text, or undefined to write it out. */
@@ -311,7 +312,7 @@ const F_CONTROL = 1 << 10;
 /** The evidence's cachedAt is its last key (after the extras and the control), as the outcome cache keeps it. */
 const F_CACHED_AT_LAST = 1 << 11;
 
-/** The parts of a control line (engine/control.ts describeControl), which render back to it. */
+/** The parts of a control line (engine/controls/control.ts describeControl), which render back to it. */
 interface ControlParts {
   readonly name: string;
   readonly status: number;
@@ -561,7 +562,7 @@ const OUTCOME_KEYS_WITH_REASON: readonly string[] = Object.freeze([
   'evidence',
 ]);
 
-/** The keys of an outcome as src/engine/outcome.ts builds it (and decodeOutcome gives back), in order. */
+/** The keys of an outcome as src/engine/verdict/outcome.ts builds it (and decodeOutcome gives back), in order. */
 function outcomeKeys(o: Outcome): readonly string[] {
   return o.reason === undefined ? OUTCOME_KEYS : OUTCOME_KEYS_WITH_REASON;
 }
@@ -629,7 +630,7 @@ export function decodeOutcome(bytes: Uint8Array, username: string, texts: Vocabu
     });
   }
   if (!r.ended) throw new RangeError('compact outcome: trailing bytes');
-  // Key order as src/engine/outcome.ts builds outcomes, so JSON answers read byte for byte the
+  // Key order as src/engine/verdict/outcome.ts builds outcomes, so JSON answers read byte for byte the
   // same; built by assignment, which is several times faster here than spreads.
   const evidence: { -readonly [K in keyof Outcome['evidence']]: Outcome['evidence'][K] } = {} as never;
   if (httpStatus !== undefined) evidence.httpStatus = httpStatus;

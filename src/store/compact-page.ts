@@ -14,7 +14,7 @@
  */
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompressSync, constants } from 'node:zlib';
-import { joinLengthPrefixed, splitLengthPrefixed } from './compact-outcome.js';
+import { decodeVarints, encodeVarints, joinLengthPrefixed, splitLengthPrefixed } from './compact-outcome.js';
 
 const compress = promisify(brotliCompress);
 
@@ -47,4 +47,20 @@ export async function encodeCompactPage(
 export function decodeCompactPage(page: Uint8Array): Uint8Array[] {
   if (page[0] !== FORMAT_COMPACT_PAGE) throw new RangeError(`compact page: unknown format ${page[0]}`);
   return splitLengthPrefixed(brotliDecompressSync(page.subarray(1)));
+}
+
+/**
+ * Each outcome's seq in a page holding a search's outcomes up to `lastSeq`: 1, 2, 3...
+ * when `seqs` is null, else the steps `encodePageSeqs` wrote (a replaced outcome leaves a gap).
+ */
+export function pageSeqs(seqs: Uint8Array | null, lastSeq: number): number[] {
+  if (seqs === null) return Array.from({ length: lastSeq }, (_, i) => i + 1);
+  let seq = 0;
+  return decodeVarints(seqs).map((step) => (seq += step));
+}
+
+/** Null for 1, 2, 3..., else the steps between seqs (mostly 1: a byte each). */
+export function encodePageSeqs(seqs: readonly number[]): Uint8Array | null {
+  if (seqs.every((seq, i) => seq === i + 1)) return null;
+  return encodeVarints(seqs.map((seq, i) => seq - (i === 0 ? 0 : seqs[i - 1]!)));
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { decodePage, encodePage, fromColumns, toColumns } from './outcome-page.js';
 
 const url = 'https://github.com/alice';

@@ -14,7 +14,7 @@
  */
 import { promisify } from 'node:util';
 import { brotliCompress, brotliDecompress, constants } from 'node:zlib';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { decodeVarints, encodeVarints } from './compact-outcome.js';
 
 const compress = promisify(brotliCompress);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { type OutcomeRow, PolledOutcomes, PolledSearch } from './polled-outcomes.js';
 
 const HIT = 0;

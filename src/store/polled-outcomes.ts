@@ -22,7 +22,7 @@
  * ~1,000 misses' bytes would double what is kept of it.
  */
 import { freezeDeep } from '../catalogue/freeze.js';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { Lru } from '../lru.js';
 
 /**

@@ -5,6 +5,7 @@
  * store's first query. Several processes starting at once are safe: each
  * waits for node-pg-migrate's advisory lock, then finds nothing left to do.
  */
+import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
@@ -36,6 +37,9 @@ export async function migratePostgres(options: MigrateOptions): Promise<string[]
   await client.connect();
   try {
     const schema = options.schema ?? 'public';
+    // Every process opens with this: when the record holds exactly the files, the runner (its
+    // lock, its reads) would find nothing to do.
+    if (await upToDate(client, schema)) return [];
     const applied = await runner({
       dbClient: client,
       dir: MIGRATIONS_DIR,
@@ -51,6 +55,25 @@ export async function migratePostgres(options: MigrateOptions): Promise<string[]
     return applied.map((m) => m.name);
   } finally {
     await client.end().catch(() => {});
+  }
+}
+
+/** Whether the schema's migration record names exactly the migration files, no more, no fewer. */
+async function upToDate(client: pg.Client, schema: string): Promise<boolean> {
+  const files = readdirSync(MIGRATIONS_DIR)
+    .filter((file) => /\.(?:sql|js|cjs|mjs|ts)$/.test(file))
+    .map((file) => file.replace(/\.[^.]+$/, ''));
+  try {
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT name FROM ${client.escapeIdentifier(schema)}.pgmigrations`,
+    );
+    const recorded = new Set(rows.map((row) => row.name));
+    return recorded.size === files.length && files.every((file) => recorded.has(file));
+  } catch (error) {
+    // No schema or no record yet (42P01: undefined table, 3F000: undefined schema): the runner creates them.
+    const code = (error as { code?: string }).code;
+    if (code === '42P01' || code === '3F000') return false;
+    throw error;
   }
 }
 

@@ -5,7 +5,7 @@
  * refer to them are written, so an id, once seen, is never taken back. Texts
  * are kept as UTF-8 bytes: templates hold U+0000, which a text column refuses.
  */
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeOutcome, encodeOutcome, vocabularyIdsIn, vocabularyOf } from './compact-outcome.js';
 import { VocabularyCache } from './vocabulary-cache.js';

@@ -18,8 +18,8 @@
  */
 import pg from 'pg';
 import type { PlatformHealthEntry } from '../catalogue/health.js';
-import type { ControlRecord } from '../engine/control.js';
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import type { ControlRecord } from '../engine/controls/control.js';
+import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { STATUS_INDEX } from './compact-outcome.js';
 import {
@@ -32,9 +32,12 @@ import { decodeIds, decodePage, decodeVocabularyIds, encodeVocabularyIds } from 
 import { migratePostgres } from './postgres-migrate.js';
 import { retryOnConflict } from './postgres-retry.js';
 import { PostgresSiteLimits } from './postgres-site-limits.js';
+import { PostgresTransportMemory } from './postgres-transport-memory.js';
 import { asPostgresStoreError, isUniqueViolation } from './postgres-unavailable.js';
 import { PostgresVocabulary } from './postgres-vocabulary.js';
 import { PostgresWatchlists } from './postgres-watchlists.js';
+import { recordCache } from './record-cache.js';
+import type { OutcomeCache } from './roles/outcome-cache.js';
 import { progressOf, searchRecordOf } from './search-record.js';
 import {
   ANSWERED_STATUSES,
@@ -121,7 +124,9 @@ export class PostgresStore implements Store {
   #closed = false;
   readonly watchlists: PostgresWatchlists;
   readonly siteLimits: PostgresSiteLimits;
+  readonly transportMemory: PostgresTransportMemory;
   readonly #vocabulary: PostgresVocabulary;
+  readonly #cache: OutcomeCache;
   /** The platforms stored of searches this process writes, by search key, with the outcome_count they match. */
   readonly #written = new Map<string, { count: number; platforms: Set<string> }>();
 
@@ -145,7 +150,11 @@ export class PostgresStore implements Store {
     // An idle connection that breaks reports here (else it would crash the process); the pool replaces it.
     this.#pool.on('error', () => {});
     this.#vocabulary = new PostgresVocabulary((sql, params) => this.#query(sql, params));
+    this.#cache = recordCache(this, this);
     this.siteLimits = new PostgresSiteLimits({
+      query: (sql, params) => this.#guard(() => this.#query(sql, params)),
+    });
+    this.transportMemory = new PostgresTransportMemory({
       query: (sql, params) => this.#guard(() => this.#query(sql, params)),
     });
     this.watchlists = new PostgresWatchlists({
@@ -624,8 +633,8 @@ export class PostgresStore implements Store {
       await this.#query('DELETE FROM leases WHERE expires_at <= $1', [before]);
       for (let batch = 0; batch < 1_000_000; batch++) {
         const { rowCount } = await this.#query(
-          `DELETE FROM outcome_cache WHERE (username, platform) IN
-             (SELECT username, platform FROM outcome_cache WHERE expires_at <= $1 LIMIT $2)`,
+          `DELETE FROM outcome_cache WHERE ctid IN
+             (SELECT ctid FROM outcome_cache WHERE expires_at <= $1 LIMIT $2)`,
           [before, SWEEP_CACHE_BATCH],
         );
         if ((rowCount ?? 0) < SWEEP_CACHE_BATCH) break;
@@ -634,41 +643,35 @@ export class PostgresStore implements Store {
     });
   }
 
-  async getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
-    return (await this.getCachedOutcomes(username, [platformId], now)).get(platformId);
-  }
-
   getCachedOutcomes(
     username: string,
     platformIds: readonly string[],
     now: number,
   ): Promise<Map<string, Outcome>> {
+    return this.#cache.getCachedOutcomes(username, platformIds, now);
+  }
+
+  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
+    return this.#cache.putCachedOutcomes(username, entries);
+  }
+
+  addCacheRow(username: string, row: Uint8Array, expiresAt: number): Promise<void> {
     return this.#guard(async () => {
-      const found = new Map<string, Outcome>();
-      if (platformIds.length === 0) return found;
-      // Platforms by their text: one statement, whether or not this process has seen their ids.
-      const { rows } = await this.#query<{ platform: Buffer; outcome: Buffer }>(
-        `SELECT v.text AS platform, c.outcome FROM outcome_cache c JOIN vocabulary v ON v.id = c.platform
-         WHERE v.text = ANY($1::bytea[]) AND c.username = $2 AND c.expires_at > $3`,
-        [platformIds.map((id) => Buffer.from(id, 'utf8')), username, now],
-      );
-      const outcomes = await this.#vocabulary.decode(
-        rows.map((r) => r.outcome),
+      await this.#query('INSERT INTO outcome_cache (username, expires_at, refs) VALUES ($1, $2, $3)', [
         username,
-      );
-      for (const [i, row] of rows.entries()) found.set(row.platform.toString('utf8'), outcomes[i]!);
-      return found;
+        expiresAt,
+        Buffer.from(row.buffer, row.byteOffset, row.byteLength),
+      ]);
     });
   }
 
-  putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
+  cacheRowsOf(username: string, now: number): Promise<Uint8Array[]> {
     return this.#guard(async () => {
-      const [encoded] = await this.#vocabulary.encode([outcome], username);
-      await this.#query(
-        `INSERT INTO outcome_cache (username, platform, outcome, expires_at) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (username, platform) DO UPDATE SET outcome = excluded.outcome, expires_at = excluded.expires_at`,
-        [username, this.#vocabulary.idOf(outcome.platformId), encoded, expiresAt],
+      const { rows } = await this.#query<{ refs: Buffer }>(
+        'SELECT refs FROM outcome_cache WHERE username = $1 AND expires_at > $2',
+        [username, now],
       );
+      return rows.map((r) => r.refs);
     });
   }
 
@@ -708,11 +711,6 @@ export class PostgresStore implements Store {
       );
       return (rowCount ?? 0) > 0;
     });
-  }
-
-  /** Each entry on its own, WRITES_IN_FLIGHT at once: of two entries of one platform, either may be kept. */
-  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
-    return writeEach(entries, (e) => this.putCachedOutcome(username, e.outcome, e.expiresAt));
   }
 
   /** Each check on its own, WRITES_IN_FLIGHT at once: `recentMs` weighs them in whatever order they land. */

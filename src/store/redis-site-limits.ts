@@ -36,7 +36,7 @@ export class RedisSiteLimits implements SiteLimitStore {
       else entries.push({ origin, identity, limit });
     }
     // Another process may have just replaced one: only a field still holding what was read goes.
-    if (expired.length) await this.#forget(expired, fields).catch(() => {});
+    if (expired.length) await forgetUnchanged(this.#redis, this.#key, expired, fields).catch(() => {});
     return entries;
   }
 
@@ -47,17 +47,26 @@ export class RedisSiteLimits implements SiteLimitStore {
       throw asStoreError(error);
     }
   }
+}
 
-  async #forget(fields: readonly string[], read: Record<string, string>): Promise<void> {
-    for (const field of fields) {
-      await this.#redis.eval(
-        "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0",
-        1,
-        this.#key,
-        field,
-        read[field]!,
-      );
-    }
+/**
+ * Deletes the `fields` of the hash at `key` that still hold what was `read`: another process
+ * may have just replaced one. For hashes of expiring entries, read whole and swept as read.
+ */
+export async function forgetUnchanged(
+  redis: Redis,
+  key: string,
+  fields: readonly string[],
+  read: Record<string, string>,
+): Promise<void> {
+  for (const field of fields) {
+    await redis.eval(
+      "if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then return redis.call('HDEL', KEYS[1], ARGV[1]) end return 0",
+      1,
+      key,
+      field,
+      read[field]!,
+    );
   }
 }
 

@@ -9,7 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeOutcome, encodeOutcome, vocabularyIdsIn, vocabularyOf } from './compact-outcome.js';
 import { VocabularyCache } from './vocabulary-cache.js';

@@ -6,25 +6,32 @@
  * surfaces as UserscoutError `store_unavailable` (503), never as a hang.
  *
  * Keys, under `PREFIX:`: `search:ID` (hash; its platforms as vocabulary ids), `outcomes:ID` (list of compact
- * outcomes, see compact-outcome.ts; seq = index + 1; an outcome replaced by a later answer is
- * left as an empty entry, so indexes never move), `seen:ID` (bitmap by the
+ * outcomes, see compact-outcome.ts; seq = index + 1 + the page's `last`; an outcome replaced by a later
+ * answer is left as an empty entry, so indexes never move), `page:ID` (hash: when a search ends, its
+ * entries up to seq `last` packed into one compact page, compact-page.ts, as SQLite does, taken off the
+ * front of `outcomes:ID`; `body`, and `seqs` when a replaced outcome left a gap), `seen:ID` (bitmap by the
  * vocabulary id of each platform id stored), `counts:ID` (status → n), `searches`
- * and `unfinished` and `by-client:CLIENT` (sorted sets by creation time), `cache:PLATFORM:USERNAME`
- * (expiry time as a varint, then the compact outcome), `key:ID` (hash),
+ * and `unfinished` and `by-client:CLIENT` (sorted sets by creation time), `cache:USERNAME`
+ * (list of the outcome cache's rows, each after its expiry time as a varint; cache-refs.ts), `key:ID` (hash),
  * `key-hash:HASH` (→ id), `keys` (sorted set), `stats:PLATFORM` (hash), `stats`
  * (set of platform ids), and `vocab`, `vocab-ids` (redis-vocabulary.ts).
  */
 import type { Redis } from 'ioredis';
 import type { PlatformHealthEntry } from '../catalogue/health.js';
-import type { ControlRecord } from '../engine/control.js';
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import type { ControlRecord } from '../engine/controls/control.js';
+import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { closeRedis, createRedisClient } from '../redis/connection.js';
 import { asStoreError } from '../redis/unavailable.js';
+import { CACHE_ROWS_KEPT } from '../tuning.js';
 import { decodeVarints, encodeVarints } from './compact-outcome.js';
+import { decodeCompactPage, encodeCompactPage, encodePageSeqs, pageSeqs } from './compact-page.js';
+import { recordCache } from './record-cache.js';
 import { RedisSiteLimits } from './redis-site-limits.js';
+import { RedisTransportMemory } from './redis-transport-memory.js';
 import { checkGeneration, RedisVocabulary, STALE_VOCABULARY } from './redis-vocabulary.js';
 import { RedisWatchlists } from './redis-watchlists.js';
+import type { OutcomeCache } from './roles/outcome-cache.js';
 import { progressOf, searchRecordOf } from './search-record.js';
 import {
   ANSWERED_STATUSES,
@@ -34,6 +41,7 @@ import {
   duplicateIdError,
   emptyByStatus,
   type FollowUp,
+  isFinished,
   noSearchForOutcomes,
   type PlatformStats,
   RECENT_MS_ALPHA,
@@ -64,19 +72,19 @@ export interface RedisStoreOptions {
 /** Redis keeps a cache entry this long past its expiry by the wall clock; reads compare with `now`. */
 const CACHE_GRACE_MS = 5 * 60_000;
 const SWEEP_BATCH = 100;
-/** Cache entries or checks written by one script call at most (Lua's unpack has a limit). */
+/** Checks written by one script call at most (Lua's unpack has a limit). */
 const SCRIPT_BATCH = 500;
 const UNFINISHED: ReadonlySet<string> = new Set<SearchState>(['queued', 'running']);
 
 const SCRIPTS = {
-  // KEYS: search, searches, unfinished, outcomes, seen, counts, vocab, by-client.
+  // KEYS: search, searches, unfinished, outcomes, seen, counts, vocab, by-client, page.
   // ARGV: id, createdAt, unfinished?, ttl, vocabulary generation, fields...
   usCreateSearch: {
-    numberOfKeys: 8,
+    numberOfKeys: 9,
     lua: `
       if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
       ${checkGeneration(7, 5)}
-      redis.call('DEL', KEYS[4], KEYS[5], KEYS[6])
+      redis.call('DEL', KEYS[4], KEYS[5], KEYS[6], KEYS[9])
       redis.call('HSET', KEYS[1], unpack(ARGV, 6))
       redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
       redis.call('ZADD', KEYS[8], ARGV[2], ARGV[1])
@@ -100,16 +108,18 @@ const SCRIPTS = {
       end
       return 1`,
   },
-  // KEYS: search, seen, outcomes, counts, vocab. ARGV: vocabulary generation, then
+  // KEYS: search, seen, outcomes, counts, vocab, page. ARGV: vocabulary generation, then
   // (platform id's vocabulary id, platform id, status, compact outcome) per outcome. Returns
   // -1 (no such search), STALE_VOCABULARY, or each outcome's seq, 0 for a platform stored
   // already. A search begun by an earlier release keeps its \`seen\` hash (platform id → seq).
   usAddOutcomes: {
-    numberOfKeys: 5,
+    numberOfKeys: 6,
     lua: `
       if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
       ${checkGeneration(5, 1)}
       local legacy = redis.call('TYPE', KEYS[2]).ok == 'hash'
+      -- The seqs up to the page's last are packed in it, off the list's front.
+      local packed = tonumber(redis.call('HGET', KEYS[6], 'last') or '0')
       local seqs, added, first = {}, {}, false
       -- A few commands per batch, not per outcome: each CHUNK outcomes (unpack's limit) are one
       -- BITFIELD (every platform's seen bit set, its old value read) and one RPUSH of the new
@@ -140,8 +150,9 @@ const SCRIPTS = {
         end
         local seq = 0
         if #rows > 0 then
-          seq = redis.call('RPUSH', KEYS[3], unpack(rows)) - #rows
-          if seq == 0 then first = true end
+          local before = redis.call('RPUSH', KEYS[3], unpack(rows)) - #rows
+          if before == 0 then first = true end
+          seq = packed + before
         end
         for _, was in ipairs(stored) do
           if was then
@@ -164,28 +175,89 @@ const SCRIPTS = {
       end
       return seqs`,
   },
-  // KEYS: search, outcomes, counts, vocab. ARGV: vocabulary generation, index of the outcome
-  // replaced, its bytes as read, its status, the new status, the new compact outcome. Returns -1
-  // (no such search), STALE_VOCABULARY, 0 (that entry changed since it was read: read again), or
-  // the new outcome's seq. The replaced entry is emptied in place, so every seq keeps its index.
+  // KEYS: search, outcomes, counts, vocab, page. ARGV: vocabulary generation, seq of the outcome
+  // replaced (a list entry, not packed), its bytes as read, its status, the new status, the new
+  // compact outcome. Returns -1 (no such search), STALE_VOCABULARY, 0 (that entry changed or was
+  // packed since it was read: read again), or the new outcome's seq. The replaced entry is emptied
+  // in place, so every seq keeps its index.
   usReplaceOutcome: {
-    numberOfKeys: 4,
+    numberOfKeys: 5,
     lua: `
       if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
       ${checkGeneration(4, 1)}
-      if redis.call('LINDEX', KEYS[2], ARGV[2]) ~= ARGV[3] then return 0 end
-      redis.call('LSET', KEYS[2], ARGV[2], '')
-      local seq = redis.call('RPUSH', KEYS[2], ARGV[6])
+      local packed = tonumber(redis.call('HGET', KEYS[5], 'last') or '0')
+      local index = tonumber(ARGV[2]) - 1 - packed
+      if index < 0 or redis.call('LINDEX', KEYS[2], index) ~= ARGV[3] then return 0 end
+      redis.call('LSET', KEYS[2], index, '')
+      local seq = packed + redis.call('RPUSH', KEYS[2], ARGV[6])
       redis.call('HINCRBY', KEYS[3], ARGV[4], -1)
       redis.call('HINCRBY', KEYS[3], ARGV[5], 1)
       return seq`,
   },
-  // Keys vary in number: the count goes with each call (as for the scripts below).
-  // KEYS: vocab, then one cache key per entry. ARGV: vocabulary generation, then (value, ttl ms) per entry.
-  usPutCachedMany: {
+  // KEYS: search, outcomes, page. ARGV: the page's last seq as read, the list's length as read,
+  // the new page's last seq, body and seqs ('' for 1, 2, 3...). Writes the page and takes the
+  // entries it holds off the list, unless either changed since they were read (returns 0: they
+  // stay as they are, and read the same).
+  usPackOutcomes: {
+    numberOfKeys: 3,
     lua: `
-      ${checkGeneration(1, 1)}
-      for i = 2, #KEYS do redis.call('SET', KEYS[i], ARGV[2 * i - 2], 'PX', ARGV[2 * i - 1]) end
+      if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+      if (redis.call('HGET', KEYS[3], 'last') or '0') ~= ARGV[1] then return 0 end
+      if redis.call('LLEN', KEYS[2]) ~= tonumber(ARGV[2]) then return 0 end
+      redis.call('DEL', KEYS[3])
+      redis.call('HSET', KEYS[3], 'last', ARGV[3], 'body', ARGV[4])
+      if ARGV[5] ~= '' then redis.call('HSET', KEYS[3], 'seqs', ARGV[5]) end
+      redis.call('LTRIM', KEYS[2], tonumber(ARGV[2]), -1)
+      local ttl = redis.call('PTTL', KEYS[1])
+      if ttl > 0 then redis.call('PEXPIRE', KEYS[3], ttl) end
+      return 1`,
+  },
+  // KEYS: search, outcomes, page. ARGV: the page's last seq as read, then its entries for seqs
+  // 1..last in order ('' for a gap). Puts them back at the list's front and drops the page, unless
+  // the page changed since it was read (returns 0). Rare: an outcome replaced after the search ended.
+  usUnpackOutcomes: {
+    numberOfKeys: 3,
+    lua: `
+      if redis.call('HGET', KEYS[3], 'last') ~= ARGV[1] then return 0 end
+      local existed = redis.call('EXISTS', KEYS[2]) == 1
+      -- LPUSH puts its values at the front one by one: each chunk is given last entry first.
+      local CHUNK = 1000
+      local i = #ARGV
+      while i >= 2 do
+        local lo = math.max(2, i - CHUNK + 1)
+        local values = {}
+        for j = i, lo, -1 do values[#values + 1] = ARGV[j] end
+        redis.call('LPUSH', KEYS[2], unpack(values))
+        i = lo - 1
+      end
+      redis.call('DEL', KEYS[3])
+      local ttl = redis.call('PTTL', KEYS[1])
+      if not existed and ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+      return 1`,
+  },
+  // KEYS: search, outcomes, page, vocab. ARGV: afterSeq. Returns nil (no such search), or the
+  // username, the vocabulary's generation, the page's last seq, [body, seqs] of the page when it
+  // holds seqs after afterSeq (else empty), and the list's entries after afterSeq: one moment's.
+  usReadOutcomes: {
+    numberOfKeys: 4,
+    lua: `
+      local username = redis.call('HGET', KEYS[1], 'username')
+      if not username then return false end
+      local packed = tonumber(redis.call('HGET', KEYS[3], 'last') or '0')
+      local after = tonumber(ARGV[1])
+      local page = {}
+      if packed > after then page = redis.call('HMGET', KEYS[3], 'body', 'seqs') end
+      local rows = redis.call('LRANGE', KEYS[2], math.max(0, after - packed), -1)
+      return {username, redis.call('HGET', KEYS[4], '0'), packed, page, rows}`,
+  },
+  // KEYS: the username's cache rows. ARGV: row, ms to keep it, rows kept at most. The key lives
+  // as long as its longest-lived row.
+  usAddCacheRow: {
+    numberOfKeys: 1,
+    lua: `
+      redis.call('RPUSH', KEYS[1], ARGV[1])
+      redis.call('LTRIM', KEYS[1], -tonumber(ARGV[3]), -1)
+      if redis.call('PTTL', KEYS[1]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
       return 1`,
   },
   // KEYS: key, key-hash, keys. ARGV: id, hash, createdAt, fields...
@@ -250,7 +322,20 @@ const SCRIPTS = {
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
-type Scripted = Redis & Record<ScriptName, (...args: (string | number | Buffer)[]) => Promise<number>>;
+type Scripted = Redis &
+  Record<ScriptName, (...args: (string | number | Buffer)[]) => Promise<number>> & {
+    usReadOutcomesBuffer(...args: (string | number)[]): Promise<ReadReply | null>;
+  };
+
+/** What usReadOutcomes answers, as buffers: username, generation, page's last seq, [body, seqs], rows. */
+type ReadReply = [Buffer, Buffer | null, number, [Buffer | null, Buffer | null] | [], Buffer[]];
+
+/** A search's page as read: seqs up to `last`, the outcomes of those not replaced in `body`. */
+interface PageRead {
+  readonly last: number;
+  readonly seqs: Buffer | null;
+  readonly body: Buffer | null;
+}
 
 export class RedisStore implements Store {
   readonly #redis: Scripted;
@@ -259,9 +344,11 @@ export class RedisStore implements Store {
   readonly #retentionMs: number;
   readonly #now: () => number;
   readonly #vocabulary: RedisVocabulary;
+  readonly #cache: OutcomeCache;
   #closed = false;
   readonly watchlists: RedisWatchlists;
   readonly siteLimits: RedisSiteLimits;
+  readonly transportMemory: RedisTransportMemory;
 
   constructor(options: RedisStoreOptions) {
     this.#ownsClient = typeof options.redis === 'string';
@@ -277,8 +364,10 @@ export class RedisStore implements Store {
     this.#retentionMs = options.retentionMs ?? 0;
     this.#now = options.now;
     this.#vocabulary = new RedisVocabulary(client, this.#key('vocab'), this.#key('vocab-ids'));
+    this.#cache = recordCache(this, this);
     this.watchlists = new RedisWatchlists(client, this.#prefix);
     this.siteLimits = new RedisSiteLimits(client, this.#prefix);
+    this.transportMemory = new RedisTransportMemory(client, this.#prefix);
   }
 
   #key(...parts: string[]): string {
@@ -291,6 +380,7 @@ export class RedisStore implements Store {
       outcomes: this.#key('outcomes', id),
       seen: this.#key('seen', id),
       counts: this.#key('counts', id),
+      page: this.#key('page', id),
     };
   }
 
@@ -320,6 +410,7 @@ export class RedisStore implements Store {
           k.counts,
           this.#vocabulary.vocabKey,
           this.#key('by-client', search.client),
+          k.page,
           search.id,
           search.createdAt,
           UNFINISHED.has(search.state) ? '1' : '0',
@@ -378,7 +469,40 @@ export class RedisStore implements Store {
         patch.state ?? '',
         ...fields,
       );
+      if (patch.state !== undefined && isFinished(patch.state)) await this.#pack(id);
     });
+  }
+
+  /**
+   * Packs a finished search's list entries into its page (with the page's outcomes, if it has
+   * one): read, compressed off the event loop, then written by one script that first checks
+   * nothing was added, replaced or packed meanwhile (else it leaves them: they read the same).
+   */
+  async #pack(id: string): Promise<void> {
+    const k = this.#searchKeys(id);
+    const results = await this.#redis
+      .multi()
+      .hmgetBuffer(k.page, 'last', 'seqs', 'body')
+      .lrangeBuffer(k.outcomes, 0, -1)
+      .exec();
+    const [pageFields, rows] = valuesOf(results) as [(Buffer | null)[], Buffer[]];
+    if (rows.length === 0) return;
+    const page = pageOf(pageFields);
+    const entries = pageEntries(page);
+    for (const [i, row] of rows.entries())
+      if (row.length > 0) entries.push({ seq: page.last + i + 1, bytes: row });
+    const body = await encodeCompactPage(entries.map((e) => e.bytes));
+    const seqs = encodePageSeqs(entries.map((e) => e.seq));
+    await this.#redis.usPackOutcomes(
+      k.search,
+      k.outcomes,
+      k.page,
+      String(page.last),
+      rows.length,
+      page.last + rows.length,
+      body,
+      seqs === null ? '' : Buffer.from(seqs),
+    );
   }
 
   /** One script call: atomic, and one round trip for the whole batch (two when a text is new). */
@@ -400,6 +524,7 @@ export class RedisStore implements Store {
           k.outcomes,
           k.counts,
           this.#vocabulary.vocabKey,
+          k.page,
           generation,
           ...outcomes.flatMap((o, i) => [platforms[i]!, o.platformId, o.status, rows[i]!]),
         )) as unknown as number | number[];
@@ -428,21 +553,37 @@ export class RedisStore implements Store {
           .hget(k.search, 'username')
           .lrangeBuffer(k.outcomes, 0, -1)
           .hget(this.#vocabulary.vocabKey, '0')
+          .hmgetBuffer(k.page, 'last', 'seqs', 'body')
           .exec();
-        const [username, rows, generation] = valuesOf(results) as [string | null, Buffer[], string | null];
+        const [username, rows, generation, pageFields] = valuesOf(results) as [
+          string | null,
+          Buffer[],
+          string | null,
+          (Buffer | null)[],
+        ];
         if (username === null) throw notFound();
-        const stored = await this.#storedOutcomes(rows, username, generation, 0, undefined);
+        const page = pageOf(pageFields);
+        const entries = [...pageEntries(page), ...listEntries(rows, page.last)];
+        const stored = await this.#storedOutcomes(entries, username, generation, undefined);
         const old = stored.find((s) => s.outcome.platformId === outcome.platformId);
         if (!old) return undefined;
+        if (old.seq <= page.last) {
+          // Packed: its page goes back to the list first (rare: a check again after the search ended).
+          const unpacked: Buffer[] = Array.from({ length: page.last }, () => Buffer.alloc(0));
+          for (const entry of entries) if (entry.seq <= page.last) unpacked[entry.seq - 1] = entry.bytes;
+          await this.#redis.usUnpackOutcomes(k.search, k.outcomes, k.page, String(page.last), ...unpacked);
+          continue;
+        }
         const encoded = await this.#vocabulary.encode([outcome], username);
         const seq = await this.#redis.usReplaceOutcome(
           k.search,
           k.outcomes,
           k.counts,
           this.#vocabulary.vocabKey,
+          k.page,
           encoded.generation,
-          old.seq - 1,
-          rows[old.seq - 1]!,
+          old.seq,
+          rows[old.seq - page.last - 1]!,
           old.outcome.status,
           outcome.status,
           encoded.rows[0]!,
@@ -464,15 +605,26 @@ export class RedisStore implements Store {
   ): Promise<StoredOutcome[]> {
     return this.#guard(async () => {
       const afterSeq = options.afterSeq ?? 0;
-      const results = await this.#redis
-        .multi()
-        .hget(this.#key('search', searchId), 'username')
-        .lrangeBuffer(this.#key('outcomes', searchId), afterSeq, -1)
-        .hget(this.#vocabulary.vocabKey, '0')
-        .exec();
-      const [username, rows, generation] = valuesOf(results) as [string | null, Buffer[], string | null];
-      if (username === null) return [];
-      return this.#storedOutcomes(rows, username, generation, afterSeq, options.statuses);
+      const k = this.#searchKeys(searchId);
+      const reply = await this.#redis.usReadOutcomesBuffer(
+        k.search,
+        k.outcomes,
+        k.page,
+        this.#vocabulary.vocabKey,
+        afterSeq,
+      );
+      if (reply === null) return [];
+      const [username, generation, last, [body = null, seqs = null], rows] = reply;
+      const entries = [
+        ...pageEntries({ last, seqs, body }).filter((e) => e.seq > afterSeq),
+        ...listEntries(rows, last + Math.max(0, afterSeq - last)),
+      ];
+      return this.#storedOutcomes(
+        entries,
+        username.toString(),
+        generation?.toString() ?? null,
+        options.statuses,
+      );
     });
   }
 
@@ -495,19 +647,23 @@ export class RedisStore implements Store {
         .hgetall(k.counts)
         .lrangeBuffer(k.outcomes, 0, -1)
         .hget(this.#vocabulary.vocabKey, '0')
+        .hmgetBuffer(k.page, 'last', 'seqs', 'body')
         .exec();
-      const [row, counts, rows, generation] = valuesOf(results) as [
+      const [row, counts, rows, generation, pageFields] = valuesOf(results) as [
         Record<string, string>,
         Record<string, string>,
         Buffer[],
         string | null,
+        (Buffer | null)[],
       ];
       const search = await this.#toSearch(row, generation);
       if (!search) return undefined;
+      const page = pageOf(pageFields);
+      const entries = [...pageEntries(page), ...listEntries(rows, page.last)];
       return {
         search,
         progress: progressOfHash(counts),
-        outcomes: await this.#storedOutcomes(rows, search.username, generation, 0, options.statuses),
+        outcomes: await this.#storedOutcomes(entries, search.username, generation, options.statuses),
       };
     });
   }
@@ -611,7 +767,7 @@ export class RedisStore implements Store {
           const k = this.#searchKeys(id);
           pipeline.exists(k.search);
           // UNLINK: Redis frees a search's outcomes in the background, not while other commands wait.
-          pipeline.unlink(k.search, k.outcomes, k.seen, k.counts);
+          pipeline.unlink(k.search, k.outcomes, k.seen, k.counts, k.page);
         }
         pipeline.zrem(this.#key('searches'), ...ids);
         pipeline.zrem(this.#key('unfinished'), ...ids);
@@ -626,90 +782,48 @@ export class RedisStore implements Store {
     });
   }
 
-  async getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
-    return (await this.getCachedOutcomes(username, [platformId], now)).get(platformId);
-  }
-
   getCachedOutcomes(
     username: string,
     platformIds: readonly string[],
     now: number,
   ): Promise<Map<string, Outcome>> {
-    return this.#guard(async () => {
-      const found = new Map<string, Outcome>();
-      if (platformIds.length === 0) return found;
-      // One round trip, two commands: every entry (one MGET), then the vocabulary's generation.
-      const [values, generation] = valuesOf(
-        await this.#redis
-          .multi()
-          .mgetBuffer(...platformIds.map((id) => this.#cacheKey(username, id)))
-          .hget(this.#vocabulary.vocabKey, '0')
-          .exec(),
-      ) as [(Buffer | null)[], string | null];
-      const compact: { platformId: string; bytes: Uint8Array }[] = [];
-      for (const [i, raw] of values.entries()) {
-        if (raw === null) continue;
-        const platformId = platformIds[i]!;
-        if (raw[0] === 0x7b) {
-          // Written by an earlier release: JSON.
-          const cached = JSON.parse(raw.toString('utf8')) as { expiresAt: number; outcome: Outcome };
-          if (now < cached.expiresAt) found.set(platformId, cached.outcome);
-          continue;
-        }
-        // The expiry time (a varint: its last byte is under 0x80), then the outcome.
-        const end = raw.findIndex((b) => b < 0x80) + 1;
-        const [expiresAt] = decodeVarints(raw.subarray(0, end));
-        if (now < expiresAt!) compact.push({ platformId, bytes: raw.subarray(end) });
-      }
-      if (compact.length === 0) return found;
-      this.#vocabulary.observe(generation);
-      const outcomes = await this.#vocabulary.decode(
-        compact.map((c) => c.bytes),
-        username,
-      );
-      for (const [i, { platformId }] of compact.entries()) found.set(platformId, outcomes[i]!);
-      return found;
-    });
+    return this.#cache.getCachedOutcomes(username, platformIds, now);
   }
 
-  putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
-    return this.putCachedOutcomes(username, [{ outcome, expiresAt }]);
-  }
-
-  /**
-   * One script call per SCRIPT_BATCH entries: the generation checked once, then one SET each
-   * (of two entries of one platform, the last is kept).
-   */
   putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
+    return this.#cache.putCachedOutcomes(username, entries);
+  }
+
+  /** Each row after its expiry as a varint, so a read skips expired rows without decoding them. */
+  addCacheRow(username: string, row: Uint8Array, expiresAt: number): Promise<void> {
     return this.#guard(async () => {
-      for (let from = 0; from < entries.length; from += SCRIPT_BATCH) {
-        const chunk = entries.slice(from, from + SCRIPT_BATCH);
-        const now = this.#now();
-        for (let attempt = 1; attempt <= 2; attempt++) {
-          const { generation, rows } = await this.#vocabulary.encode(
-            chunk.map((e) => e.outcome),
-            username,
-          );
-          const done = await this.#redis.usPutCachedMany(
-            1 + chunk.length,
-            this.#vocabulary.vocabKey,
-            ...chunk.map((e) => this.#cacheKey(username, e.outcome.platformId)),
-            generation,
-            ...chunk.flatMap((e, i) => [
-              Buffer.concat([encodeVarints([Math.max(0, Math.round(e.expiresAt))]), rows[i]!]),
-              Math.max(0, Math.ceil(e.expiresAt - now)) + CACHE_GRACE_MS,
-            ]),
-          );
-          if (done !== STALE_VOCABULARY) break;
-          this.#vocabulary.reset(generation);
-        }
-      }
+      const ttl = Math.max(0, Math.ceil(expiresAt - this.#now())) + CACHE_GRACE_MS;
+      await this.#redis.usAddCacheRow(
+        this.#cacheKey(username),
+        Buffer.concat([encodeVarints([Math.max(0, Math.round(expiresAt))]), row]),
+        ttl,
+        CACHE_ROWS_KEPT,
+      );
     });
   }
 
-  #cacheKey(username: string, platformId: string): string {
+  cacheRowsOf(username: string, now: number): Promise<Uint8Array[]> {
+    return this.#guard(async () => {
+      const rows: Uint8Array[] = [];
+      for (const raw of await this.#redis.lrangeBuffer(this.#cacheKey(username), 0, -1)) {
+        // The expiry (a varint: its last byte is under 0x80), then the row.
+        const end = raw.findIndex((b) => b < 0x80) + 1;
+        if (end === 0) continue;
+        const [expiresAt] = decodeVarints(raw.subarray(0, end));
+        if (now < expiresAt!) rows.push(raw.subarray(end));
+      }
+      return rows;
+    });
+  }
+
+  #cacheKey(username: string): string {
     // Usernames are case-sensitive and may hold any character; the encoding keeps them apart.
-    return this.#key('cache', platformId, encodeURIComponent(username));
+    return this.#key('cache', encodeURIComponent(username));
   }
 
   createApiKey(key: ApiKeyRecord): Promise<void> {
@@ -799,28 +913,22 @@ export class RedisStore implements Store {
     });
   }
 
-  /** Outcomes read from a list starting after `afterSeq`, only the given statuses when given. */
+  /** The outcomes of entries in seq order (page and list), only the given statuses when given. */
   async #storedOutcomes(
-    rows: readonly Buffer[],
+    entries: readonly Entry[],
     username: string,
     generation: string | null,
-    afterSeq: number,
     only: readonly OutcomeStatus[] | undefined,
   ): Promise<StoredOutcome[]> {
     this.#vocabulary.observe(generation);
-    // An empty entry is an outcome replaced by a later answer: it keeps its place, unlisted.
-    const seqs: number[] = [];
-    const kept: Buffer[] = [];
-    for (const [i, row] of rows.entries()) {
-      if (row.length === 0) continue;
-      seqs.push(afterSeq + i + 1);
-      kept.push(row);
-    }
-    const outcomes = await this.#vocabulary.decode(kept, username);
+    const outcomes = await this.#vocabulary.decode(
+      entries.map((e) => e.bytes),
+      username,
+    );
     const statuses = only && new Set(only);
     const listed: StoredOutcome[] = [];
     for (const [i, outcome] of outcomes.entries()) {
-      if (!statuses || statuses.has(outcome.status)) listed.push({ seq: seqs[i]!, outcome });
+      if (!statuses || statuses.has(outcome.status)) listed.push({ seq: entries[i]!.seq, outcome });
     }
     return listed;
   }
@@ -925,6 +1033,34 @@ function searchFields(search: SearchRecord, platforms: string): string[] {
     ['followUps', search.followUps ? JSON.stringify(search.followUps) : undefined],
   ];
   return fields.filter(([, value]) => value !== undefined).flatMap(([name, value]) => [name, String(value)]);
+}
+
+/** A stored outcome's compact bytes and its seq. */
+interface Entry {
+  readonly seq: number;
+  readonly bytes: Buffer;
+}
+
+/** A page from HMGET last, seqs, body: no page reads as one of no seqs. */
+function pageOf([last, seqs, body]: readonly (Buffer | null | undefined)[]): PageRead {
+  return { last: last ? Number(last.toString()) : 0, seqs: seqs ?? null, body: body ?? null };
+}
+
+/** The outcomes a page holds, in seq order. */
+function pageEntries(page: PageRead): Entry[] {
+  if (page.body === null) return [];
+  const seqs = pageSeqs(page.seqs, page.last);
+  return decodeCompactPage(page.body).map((bytes, i) => ({ seq: seqs[i]!, bytes: Buffer.from(bytes) }));
+}
+
+/**
+ * List entries read from the one of seq `before` + 1 on. An empty entry is an outcome replaced
+ * by a later answer: it keeps its place, unlisted.
+ */
+function listEntries(rows: readonly Buffer[], before: number): Entry[] {
+  const entries: Entry[] = [];
+  for (const [i, bytes] of rows.entries()) if (bytes.length > 0) entries.push({ seq: before + i + 1, bytes });
+  return entries;
 }
 
 /** The replies of a MULTI, throwing the first error. */

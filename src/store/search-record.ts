@@ -3,7 +3,7 @@
  * progress the Store gives: one home, so the backends differ only in how they
  * read their columns or fields.
  */
-import type { OutcomeStatus } from '../engine/outcome.js';
+import type { OutcomeStatus } from '../engine/verdict/outcome.js';
 import {
   emptyByStatus,
   type FollowUp,

@@ -2,7 +2,7 @@
  * The SQLite store's vocabulary (see compact-outcome.ts): the texts a platform
  * repeats, in the `vocabulary` table, cached in this process.
  */
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { decodeOutcome, encodeOutcome, vocabularyOf } from './compact-outcome.js';
 import type { Database, Statement } from './sqlite-driver.js';

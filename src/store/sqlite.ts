@@ -13,17 +13,20 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { PlatformHealthEntry } from '../catalogue/health.js';
-import type { ControlRecord } from '../engine/control.js';
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import type { ControlRecord } from '../engine/controls/control.js';
+import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { Lru } from '../lru.js';
 import { SWEEP_BATCH_ROWS } from '../tuning.js';
 import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
-import { decodeCompactPage, encodeCompactPage } from './compact-page.js';
+import { decodeCompactPage, encodeCompactPage, encodePageSeqs, pageSeqs } from './compact-page.js';
 import { type OutcomeRow, PolledOutcomes } from './polled-outcomes.js';
+import { recordCache } from './record-cache.js';
+import type { OutcomeCache } from './roles/outcome-cache.js';
 import { progressOf, searchRecordOf } from './search-record.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
 import { SqliteSiteLimits } from './sqlite-site-limits.js';
+import { SqliteTransportMemory } from './sqlite-transport-memory.js';
 import { Vocabulary } from './sqlite-vocabulary.js';
 import { SqliteWatchlists } from './sqlite-watchlists.js';
 import {
@@ -155,6 +158,18 @@ const MIGRATIONS: readonly (string | ((db: Database) => void))[] = [
   `,
   // 8: every control claim deletes the expired leases first: found by their expiry, not by a scan.
   `CREATE INDEX leases_by_expires_at ON leases (expires_at);`,
+  // 9: the outcome cache refers to the searches' records instead of copying outcomes. Entries
+  // written before are dropped, not converted: they are only a cache.
+  `
+  DROP TABLE outcome_cache;
+  CREATE TABLE outcome_cache (
+    username TEXT NOT NULL, -- case-sensitive: BINARY collation
+    expires_at INTEGER NOT NULL, -- of the row's last-expiring entry
+    refs BLOB NOT NULL -- cache-refs.ts
+  );
+  CREATE INDEX outcome_cache_by_username ON outcome_cache (username, expires_at);
+  CREATE INDEX outcome_cache_by_expires_at ON outcome_cache (expires_at);
+  `,
 ];
 
 const SCHEMA_2 = `
@@ -359,12 +374,13 @@ export class SqliteStore implements Store {
   readonly #addOutcomes: Transaction<[string, readonly Outcome[]], (number | undefined)[]>;
   readonly #replaceOutcome: Transaction<[string, Outcome], number | undefined>;
   readonly #createSearch: Transaction<[SearchRecord], void>;
-  readonly #putCached: Transaction<[string, readonly CacheEntry[]], void>;
+  readonly #cache: OutcomeCache;
   readonly #recordChecks: Transaction<[readonly CheckStat[]], void>;
   /** Deletes up to SWEEP_BATCH_ROWS searches created before the time given, noting them in `swept`. */
   readonly #sweepBatch: Transaction<[number], number>;
   readonly watchlists: SqliteWatchlists;
   readonly siteLimits: SqliteSiteLimits;
+  readonly transportMemory: SqliteTransportMemory;
 
   /** `path`: a database file (its folders are created) or ':memory:'. */
   constructor(path: string) {
@@ -380,6 +396,7 @@ export class SqliteStore implements Store {
       this.#vocabulary = new Vocabulary(this.#db);
       this.watchlists = new SqliteWatchlists(this.#db);
       this.siteLimits = new SqliteSiteLimits(this.#db);
+      this.transportMemory = new SqliteTransportMemory(this.#db);
     } catch (error) {
       this.#db.close();
       throw error;
@@ -471,16 +488,7 @@ export class SqliteStore implements Store {
       sql.noteSwept.run(before, SWEEP_BATCH_ROWS);
       return sql.sweepSearches.run().changes;
     });
-    // A batch a transaction: a commit per entry cost more than the writes themselves.
-    this.#putCached = this.#db.transaction((username: string, entries: readonly CacheEntry[]) => {
-      for (const { outcome, expiresAt } of entries)
-        sql.putCached.run({
-          username,
-          platform: vocabulary.intern(outcome.platformId),
-          outcome: vocabulary.encode(outcome, username),
-          expiresAt,
-        });
-    });
+    this.#cache = recordCache(this, this);
     this.#recordChecks = this.#db.transaction((checks: readonly CheckStat[]) => {
       for (const check of checks) recordCheckRow(sql, check);
     });
@@ -535,7 +543,7 @@ export class SqliteStore implements Store {
     const rows = sql.outcomeRows.all(search.key) as { seq: number; status: number; outcome: Uint8Array }[];
     const from = page?.last_seq ?? 0;
     if (rows.length === 0) return;
-    const seqs = [...(page ? pageSeqs(page) : []), ...rows.map((row) => row.seq)];
+    const seqs = [...(page ? pageSeqs(page.seqs, page.last_seq) : []), ...rows.map((row) => row.seq)];
     const counts = page ? decodeVarints(page.status_counts) : STATUS_CODES.map(() => 0);
     for (const row of rows) counts[row.status] = (counts[row.status] ?? 0) + 1;
     const body = await encodeCompactPage([
@@ -549,7 +557,7 @@ export class SqliteStore implements Store {
         if ((now?.last_seq ?? 0) !== from) return;
         const { n } = sql.countRowsUpTo.get(search.key, lastSeq) as { n: number };
         if (n !== rows.length) return;
-        sql.putPage.run(search.key, lastSeq, encodeSeqs(seqs), encodeVarints(counts), body);
+        sql.putPage.run(search.key, lastSeq, encodePageSeqs(seqs), encodeVarints(counts), body);
         sql.deleteRowsUpTo.run(search.key, lastSeq);
       })
       .immediate();
@@ -562,7 +570,7 @@ export class SqliteStore implements Store {
   #unpack(search: Pick<SearchRow, 'key' | 'username'>): void {
     const page = this.#sql.getPage.get(search.key) as PageRow | undefined;
     if (!page) return;
-    const seqs = pageSeqs(page);
+    const seqs = pageSeqs(page.seqs, page.last_seq);
     for (const [i, bytes] of decodeCompactPage(page.body).entries()) {
       const outcome = this.#vocabulary.decode(bytes, search.username);
       this.#sql.insertOutcome.run(
@@ -641,7 +649,7 @@ export class SqliteStore implements Store {
     const lastPacked = (this.#sql.pageLastSeq.get(search.key) as { last_seq: number } | undefined)?.last_seq;
     if (lastPacked !== undefined && lastPacked > afterSeq) {
       const page = this.#sql.getPage.get(search.key) as PageRow;
-      const seqs = pageSeqs(page);
+      const seqs = pageSeqs(page.seqs, page.last_seq);
       const only = options.statuses && new Set<string>(options.statuses);
       for (const [i, bytes] of decodeCompactPage(page.body).entries()) {
         const seq = seqs[i]!;
@@ -752,35 +760,24 @@ export class SqliteStore implements Store {
     return (this.#sql.nextSwept.get() as { search_key: number } | undefined)?.search_key;
   }
 
-  async getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
-    return (await this.getCachedOutcomes(username, [platformId], now)).get(platformId);
-  }
-
-  async getCachedOutcomes(
+  getCachedOutcomes(
     username: string,
     platformIds: readonly string[],
     now: number,
   ): Promise<Map<string, Outcome>> {
-    const wanted = new Set(platformIds);
-    const found = new Map<string, Outcome>();
-    // The username's fresh entries in one query (a range of the primary key); only those asked are decoded.
-    for (const row of this.#sql.getCachedOf.all({ username, now }) as {
-      platform: number;
-      outcome: Uint8Array;
-    }[]) {
-      const platformId = this.#vocabulary.text(row.platform);
-      if (wanted.has(platformId)) found.set(platformId, this.#vocabulary.decode(row.outcome, username));
-    }
-    return found;
+    return this.#cache.getCachedOutcomes(username, platformIds, now);
   }
 
-  async putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
-    this.#writing(() => this.#putCached.immediate(username, [{ outcome, expiresAt }]));
+  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
+    return this.#cache.putCachedOutcomes(username, entries);
   }
 
-  /** One transaction; of two entries of one platform, the last is kept. */
-  async putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
-    if (entries.length > 0) this.#writing(() => this.#putCached.immediate(username, entries));
+  async addCacheRow(username: string, row: Uint8Array, expiresAt: number): Promise<void> {
+    this.#writing(() => this.#sql.putCacheRow.run(username, expiresAt, row));
+  }
+
+  async cacheRowsOf(username: string, now: number): Promise<Uint8Array[]> {
+    return (this.#sql.cacheRowsOf.all(username, now) as { refs: Uint8Array }[]).map((r) => r.refs);
   }
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {
@@ -1026,15 +1023,11 @@ function prepareStatements(db: Database) {
     countOutcomes: db.prepare(
       'SELECT status, COUNT(*) AS n FROM outcomes WHERE search_key = ? GROUP BY status',
     ),
-    getCachedOf: db.prepare(`
-      SELECT platform, outcome FROM outcome_cache WHERE username = @username AND expires_at > @now`),
-    putCached: db.prepare(`
-      INSERT INTO outcome_cache (username, platform, outcome, expires_at)
-      VALUES (@username, @platform, @outcome, @expiresAt)
-      ON CONFLICT (username, platform) DO UPDATE SET outcome = excluded.outcome, expires_at = excluded.expires_at`),
+    cacheRowsOf: db.prepare('SELECT refs FROM outcome_cache WHERE username = ? AND expires_at > ?'),
+    putCacheRow: db.prepare('INSERT INTO outcome_cache (username, expires_at, refs) VALUES (?, ?, ?)'),
     sweepCache: db.prepare(`
-      DELETE FROM outcome_cache WHERE (username, platform) IN
-        (SELECT username, platform FROM outcome_cache WHERE expires_at <= ? LIMIT ?)`),
+      DELETE FROM outcome_cache WHERE rowid IN
+        (SELECT rowid FROM outcome_cache WHERE expires_at <= ? LIMIT ?)`),
     insertApiKey: db.prepare(`
       INSERT INTO api_keys (id, name, tier, hash, created_at, revoked_at)
       VALUES (@id, @name, @tier, @hash, @createdAt, @revokedAt)`),
@@ -1108,19 +1101,6 @@ function toApiKey(row: ApiKeyRow): ApiKeyRecord {
     createdAt: row.created_at,
     ...(row.revoked_at === null ? {} : { revokedAt: row.revoked_at }),
   };
-}
-
-/** Each outcome's seq in a page: 1, 2, 3... unless a replaced outcome left gaps. */
-function pageSeqs(page: Pick<PageRow, 'seqs' | 'last_seq'>): number[] {
-  if (page.seqs === null) return Array.from({ length: page.last_seq }, (_, i) => i + 1);
-  let seq = 0;
-  return decodeVarints(page.seqs).map((step) => (seq += step));
-}
-
-/** NULL for 1, 2, 3..., else the steps between seqs (mostly 1: a byte each). */
-function encodeSeqs(seqs: readonly number[]): Uint8Array | null {
-  if (seqs.every((seq, i) => seq === i + 1)) return null;
-  return encodeVarints(seqs.map((seq, i) => seq - (i === 0 ? 0 : seqs[i - 1]!)));
 }
 
 function nextTick(): Promise<void> {

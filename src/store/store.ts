@@ -7,20 +7,21 @@
  * error for an id taken already, how batches of round trips are written) is here, once;
  * how each backend keeps a role is said in its own file.
  */
-import type { OutcomeStatus } from '../engine/outcome.js';
+import type { OutcomeStatus } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { WRITES_IN_FLIGHT } from '../tuning.js';
 import type { CoordinationStore } from './roles/coordination-store.js';
 import type { KeyStore } from './roles/key-store.js';
-import type { OutcomeCache } from './roles/outcome-cache.js';
+import type { CacheRows, OutcomeCache } from './roles/outcome-cache.js';
 import type { SearchStore } from './roles/search-store.js';
 import type { StatsStore } from './roles/stats-store.js';
 import type { SiteLimitStore } from './site-limits.js';
+import type { TransportMemoryStore } from './transport-memory.js';
 import type { WatchlistStore } from './watchlists.js';
 
 export type { CoordinationStore } from './roles/coordination-store.js';
 export type { ApiKeyRecord, KeyStore } from './roles/key-store.js';
-export type { CacheEntry, OutcomeCache } from './roles/outcome-cache.js';
+export type { CacheEntry, CacheRows, OutcomeCache } from './roles/outcome-cache.js';
 export {
   FINISHED_STATES,
   type FollowUp,
@@ -54,6 +55,7 @@ export interface StoreConnection {
 export interface Store
   extends SearchStore,
     OutcomeCache,
+    CacheRows,
     KeyStore,
     StatsStore,
     CoordinationStore,
@@ -62,6 +64,8 @@ export interface Store
   readonly watchlists: WatchlistStore;
   /** Sites' limits as learned per egress identity (src/store/site-limits.ts). */
   readonly siteLimits: SiteLimitStore;
+  /** The transports sites were found to need, per egress identity (src/store/transport-memory.ts). */
+  readonly transportMemory: TransportMemoryStore;
 }
 
 /**

@@ -9,7 +9,7 @@
  * lease runs out: nothing is lost, and nothing is done twice as the store tells.
  */
 import type { Category } from '../catalogue/categories.js';
-import type { OutcomeStatus } from '../engine/outcome.js';
+import type { OutcomeStatus } from '../engine/verdict/outcome.js';
 
 /** What a watched name's platform turned into since the last run. */
 export const CHANGE_KINDS = ['new_hit', 'gone', 'changed'] as const;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
 import { compareRun } from './compare-run.js';
 
 function outcome(platformId: string, status: OutcomeStatus): Outcome {

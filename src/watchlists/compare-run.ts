@@ -6,7 +6,7 @@
  * so a hit behind a timeout today and a miss tomorrow is still `gone`.
  * A name's first run sets its baseline and reports nothing.
  */
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
+import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
 import type { Baseline, BaselineEntry, ChangeKind, WatchChange } from '../store/watchlists.js';
 
 export type ChangeDraft = Pick<

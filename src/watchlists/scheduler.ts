@@ -18,7 +18,7 @@
  */
 
 import { randomUUID } from 'node:crypto';
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import type { SearchStore } from '../store/roles/search-store.js';
 import type {
   DeliveryRecord,

@@ -8,7 +8,7 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { isPrivateAddress } from '../engine/private-address.js';
+import { isPrivateAddress } from '../engine/transport/private-address.js';
 
 /** What is wrong with the URL's form, or undefined. Pure. */
 function webhookUrlProblem(raw: string): string | undefined {

@@ -21,10 +21,12 @@ export interface ApiClientOptions {
   readonly now?: () => number;
 }
 
-/** What narrows a search: the API's `categories`, `platforms` and `includeNsfw`; empty lists are left out. */
+/** What narrows a search: the API's `categories`, `platforms`, `top` and `includeNsfw`; empty lists are left out. */
 export interface SearchOptions {
   readonly categories?: readonly string[];
   readonly platforms?: readonly string[];
+  /** Only the curated set of the platforms most searched on. */
+  readonly top?: boolean;
   readonly includeNsfw?: boolean;
   /** Follow up the new names the hits' profiles give (src/api/follow-ups.ts). */
   readonly recursive?: boolean;
@@ -47,6 +49,7 @@ function narrowing(narrow: SearchOptions): Record<string, unknown> {
   return {
     ...(narrow.categories?.length ? { categories: narrow.categories } : {}),
     ...(narrow.platforms?.length ? { platforms: narrow.platforms } : {}),
+    ...(narrow.top ? { top: true } : {}),
     ...(narrow.includeNsfw ? { includeNsfw: true } : {}),
     ...(narrow.recursive ? { recursive: true } : {}),
   };

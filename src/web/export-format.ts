@@ -1,9 +1,9 @@
 /**
- * Export of results as CSV (the shared writer in `engine/outcome-csv.ts`) and
+ * Export of results as CSV (the shared writer in `report/outcome-csv.ts`) and
  * JSON, and the file name of an export. Pure functions.
  */
-import type { Outcome } from '../engine/outcome.js';
-import { outcomesCsv } from '../engine/outcome-csv.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
+import { outcomesCsv } from '../report/outcome-csv.js';
 
 /** CSV of what the page shows, in the order it shows it: the CLI's writer (`outcome-csv.ts`). */
 export function toCsv(username: string, outcomes: readonly Outcome[]): string {

@@ -4,7 +4,7 @@
  * outcome is reported, possibly more than once (replays, polls); the page
  * merges them by platform id.
  */
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import type { ApiClient } from './api-client.js';
 import { ApiError, type ApiFailure } from './api-failure.js';
 import type { SearchSnapshot, SearchStatus } from './api-types.js';

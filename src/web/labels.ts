@@ -2,7 +2,7 @@
  * Words and symbols for outcomes and reasons. The symbol and the word carry
  * the meaning; colour only repeats it.
  */
-import type { OutcomeReason, OutcomeStatus } from '../engine/outcome.js';
+import type { OutcomeReason, OutcomeStatus } from '../engine/verdict/outcome.js';
 
 export const STATUS_LABELS: Record<OutcomeStatus, { readonly symbol: string; readonly label: string }> = {
   hit: { symbol: '✔', label: 'Found' },
@@ -19,7 +19,8 @@ const REASON_LABELS: Record<OutcomeReason, string> = {
   unexpected_response: 'unexpected answer',
   budget_exhausted: 'not asked: our request budget for the site was used up',
   rule_drift: "the site's rule no longer tells: a made-up name reads the same",
-  needs_browser: 'not asked: the site needs a browser, and none is installed',
+  needs_browser: 'the site needs a browser, and none is installed',
+  session_required: 'not asked: the site needs a login session, and none is configured',
   timeout: 'timed out',
   dns: 'name did not resolve',
   connection: 'connection failed',

@@ -2,7 +2,7 @@
  * Platforms grouped by category, for the platforms page. Pure functions.
  */
 import { CATEGORIES } from '../catalogue/categories.js';
-import { compareNames } from '../engine/outcome.js';
+import { compareNames } from '../engine/verdict/outcome.js';
 import type { PlatformInfo } from './api-types.js';
 
 export interface PlatformGroup {

@@ -5,7 +5,7 @@
  * it is linked with as links to their own rows on this page. Text from the
  * profile only ever goes in as text (dom.ts), so a bio cannot inject markup.
  */
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { h, safeHref } from './dom.js';
 
 /** The id of a platform's row, which linked accounts point to (`#row-…`). */

@@ -6,7 +6,7 @@
  * keyboard accessible without script) a hit's profile and the evidence behind
  * the outcome. Each row has an id (`rowId`) that linked accounts point to.
  */
-import type { Outcome } from '../engine/outcome.js';
+import type { Outcome } from '../engine/verdict/outcome.js';
 import { h, safeHref } from './dom.js';
 import { reasonText, STATUS_LABELS } from './labels.js';
 import { type LinkedAccounts, profileDetails, rowId } from './profile-details.js';

@@ -3,7 +3,7 @@
  * arrive, then filtering and sorting. Pure functions over plain data.
  */
 import { CATEGORIES } from '../catalogue/categories.js';
-import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/outcome.js';
+import { byPlatformName, type Outcome, type OutcomeStatus } from '../engine/verdict/outcome.js';
 
 export type SortKey = 'name' | 'responseTime';
 export const SORT_KEYS: readonly SortKey[] = ['name', 'responseTime'];

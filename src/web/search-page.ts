@@ -4,8 +4,8 @@
  */
 
 import { usernameProblem } from '../catalogue/username-rule.js';
-import type { Outcome, OutcomeStatus } from '../engine/outcome.js';
-import { OUTCOME_STATUSES } from '../engine/outcome.js';
+import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
+import { OUTCOME_STATUSES } from '../engine/verdict/outcome.js';
 import { createApiClient, type SearchOptions, type Tier } from './api-client.js';
 import type { ApiFailure, RateLimitState } from './api-failure.js';
 import { localKeyStore } from './api-key-store.js';
@@ -71,6 +71,7 @@ const el = {
   categoryChoices: byId('category-choices', HTMLFieldSetElement),
   categoriesStatus: byId('categories-status', HTMLParagraphElement),
   platformsField: byId('platforms-field', HTMLInputElement),
+  topOnly: byId('top-only', HTMLInputElement),
   includeNsfw: byId('include-nsfw', HTMLInputElement),
   recursive: byId('recursive', HTMLInputElement),
   followUps: byId('follow-ups', HTMLElement),
@@ -350,14 +351,16 @@ function readSearchOptions(): SearchOptions {
   return {
     categories: checkedCategories(),
     platforms,
+    top: el.topOnly.checked,
     includeNsfw: el.includeNsfw.checked,
     recursive: el.recursive.checked,
   };
 }
 
 function renderOptionsSummary(): void {
-  const { categories = [], platforms = [], includeNsfw } = readSearchOptions();
+  const { categories = [], platforms = [], top, includeNsfw } = readSearchOptions();
   const parts = [
+    top ? 'top platforms' : '',
     categories.length === 0 ? 'all categories' : categories.join(', '),
     platforms.length === 0
       ? ''

@@ -2,11 +2,13 @@
  * The one summary of a search the page shows: hits among the platforms that
  * answered, and what the others did, so "no hit" never stands for "not
  * reached". When the service marks the coverage low, the summary is its
- * warning (the API's own words, `engine/coverage.ts`) after the hits, shown
+ * warning (the API's own words, `report/coverage.ts`) after the hits, shown
  * as a warning, instead of the counts said twice. Counts come from the API's
  * progress when it gives them, else from the outcomes.
  * Pure functions.
  */
+
+import type { Outcome } from '../engine/verdict/outcome.js';
 import {
   type Coverage,
   countStatuses,
@@ -14,8 +16,7 @@ import {
   plural,
   type StatusCounts,
   summaryClauses,
-} from '../engine/coverage.js';
-import type { Outcome } from '../engine/outcome.js';
+} from '../report/coverage.js';
 import type { ProgressCounts } from './progress.js';
 
 /** What the API says about coverage (absent from services before it was added). */

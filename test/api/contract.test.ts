@@ -18,6 +18,7 @@ import {
   pollUntilDone,
   postSearch,
   type RunningService,
+  serviceForBlock,
   startService,
   tempDir,
 } from '../support/service.js';
@@ -255,8 +256,14 @@ describe('a search, start to finish', () => {
 });
 
 describe('platforms and categories', () => {
+  // One service for this block: it only reads the catalogue, and starts no search.
+  const shared = serviceForBlock(sim, catalogue);
+  let url: string;
+  beforeAll(() => {
+    url = shared().url;
+  });
+
   it('lists every platform with name, category, home url and enabled', async () => {
-    const { url } = await serve();
     const r = await json(`${url}/api/platforms`);
     expect(r.status).toBe(200);
     expect(r.body.total).toBe(catalogue.platforms.length);
@@ -271,7 +278,6 @@ describe('platforms and categories', () => {
   });
 
   it('filters by category; an unknown category is a 400 that lists the valid ones', async () => {
-    const { url } = await serve();
     const coding = await json(`${url}/api/platforms?category=coding`);
     expect(coding.body.platforms.map((p: { name: string }) => p.name).sort()).toEqual(['Charlie', 'Delta']);
     expect(coding.body.total).toBe(2);
@@ -281,7 +287,6 @@ describe('platforms and categories', () => {
   });
 
   it('names the allowed values of a closed field, in the query and in the body', async () => {
-    const { url } = await serve();
     const include = await json(`${url}/api/search?id=${randomUUID()}&include=everything`);
     expectErrorShape(include, 400, 'bad_request');
     expect(include.body.error).toBe('querystring.include must be one of: hits, all');
@@ -291,7 +296,6 @@ describe('platforms and categories', () => {
   });
 
   it('lists the categories with their counts', async () => {
-    const { url } = await serve();
     const r = await json(`${url}/api/categories`);
     expect(r.status).toBe(200);
     const text = JSON.stringify(r.body);
@@ -704,8 +708,14 @@ describe('a restart in the middle of a search', () => {
 });
 
 describe('documentation and operations', () => {
+  // One service for this block: the documentation is read without starting a search.
+  const shared = serviceForBlock(sim, catalogue);
+  let url: string;
+  beforeAll(() => {
+    url = shared().url;
+  });
+
   it('serves an OpenAPI 3 document generated from the routes, and a docs page', async () => {
-    const { url } = await serve();
     const doc = await json(`${url}/openapi.json`);
     expect(doc.status).toBe(200);
     expect(doc.body.openapi).toMatch(/^3\./);
@@ -718,7 +728,6 @@ describe('documentation and operations', () => {
   });
 
   it('answers health, readiness and Prometheus metrics', async () => {
-    const { url } = await serve();
     expect((await json(`${url}/healthz`)).status).toBe(200);
     expect((await json(`${url}/readyz`)).status).toBe(200);
     const started = await postSearch(url, { username: 'sam' });

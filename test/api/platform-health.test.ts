@@ -75,6 +75,8 @@ describe('the service and the health file', () => {
       enabled: false,
       nsfw: false,
       tags: [],
+      transport: 'http',
+      session: 'optional',
       // Bravo's rule is "status 200 means an account": on the new page every name looks taken.
       disabledReason:
         'unclaimed "nobody-here-7": expected miss, got hit (HTTP 200, https://bravo.test/u/nobody-here-7, exists: status 200)',

@@ -10,6 +10,7 @@ import { change, formatComparison, textTable } from '../../bench/format.js';
 import { parseOptions } from '../../bench/options.js';
 import {
   budgetBoundSubset,
+  DEFENDED_SHARE,
   emulatePlatformSet,
   latencyOf,
   loadPlatformSet,
@@ -20,8 +21,10 @@ import { measure, type ProcessUsage } from '../../bench/process-usage.js';
 import type { BenchResults } from '../../bench/results.js';
 import { resultsFileName } from '../../bench/results.js';
 import { distribution, growthExponent, percentile } from '../../bench/stats.js';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { createStore } from '../../src/store/create-store.js';
+import { splitStore } from '../../src/store/split-store.js';
+import { putCached } from '../support/cached.js';
 
 describe('percentile', () => {
   it('is nearest-rank over the sorted samples', () => {
@@ -248,6 +251,30 @@ describe('case 7: what bounds the ceiling', () => {
 });
 
 describe('platform sets', () => {
+  it('defends a seeded share of the default search, half by handshake and half by challenge, the halves apart', () => {
+    const named = (mix: 'none' | 'handshake' | 'challenge' | 'both') =>
+      new Map(
+        loadPlatformSet(`defended-${mix}`, 1)
+          .catalogue.platforms.filter((p) => p.transport !== 'http')
+          .map((p) => [p.id, p.transport]),
+      );
+    const both = named('both');
+    const searched = loadPlatformSet('defended-none', 1).searched.length;
+    expect(both.size).toBe(Math.round(DEFENDED_SHARE * searched));
+    const handshake = named('handshake');
+    const challenge = named('challenge');
+    expect([...handshake.values()].every((t) => t === 'impersonate')).toBe(true);
+    expect([...challenge.values()].every((t) => t === 'browser')).toBe(true);
+    expect(Math.abs(handshake.size - challenge.size)).toBeLessThanOrEqual(1);
+    expect(new Map([...handshake, ...challenge])).toEqual(both);
+    expect(named('none').size).toBe(0);
+    // The simulated web defends exactly those: a site of its own each.
+    const { routes } = emulatePlatformSet(loadPlatformSet('defended-both', 1), 'zero', 1);
+    expect(routes.filter((r) => r.defence === 'handshake')).toHaveLength(handshake.size);
+    expect(routes.filter((r) => r.defence === 'challenge')).toHaveLength(challenge.size);
+    expect(() => loadPlatformSet('defended-most' as 'defended-none', 1)).toThrow(/no defended set/);
+  });
+
   it('keeps every site rate limit when a synthetic set answers some hosts compressed', () => {
     const set = loadPlatformSet('synthetic-100', 1);
     expect(set.catalogue.platforms.some((p) => p.tags.includes('gzip'))).toBe(true);
@@ -301,7 +328,7 @@ describe('platform sets', () => {
   });
 });
 
-describe('case 9: the outcome cache mirrored into PostgreSQL', () => {
+describe('case 9: the outcome cache rows mirrored into PostgreSQL', () => {
   const miss: Outcome = {
     platform: 'GitHub',
     platformId: 'github',
@@ -312,22 +339,20 @@ describe('case 9: the outcome cache mirrored into PostgreSQL', () => {
     evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404, bytesRead: 120 },
   };
 
-  it('puts every entry in both caches, a batch at a time as the search job writes them, or one by one', async () => {
+  it("adds every row to both stores' cache rows, each read back against the records", async () => {
+    const records = createStore({ kind: 'sqlite', path: ':memory:' });
     const cache = createStore({ kind: 'sqlite', path: ':memory:' });
-    const also = createStore({ kind: 'sqlite', path: ':memory:' });
     try {
-      const both = alsoCachingIn(cache, also);
-      await both.putCachedOutcomes('bob', [{ outcome: miss, expiresAt: 2_000 }]);
-      await both.putCachedOutcome('carol', { ...miss, url: 'https://github.com/carol' }, 2_000);
-      for (const store of [cache, also]) {
-        expect(await store.getCachedOutcome('bob', 'github', 1_000)).toEqual(miss);
-        expect((await store.getCachedOutcome('carol', 'github', 1_000))?.url).toBe(
-          'https://github.com/carol',
-        );
-      }
+      const split = splitStore(records, alsoCachingIn(cache, records));
+      const [cached] = await putCached(split, 'bob', miss, 2_000, 1_000);
+      expect(await cache.cacheRowsOf('bob', 1_500)).toHaveLength(1);
+      expect(await records.cacheRowsOf('bob', 1_500)).toHaveLength(1);
+      // The split store reads the rows in `cache`; the records store alone, its own copy of them.
+      expect((await split.getCachedOutcomes('bob', ['github'], 1_500)).get('github')).toEqual(cached);
+      expect((await records.getCachedOutcomes('bob', ['github'], 1_500)).get('github')).toEqual(cached);
     } finally {
+      await records.close();
       await cache.close();
-      await also.close();
     }
   });
 });

@@ -9,7 +9,7 @@ import {
   selfCheckNames,
   updateHealthFile,
 } from '../../src/catalogue/self-check.js';
-import type { Outcome, OutcomeReason, OutcomeStatus } from '../../src/engine/outcome.js';
+import type { Outcome, OutcomeReason, OutcomeStatus } from '../../src/engine/verdict/outcome.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 
 const platform = catalogueOf([

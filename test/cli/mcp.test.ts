@@ -21,7 +21,7 @@ import { type RunningService, startService, tempDir } from '../support/service.j
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 const specs: PlatformSpec[] = [
-  entry('Alpha', { known: { claimed: ['alice'], unclaimed: ['nobody-here-7'] } }),
+  entry('Alpha', { known: { claimed: ['alice'], unclaimed: ['nobody-here-7'] }, tags: ['git'] }),
   entry('Bravo', { known: { claimed: ['bob'], unclaimed: ['nobody-here-7'] } }),
   entry('Charlie', {
     category: 'coding',
@@ -107,7 +107,15 @@ describe('userscout mcp on this machine', () => {
     expect(search.inputSchema.type).toBe('object');
     expect(search.inputSchema.required).toEqual(['username']);
     expect(Object.keys(search.inputSchema.properties ?? {})).toEqual(
-      expect.arrayContaining(['username', 'categories', 'platforms', 'includeNsfw', 'waitSeconds']),
+      expect.arrayContaining([
+        'username',
+        'categories',
+        'platforms',
+        'tags',
+        'top',
+        'includeNsfw',
+        'waitSeconds',
+      ]),
     );
     const read = tools.find((t) => t.name === 'get_search_results')!;
     expect(read.inputSchema.properties?.include).toMatchObject({ enum: ['hits', 'all'] });
@@ -144,6 +152,18 @@ describe('userscout mcp on this machine', () => {
       every.results.map((r: { platform: string; status: string }) => [r.platform, r.status]),
     );
     expect(byName).toEqual({ Alpha: 'hit', Bravo: 'miss', Charlie: 'hit', Delta: 'unknown' });
+  }, 90_000);
+
+  it('narrows a search by tag', async () => {
+    const answer = await call(local, 'search_username', {
+      username: 'alice',
+      tags: ['GIT'],
+      waitSeconds: 45,
+    });
+    expect(answer.isError, texts(answer).join('\n')).toBeFalsy();
+    const search = JSON.parse(texts(answer)[1]!);
+    expect(search.progress).toMatchObject({ total: 1, hits: 1 });
+    expect(search.results.map((r: { platform: string }) => r.platform)).toEqual(['Alpha']);
   }, 90_000);
 
   it('lists platforms by category', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { formatCsv, type SearchReport } from '../../src/cli/output.js';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { toCsv } from '../../src/web/export-format.js';
 
 const outcome = (platform: string, status: Outcome['status']): Outcome => ({

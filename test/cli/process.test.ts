@@ -149,9 +149,17 @@ describe('userscout serve', () => {
     expect(started.status).toBe(200);
     const done = await pollUntilDone(url, started.body.queryId, '&include=all', 250, 60_000);
     expect(done.body.status).toBe('completed');
-    const results = done.body.results as { status: string; reason?: string }[];
+    const results = done.body.results as {
+      status: string;
+      reason?: string;
+      evidence: { transport?: string };
+    }[];
     expect(results.filter((o) => o.status === 'hit').length).toBeGreaterThan(0);
     expect(results.filter((o) => o.reason === 'blocked_destination')).toEqual([]);
+    // Its sites that refuse a handshake not a browser's are read through impersonate, past the defence.
+    const impersonated = results.filter((o) => o.evidence.transport === 'impersonate');
+    expect(impersonated.length).toBeGreaterThan(0);
+    expect(impersonated.filter((o) => o.status === 'unknown')).toEqual([]);
 
     r.child.kill('SIGTERM');
     expect(await r.exited).toBe(0);

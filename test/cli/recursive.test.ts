@@ -6,26 +6,14 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followUpId } from '../../src/api/follow-ups.js';
-import type { Io } from '../../src/cli/io.js';
 import { runSearch, type SearchCommandOptions } from '../../src/cli/search.js';
+import { captureIo } from '../support/cli-io.js';
 import { followUpsCatalogue, followUpsSim, followUpsSpecs } from '../support/follow-ups-fixture.js';
 import { type RunningService, startService, tempDir } from '../support/service.js';
 
-function capture() {
-  const out: string[] = [];
-  const io: Io = {
-    out: (text) => out.push(text),
-    write: (text) => out.push(text),
-    err: () => {},
-    stderr: new PassThrough(),
-    outIsTerminal: false,
-    colour: false,
-  };
-  return { io, out };
-}
+const capture = captureIo;
 
 /** The follow-up rows of a report: name, platform of the hit, and the link or text of the search. */
 function followUpRows(html: string): string[][] {

@@ -5,29 +5,16 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Io } from '../../src/cli/io.js';
 import { graphCsvFiles, runSearch, type SearchCommandOptions } from '../../src/cli/search.js';
+import { captureIo } from '../support/cli-io.js';
 import { followUpsSim, followUpsSpecs } from '../support/follow-ups-fixture.js';
 import { readPdf } from '../support/pdf-text.js';
 import { csvObjects, readGraphMl } from '../support/read-graph.js';
 import { tempDir } from '../support/service.js';
 import { CHROMIUM } from '../web/support.js';
 
-function capture() {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io: Io = {
-    out: (text) => out.push(text),
-    write: (text) => out.push(text),
-    err: (text) => err.push(text),
-    stderr: new PassThrough(),
-    outIsTerminal: false,
-    colour: false,
-  };
-  return { io, out, err };
-}
+const capture = captureIo;
 
 describe('userscout search: PDF and graph outputs', () => {
   const dir = tempDir();

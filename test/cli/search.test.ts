@@ -200,6 +200,30 @@ describe('userscout search', () => {
     expect(latencies.bravo).toBeLessThan(10_000);
   });
 
+  it('narrows to platforms with a tag (--tag, any case) or to the curated top set (--top)', async () => {
+    // The same hosts under other names: GitHub's id is in the top set.
+    const tagged = file('tagged.json', [
+      { ...specs[0]!, name: 'GitHub', tags: ['git'] },
+      { ...specs[1]!, tags: ['Git', 'photos'] },
+      specs[2]!,
+    ]);
+    const platformsOf = async (extra: SearchCommandOptions) => {
+      const c = capture();
+      const code = await runSearch(
+        ['alice'],
+        options({ catalogue: tagged, format: 'json', all: true, ...extra }),
+        c.io,
+        env,
+      );
+      expect(code).toBe(0);
+      return (JSON.parse(c.out().join('\n')).results as { platform: string }[]).map((r) => r.platform).sort();
+    };
+    expect(await platformsOf({ tag: ['GIT'] })).toEqual(['Bravo', 'GitHub']);
+    expect(await platformsOf({ tag: ['photos', 'nothing'] })).toEqual(['Bravo']);
+    expect(await platformsOf({ top: true })).toEqual(['GitHub']);
+    await expect(platformsOf({ tag: ['nothing'] })).rejects.toThrow(/no platform matches/);
+  });
+
   it('on a terminal prints each hit as it is found, before the search ends', async () => {
     // Gated answers only once a row is out: printed at the end, it would time out instead.
     const withGate = file('gated.json', [...specs, gated]);

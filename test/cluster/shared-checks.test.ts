@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/engine/create-engine.js';
 import type { Engine } from '../../src/engine/engine.js';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { RedisRateBudget } from '../../src/redis/rate-budget.js';
 import { RedisSharedChecks } from '../../src/redis/shared-checks.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';

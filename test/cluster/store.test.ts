@@ -10,6 +10,7 @@ import { RedisStore } from '../../src/store/redis.js';
 import type { Store } from '../../src/store/store.js';
 import { describeStoreContract } from '../store.contract.js';
 import { addOne } from '../support/add-one.js';
+import { putCached } from '../support/cached.js';
 import { connectTestRedis, deleteKeys, TEST_REDIS_URL, uniquePrefix } from './redis-support.js';
 
 let redis: Redis;
@@ -95,12 +96,12 @@ describe('RedisStore on Redis', () => {
         responseTime: 10,
         evidence: { rule: 'exists: status 200', attempts: 1 },
       };
-      await store.putCachedOutcome('alice', outcome, now + 3_600_000);
-      const ttl = await redis.pttl(`${prefix}:cache:github:alice`);
+      const [cached] = await putCached(store, 'alice', outcome, now + 3_600_000, now);
+      const ttl = await redis.pttl(`${prefix}:cache:alice`);
       // An hour from the store's clock, plus five minutes of grace.
       expect(ttl).toBeGreaterThan(3_600_000);
       expect(ttl).toBeLessThanOrEqual(3_600_000 + 5 * 60_000);
-      expect(await store.getCachedOutcome('alice', 'github', now)).toEqual(outcome);
+      expect((await store.getCachedOutcomes('alice', ['github'], now)).get('github')).toEqual(cached);
     } finally {
       await store.close();
       await deleteKeys(redis, `${prefix}:`);
@@ -163,8 +164,8 @@ describe('RedisStore on Redis', () => {
         { seq: 1, outcome: miss('site', 'bob') },
         { seq: 2, outcome: miss('gitlab', 'bob') },
       ]);
-      await b.putCachedOutcome('bob', miss('gitlab', 'bob'), Date.now() + 60_000);
-      expect(await a.getCachedOutcome('bob', 'gitlab', Date.now())).toEqual(miss('gitlab', 'bob'));
+      const [cached] = await putCached(b, 'bob', miss('gitlab', 'bob'), Date.now() + 60_000, Date.now());
+      expect((await a.getCachedOutcomes('bob', ['gitlab'], Date.now())).get('gitlab')).toEqual(cached);
     } finally {
       await a.close();
       await b.close();
@@ -172,7 +173,7 @@ describe('RedisStore on Redis', () => {
     }
   });
 
-  it('reads a search and a cached outcome written by an earlier release (JSON), and goes on with it', async () => {
+  it('reads a search written by an earlier release (JSON), and goes on with it; its cached outcomes are a miss', async () => {
     const prefix = uniquePrefix('legacy');
     const store = new RedisStore({ redis, prefix, now: Date.now });
     try {
@@ -181,10 +182,12 @@ describe('RedisStore on Redis', () => {
       await redis.rpush(`${prefix}:outcomes:s1`, JSON.stringify(miss('github', 'alice')));
       await redis.hset(`${prefix}:seen:s1`, 'github', '1');
       await redis.hset(`${prefix}:counts:s1`, 'miss', '1');
-      const expiresAt = Date.now() + 60_000;
+      // A cache entry of an earlier release (its own key, JSON): no longer read, and it expires.
       await redis.set(
         `${prefix}:cache:gitlab:alice`,
-        JSON.stringify({ expiresAt, outcome: miss('gitlab', 'alice') }),
+        JSON.stringify({ expiresAt: Date.now() + 60_000, outcome: miss('gitlab', 'alice') }),
+        'PX',
+        60_000,
       );
       expect(await addOne(store, 's1', miss('github', 'alice'))).toBeUndefined();
       expect(await addOne(store, 's1', miss('gitlab', 'alice'))).toBe(2);
@@ -192,7 +195,7 @@ describe('RedisStore on Redis', () => {
         { seq: 1, outcome: miss('github', 'alice') },
         { seq: 2, outcome: miss('gitlab', 'alice') },
       ]);
-      expect(await store.getCachedOutcome('alice', 'gitlab', Date.now())).toEqual(miss('gitlab', 'alice'));
+      expect(await store.getCachedOutcomes('alice', ['gitlab'], Date.now())).toEqual(new Map());
       // A search record of the earlier release: its platform ids as JSON.
       const createdAt = Date.now();
       await redis.hset(`${prefix}:search:old`, {
@@ -218,6 +221,76 @@ describe('RedisStore on Redis', () => {
       ]);
     } finally {
       await store.close();
+      await deleteKeys(redis, `${prefix}:`);
+    }
+  });
+
+  it("packs a search's outcomes when it ends, as two processes append, finish and replace them", async () => {
+    const prefix = uniquePrefix('pack');
+    const a = new RedisStore({ redis, prefix, retentionMs: 3_600_000, now: Date.now });
+    const b = new RedisStore({ redis, prefix, retentionMs: 3_600_000, now: Date.now });
+    try {
+      const platformIds = Array.from({ length: 120 }, (_, i) => `site${i}`);
+      await a.createSearch({ ...search('s1', 'alice'), platformIds });
+      const outcomeOf = (id: string) =>
+        Number(id.slice(4)) % 7 === 0 ? { ...miss(id, 'alice'), status: 'hit' as const } : miss(id, 'alice');
+      // Batches of ten, half from each process, all at once: every platform stored once, seqs 1..100.
+      const batches = Array.from({ length: 10 }, (_, i) => platformIds.slice(10 * i, 10 * i + 10));
+      const seqs = await Promise.all(
+        batches.map((ids, i) => (i % 2 === 0 ? a : b).addOutcomes('s1', ids.map(outcomeOf))),
+      );
+      expect(seqs.flat().sort((x, y) => x! - y!)).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+      const before = await a.listOutcomes('s1');
+      expect(before.map((s) => s.outcome).sort((x, y) => (x.platformId < y.platformId ? -1 : 1))).toEqual(
+        platformIds
+          .slice(0, 100)
+          .map(outcomeOf)
+          .sort((x, y) => (x.platformId < y.platformId ? -1 : 1)),
+      );
+
+      // Ended by one process, while the other appends: each outcome once, none lost, seqs without gaps.
+      await Promise.all([
+        b.updateSearch('s1', { state: 'completed', finishedAt: Date.now() }),
+        a.addOutcomes('s1', platformIds.slice(100, 110).map(outcomeOf)),
+      ]);
+      const listed = await b.listOutcomes('s1');
+      expect(listed.map((s) => s.seq)).toEqual(Array.from({ length: 110 }, (_, i) => i + 1));
+      expect(JSON.stringify(listed.slice(0, 100))).toBe(JSON.stringify(before));
+      // Ended again: everything in one page, kept for the retention period, the list gone.
+      await a.updateSearch('s1', { state: 'completed' });
+      expect(await redis.exists(`${prefix}:outcomes:s1`)).toBe(0);
+      expect(await redis.pttl(`${prefix}:page:s1`)).toBeGreaterThan(0);
+      expect(JSON.stringify(await a.listOutcomes('s1'))).toBe(JSON.stringify(listed));
+      expect(JSON.stringify((await b.snapshot('s1'))?.outcomes)).toBe(JSON.stringify(listed));
+      expect(JSON.stringify(await b.listOutcomes('s1', { afterSeq: 55, statuses: ['hit'] }))).toBe(
+        JSON.stringify(listed.filter((s) => s.seq > 55 && s.outcome.status === 'hit')),
+      );
+      expect(await a.progress('s1')).toMatchObject({ checked: 110 });
+
+      // Later answers after it ended: a packed outcome replaced, a new one after the page.
+      const later = { ...miss('site3', 'alice'), status: 'hit' as const };
+      expect(await b.replaceOutcome('s1', later)).toBe(111);
+      expect(await a.addOutcomes('s1', [outcomeOf('site3'), outcomeOf('site119')])).toEqual([undefined, 112]);
+      const expected = [
+        ...listed.filter((s) => s.outcome.platformId !== 'site3'),
+        { seq: 111, outcome: later },
+        { seq: 112, outcome: outcomeOf('site119') },
+      ];
+      expect(JSON.stringify(await a.listOutcomes('s1'))).toBe(JSON.stringify(expected));
+      expect(JSON.stringify(await b.listOutcomes('s1', { afterSeq: 110 }))).toBe(
+        JSON.stringify(expected.slice(-2)),
+      );
+      await b.updateSearch('s1', { state: 'completed' });
+      expect(JSON.stringify(await a.listOutcomes('s1'))).toBe(JSON.stringify(expected));
+      expect(JSON.stringify(await a.listOutcomes('s1', { afterSeq: 4 }))).toBe(
+        JSON.stringify(expected.filter((s) => s.seq > 4)),
+      );
+      expect((await b.progress('s1')).checked).toBe(111);
+      expect(await a.sweepSearches(Date.now() + 1)).toBe(1);
+      expect(await redis.exists(`${prefix}:page:s1`)).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
       await deleteKeys(redis, `${prefix}:`);
     }
   });

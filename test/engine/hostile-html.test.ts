@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/engine/create-engine.js';
 import type { Engine } from '../../src/engine/engine.js';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 
 const MB = 1 << 20;

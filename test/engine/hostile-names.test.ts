@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/engine/create-engine.js';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 
 const catalogue = catalogueOf([

@@ -5,12 +5,12 @@
  * comes back on the next run.
  */
 import { describe, expect, it } from 'vitest';
-import { classify, finalVerdict } from '../../src/engine/classify.js';
-import { pageTitle } from '../../src/engine/control.js';
-import { SNIPPET_CONTEXT } from '../../src/engine/evidence-snippet.js';
-import { PROFILE_LIMITS, PROFILE_TEXT_FIELDS, PROFILE_URL_FIELDS } from '../../src/engine/profile.js';
-import { extractProfile, PROFILE_READ_CHARS } from '../../src/engine/profile-extract.js';
-import type { ResponseView } from '../../src/engine/response-view.js';
+import { pageTitle } from '../../src/engine/controls/control.js';
+import { classify, finalVerdict } from '../../src/engine/verdict/classify.js';
+import { SNIPPET_CONTEXT } from '../../src/engine/verdict/evidence-snippet.js';
+import { PROFILE_LIMITS, PROFILE_TEXT_FIELDS, PROFILE_URL_FIELDS } from '../../src/engine/verdict/profile.js';
+import { extractProfile, PROFILE_READ_CHARS } from '../../src/engine/verdict/profile-extract.js';
+import type { ResponseView } from '../../src/engine/verdict/response-view.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { randomPage, seeded } from '../support/random-html.js';
 

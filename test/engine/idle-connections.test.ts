@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/engine/create-engine.js';
 import type { Engine } from '../../src/engine/engine.js';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { IDLE_GRACE_MS } from '../../src/tuning.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 

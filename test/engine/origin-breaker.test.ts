@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { breakerResult, OriginBreaker } from '../../src/engine/origin-breaker.js';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 
 function breaker(threshold = 3, cooldownMs = 1000) {
   const clock = { now: 0 };

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 
 export const TEST_DATABASE_URL =
   process.env.USERSCOUT_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -60,4 +60,38 @@ export function missOf(platformId: string): Outcome {
     responseTime: 120,
     evidence: { rule: 'missing: status 404', attempts: 1, httpStatus: 404, finalUrl: url, bytesRead: 900 },
   };
+}
+
+/**
+ * Schemas migrated once and emptied between tests: a contract test gets a store
+ * on a schema with no rows, as on a new one, without paying for every migration
+ * again. `take` gives one (undefined: make a new one); `give` empties it (every
+ * table but the migration record, sequences restarted) for the next test.
+ */
+export class SchemaShelf {
+  readonly #spare: string[] = [];
+  readonly #all = new Set<string>();
+
+  take(label: string): { schema: string; fresh: boolean } {
+    const spare = this.#spare.pop();
+    if (spare) return { schema: spare, fresh: false };
+    const schema = uniqueSchema(label);
+    this.#all.add(schema);
+    return { schema, fresh: true };
+  }
+
+  async give(schema: string): Promise<void> {
+    const tables = await adminQuery(
+      `SELECT quote_ident(tablename) AS t FROM pg_tables WHERE schemaname = '${schema}' AND tablename <> 'pgmigrations'`,
+    );
+    const names = tables.rows.map((r: { t: string }) => `${schema}.${r.t}`);
+    if (names.length > 0) await adminQuery(`TRUNCATE ${names.join(', ')} RESTART IDENTITY CASCADE`);
+    this.#spare.push(schema);
+  }
+
+  async dropAll(): Promise<void> {
+    for (const schema of this.#all) await dropSchema(schema);
+    this.#all.clear();
+    this.#spare.length = 0;
+  }
 }

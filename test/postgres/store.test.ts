@@ -7,18 +7,20 @@
 import { runner } from 'node-pg-migrate';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { encodeIds, encodePage } from '../../src/store/outcome-page.js';
 import { PostgresStore } from '../../src/store/postgres.js';
 import { MIGRATIONS_DIR, migratePostgres } from '../../src/store/postgres-migrate.js';
 import type { Store } from '../../src/store/store.js';
 import { describeStoreContract } from '../store.contract.js';
 import { addOne } from '../support/add-one.js';
+import { putCached } from '../support/cached.js';
 import { describeWatchlistStoreContract } from '../watchlist-store.contract.js';
 import {
   adminQuery,
   dropSchema,
   missOf as miss,
+  SchemaShelf,
   TEST_DATABASE_URL,
   uniqueSchema,
 } from './postgres-support.js';
@@ -30,29 +32,33 @@ afterAll(async () => {
   for (const schema of others) await dropSchema(schema);
 });
 
+// Each contract test on a schema of its own with no rows: migrated once, emptied after each test.
+const shelf = new SchemaShelf();
+afterAll(() => shelf.dropAll());
+
 describeStoreContract(
   'PostgresStore',
   () => {
-    const schema = uniqueSchema('store');
+    const { schema } = shelf.take('store');
     const store = new PostgresStore({ url: TEST_DATABASE_URL, schema });
     schemas.set(store, schema);
     return store;
   },
   async (store) => {
     await store.close();
-    await dropSchema(schemas.get(store)!);
+    await shelf.give(schemas.get(store)!);
     schemas.delete(store);
   },
 );
 
 describeWatchlistStoreContract('PostgresStore', () => {
-  const schema = uniqueSchema('watch');
+  const { schema } = shelf.take('watch');
   const store = new PostgresStore({ url: TEST_DATABASE_URL, schema });
   return {
     store: store.watchlists,
     close: async () => {
       await store.close();
-      await dropSchema(schema);
+      await shelf.give(schema);
     },
   };
 });
@@ -64,6 +70,8 @@ const MIGRATIONS = [
   '1764300000000_compact-pages',
   '1764400000000_compact-cache',
   '1764500000000_site-limits',
+  '1764600000000_transport-memory',
+  '1764700000000_cache-refs',
 ];
 
 describe('PostgresStore on PostgreSQL', () => {
@@ -127,7 +135,7 @@ describe('PostgresStore on PostgreSQL', () => {
     }
   });
 
-  it('drops the JSON outcome cache written before compact cache entries, and caches compact after (a cache: not converted)', async () => {
+  it('drops the JSON outcome cache written before cache rows, and keeps references to the records after (a cache: not converted)', async () => {
     const schema = uniqueSchema('cache');
     others.push(schema);
     const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
@@ -159,18 +167,21 @@ describe('PostgresStore on PostgreSQL', () => {
     }
     const store = new PostgresStore({ url: TEST_DATABASE_URL, schema });
     try {
-      expect(await store.getCachedOutcome('alice', 'p1', 2_000)).toBeUndefined();
-      await store.putCachedOutcome('alice', cached, 10_000);
-      expect(JSON.stringify(await store.getCachedOutcome('alice', 'p1', 2_000))).toBe(JSON.stringify(cached));
+      const read = async () => (await store.getCachedOutcomes('alice', ['p1'], 2_000)).get('p1');
+      expect(await read()).toBeUndefined();
+      const [reused] = await putCached(store, 'alice', cached, 10_000, 1_000);
+      expect(JSON.stringify(await read())).toBe(JSON.stringify(reused));
+      expect(reused).toStrictEqual(cached);
       const { rows } = await adminQuery(
-        `SELECT octet_length(outcome) AS bytes, get_byte(outcome, 0) AS format FROM ${schema}.outcome_cache`,
+        `SELECT octet_length(refs) AS bytes, get_byte(refs, 0) AS format FROM ${schema}.outcome_cache`,
       );
-      // Compact (format 1), a fraction of the JSON.
+      // A row of references (format 1): a few bytes, not the outcome.
       expect(rows).toHaveLength(1);
       expect(rows[0]!.format).toBe(1);
-      expect(Number(rows[0]!.bytes)).toBeLessThan(JSON.stringify(cached).length / 3);
+      expect(Number(rows[0]!.bytes)).toBeLessThan(JSON.stringify(cached).length / 5);
       await store.sweepSearches(20_000);
-      expect(await store.getCachedOutcome('alice', 'p1', 2_000)).toBeUndefined();
+      expect(await read()).toBeUndefined();
+      expect((await adminQuery(`SELECT count(*) AS n FROM ${schema}.outcome_cache`)).rows[0]!.n).toBe('0');
     } finally {
       await store.close();
     }

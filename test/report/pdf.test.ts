@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderReport } from '../../src/api/report-html.js';
 import { everyOutcomeView, searchResponse } from '../../src/api/search-response.js';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { UserscoutError } from '../../src/errors.js';
 import { PdfPrinter, printPdf } from '../../src/report/pdf.js';
 import { readPdf } from '../support/pdf-text.js';

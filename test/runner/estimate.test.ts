@@ -69,6 +69,22 @@ describe('estimateSeconds', () => {
     expect(estimateSeconds({ ...base, ...cold, running: 8, queuedAhead: 41 })).toBeGreaterThanOrEqual(87);
   });
 
+  it('reads what is not sent yet at an origin from the scheduler when it can, instead of guessing from the searches running', () => {
+    const one = { latenciesMs: Array(7).fill(200), origins: [{ platforms: 7, limit: budget }] };
+    const guessed = estimateSeconds({ ...base, ...one, running: 8 });
+    // 8 running searches, but the scheduler has sent most of their requests: 4 left.
+    const read = estimateSeconds({
+      ...base,
+      ...one,
+      running: 8,
+      origins: [{ platforms: 7, limit: budget, unsent: 4 }],
+    });
+    // 4 + 7 requests, burst 4, at 4 a second: under 2 s (and a typical answer), where the
+    // guess of 8 x 7 ahead said about 15.
+    expect(read).toBeLessThanOrEqual(2);
+    expect(guessed).toBeGreaterThanOrEqual(14);
+  });
+
   it('waits for a running slot when the queue is ahead', () => {
     // Budgets loose enough that 25 searches' requests go at once.
     const warm = {
@@ -85,5 +101,20 @@ describe('estimateSeconds', () => {
   it('answers at least a second', () => {
     expect(estimateSeconds({ ...base, latenciesMs: [], origins: [] })).toBe(1);
     expect(estimateSeconds({ ...base, latenciesMs: [5], origins: spread(1) })).toBe(1);
+  });
+
+  it("counts a search's browser checks through the deployment's few browser slots, shared with the searches ahead", () => {
+    const latenciesMs = Array(100).fill(500);
+    const plain = { ...base, latenciesMs, origins: spread(100) };
+    expect(estimateSeconds(plain)).toBe(1);
+    // 20 browser checks of 3 s through 2 slots: 30 s, whatever the request slots.
+    const browser = { latenciesMs: Array(20).fill(3_000), slots: 2 };
+    expect(estimateSeconds({ ...plain, browser })).toBe(30);
+    // Never measured: a typical answer each (1 s); with one search running, twice the work.
+    const unmeasured = { latenciesMs: Array(20).fill(undefined), slots: 2 };
+    expect(estimateSeconds({ ...plain, browser: unmeasured })).toBe(10);
+    expect(estimateSeconds({ ...plain, running: 1, browser: unmeasured })).toBe(20);
+    // None: no bound.
+    expect(estimateSeconds({ ...plain, browser: { latenciesMs: [], slots: 2 } })).toBe(1);
   });
 });

@@ -6,8 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Engine } from '../../src/engine/engine.js';
-import { ProfileUrlMatcher } from '../../src/engine/linked-accounts.js';
-import type { Outcome } from '../../src/engine/outcome.js';
+import { ProfileUrlMatcher } from '../../src/engine/verdict/linked-accounts.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { LocalEventHub, type SearchEvent } from '../../src/runner/events.js';
 import { LinkedRechecks, linkedPlatforms } from '../../src/runner/linked-recheck.js';
 import { runSearchJob, SearchCancelledError } from '../../src/runner/search-job.js';

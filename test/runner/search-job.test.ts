@@ -2,11 +2,12 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createEngine } from '../../src/engine/create-engine.js';
 import type { Engine } from '../../src/engine/engine.js';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { LocalEventHub, type SearchEvent } from '../../src/runner/events.js';
 import { OutcomeBatcher, runSearchJob } from '../../src/runner/search-job.js';
 import { createStore } from '../../src/store/create-store.js';
 import { OUTCOME_BATCH_MAX } from '../../src/tuning.js';
+import { putCached } from '../support/cached.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { jobDeps, queuedSearch } from '../support/search-job.js';
 
@@ -34,7 +35,7 @@ describe('runSearchJob', () => {
       responseTime: 10,
       evidence: { rule: 'exists: status 200', attempts: 1, httpStatus: 200, cachedAt: 1 },
     };
-    await store.putCachedOutcome('12345', cachedHit, 10_000);
+    await putCached(store, '12345', cachedHit, 10_000, 1);
     // Found by a later control: a name that cannot exist reads as a hit there now.
     await store.putControl({
       platformId: 'digits',
@@ -127,7 +128,7 @@ describe('runSearchJob: checks noted', () => {
     );
     expect(statsAtDone).toBe(count);
     for (const id of ids)
-      expect(await store.getCachedOutcome('alice', id, 8)).toEqual({
+      expect((await store.getCachedOutcomes('alice', [id], 8)).get(id)).toEqual({
         ...miss(id),
         evidence: { ...miss(id).evidence, cachedAt: 7 },
       });
@@ -157,14 +158,13 @@ describe('runSearchJob: cached outcomes', () => {
       },
     } as unknown as Engine;
     const store = createStore({ kind: 'sqlite', path: ':memory:' });
-    await store.putCachedOutcome('alice', miss('p0'), 100);
-    await store.putCachedOutcome('alice', miss('p2'), 100);
+    await putCached(store, 'alice', [miss('p0'), miss('p2')], 100, 3);
     const reads: string[] = [];
     const counting = new Proxy(store, {
       get: (target, key) => {
         const value = Reflect.get(target, key, target);
         if (typeof value !== 'function') return value;
-        if (key === 'getCachedOutcome' || key === 'getCachedOutcomes') reads.push(key);
+        if (key === 'getCachedOutcomes') reads.push(key);
         return value.bind(target);
       },
     });
@@ -244,7 +244,7 @@ describe('runSearchJob: a failed statistic or cache write', () => {
     // Each failure is reported, and a failed statistic does not cost the cache entry.
     expect(failed.sort()).toEqual(ids.map((id) => `${id}: statistics write refused`));
     expect(cacheWrites).toBe(ids.length);
-    expect(await store.getCachedOutcome('alice', 'p1', 8)).toBeDefined();
+    expect((await store.getCachedOutcomes('alice', ['p1'], 8)).get('p1')).toBeDefined();
     expect((await store.listOutcomes(search.id)).map((o) => o.outcome.platformId).sort()).toEqual(ids);
     await store.close();
   });

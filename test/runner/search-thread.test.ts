@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { LocalEventHub, type SearchEvent } from '../../src/runner/events.js';
 import { SearchThread } from '../../src/runner/search-thread.js';
@@ -27,20 +27,27 @@ vi.mock('node:worker_threads', async (importOriginal) => {
 
 const NAMES = ['Alpha', 'Bravo', 'Charlie', 'Delta', 'Echo', 'Foxtrot'];
 const SLOW = new Set(['Delta', 'Echo', 'Foxtrot']);
+// How long the slow platforms take to answer: long only in the tests that act while they are out.
+let slowMs = 0;
 const catalogue = catalogueOf(NAMES.map((name) => entry(name, { category: 'social' })));
 const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
   accounts: (p) => (['Alpha', 'Echo'].includes(p.name) ? ['sam', ...p.known.claimed] : p.known.claimed),
-  // Slow enough that the fast ones are stored long before, even on a loaded machine.
-  latency: (p) => (SLOW.has(p.name) ? 4000 : 0),
+  latency: (p) => (SLOW.has(p.name) ? slowMs : 0),
 });
 const sim = new SimWeb({ routes: emulation.routes });
 
 beforeAll(async () => {
   await sim.start();
 });
+afterEach(() => {
+  slowMs = 0;
+});
 afterAll(async () => {
   await sim.stop();
 });
+
+/** Slow enough that the fast platforms are stored long before, even on a loaded machine. */
+const SLOW_MS = 4000;
 
 function setup() {
   const dataDir = tempDir();
@@ -100,6 +107,7 @@ describe('SearchThread', () => {
 
   it('starts a new thread when it dies mid-search; the search resumes and checks nothing twice', async () => {
     const { store, events, thread, threadErrors } = setup();
+    slowMs = SLOW_MS;
     try {
       await thread.start();
       const search = await newSearch(store, 'thread-2');
@@ -115,6 +123,8 @@ describe('SearchThread', () => {
       const asked = (name: string) =>
         sim.hits.get(new URL(catalogue.platforms.find((p) => p.name === name)!.home).host) ?? 0;
       const fastBefore = NAMES.filter((n) => !SLOW.has(n)).map(asked);
+      // The crash lands while the slow checks are out; asked again after it, they answer at once.
+      slowMs = 0;
       // A real crash: the thread's own message handler throws on a message it cannot read.
       const crashed = threads.at(-1)!;
       const exited = new Promise<number>((resolve) => crashed.once('exit', resolve));
@@ -137,6 +147,7 @@ describe('SearchThread', () => {
 
   it('interrupts a running search when its signal aborts, leaving it resumable', async () => {
     const { store, thread } = setup();
+    slowMs = SLOW_MS;
     try {
       await thread.start();
       const search = await newSearch(store, 'thread-3');

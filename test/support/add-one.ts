@@ -1,4 +1,4 @@
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import type { Store } from '../../src/store/store.js';
 
 /** Stores one outcome through `addOutcomes` (the store's only write of outcomes): its seq, or undefined. */

@@ -1,5 +1,5 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { BudgetLimit } from '../../src/engine/rate-budget.js';
+import type { BudgetLimit } from '../../src/schedule/rate-budget.js';
 
 /**
  * How late a request may reach the simulated web after its budget slot and

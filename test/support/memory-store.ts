@@ -5,9 +5,11 @@
  * share objects with the store.
  */
 import type { PlatformHealthEntry } from '../../src/catalogue/health.js';
-import type { ControlRecord } from '../../src/engine/control.js';
-import type { Outcome, OutcomeStatus } from '../../src/engine/outcome.js';
+import type { ControlRecord } from '../../src/engine/controls/control.js';
+import { MemoryTransportShelf } from '../../src/engine/transport-book.js';
+import type { Outcome, OutcomeStatus } from '../../src/engine/verdict/outcome.js';
 import { MemoryLimitShelf } from '../../src/schedule/site-limit-book.js';
+import { recordCache } from '../../src/store/record-cache.js';
 import { openDatabase } from '../../src/store/sqlite-driver.js';
 import { SqliteWatchlists } from '../../src/store/sqlite-watchlists.js';
 import {
@@ -52,9 +54,12 @@ export class MemoryStore implements Store {
   readonly watchlists = memoryWatchlists();
   /** Learned site limits in memory, as an engine without a store keeps them. */
   readonly siteLimits = new MemoryLimitShelf();
+  /** Remembered transports in memory, as an engine without a store keeps them. */
+  readonly transportMemory = new MemoryTransportShelf();
   readonly #searches = new Map<string, SearchEntry>();
-  /** username → platform id → cached outcome. */
-  readonly #cache = new Map<string, Map<string, { outcome: Outcome; expiresAt: number }>>();
+  /** username → the outcome cache's rows, with their expiry. */
+  readonly #cacheRows = new Map<string, { row: Uint8Array; expiresAt: number }[]>();
+  readonly #cache = recordCache(this, this);
   readonly #apiKeys = new Map<string, ApiKeyRecord>();
   readonly #stats = new Map<string, StatsEntry>();
   readonly #controls = new Map<string, ControlRecord>();
@@ -210,40 +215,34 @@ export class MemoryStore implements Store {
         deleted++;
       }
     }
-    for (const [username, platforms] of this.#cache) {
-      for (const [platformId, cached] of platforms) {
-        if (cached.expiresAt <= before) platforms.delete(platformId);
-      }
-      if (platforms.size === 0) this.#cache.delete(username);
+    for (const [username, rows] of this.#cacheRows) {
+      const kept = rows.filter((r) => r.expiresAt > before);
+      if (kept.length === 0) this.#cacheRows.delete(username);
+      else this.#cacheRows.set(username, kept);
     }
     return deleted;
   }
 
-  async getCachedOutcome(username: string, platformId: string, now: number): Promise<Outcome | undefined> {
-    const cached = this.#cache.get(username)?.get(platformId);
-    return cached && now < cached.expiresAt ? structuredClone(cached.outcome) : undefined;
-  }
-
-  async getCachedOutcomes(
+  getCachedOutcomes(
     username: string,
     platformIds: readonly string[],
     now: number,
   ): Promise<Map<string, Outcome>> {
-    const found = new Map<string, Outcome>();
-    for (const id of platformIds) {
-      const cached = await this.getCachedOutcome(username, id, now);
-      if (cached) found.set(id, cached);
-    }
-    return found;
+    return this.#cache.getCachedOutcomes(username, platformIds, now);
   }
 
-  async putCachedOutcome(username: string, outcome: Outcome, expiresAt: number): Promise<void> {
-    let platforms = this.#cache.get(username);
-    if (!platforms) {
-      platforms = new Map();
-      this.#cache.set(username, platforms);
-    }
-    platforms.set(outcome.platformId, { outcome: structuredClone(outcome), expiresAt });
+  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
+    return this.#cache.putCachedOutcomes(username, entries);
+  }
+
+  async addCacheRow(username: string, row: Uint8Array, expiresAt: number): Promise<void> {
+    const rows = this.#cacheRows.get(username) ?? [];
+    rows.push({ row: row.slice(), expiresAt });
+    this.#cacheRows.set(username, rows);
+  }
+
+  async cacheRowsOf(username: string, now: number): Promise<Uint8Array[]> {
+    return (this.#cacheRows.get(username) ?? []).filter((r) => r.expiresAt > now).map((r) => r.row.slice());
   }
 
   async createApiKey(key: ApiKeyRecord): Promise<void> {
@@ -271,10 +270,6 @@ export class MemoryStore implements Store {
     if (!key || key.revokedAt !== undefined) return false;
     this.#apiKeys.set(id, { ...key, revokedAt: at });
     return true;
-  }
-
-  putCachedOutcomes(username: string, entries: readonly CacheEntry[]): Promise<void> {
-    return writeEach(entries, (e) => this.putCachedOutcome(username, e.outcome, e.expiresAt));
   }
 
   recordChecks(checks: readonly CheckStat[]): Promise<void> {

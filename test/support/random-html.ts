@@ -5,18 +5,7 @@
  * runs of one letter, deep nesting, long values), bytes of any kind, and cuts
  * anywhere. The same seed gives the same pages.
  */
-
-/** A small seeded generator (mulberry32): numbers in [0, 1). */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom as seeded } from '../../src/sim/random.js';
 
 const TAGS = [
   'meta',

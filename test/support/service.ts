@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Catalogue } from '../../src/catalogue/platform.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createService, type Service } from '../../src/service.js';
@@ -169,4 +169,23 @@ export async function expectStoreOutage(url: string, username: string) {
   const ready = await timed(`${url}/readyz`);
   expect(ready.status).toBe(503);
   return ready;
+}
+
+/** One service for the enclosing block (or file), started before its tests and closed after them. */
+export function serviceForBlock(
+  sim: SimWeb,
+  catalogue: Catalogue,
+  overrides: Parameters<typeof loadConfig>[0] = {},
+): () => RunningService {
+  let running: RunningService | undefined;
+  beforeAll(async () => {
+    running = await startService(sim, catalogue, overrides);
+  });
+  afterAll(async () => {
+    await running?.service.close();
+  });
+  return () => {
+    if (!running) throw new Error('the block’s service has not started');
+    return running;
+  };
 }

@@ -10,11 +10,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import type { Engine } from '../../src/engine/engine.js';
+import { findBrowser } from '../../src/engine/transport/browser.js';
 import type { SimRequest } from '../../src/sim/behaviour.js';
 import type { SimDefence } from '../../src/sim/defence.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { createTestCa } from '../../src/sim/tls.js';
-import { findBrowser } from '../../src/transport/browser.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
 
@@ -90,8 +90,10 @@ describe('sites that defend themselves', () => {
     );
     catalogue = catalogueOf(specs);
     // The browser cannot trust the sim's CA (browser.ts): these tests accept its certificates. The
-    // deadline leaves room for Chromium's launch, which the first browser check waits for.
-    const settings = { insecureTls: true, timeoutMs: 30_000, browserContexts: 1 };
+    // deadline leaves room for Chromium's launch, which the first browser check waits for. Each
+    // check escalates from its platform's transport: what a site needed is not remembered here
+    // (transport-memory.test.ts remembers it).
+    const settings = { insecureTls: true, timeoutMs: 30_000, browserContexts: 1, transportMemoryTtlMs: 0 };
     engine = engineFor(sim, catalogue, settings);
     escalating = engineFor(sim, catalogue, {
       ...settings,
@@ -151,14 +153,17 @@ describe('sites that defend themselves', () => {
       status: 'miss',
       evidence: { transport: 'impersonate' },
     });
-    // The challenge stops impersonate too, and there is no browser: the defence stands, named.
+    // The challenge stops impersonate too, and only the browser, not installed, is left to try:
+    // needs_browser (installing one is what would reach the site), the defence still named.
     const challenged = await escalating.check(platform('challenge by http'), 'alice');
     expect(challenged).toMatchObject({
       status: 'unknown',
-      reason: 'waf',
-      evidence: { transport: 'impersonate' },
+      reason: 'needs_browser',
+      evidence: { transport: 'impersonate', httpStatus: 403 },
     });
-    expect(challenged.evidence.rule).toMatch(/shield: cloudflare/);
+    expect(challenged.evidence.rule).toMatch(/shield: cloudflare.*; not tried through browser: /);
+    // Escalation off, the same check reads the defence: the browser would not have been tried.
+    expect(await engine.check(platform('challenge by http'), 'alice')).toMatchObject({ reason: 'waf' });
     // A search of three platforms behind the handshake check, with two escalations: the third reads the defence.
     const three = ['handshake by http', 'handshake by http 2', 'handshake by http 3'].map(platform);
     const outcomes = [];
@@ -166,11 +171,17 @@ describe('sites that defend themselves', () => {
     expect(outcomes.filter((o) => o.status === 'hit' && o.evidence.transport === 'impersonate')).toHaveLength(
       2,
     );
-    expect(outcomes.filter((o) => o.status === 'unknown' && o.reason === 'waf')).toHaveLength(1);
-    // Escalation off: the defence, named.
-    await expect(engine.check(platform('handshake by http'), 'alice')).resolves.toMatchObject({
-      reason: 'waf',
-    });
+    const rest = outcomes.filter((o) => o.status === 'unknown' && o.reason === 'waf');
+    expect(rest).toHaveLength(1);
+    // The rest of the search reads the defence, named, and why it was not tried further.
+    expect(rest[0]!.evidence.rule).toMatch(/shield: cloudflare/);
+    expect(rest[0]!.evidence.rule).toMatch(
+      /not tried through impersonate: this search's escalations \(USERSCOUT_ESCALATIONS\) are spent/,
+    );
+    // Escalation off: the defence, named, with no word of a spent budget.
+    const off = await engine.check(platform('handshake by http'), 'alice');
+    expect(off).toMatchObject({ reason: 'waf' });
+    expect(off.evidence.rule).not.toMatch(/spent/);
   });
 
   it.runIf(hasBrowser)(
@@ -258,8 +269,16 @@ describe('every transport keeps to the limits of the http path', () => {
     expect(sim.hits.get(SITES.plain) ?? 0).toBe(before);
   });
 
-  it('refuses to start a browser that could not trust the configured CA', () => {
-    expect(() => engineFor(sim, catalogue, {})).toThrow(/--ca-file/);
+  it('ends a browser check unknown, needs_browser, when the browser could not trust the configured CA', async () => {
+    const trusting = engineFor(sim, catalogue, {});
+    engines.push(trusting);
+    const before = sim.hits.get(SITES.plain) ?? 0;
+    const outcome = await trusting.check(byName('plain by browser'), 'alice');
+    expect(outcome).toMatchObject({ status: 'unknown', reason: 'needs_browser', evidence: { attempts: 0 } });
+    expect(outcome.evidence.rule).toMatch(/--ca-file/);
+    expect(sim.hits.get(SITES.plain) ?? 0).toBe(before);
+    // The same engine reads the rest as usual.
+    expect(await trusting.check(byName('plain by impersonate'), 'alice')).toMatchObject({ status: 'hit' });
   });
 
   it.runIf(hasBrowser)(

@@ -131,7 +131,6 @@ const options = { secret: 'whsec_hostile', timeoutMs: 10_000, allowPrivate: true
 describe('a webhook attempt against a hostile receiver', () => {
   it('logs the status of a gzip bomb without decompressing it or reading more than a few KB', async () => {
     expect(BOMB_WIRE_BYTES).toBeGreaterThan(4 * READ_BOUND);
-    const rssBefore = process.memoryUsage().rss;
     for (const status of [500, 200]) {
       const { result, bytesRead } = await reading(() =>
         sendWebhook(delivery(`${base}/bomb?status=${status}`), options),
@@ -142,8 +141,6 @@ describe('a webhook attempt against a hostile receiver', () => {
       else expect(result.error).toBeUndefined();
       expect(bytesRead).toBeLessThan(READ_BOUND);
     }
-    // Generous: decompressing the bomb would take a gigabyte.
-    expect(process.memoryUsage().rss - rssBefore).toBeLessThan(256 << 20);
   });
 
   it('keeps a short, printable reason of an endless flood and reads a few KB of it', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import type { ApiClient } from '../../src/web/api-client.js';
 import { ApiError } from '../../src/web/api-failure.js';
 import type { SearchSnapshot } from '../../src/web/api-types.js';

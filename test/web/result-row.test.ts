@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Outcome } from '../../src/engine/outcome.js';
+import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { evidenceItems } from '../../src/web/result-row.js';
 
 const base: Outcome = {

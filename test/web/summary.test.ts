@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Outcome, OutcomeReason } from '../../src/engine/outcome.js';
+import type { Outcome, OutcomeReason } from '../../src/engine/verdict/outcome.js';
 import { searchSummary, statusCountsOf } from '../../src/web/summary.js';
 
 const outcome = (i: number, status: Outcome['status'], reason?: OutcomeReason): Outcome => ({

@@ -24,6 +24,8 @@ export async function platformRoutes(app: FastifyInstance, deps: AppDeps): Promi
         enabled: p.enabled && !broken,
         nsfw: p.nsfw,
         tags: [...p.tags],
+        transport: p.transport,
+        session: p.session,
         ...(p.disabledReason
           ? { disabledReason: p.disabledReason }
           : broken && health?.reason

@@ -7,10 +7,10 @@
  */
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { chromiumPath } from '../../engine/transport/browser.js';
 import { UserscoutError } from '../../errors.js';
 import { fileSafe } from '../../report/file-name.js';
 import { PdfPrinter } from '../../report/pdf.js';
-import { chromiumPath } from '../../transport/browser.js';
 import type { Caller } from '../auth.js';
 import type { AppDeps } from '../deps.js';
 import { readPlatformHealth } from '../platform-health.js';

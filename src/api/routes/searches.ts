@@ -63,7 +63,7 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
       },
     },
     async (request, reply) => {
-      const { usernames, categories, platforms, includeNsfw } = request.body;
+      const { usernames, categories, platforms, tags, top, includeNsfw } = request.body;
       checkPrivate(request.body.private, request.caller);
       if (usernames.length > deps.config.maxBatchNames)
         throw new UserscoutError(
@@ -72,7 +72,7 @@ export async function searchesRoutes(app: FastifyInstance, deps: AppDeps): Promi
           { details: { max: deps.config.maxBatchNames } },
         );
       for (const username of usernames) checkUsername(username, true);
-      const selected = choosePlatforms(deps, { categories, platforms, includeNsfw });
+      const selected = choosePlatforms(deps, { categories, platforms, tags, top, includeNsfw });
       const started = await startSearches(
         deps,
         request,

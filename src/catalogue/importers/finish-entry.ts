@@ -4,6 +4,7 @@
  * catalogue entry assembled. Pure.
  */
 import type { Category } from '../categories.js';
+import type { Transport } from '../platform.js';
 import type { CheckSpec, PlatformSpec, SignalSpec } from '../schema.js';
 import { compileUsernameRule, isPrintableAscii } from '../username-rule.js';
 import { type Conversion, rejectEntry } from './assemble.js';
@@ -26,6 +27,8 @@ export interface EntryParts {
   readonly unclaimed?: readonly string[] | undefined;
   readonly tags?: readonly string[] | undefined;
   readonly notes?: readonly string[] | undefined;
+  /** How its checks reach the site (defence-tags.ts); absent or `http`: the default. */
+  readonly transport?: Transport | undefined;
 }
 
 /** Letters and digits of any script, and the separators names commonly hold. */
@@ -53,6 +56,7 @@ export function finishEntry(parts: EntryParts): Conversion {
     home: parts.home,
     profile: parts.profile,
     ...(Object.keys(parts.check).length > 0 ? { check: parts.check } : {}),
+    ...(parts.transport && parts.transport !== 'http' ? { transport: parts.transport } : {}),
     detect: parts.detect,
     ...(pattern ? { username: { pattern } } : {}),
     known,

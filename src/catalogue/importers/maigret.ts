@@ -20,6 +20,8 @@
  * Maigret finds no presence in an empty body, so neither do we. The misspelt
  * key `presenceStrs`, found in the data, is read as `presenseStrs`.
  */
+
+import { transportForTags } from '../defence-tags.js';
 import type { CheckSpec, SignalSpec } from '../schema.js';
 import { assembleImport, type Conversion, type ConvertedEntry, rejectEntry } from './assemble.js';
 import { finishEntry } from './finish-entry.js';
@@ -164,6 +166,8 @@ function convertSite(name: string, raw: unknown, engines: Record<string, unknown
   if (site.protection?.length) {
     notes.push(`Upstream notes anti-bot protection: ${site.protection.join(', ')}.`);
   }
+  const reach = transportForTags('maigret', site.protection ?? [], { check, detect });
+  if (reach.note) notes.push(reach.note);
   const { category, tags } = categoryAndTags(site.tags ?? []);
   return finishEntry({
     name,
@@ -179,6 +183,7 @@ function convertSite(name: string, raw: unknown, engines: Record<string, unknown
     unclaimed: site.usernameUnclaimed ? [site.usernameUnclaimed] : [],
     tags,
     notes,
+    transport: reach.transport,
   });
 }
 

@@ -16,6 +16,7 @@
  *   alone, as such a status is also what a broken or shielded site sends.
  */
 import { type Category, isCategory } from '../categories.js';
+import { transportForTags } from '../defence-tags.js';
 import type { CheckSpec, SignalSpec } from '../schema.js';
 import { assembleImport, type Conversion, type ConvertedEntry, rejectEntry } from './assemble.js';
 import { finishEntry } from './finish-entry.js';
@@ -120,6 +121,8 @@ function convertSite(raw: unknown): Conversion {
   if (site.protection?.length) {
     notes.push(`Upstream notes anti-bot protection: ${site.protection.join(', ')}.`);
   }
+  const reach = transportForTags('whatsmyname', site.protection ?? [], { check, detect });
+  if (reach.note) notes.push(reach.note);
 
   const category = categoryOf(site.cat);
   // A category we have no equal for (search, or one added upstream later) stays visible as a tag.
@@ -136,6 +139,7 @@ function convertSite(raw: unknown): Conversion {
     claimed,
     tags,
     notes,
+    transport: reach.transport,
   });
 }
 

@@ -2,7 +2,7 @@
  * Searches and their outcomes: the role of a store that the API, the runner and the
  * watchlists read and write as a search is asked for, runs and is shown.
  */
-import type { Outcome, OutcomeStatus } from '../../engine/outcome.js';
+import type { Outcome, OutcomeStatus } from '../../engine/verdict/outcome.js';
 import type { RoleMethods } from './role.js';
 
 /** Internal life of a search. The API shows `queued` as `running` (it has started from the client's view). */

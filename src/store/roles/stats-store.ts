@@ -4,7 +4,7 @@
  * scheduled self-check's latest verdict (runner/self-check-schedule.ts).
  */
 import type { PlatformHealthEntry } from '../../catalogue/health.js';
-import type { OutcomeStatus } from '../../engine/outcome.js';
+import type { OutcomeStatus } from '../../engine/verdict/outcome.js';
 import type { RoleMethods } from './role.js';
 
 export interface PlatformStats {

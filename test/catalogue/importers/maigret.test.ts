@@ -10,7 +10,7 @@ import { NOT_FOUND_LIKE, SUCCESS } from '../../../src/catalogue/importers/status
 import { loadCatalogue } from '../../../src/catalogue/loader.js';
 import type { Platform } from '../../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../../src/catalogue/schema.js';
-import { classify } from '../../../src/engine/classify.js';
+import { classify } from '../../../src/engine/verdict/classify.js';
 import { referenceFile } from '../../support/reference.js';
 
 const REFERENCE = referenceFile('maigret/data.json');
@@ -271,6 +271,33 @@ describe('importMaigret: engines, requests and entry data', () => {
       claimed: ['alice'],
       unclaimed: ['noonewouldeverusethis'],
     });
+  });
+
+  it('sets the transport its protection tags call for, as the catalogue maps them (defence-tags.ts)', () => {
+    const sites = {
+      Plain: base,
+      Reputed: { ...base, protection: ['ip_reputation'] },
+      Fingerprinted: { ...base, protection: ['tls_fingerprint'] },
+      Challenged: { ...base, protection: ['cf_js_challenge', 'tls_fingerprint'] },
+      // Read from the redirect itself, which a browser would follow.
+      Redirecting: { ...base, protection: ['js_challenge'], checkType: 'response_url' },
+    };
+    const result = importMaigret({ sites, engines: {}, tags: [] });
+    expect(result.rejected).toEqual([]);
+    const transports = Object.fromEntries(result.document.platforms.map((p) => [p.name, p.transport]));
+    expect(transports).toEqual({
+      Plain: undefined,
+      Reputed: undefined,
+      Fingerprinted: 'impersonate',
+      Challenged: 'browser',
+      Redirecting: 'impersonate',
+    });
+    const challenged = result.document.platforms.find((p) => p.name === 'Challenged')!;
+    expect(challenged.notes).toContain(
+      'Goes by browser: Maigret tags it cf_js_challenge, tls_fingerprint, a JavaScript challenge',
+    );
+    const { problems } = loadCatalogue({ platforms: result.document.platforms, shields: [] });
+    expect(problems).toEqual([]);
   });
 
   it('detects the format', () => {

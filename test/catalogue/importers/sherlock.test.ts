@@ -5,7 +5,7 @@ import { NOT_FOUND_LIKE, SUCCESS } from '../../../src/catalogue/importers/status
 import { loadCatalogue } from '../../../src/catalogue/loader.js';
 import type { Platform } from '../../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../../src/catalogue/schema.js';
-import { classify } from '../../../src/engine/classify.js';
+import { classify } from '../../../src/engine/verdict/classify.js';
 import { referenceFile } from '../../support/reference.js';
 
 const REFERENCE = referenceFile('sherlock/data.json');

@@ -4,7 +4,7 @@ import { importWhatsMyName, looksLikeWhatsMyName } from '../../../src/catalogue/
 import { loadCatalogue } from '../../../src/catalogue/loader.js';
 import type { Platform } from '../../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../../src/catalogue/schema.js';
-import { classify } from '../../../src/engine/classify.js';
+import { classify } from '../../../src/engine/verdict/classify.js';
 import { referenceFile } from '../../support/reference.js';
 
 const REFERENCE = referenceFile('whatsmyname/wmn-data.json');
@@ -215,8 +215,42 @@ describe('importWhatsMyName: entry data', () => {
 
   it('protection and headers are kept', () => {
     const spec = importOne({ protection: ['cloudflare', 'captcha'], headers: { 'User-Agent': 'x' } });
-    expect(spec.notes).toBe('Upstream notes anti-bot protection: cloudflare, captcha.');
+    expect(spec.notes).toBe(
+      "Upstream notes anti-bot protection: cloudflare, captcha. Goes by impersonate: WhatsMyName tags it cloudflare, a shield that refuses a handshake that is not a browser's.",
+    );
     expect(spec.check?.headers).toEqual({ 'User-Agent': 'x' });
+  });
+
+  it('sets the transport its protection tags call for, as the catalogue maps them (defence-tags.ts)', () => {
+    const doc = {
+      sites: [
+        { ...base, name: 'Plain' },
+        { ...base, name: 'Captcha', protection: ['captcha'] },
+        { ...base, name: 'Shielded', protection: ['cloudflare'] },
+        { ...base, name: 'Guarded', protection: ['ddos-guard', 'cloudflare'] },
+        // WhatsMyName never follows a redirect: a 302 for a missing account is one a browser would follow.
+        { ...base, name: 'Redirecting', protection: ['anubis'], m_code: 302 },
+        { ...base, name: 'Posting', protection: ['anubis'], post_body: '{"u":"{account}"}' },
+      ],
+    };
+    const result = importWhatsMyName(doc);
+    expect(result.rejected).toEqual([]);
+    const transports = Object.fromEntries(result.document.platforms.map((p) => [p.name, p.transport]));
+    expect(transports).toEqual({
+      Plain: undefined,
+      Captcha: undefined,
+      Shielded: 'impersonate',
+      Guarded: 'browser',
+      Redirecting: 'impersonate',
+      Posting: 'impersonate',
+    });
+    const notes = (name: string) => result.document.platforms.find((p) => p.name === name)!.notes;
+    expect(notes('Guarded')).toContain('Goes by browser: WhatsMyName tags it ddos-guard, cloudflare');
+    expect(notes('Redirecting')).toContain('this check reads a redirect, which a browser follows');
+    expect(notes('Posting')).toContain('this check is a POST');
+    // The loader takes them as they are.
+    const { problems } = loadCatalogue({ platforms: result.document.platforms, shields: [] });
+    expect(problems).toEqual([]);
   });
 
   it('keeps names unique', () => {

@@ -1,0 +1,174 @@
+/**
+ * The Chromium processes of one engine: at most `size`, each launched on the first
+ * check that needs it and reused; a check goes to the one with the fewest contexts
+ * open. A browser that dies (its process killed, its connection lost) is dropped
+ * and the next check launches another; one that does not close a context within
+ * BROWSER_CLOSE_MS is taken as hung, killed and dropped alike. Each is launched as
+ * a server (playwright's `launchServer`) so that it can be killed even when it no
+ * longer answers.
+ */
+import type { Browser, BrowserServer, LaunchOptions } from 'playwright-core';
+import { BROWSER_CLOSE_MS, BROWSER_LAUNCH_MS } from '../../tuning.js';
+import type { TransportTally } from '../transport-tally.js';
+
+/** One Chromium, once launched. */
+export interface PooledBrowser {
+  readonly browser: Browser;
+  /** Whether it died or was killed: what it was doing failed for that, not for the site. */
+  readonly gone: () => boolean;
+}
+
+interface Member {
+  /** The launch, shared by the checks that wait for it. */
+  launched: Promise<{ server: BrowserServer; browser: Browser }>;
+  /** Its server, once launched: its process tells a crash before the connection does. */
+  server?: BrowserServer;
+  /** Contexts open (or being opened) on it. */
+  open: number;
+  gone: boolean;
+}
+
+/** Whether the member's Chromium process has exited (a crash, or a kill from outside). */
+function exited(member: Member): boolean {
+  const child = member.server?.process();
+  return child !== undefined && (child.exitCode !== null || child.signalCode !== null);
+}
+
+/** How a check's context ended: closed, not closed within BROWSER_CLOSE_MS, or its browser found dead. */
+export type ContextEnd = 'closed' | 'hung' | 'gone';
+
+export interface BrowserPoolOptions {
+  readonly size: number;
+  readonly tally: TransportTally;
+  /** Loads playwright and launches one Chromium with the engine's settings (its proxy, its flags). */
+  readonly launch: () => Promise<{
+    chromium: typeof import('playwright-core').chromium;
+    options: LaunchOptions;
+  }>;
+}
+
+export class BrowserPool {
+  readonly #options: BrowserPoolOptions;
+  /** By place, `size` of them; undefined: none launched there (or it was dropped). */
+  readonly #members: (Member | undefined)[];
+  #closed = false;
+
+  constructor(options: BrowserPoolOptions) {
+    this.#options = options;
+    this.#members = Array.from({ length: Math.max(1, options.size) }, () => undefined);
+  }
+
+  /**
+   * A browser for one context: the member with the fewest open, launched if its place is
+   * empty. `done` must be called when the context is closed (or could not be), with
+   * how it ended: closed, not closed in time (a hang), or its browser seen gone.
+   */
+  async acquire(): Promise<{ pooled: PooledBrowser; done: (end: ContextEnd) => Promise<void> }> {
+    // A browser whose process died is dropped before its connection says so.
+    for (const member of this.#members) if (member && exited(member)) void this.#drop(member, 'crashes');
+    let place = 0;
+    for (let i = 0; i < this.#members.length; i++) {
+      const open = this.#members[i]?.open ?? 0;
+      if (open < (this.#members[place]?.open ?? 0)) place = i;
+    }
+    const member = this.#members[place] ?? this.#launch(place);
+    member.open++;
+    let done = false;
+    const finish = async (end: ContextEnd) => {
+      if (done) return;
+      done = true;
+      member.open--;
+      // Dropped at once: a retry must not be handed the dead browser before its process or connection tells.
+      if (end === 'gone') await this.#drop(member, 'crashes');
+      else if (end === 'hung') await this.#drop(member, 'hangs');
+    };
+    try {
+      const { browser } = await member.launched;
+      return {
+        pooled: { browser, gone: () => member.gone || exited(member) || !browser.isConnected() },
+        done: finish,
+      };
+    } catch (error) {
+      await finish('closed');
+      throw error;
+    }
+  }
+
+  /** Closes `context`-like work within BROWSER_CLOSE_MS; false when it did not end in time. */
+  static async closeWithin(close: () => Promise<unknown>): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), BROWSER_CLOSE_MS);
+    });
+    try {
+      return await Promise.race([
+        close().then(
+          () => true,
+          () => true,
+        ),
+        late,
+      ]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #launch(place: number): Member {
+    const tally = this.#options.tally;
+    const member: Member = { launched: new Promise(() => {}), open: 0, gone: false };
+    const launched = (async () => {
+      const { chromium, options } = await this.#options.launch();
+      const server = await chromium.launchServer({ ...options, timeout: BROWSER_LAUNCH_MS });
+      tally.add('launches');
+      member.server = server;
+      try {
+        const browser = await chromium.connect(server.wsEndpoint(), { timeout: BROWSER_LAUNCH_MS });
+        // A browser that dies is dropped: the next check launches another.
+        browser.on('disconnected', () => void this.#drop(member, 'crashes'));
+        if (member.gone || this.#closed) await server.kill();
+        return { server, browser };
+      } catch (error) {
+        await server.kill().catch(() => undefined);
+        throw error;
+      }
+    })();
+    member.launched = launched;
+    this.#members[place] = member;
+    // A launch that fails leaves the place empty for the next check to try again.
+    launched.catch(() => {
+      member.gone = true;
+      if (this.#members[place] === member) this.#members[place] = undefined;
+    });
+    return member;
+  }
+
+  /** Takes `member` out of the pool and kills its process; `why` counts it unless the pool is closing. */
+  async #drop(member: Member, why: 'crashes' | 'hangs'): Promise<void> {
+    if (member.gone) return;
+    member.gone = true;
+    const place = this.#members.indexOf(member);
+    if (place >= 0) this.#members[place] = undefined;
+    if (!this.#closed) this.#options.tally.add(why);
+    await member.launched.then(
+      ({ server }) => server.kill(),
+      () => undefined,
+    );
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    const members = this.#members.filter((m): m is Member => m !== undefined);
+    this.#members.fill(undefined);
+    await Promise.all(
+      members.map(async (member) => {
+        member.gone = true;
+        const launched = await member.launched.catch(() => undefined);
+        if (!launched) return;
+        // A browser that does not close in time is killed: closing never hangs the engine's close.
+        if (!(await BrowserPool.closeWithin(() => launched.browser.close())))
+          await launched.server.kill().catch(() => undefined);
+        else await launched.server.close().catch(() => undefined);
+      }),
+    );
+  }
+}

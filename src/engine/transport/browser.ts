@@ -1,0 +1,399 @@
+/**
+ * The `browser` transport: headless Chromium driven by playwright-core, for sites
+ * that answer a JavaScript challenge. Its browsers are launched on first use and
+ * reused, replaced when they crash or hang (browser-pool.ts); each check gets a
+ * fresh context, closed after. A check is costly, so it takes a slot of the
+ * process and one of the cluster (browser-slots.ts) and a place in its site's
+ * browser budget first, or is not sent. What is read is what the page shows once its scripts
+ * ran: the final URL, the status and headers of the main document, the DOM's HTML.
+ * Every connection goes through the egress gateway (egress-gateway.ts), loopback
+ * included, so `--connect-to`, the private-destination refusal, the source address
+ * and the proxy hold as on the http path.
+ */
+import { existsSync } from 'node:fs';
+import type { BrowserContext, Response } from 'playwright-core';
+import { UserscoutError } from '../../errors.js';
+import type { BudgetLimit, RateBudget } from '../../schedule/rate-budget.js';
+import { type BrowserSlots, ProcessBrowserSlots, takeSlot } from '../browser-slots.js';
+import type { TransportTally } from '../transport-tally.js';
+import type { CheckRequest } from '../verdict/request.js';
+import type { ResponseView } from '../verdict/response-view.js';
+import { BrowserPool } from './browser-pool.js';
+import type { EgressGateway } from './egress-gateway.js';
+import type { Exchange } from './http.js';
+import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type TransportExchangeOptions } from './transports.js';
+
+/** Where Debian, Ubuntu and Google's packages put the browser. */
+export const BROWSER_PATHS = [
+  '/usr/bin/chromium',
+  '/usr/bin/chromium-browser',
+  '/usr/bin/google-chrome',
+] as const;
+
+export interface BrowserOptions {
+  /** One per egress identity, in their order; each context goes out through its check's. */
+  readonly gateways: readonly EgressGateway[];
+  /** The Chromium executable; empty: the first of BROWSER_PATHS found. */
+  readonly executablePath: string;
+  /** Contexts (checks) at once in the process, its threads together (counted in `tally`). */
+  readonly contexts: number;
+  /** Chromium processes at most. */
+  readonly browsers: number;
+  /** Where the process counts what its browsers cost, shared by its search threads. */
+  readonly tally: TransportTally;
+  /** The cluster's slots (Redis), or none beyond the process's when alone. */
+  readonly clusterSlots: BrowserSlots;
+  /** Browser checks at once in the cluster, named in the message of a check held back. */
+  readonly clusterCap: number;
+  /** Longest a check holds a cluster slot: its deadline, and the time to close its context. */
+  readonly holdMs: number;
+  /** Each site's browser budget, separate from its request budget (keys `browser:<host>`); absent: none. */
+  readonly siteBudget?: { readonly budget: RateBudget; readonly limit: BudgetLimit } | undefined;
+  /** Extra CA certificates: Chromium cannot be given any (see `browserRefusal`). */
+  readonly ca: readonly string[];
+  readonly insecure: boolean;
+}
+
+/** The executable to launch, or undefined when none is installed. */
+export function findBrowser(configured: string): string | undefined {
+  if (configured) return existsSync(configured) ? configured : undefined;
+  return BROWSER_PATHS.find((path) => existsSync(path));
+}
+
+/** The executable to launch as configured (`browserPath`), or the first usual path when none is found: its absence is then reported by whoever launches it. */
+export function chromiumPath(configured: string): string {
+  return findBrowser(configured) ?? (configured || BROWSER_PATHS[0]!);
+}
+
+/**
+ * Why the browser transport cannot start with these settings, or undefined. Chromium
+ * on Linux trusts only its own store (and NSS's user database): an extra CA cannot be
+ * added per launch, and ignoring errors for a CA's key would also accept any server
+ * that merely presents that CA's certificate. So `--ca-file` without `--insecure` is refused.
+ */
+export function browserRefusal(options: Pick<BrowserOptions, 'ca' | 'insecure'>): UserscoutError | undefined {
+  if (options.ca.length === 0 || options.insecure) return undefined;
+  return new UserscoutError(
+    'transport_unavailable',
+    'the browser transport cannot trust an extra CA (--ca-file): Chromium verifies with its own store only; add the CA to the system store, or use --insecure for a test CA',
+  );
+}
+
+/** Resources a check never needs to read a page: not fetched, to save the CPU and bytes. */
+const SKIPPED = new Set(['image', 'media', 'font', 'stylesheet']);
+
+/** How long a page must stay on one document, after its load, to be read (a challenge reloads within it). */
+const SETTLE_MS = 400;
+
+/** Run in the page: whether it holds a script or a meta refresh, the ways a page navigates itself. */
+const CAN_NAVIGATE_ITSELF = () =>
+  document.scripts.length > 0 || document.querySelector('meta[http-equiv="refresh" i]') !== null;
+
+function needsBrowser(message: string, cause?: unknown): Error {
+  return Object.assign(new Error(message, cause === undefined ? undefined : { cause }), {
+    code: NEEDS_BROWSER_CODE,
+  });
+}
+
+/** A check not sent for the browser's cost: no slot in time, or its site's browser budget spent. */
+function heldBack(message: string): Error {
+  return Object.assign(new Error(message), { code: BROWSER_HELD_BACK_CODE });
+}
+
+export class BrowserTransport {
+  readonly #options: BrowserOptions;
+  readonly #pool: BrowserPool;
+  readonly #processSlots: BrowserSlots;
+  #closed = false;
+
+  constructor(options: BrowserOptions) {
+    this.#options = options;
+    this.#processSlots = new ProcessBrowserSlots(options.tally, options.contexts);
+    this.#pool = new BrowserPool({
+      size: options.browsers,
+      tally: options.tally,
+      launch: () => this.#launchOptions(),
+    });
+  }
+
+  /** Why no check can go through the browser here; undefined when one can. */
+  missing(): string | undefined {
+    if (findBrowser(this.#options.executablePath)) return undefined;
+    return this.#options.executablePath
+      ? `no browser at ${this.#options.executablePath} (USERSCOUT_BROWSER_PATH)`
+      : `no browser installed (looked for ${BROWSER_PATHS.join(', ')}): apt-get install chromium`;
+  }
+
+  async #launchOptions() {
+    const executablePath = findBrowser(this.#options.executablePath);
+    if (!executablePath) throw needsBrowser(this.missing() ?? 'no browser installed');
+    const refusal = browserRefusal(this.#options);
+    if (refusal) throw refusal;
+    let chromium: typeof import('playwright-core').chromium;
+    try {
+      ({ chromium } = await import('playwright-core'));
+    } catch (error) {
+      throw needsBrowser('playwright-core is not installed', error);
+    }
+    return {
+      chromium,
+      options: {
+        executablePath,
+        headless: true,
+        // Each context names its identity's gateway; this one only stands behind them.
+        proxy: await proxyOf(this.#gateway(0)),
+        args: [
+          '--disable-quic',
+          '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+          '--disable-background-networking',
+          '--disable-dev-shm-usage',
+          '--no-first-run',
+        ],
+      },
+    };
+  }
+
+  #gateway(identity: number): EgressGateway {
+    const gateway = this.#options.gateways[identity] ?? this.#options.gateways[0];
+    if (!gateway) throw new Error('the browser transport has no egress gateway');
+    return gateway;
+  }
+
+  async exchange<D>(
+    identity: number,
+    request: CheckRequest,
+    options: TransportExchangeOptions<D>,
+  ): Promise<Exchange<D>> {
+    const { signal } = options;
+    signal.throwIfAborted();
+    if (this.#closed) throw needsBrowser('the browser transport is closed');
+    // Chromium scopes a cookie to one host, but a header it carries on to wherever a redirect leads.
+    if (request.session?.hasHeaders)
+      throw Object.assign(
+        new Error('browser: a session with headers cannot be kept to one host by a browser; give cookies'),
+        { code: 'EUSERSCOUT_SESSION_UNSCOPED' },
+      );
+    const { tally } = this.#options;
+    let waited = false;
+    const onWait = () => {
+      if (waited) return;
+      waited = true;
+      tally.add('slotWaits');
+    };
+    // The process's slot, then the cluster's: both within the check's deadline.
+    const own = await takeSlot(this.#processSlots, 0, signal, onWait);
+    const shared = own && (await takeSlot(this.#options.clusterSlots, this.#options.holdMs, signal, onWait));
+    try {
+      if (!own || !shared) {
+        tally.add('slotTimeouts');
+        throw heldBack(
+          `not sent: no browser slot came free within the deadline (${this.#options.contexts} browser checks at once in this process, USERSCOUT_BROWSER_CONTEXTS; ${this.#options.clusterCap} in the cluster, USERSCOUT_BROWSER_CHECKS_AT_ONCE)`,
+        );
+      }
+      const site = this.#options.siteBudget;
+      const host = new URL(request.url).hostname;
+      if (site && !(await site.budget.reserve([`browser:${host}`], site.limit, 0))) {
+        tally.add('siteBudgetSpent');
+        throw heldBack(
+          `not sent: the browser budget of ${host} (${site.limit.burst} browser checks a minute, USERSCOUT_BROWSER_CHECKS_PER_SITE_MINUTE) is spent`,
+        );
+      }
+      // A browser that died under the check is not the site's answer: tried once more on its replacement.
+      try {
+        return await this.#attempt(identity, request, options);
+      } catch (error) {
+        if (!(error instanceof BrowserGoneError) || signal.aborted) throw unwrapGone(error);
+        return await this.#attempt(identity, request, options).catch((again: unknown) => {
+          throw unwrapGone(again);
+        });
+      }
+    } finally {
+      shared?.();
+      own?.();
+    }
+  }
+
+  /** One try on a browser of the pool, its context closed after (within BROWSER_CLOSE_MS, or its browser is killed). */
+  async #attempt<D>(
+    identity: number,
+    request: CheckRequest,
+    options: TransportExchangeOptions<D>,
+  ): Promise<Exchange<D>> {
+    const { signal } = options;
+    // A launch is waited for within the deadline; one that comes after it is given back.
+    const acquiring = this.#pool.acquire();
+    const { pooled, done } = await untilAborted(acquiring, signal).catch((error: unknown) => {
+      acquiring.then(
+        ({ done }) => done('closed'),
+        () => undefined,
+      );
+      throw error;
+    });
+    let opening: Promise<BrowserContext> | undefined;
+    let context: BrowserContext | undefined;
+    let died = false;
+    try {
+      signal.throwIfAborted();
+      const gateway = this.#gateway(identity);
+      opening = pooled.browser.newContext({
+        ignoreHTTPSErrors: this.#options.insecure,
+        serviceWorkers: 'block',
+        proxy: await proxyOf(gateway),
+      });
+      // A browser that no longer answers never opens it: the deadline ends the wait.
+      context = await untilAborted(opening, signal);
+      const tally = this.#options.tally;
+      context.on('page', (page) => {
+        tally.adjustPages(1);
+        page.once('close', () => tally.adjustPages(-1));
+      });
+      signal.throwIfAborted();
+      // Host-only cookies: Chromium sends them to the session's host alone, redirects included.
+      if (request.session) await context.addCookies(request.session.browserCookies());
+      return await this.#read(context, request, options);
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      const refused = refusalOf(error, this.#gateway(identity), request.url);
+      // Playwright may reject with the browser's closing before its process or connection tells.
+      died = pooled.gone() || closedUnder(error);
+      throw died ? new BrowserGoneError(refused) : refused;
+    } finally {
+      // Closed even when it opened after the deadline; one that neither opens nor closes in time marks a hung browser.
+      const opened = opening;
+      const closed =
+        opened === undefined || (await BrowserPool.closeWithin(() => opened.then((c) => c.close())));
+      await done(died ? 'gone' : closed ? 'closed' : 'hung');
+    }
+  }
+
+  async #read<D>(
+    context: BrowserContext,
+    request: CheckRequest,
+    options: TransportExchangeOptions<D>,
+  ): Promise<Exchange<D>> {
+    const page = await untilAborted(context.newPage(), options.signal);
+    let first = true;
+    const routing = page.route('**/*', async (route) => {
+      const asked = route.request();
+      if (SKIPPED.has(asked.resourceType())) return route.abort('blockedbyclient');
+      // The check's own request (its method, body and headers) is the first navigation; later ones are the page's.
+      if (first && asked.isNavigationRequest()) {
+        first = false;
+        return route.continue({
+          method: request.method,
+          headers: { ...asked.headers(), ...platformHeaders(request.headers) },
+          ...(request.body === undefined ? {} : { postData: request.body }),
+        });
+      }
+      return route.continue();
+    });
+    await untilAborted(routing, options.signal);
+    let document: Response | undefined;
+    let navigations = 0;
+    page.on('response', (response) => {
+      if (response.request().isNavigationRequest() && response.frame() === page.mainFrame())
+        document = response;
+    });
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) navigations++;
+    });
+    const aborted = new Promise<never>((_, reject) => {
+      if (options.signal.aborted) reject(options.signal.reason);
+      options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true });
+    });
+    aborted.catch(() => undefined);
+    const answered = await Promise.race([page.goto(request.url, { waitUntil: 'load', timeout: 0 }), aborted]);
+    document ??= answered ?? undefined;
+    // A challenge's script sets its cookie and reloads: read once the page stays on one document.
+    for (let seen = -1; seen !== navigations; ) {
+      seen = navigations;
+      await Promise.race([page.waitForLoadState('load', { timeout: 0 }), aborted]);
+      // A page with no script and no refresh cannot navigate itself: nothing to settle.
+      if (!(await Promise.race([page.evaluate(CAN_NAVIGATE_ITSELF), aborted]).catch(() => true))) break;
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, SETTLE_MS)), aborted]);
+    }
+    const html = await Promise.race([page.content(), aborted]);
+    const bytes = Buffer.from(html, 'utf8');
+    const capped =
+      bytes.length > options.bodyCapBytes ? bytes.subarray(0, options.bodyCapBytes).toString('utf8') : html;
+    const url = page.url();
+    const view: ResponseView = {
+      status: document?.status() ?? 200,
+      headers: document ? await Promise.race([document.allHeaders(), aborted]) : {},
+      url,
+      redirected: url !== request.url,
+      body: capped,
+      complete: true,
+    };
+    const decision = options.decide(view);
+    return { view, bytesRead: Math.min(bytes.length, options.bodyCapBytes), decision };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    await this.#pool.close();
+  }
+}
+
+/** Whether `error` says the browser closed under the check (a crash or a kill), not the site's answer. */
+function closedUnder(error: unknown): boolean {
+  return (
+    error instanceof Error && /\bbrowser (?:has been )?closed\b|browser has disconnected/i.test(error.message)
+  );
+}
+
+/** `promise`, or a rejection with the signal's reason once it aborts, whichever comes first. */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/** A check's browser died under it: its error, kept as the cause. */
+class BrowserGoneError extends Error {
+  constructor(cause: unknown) {
+    super('the browser died during the check', { cause });
+  }
+}
+
+function unwrapGone(error: unknown): unknown {
+  return error instanceof BrowserGoneError ? error.cause : error;
+}
+
+/** Playwright's proxy setting for a gateway. Loopback too goes through it, which refuses it unless private destinations are allowed. */
+async function proxyOf(gateway: EgressGateway) {
+  const address = await gateway.address();
+  return {
+    server: `http://${address.host}:${address.port}`,
+    username: address.username,
+    password: address.password,
+    bypass: '<-loopback>',
+  };
+}
+
+/**
+ * A failed navigation with the code transport-error.ts reads: Chromium reports every
+ * refused tunnel alike, so the gateway is asked why it refused this one.
+ */
+function refusalOf(error: unknown, gateway: EgressGateway, url: string): unknown {
+  if (!(error instanceof Error) || (error as { code?: unknown }).code !== undefined) return error;
+  const { hostname, port, protocol } = new URL(url);
+  const refused = gateway.refusal(hostname, Number(port) || (protocol === 'https:' ? 443 : 80));
+  const code = refused ?? (/ERR_TIMED_OUT/.test(error.message) ? 'ETIMEDOUT' : 'ECONNREFUSED');
+  return Object.assign(new Error(`browser: ${error.message.split('\n')[0]}`, { cause: error }), { code });
+}
+
+/** The platform's own headers, without ours that the browser sets itself (its user agent, encodings). */
+function platformHeaders(headers: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    const key = name.toLowerCase();
+    if (key === 'user-agent' || key === 'accept-encoding' || key === 'accept' || key === 'accept-language')
+      continue;
+    out[key] = value;
+  }
+  return out;
+}

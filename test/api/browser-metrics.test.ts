@@ -1,0 +1,73 @@
+/**
+ * What browser checks cost, as the embedded service's /metrics tells it: the
+ * checks run on the search thread, and its counts reach the main thread's
+ * metrics through the memory they share.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findBrowser } from '../../src/engine/transport/browser.js';
+import { SimWeb } from '../../src/sim/server.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+import {
+  metricsText,
+  pollUntilDone,
+  postSearch,
+  type RunningService,
+  startService,
+} from '../support/service.js';
+
+describe.runIf(findBrowser('') !== undefined)('browser checks in /metrics', () => {
+  const sim = new SimWeb({
+    routes: [
+      {
+        host: 'plain.test',
+        handle: (req) =>
+          req.path === '/u/alice'
+            ? { kind: 'respond', status: 200, body: '<html><h1>alice</h1></html>' }
+            : { kind: 'respond', status: 404, body: '<html>Not found</html>' },
+      },
+    ],
+  });
+  const catalogue = catalogueOf([
+    entry('Plain browser', {
+      home: 'https://plain.test/',
+      profile: 'https://plain.test/u/{username}',
+      transport: 'browser',
+    }),
+    entry('Plain http', { home: 'https://plain.test/', profile: 'https://plain.test/h/{username}' }),
+  ]);
+  let running: RunningService;
+
+  beforeAll(async () => {
+    await sim.start();
+    // The browser cannot trust the sim's CA: it accepts its certificates. Room for Chromium's launch.
+    running = await startService(sim, catalogue, {
+      insecureTls: true,
+      timeoutMs: 30_000,
+      searchThread: true,
+    });
+  });
+  afterAll(async () => {
+    await running?.service.close();
+    await sim.stop();
+  });
+
+  it('counts checks by transport, the browser launched, and no context left open', async () => {
+    const started = await postSearch(running.url, { username: 'alice' });
+    expect(started.status).toBe(200);
+    const done = await pollUntilDone(running.url, started.body.queryId, '&include=all', 100, 60_000);
+    expect(done.body.results).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ platform: 'Plain browser', status: 'hit' }),
+        expect.objectContaining({ platform: 'Plain http', status: 'miss' }),
+      ]),
+    );
+    const text = await metricsText(running.url);
+    // The search's outcomes are counted; the hit's control check is not one of them.
+    expect(text).toContain('userscout_transport_checks_total{transport="browser"} 1\n');
+    expect(text).toMatch(/userscout_transport_checks_total\{transport="http"\} [1-9]/);
+    expect(text).toContain('userscout_browser_launches_total 1');
+    expect(text).toContain('userscout_browser_open{kind="context"} 0');
+    expect(text).toContain('userscout_browser_open{kind="page"} 0');
+    expect(text).toContain('userscout_browser_replacements_total{cause="crash"} 0');
+  }, 90_000);
+});

@@ -1,0 +1,59 @@
+/**
+ * A floor on how much of each public list the built-in catalogue covers, by
+ * host: a list's enabled entry is covered when one of our enabled platforms is
+ * checked, or shows its profiles, on one of the hosts the list's entry uses.
+ * Read from the reference lists beside the checkout; skipped without them.
+ */
+import { describe, expect, it } from 'vitest';
+import { loadBuiltinCatalogue } from '../../src/catalogue/builtin.js';
+import type { ReferenceSource } from '../../src/catalogue/counterparts.js';
+import type { Platform } from '../../src/catalogue/platform.js';
+import { readReferenceLists } from '../../src/catalogue/reference-lists.js';
+import { referenceDir } from '../support/reference.js';
+
+const dir = referenceDir();
+
+/** Where a platform is checked, shows its profiles and lives: lower-case, without `www.`. */
+function hostsOf(platform: Platform): string[] {
+  return [platform.check.url, platform.profile, platform.home].flatMap((url) => {
+    try {
+      return [new URL(url.replaceAll('{username}', 'x')).hostname.toLowerCase().replace(/^www\./, '')];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The floor of each list: the share covered, and for WhatsMyName the most left out. */
+const FLOORS: Readonly<Record<ReferenceSource, number>> = {
+  whatsmyname: 0.99,
+  sherlock: 0.96,
+  // A guard against losing ground, far below the goal of 95%.
+  maigret: 0.66,
+};
+
+describe.runIf(dir)('coverage of the public lists', () => {
+  const ours = new Set(
+    loadBuiltinCatalogue()
+      .catalogue.platforms.filter((p) => p.enabled)
+      .flatMap(hostsOf),
+  );
+  const lists = dir ? readReferenceLists(dir) : [];
+
+  it.each(Object.entries(FLOORS) as [ReferenceSource, number][])(
+    'covers %s by host, at least %s',
+    (source, floor) => {
+      const enabled = lists.filter((e) => e.source === source && e.platform.enabled);
+      const missing = enabled
+        .filter((e) => !hostsOf(e.platform).some((h) => ours.has(h)))
+        .map((e) => e.platform.name);
+      const share = 1 - missing.length / enabled.length;
+      console.log(
+        `${source}: ${enabled.length - missing.length} of ${enabled.length} covered (${(share * 100).toFixed(1)}%); not covered: ${missing.slice(0, 60).join(', ')}${missing.length > 60 ? ', …' : ''}`,
+      );
+      expect(enabled.length).toBeGreaterThan(400);
+      expect(share).toBeGreaterThanOrEqual(floor);
+      if (source === 'whatsmyname') expect(missing.length).toBeLessThanOrEqual(26);
+    },
+  );
+});

@@ -1,0 +1,79 @@
+/**
+ * The transport memory store contract against SQLite (in memory and on a file), Redis (each test
+ * under its own prefix), PostgreSQL (each test in its own schema) and the tests' memory store.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PostgresStore } from '../src/store/postgres.js';
+import { RedisStore } from '../src/store/redis.js';
+import { splitStore } from '../src/store/split-store.js';
+import { SqliteStore } from '../src/store/sqlite.js';
+import { connectTestRedis, deleteKeys, uniquePrefix } from './cluster/redis-support.js';
+import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres/postgres-support.js';
+import { MemoryStore } from './support/memory-store.js';
+import { describeTransportMemoryStoreContract } from './transport-memory-store.contract.js';
+
+let dir: string;
+let files = 0;
+let redis: Redis;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'userscout-transport-memory-'));
+  redis = await connectTestRedis();
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await redis?.quit();
+});
+
+describeTransportMemoryStoreContract('SQLite in memory', () => {
+  const store = new SqliteStore(':memory:');
+  return { store: store.transportMemory, close: () => store.close() };
+});
+
+describeTransportMemoryStoreContract('SQLite on a file', () => {
+  const store = new SqliteStore(join(dir, `contract-${++files}`, 'store.db'));
+  return { store: store.transportMemory, close: () => store.close() };
+});
+
+describeTransportMemoryStoreContract('Redis', () => {
+  const prefix = uniquePrefix('transports');
+  const store = new RedisStore({ redis, prefix, now: Date.now });
+  return {
+    store: store.transportMemory,
+    close: async () => {
+      await store.close();
+      await deleteKeys(redis, `${prefix}:`);
+    },
+  };
+});
+
+describeTransportMemoryStoreContract('PostgreSQL', () => {
+  const schema = uniqueSchema('transports');
+  const store = new PostgresStore({ url: TEST_DATABASE_URL, schema });
+  return {
+    store: store.transportMemory,
+    close: async () => {
+      await store.close();
+      await dropSchema(schema);
+    },
+  };
+});
+
+describeTransportMemoryStoreContract('MemoryStore', () => {
+  const store = new MemoryStore();
+  return { store: store.transportMemory, close: () => store.close() };
+});
+
+describe('splitStore', () => {
+  it('keeps remembered transports in its fast store, where they expire', () => {
+    const records = new SqliteStore(':memory:');
+    const cache = new MemoryStore();
+    const split = splitStore(records, cache);
+    expect(split.transportMemory).toBe(cache.transportMemory);
+    void split.close();
+  });
+});

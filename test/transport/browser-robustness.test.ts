@@ -1,0 +1,217 @@
+/**
+ * The browser transport under failure and load, with Debian's Chromium: a
+ * browser killed or frozen mid-check is replaced and the next check reads the
+ * site; a page that never answers ends at the check's deadline with its context
+ * closed; checks beyond the process's cap or their site's browser budget end
+ * unknown, unsent (an escalation so held back leaves the defence's answer, saying
+ * why); after 50 checks no context or page is left open.
+ */
+import { execFileSync } from 'node:child_process';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
+import type { Engine } from '../../src/engine/engine.js';
+import { findBrowser } from '../../src/engine/transport/browser.js';
+import { TransportTally } from '../../src/engine/transport-tally.js';
+import type { SimRequest } from '../../src/sim/behaviour.js';
+import { SimWeb } from '../../src/sim/server.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+import { engineFor } from '../support/engine.js';
+
+const hasBrowser = findBrowser('') !== undefined;
+
+/** Chromium processes this process started (the browsers, not their helpers, which are theirs). */
+function browserPids(): number[] {
+  const out = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([pid, comm]) => pid && comm && /chrom/.test(comm))
+    .map(([pid]) => Number(pid));
+}
+
+/** `alice` exists; `/u/slow-*` answers after two seconds, `/u/hang-*` never. */
+function handle(req: SimRequest) {
+  const name = /^\/u\/([^/?]+)/.exec(req.path)?.[1];
+  if (name === undefined) return undefined;
+  if (name.startsWith('hang-')) return { kind: 'hang' as const };
+  const delayMs = name.startsWith('slow-') ? 2_000 : 0;
+  return name === 'alice' || name === 'slow-alice'
+    ? { kind: 'respond' as const, status: 200, body: `<html><h1>${name}</h1></html>`, delayMs }
+    : { kind: 'respond' as const, status: 404, body: '<html><title>Not found</title></html>', delayMs };
+}
+
+const HOSTS = ['plain.test', 'other.test'] as const;
+/** A site behind a JavaScript challenge: only the browser gets past it. */
+const CHALLENGED = 'challenged.test';
+
+describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
+  const sim = new SimWeb({
+    routes: [
+      ...HOSTS.map((host) => ({ host, handle })),
+      { host: CHALLENGED, defence: 'challenge' as const, handle },
+    ],
+  });
+  let catalogue: Catalogue;
+  const engines: Engine[] = [];
+  const platform = (host: string): Platform => {
+    const found = catalogue.platforms.find((p) => p.name === host);
+    if (!found) throw new Error(host);
+    return found;
+  };
+  /** An engine with a tally of its own (or the one given), its browser checks accepting the sim's certificates. */
+  const engine = (overrides: Parameters<typeof engineFor>[2] = {}, tally = new TransportTally()) => {
+    const made = engineFor(
+      sim,
+      catalogue,
+      { insecureTls: true, timeoutMs: 20_000, browserChecksPerSiteMinute: 1_000, ...overrides },
+      { tally },
+    );
+    engines.push(made);
+    return { engine: made, tally };
+  };
+
+  beforeAll(async () => {
+    await sim.start();
+    catalogue = catalogueOf([
+      ...HOSTS.map((host) =>
+        entry(host, {
+          home: `https://${host}/`,
+          profile: `https://${host}/u/{username}`,
+          transport: 'browser',
+        }),
+      ),
+      // Named for http: it reaches the browser only by escalation.
+      entry(CHALLENGED, { home: `https://${CHALLENGED}/`, profile: `https://${CHALLENGED}/u/{username}` }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all(engines.map((e) => e.close()));
+    await sim.stop();
+  });
+
+  it('replaces a browser killed mid-check, and the check in flight and the next read the site', async () => {
+    const { engine: killed, tally } = engine();
+    expect(await killed.check(platform('plain.test'), 'alice')).toMatchObject({ status: 'hit' });
+    const before = new Set(browserPids());
+    const pids = browserPids();
+    expect(pids.length).toBeGreaterThan(0);
+    const hitsBefore = sim.hits.get('plain.test') ?? 0;
+    const inFlight = killed.check(platform('plain.test'), 'slow-alice');
+    await expect.poll(() => sim.hits.get('plain.test') ?? 0, { timeout: 10_000 }).toBeGreaterThan(hitsBefore);
+    for (const pid of pids) process.kill(pid, 'SIGKILL');
+    // Tried again on the replacement, within its deadline: the site's answer, not the crash's.
+    expect(await inFlight).toMatchObject({ status: 'hit', evidence: { transport: 'browser' } });
+    expect(await killed.check(platform('plain.test'), 'nobody-here-7')).toMatchObject({ status: 'miss' });
+    expect(tally.read()).toMatchObject({ crashes: 1, launches: 2, contexts: 0, pages: 0 });
+    expect(browserPids().some((pid) => before.has(pid))).toBe(false);
+  }, 120_000);
+
+  it('kills a browser frozen mid-check once its context does not close, and the next check reads the site', async () => {
+    // A deadline that leaves room for Chromium's launch on a loaded machine, which the first check waits for.
+    const { engine: frozen, tally } = engine({ timeoutMs: 12_000 });
+    expect(await frozen.check(platform('plain.test'), 'alice')).toMatchObject({ status: 'hit' });
+    const pids = browserPids();
+    const hitsBefore = sim.hits.get('plain.test') ?? 0;
+    const inFlight = frozen.check(platform('plain.test'), 'slow-bob');
+    await expect.poll(() => sim.hits.get('plain.test') ?? 0, { timeout: 10_000 }).toBeGreaterThan(hitsBefore);
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    try {
+      expect(await inFlight).toMatchObject({ status: 'error', reason: 'timeout' });
+    } finally {
+      for (const pid of pids) {
+        try {
+          process.kill(pid, 'SIGCONT');
+        } catch {
+          // Killed already: what the test expects.
+        }
+      }
+    }
+    expect(tally.read()).toMatchObject({ hangs: 1, contexts: 0 });
+    expect(await frozen.check(platform('plain.test'), 'alice')).toMatchObject({ status: 'hit' });
+    expect(tally.read()).toMatchObject({ hangs: 1, launches: 2, contexts: 0, pages: 0 });
+  }, 120_000);
+
+  it('ends a page that never answers at the deadline, its context and page closed', async () => {
+    const { engine: waiting, tally } = engine({ timeoutMs: 2_000 });
+    const outcome = await waiting.check(platform('plain.test'), 'hang-1');
+    expect(outcome).toMatchObject({ status: 'error', reason: 'timeout' });
+    expect(tally.read()).toMatchObject({ contexts: 0, pages: 0, hangs: 0, crashes: 0 });
+  }, 120_000);
+
+  it('holds a check back, unknown and unsent, when the process has no browser slot within its deadline', async () => {
+    // Two engines over one tally: two search threads of one process, one context between them.
+    const shared = new TransportTally();
+    const { engine: holding } = engine({ timeoutMs: 6_000, browserContexts: 1 }, shared);
+    const { engine: waiting } = engine({ timeoutMs: 1_500, browserContexts: 1 }, shared);
+    const held = holding.check(platform('plain.test'), 'hang-2');
+    await expect.poll(() => shared.contexts).toBe(1);
+    const hitsBefore = sim.hits.get('other.test') ?? 0;
+    const outcome = await waiting.check(platform('other.test'), 'alice');
+    expect(outcome).toMatchObject({
+      status: 'unknown',
+      reason: 'budget_exhausted',
+      evidence: { attempts: 0 },
+    });
+    expect(outcome.evidence.rule).toMatch(
+      /no browser slot came free .*1 browser checks at once in this process/,
+    );
+    expect(sim.hits.get('other.test') ?? 0).toBe(hitsBefore);
+    expect(shared.read()).toMatchObject({ slotWaits: 1, slotTimeouts: 1 });
+    expect(await held).toMatchObject({ status: 'error', reason: 'timeout' });
+    expect(shared.contexts).toBe(0);
+  }, 120_000);
+
+  it("holds a check back, unknown and unsent, once its site's browser budget is spent", async () => {
+    // No control checks: each would take a place in the site's browser budget too.
+    const { engine: budgeted, tally } = engine({ browserChecksPerSiteMinute: 1, controlWindowMs: 0 });
+    expect(await budgeted.check(platform('other.test'), 'alice')).toMatchObject({ status: 'hit' });
+    const hitsBefore = sim.hits.get('other.test') ?? 0;
+    const spent = await budgeted.check(platform('other.test'), 'nobody-here-7');
+    expect(spent).toMatchObject({ status: 'unknown', reason: 'budget_exhausted', evidence: { attempts: 0 } });
+    expect(spent.evidence.rule).toMatch(/browser budget of other\.test \(1 browser checks a minute/);
+    expect(sim.hits.get('other.test') ?? 0).toBe(hitsBefore);
+    // Another site's budget is its own.
+    expect(await budgeted.check(platform('plain.test'), 'alice')).toMatchObject({ status: 'hit' });
+    expect(tally.read().siteBudgetSpent).toBe(1);
+  }, 120_000);
+
+  it("leaves a defence's answer standing, saying why, when an escalation finds the site's browser budget spent", async () => {
+    // Not remembering the browser, so the second check escalates again (a remembered one starts there).
+    const { engine: escalating, tally } = engine({
+      escalations: 10,
+      browserChecksPerSiteMinute: 1,
+      controlWindowMs: 0,
+      transportMemoryTtlMs: 0,
+    });
+    // http and impersonate read the challenge; the browser gets past it.
+    expect(await escalating.check(platform(CHALLENGED), 'alice')).toMatchObject({
+      status: 'hit',
+      evidence: { transport: 'browser' },
+    });
+    const spent = await escalating.check(platform(CHALLENGED), 'nobody-here-7');
+    expect(spent).toMatchObject({ status: 'unknown', reason: 'waf', evidence: { transport: 'impersonate' } });
+    expect(spent.evidence.rule).toMatch(
+      /not tried through browser: the browser budget of challenged\.test \(1 browser checks a minute/,
+    );
+    expect(tally.read()).toMatchObject({ siteBudgetSpent: 1, launches: 1 });
+  }, 120_000);
+
+  it('leaves no context or page open after 50 browser checks, on one browser', async () => {
+    const { engine: busy, tally } = engine({
+      browserContexts: 5,
+      budgetPerSecond: 100,
+      budgetBurst: 10,
+      controlWindowMs: 0,
+    });
+    const outcomes = [];
+    // Ten rounds of five at once: each check has its context, none waits out its deadline for one.
+    for (let round = 0; round < 10; round++) {
+      const names = Array.from({ length: 5 }, (_, i) => (i === 0 ? 'alice' : `nobody-${round}-${i}`));
+      outcomes.push(...(await Promise.all(names.map((name) => busy.check(platform('plain.test'), name)))));
+    }
+    expect(outcomes).toHaveLength(50);
+    expect(outcomes.filter((o) => o.status === 'hit')).toHaveLength(10);
+    expect(outcomes.filter((o) => o.status === 'miss')).toHaveLength(40);
+    expect(tally.read()).toMatchObject({ launches: 1, contexts: 0, pages: 0, crashes: 0, hangs: 0 });
+  }, 300_000);
+});
