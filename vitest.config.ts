@@ -1,11 +1,47 @@
+import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Two projects. Most files share their worker's modules (`isolate: false`): a fresh
+ * process per file cost a third of the suite's CPU in imports alone. A file runs alone
+ * when it keeps state a process holds once: impit's trust store (the impersonate
+ * transport, escalation), a mocked module, faked timers, the process's own children
+ * (the browser and cluster tests count and kill them), or the simulated web's defences.
+ */
+const ALONE_FOLDERS = ['test/transport/', 'test/cluster/'];
+const ALONE_FILES = new Set([
+  'src/schedule/shelf-refresh.test.ts',
+  'src/engine/escalation.test.ts',
+  'src/engine/transport-book.test.ts',
+  'src/sim/defence.test.ts',
+  'test/api/platform-reach.test.ts',
+  'test/cli/process.test.ts',
+  'test/runner/search-thread.test.ts',
+  'test/catalogue/defence-tags.test.ts',
+  'test/catalogue-extract-sim.test.ts',
+  'test/catalogue-sim.test.ts',
+  'test/sessions.test.ts',
+]);
+
+function testFiles(folder: string): string[] {
+  return readdirSync(folder, { recursive: true, encoding: 'utf8' })
+    .filter((file) => file.endsWith('.test.ts'))
+    .map((file) => `${folder}/${file}`);
+}
+
+const all = [...testFiles('src'), ...testFiles('test')];
+const alone = all.filter((file) => ALONE_FILES.has(file) || ALONE_FOLDERS.some((f) => file.startsWith(f)));
+const shared = all.filter((file) => !alone.includes(file));
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Two cores: keep the pool small so integration servers are not starved.
     maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'shared', include: shared, isolate: false } },
+      { extends: true, test: { name: 'alone', include: alone } },
+    ],
   },
 });
