@@ -37,8 +37,9 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
-    // Two cores: keep the pool small so integration servers are not starved.
-    maxWorkers: 2,
+    // Most files wait on the clock (deadlines, budgets, child processes) rather than the
+    // CPU: four at once keep two cores busy; more would starve the integration servers.
+    maxWorkers: 4,
     projects: [
       { extends: true, test: { name: 'shared', include: shared, isolate: false } },
       { extends: true, test: { name: 'alone', include: alone } },
