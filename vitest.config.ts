@@ -38,8 +38,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 30_000,
     // Most files wait on the clock (deadlines, budgets, child processes) rather than the
-    // CPU: four at once keep two cores busy; more would starve the integration servers.
-    maxWorkers: 4,
+    // CPU: three at once keep two cores busy; more starve the integration servers (their checks time out).
+    maxWorkers: 3,
     projects: [
       { extends: true, test: { name: 'shared', include: shared, isolate: false } },
       { extends: true, test: { name: 'alone', include: alone } },

@@ -8,7 +8,7 @@
 import type { SearchRecord, SearchStore } from '../store/roles/search-store.js';
 import { TierQueue } from './priority-queue.js';
 import { notAcceptingError, queueFullError, type Runner, type RunnerStats } from './runner.js';
-import { SearchCancelledError } from './search-job.js';
+import { hasEnded, SearchCancelledError } from './search-job.js';
 
 /** Runs one search to its end; rejects with SearchCancelledError when `signal` interrupts it. */
 export type SearchExecutor = (search: SearchRecord, signal: AbortSignal) => Promise<void>;
@@ -45,7 +45,12 @@ export class InProcessRunner implements Runner {
 
   async admit(): Promise<void> {
     if (!this.#accepting) throw notAcceptingError();
-    if (this.#queue.size >= this.#options.maxQueued && this.#running.size >= this.#options.maxRunning)
+    if (this.#queue.size < this.#options.maxQueued || this.#running.size < this.#options.maxRunning) return;
+    // A search its readers already see ended keeps its slot only until its job returns (what
+    // follows it, a thread's reply): a client that saw it end is not refused for it.
+    let ended = 0;
+    for (const id of this.#running.keys()) if (await hasEnded(this.#store, id)) ended++;
+    if (this.#running.size - ended >= this.#options.maxRunning)
       throw queueFullError(this.#options.retryAfterSeconds);
   }
 

@@ -426,7 +426,7 @@ function driftedControls(records: readonly ControlRecord[]): ReadonlyMap<string,
 }
 
 /** Whether the search is completed, failed or cancelled (or gone). */
-async function hasEnded(store: SearchStore, id: string): Promise<boolean> {
+export async function hasEnded(store: SearchStore, id: string): Promise<boolean> {
   const current = await store.getSearch(id);
   return !current || isFinished(current.state);
 }
