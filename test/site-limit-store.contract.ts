@@ -4,6 +4,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LearnedLimitEntry, SiteLimitStore } from '../src/store/site-limits.js';
+import { byOriginAndIdentity } from './support/by-origin.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 
@@ -14,10 +15,6 @@ function entry(
   expiresAt = T0 + 60_000,
 ): LearnedLimitEntry {
   return { origin, identity, limit: { perSecond, stated: perSecond === 2, at: T0, expiresAt } };
-}
-
-function sorted(entries: readonly LearnedLimitEntry[]): LearnedLimitEntry[] {
-  return [...entries].sort((a, b) => `${a.origin} ${a.identity}`.localeCompare(`${b.origin} ${b.identity}`));
 }
 
 export function describeSiteLimitStoreContract(
@@ -43,8 +40,8 @@ export function describeSiteLimitStoreContract(
       await store.keep(entry('a.example', 'default', 2));
       await store.keep(entry('a.example', 'addr:10.0.0.2', 0.75));
       await store.keep(entry('b.example', 'default', 1.5));
-      expect(sorted(await store.learned(T0))).toEqual(
-        sorted([
+      expect(byOriginAndIdentity(await store.learned(T0))).toEqual(
+        byOriginAndIdentity([
           entry('a.example', 'default', 2),
           entry('a.example', 'addr:10.0.0.2', 0.75),
           entry('b.example', 'default', 1.5),

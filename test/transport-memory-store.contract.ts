@@ -5,6 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Transport } from '../src/catalogue/platform.js';
 import type { RememberedTransport, TransportMemoryStore } from '../src/store/transport-memory.js';
+import { byOriginAndIdentity } from './support/by-origin.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 
@@ -16,10 +17,6 @@ function entry(
   at = T0,
 ): RememberedTransport {
   return { origin, identity, transport, at, expiresAt };
-}
-
-function sorted(entries: readonly RememberedTransport[]): RememberedTransport[] {
-  return [...entries].sort((a, b) => `${a.origin} ${a.identity}`.localeCompare(`${b.origin} ${b.identity}`));
 }
 
 export function describeTransportMemoryStoreContract(
@@ -45,8 +42,8 @@ export function describeTransportMemoryStoreContract(
       await store.keep(entry('https://a.example', 'default', 'impersonate'));
       await store.keep(entry('https://a.example', 'addr:10.0.0.2', 'browser'));
       await store.keep(entry('https://b.example', 'default', 'browser', T0 + 90_000, T0 + 10));
-      expect(sorted(await store.remembered(T0))).toEqual(
-        sorted([
+      expect(byOriginAndIdentity(await store.remembered(T0))).toEqual(
+        byOriginAndIdentity([
           entry('https://a.example', 'default', 'impersonate'),
           entry('https://a.example', 'addr:10.0.0.2', 'browser'),
           entry('https://b.example', 'default', 'browser', T0 + 90_000, T0 + 10),
