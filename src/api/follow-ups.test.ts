@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueOf, entry } from '../../test/support/catalogue.js';
+import { outcomeOf } from '../../test/support/outcome.js';
 import { queuedSearch } from '../../test/support/search-job.js';
 import { ProfileUrlMatcher } from '../engine/verdict/linked-accounts.js';
 import type { Outcome } from '../engine/verdict/outcome.js';
@@ -23,16 +24,8 @@ const matcher = new ProfileUrlMatcher([
   { id: 'bravo', profile: 'https://bravo.test/{username}' },
   { id: 'charlie', profile: 'https://charlie.test/@{username}' },
 ]);
-const outcome = (platformId: string, status: Outcome['status'], profile?: Profile): Outcome => ({
-  platform: platformId,
-  platformId,
-  category: 'social',
-  url: `https://${platformId}.test/`,
-  status,
-  responseTime: 1,
-  evidence: { rule: 'r', attempts: 1 },
-  ...(profile ? { profile } : {}),
-});
+const outcome = (platformId: string, status: Outcome['status'], profile?: Profile): Outcome =>
+  outcomeOf(platformId, status, profile ? { profile } : {});
 
 describe('followUpNames', () => {
   it("finds the new names in hits' links to other platforms and in ids ending in Username", () => {

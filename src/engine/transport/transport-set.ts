@@ -4,18 +4,21 @@
  * client per identity, one browser for all. Nothing starts until a check needs it.
  */
 import type { Transport } from '../../catalogue/platform.js';
-import type { BudgetLimit, RateBudget } from '../../schedule/rate-budget.js';
-import type { BrowserSlots } from '../browser-slots.js';
-import type { TransportTally } from '../transport-tally.js';
 import type { CheckRequest } from '../verdict/request.js';
-import { BrowserTransport, browserRefusal } from './browser.js';
+import { type BrowserOptions, BrowserTransport, browserRefusal } from './browser.js';
 import type { ConnectToRule } from './connect-to.js';
 import { EgressGateway } from './egress-gateway.js';
 import type { Exchange } from './http.js';
 import { ImpersonateTransport } from './impersonate.js';
 import type { TransportExchangeOptions, Transports } from './transports.js';
 
-export interface TransportSetOptions {
+/** The browser's own settings pass through as they are; the rest are the set's. */
+type SharedBrowserOptions = Pick<
+  BrowserOptions,
+  'browsers' | 'tally' | 'clusterSlots' | 'clusterCap' | 'holdMs' | 'siteBudget'
+>;
+
+export interface TransportSetOptions extends SharedBrowserOptions {
   readonly connectTo: readonly ConnectToRule[];
   readonly ca: readonly string[];
   readonly insecure: boolean;
@@ -29,14 +32,6 @@ export interface TransportSetOptions {
   }[];
   readonly browserPath: string;
   readonly browserContexts: number;
-  readonly browsers: number;
-  /** What the browsers cost, counted for the process (shared with its other search threads). */
-  readonly tally: TransportTally;
-  /** The cluster's browser slots, at most `clusterCap` at once, each held at most `holdMs`. */
-  readonly clusterSlots: BrowserSlots;
-  readonly clusterCap: number;
-  readonly holdMs: number;
-  readonly siteBudget?: { readonly budget: RateBudget; readonly limit: BudgetLimit } | undefined;
 }
 
 export class TransportSet implements Transports {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { outcomeOf } from '../../../test/support/outcome.js';
 import { accountLinks, ProfileUrlMatcher, withLinkedFrom } from './linked-accounts.js';
 import type { Outcome } from './outcome.js';
 
@@ -7,16 +8,8 @@ const platforms = [
   { id: 'bravo', profile: 'https://www.bravo.test/{username}' },
   { id: 'subdomain', profile: 'https://{username}.blog.test/' },
 ];
-const outcome = (platformId: string, status: Outcome['status'], links?: string[]): Outcome => ({
-  platform: platformId,
-  platformId,
-  category: 'social',
-  url: `https://${platformId}.test/`,
-  status,
-  responseTime: 1,
-  evidence: { rule: 'r', attempts: 1 },
-  ...(links ? { profile: { links } } : {}),
-});
+const outcome = (platformId: string, status: Outcome['status'], links?: string[]): Outcome =>
+  outcomeOf(platformId, status, links ? { profile: { links } } : {});
 
 describe('linked accounts', () => {
   const matcher = new ProfileUrlMatcher(platforms);

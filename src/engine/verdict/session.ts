@@ -27,11 +27,24 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const COOKIE_VALUE = /^[\x21\x23-\x2B\x2D-\x3A\x3C-\x5B\x5D-\x7E]*$/;
 /** A header value: visible characters, spaces and tabs, never CR, LF or NUL. */
 const HEADER_VALUE = /^[\t\x20-\x7E\x80-\xFF]*$/;
+/** Whatever prints or serialises one shows REDACTED: a secret never reaches a log, an answer or an error. */
+class Redacted {
+  toJSON(): string {
+    return REDACTED;
+  }
+  toString(): string {
+    return REDACTED;
+  }
+  [INSPECT](): string {
+    return REDACTED;
+  }
+}
+
 /** Headers the connection owns: a session may not set them. */
 const OWNED_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'cookie']);
 
 /** One platform's session, bound to the one origin its checks go to. */
-export class Session {
+export class Session extends Redacted {
   readonly #origin: string;
   readonly #host: string;
   readonly #cookies: Pairs;
@@ -39,6 +52,7 @@ export class Session {
 
   /** `origin`: `scheme://host[:port]`, as URL.origin gives it. */
   constructor(origin: string, cookies: Pairs, headers: Pairs) {
+    super();
     const url = new URL(origin);
     this.#origin = url.origin;
     this.#host = url.hostname;
@@ -93,16 +107,6 @@ export class Session {
     // Secure over https: Chromium then never sends them on a redirect to plain http.
     const secure = this.#origin.startsWith('https:');
     return this.#cookies.map(([name, value]) => ({ name, value, url: `${this.#origin}/`, secure }));
-  }
-
-  toJSON(): string {
-    return REDACTED;
-  }
-  toString(): string {
-    return REDACTED;
-  }
-  [INSPECT](): string {
-    return REDACTED;
   }
 }
 
@@ -159,12 +163,13 @@ interface Entry {
  * The sessions an operator configured, by platform name. Frozen once made; a
  * platform's session is bound to its check host when first asked for.
  */
-export class Sessions {
+export class Sessions extends Redacted {
   readonly #entries: ReadonlyMap<string, Entry>;
   /** Bound sessions by platform (undefined: none can be sent). */
   readonly #bound = new WeakMap<Platform, Session | null>();
 
   private constructor(entries: ReadonlyMap<string, Entry>) {
+    super();
     this.#entries = entries;
     Object.freeze(this);
   }
@@ -256,15 +261,5 @@ export class Sessions {
       this.#bound.set(platform, bound);
     }
     return bound ?? undefined;
-  }
-
-  toJSON(): string {
-    return REDACTED;
-  }
-  toString(): string {
-    return REDACTED;
-  }
-  [INSPECT](): string {
-    return REDACTED;
   }
 }
