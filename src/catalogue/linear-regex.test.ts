@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import { describe, expect, it } from 'vitest';
 import { CatalogueError } from '../errors.js';
 import { LinearRegex, reviveLinearRegex } from './linear-regex.js';
@@ -64,5 +65,78 @@ describe('LinearRegex', () => {
     const revived = reviveLinearRegex(clone);
     expect(revived.exec('profile of bob')?.groups.value).toBe('bob');
     expect(reviveLinearRegex(re)).toBe(re);
+  });
+});
+
+describe('LinearRegex reads a page as the engine alone would', () => {
+  // The engine alone over the whole text: what the leads' shortcut must agree with.
+  const plain = (source: string, text: string) => {
+    const matcher = RE2JS.compile(source).matcher(text);
+    if (!matcher.find()) return undefined;
+    const groups: Record<string, string | undefined> = {};
+    for (const [name, value] of Object.entries(matcher.getNamedGroups())) groups[name] = value ?? undefined;
+    return { index: matcher.start(), text: matcher.group() ?? '', groups };
+  };
+  const sources = [
+    'memberHeader-content|profilePage|mainProfileColumn',
+    'udtlb">Пользователь:</div>|name="rankimg"[^>]*src="/\\.s/rnk/|Дата регистрации',
+    'ab|a',
+    'a|ab',
+    'ab+c|b',
+    'x(?<n>\\d+)y|xz',
+    'to\\b|tod',
+    'a😀?b|😀',
+    'end$|mid',
+  ];
+  const alphabet = [
+    'a',
+    'b',
+    'c',
+    'x',
+    'y',
+    'z',
+    'to',
+    'd',
+    '1',
+    '2',
+    '😀',
+    '"',
+    '>',
+    ' ',
+    '\n',
+    'src="/.s/rnk/',
+    'name="rankimg"',
+    'Дата регистрации',
+    'profilePage',
+    'end',
+    'mid',
+  ];
+
+  it('finds the same first match and test answer on random texts', () => {
+    let seed = 7;
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed / 2 ** 31;
+    };
+    const compiled = sources.map((source) => new LinearRegex(source));
+    for (let round = 0; round < 300; round++) {
+      const text = Array.from(
+        { length: Math.floor(random() * 40) },
+        () => alphabet[Math.floor(random() * alphabet.length)],
+      ).join('');
+      for (const [i, source] of sources.entries()) {
+        const re = compiled[i]!;
+        const expected = plain(source, text);
+        expect(re.exec(text), `${source} in ${JSON.stringify(text)}`).toEqual(expected);
+        expect(re.test(text)).toBe(expected !== undefined);
+      }
+    }
+  });
+
+  it('reads a page full of a lead that never completes a match, and the match after it', () => {
+    const source = 'name="rankimg"[^>]*src="/\\.s/rnk/';
+    const page = `${'name="rankimg" '.repeat(1000)}><img name="rankimg" src="/.s/rnk/1.png">`;
+    expect(new LinearRegex(source).exec(page)).toEqual(plain(source, page));
+    expect(new LinearRegex(source).test(`${'name="rankimg" '.repeat(1000)}>`)).toBe(false);
   });
 });

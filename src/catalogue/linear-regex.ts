@@ -7,6 +7,14 @@
  */
 import { RE2JS } from 're2js';
 import { CatalogueError } from '../errors.js';
+import { type LiteralStarts, literalStarts } from './literal-prefilter.js';
+
+/**
+ * Places where a lead occurs that are tried with an anchored match before the engine reads
+ * on from there unanchored: a page full of a lead that never completes a match costs at most
+ * this many reads of it, so a hostile page stays linear.
+ */
+const ANCHORED_TRIES = 8;
 
 /** The flags a catalogue regex may carry, as JavaScript writes them, and RE2's equivalent. */
 const FLAG_BITS: Readonly<Record<string, number>> = {
@@ -36,6 +44,8 @@ export class LinearRegex {
   readonly source: string;
   readonly flags: string;
   readonly #re: RE2JS;
+  /** What every match starts with, when the pattern says (and carries no flag that changes it). */
+  readonly #starts: LiteralStarts | undefined;
 
   /** Throws a `CatalogueError` naming the pattern when it is not RE2 syntax or a flag is unknown. */
   constructor(source: string, flags = '') {
@@ -50,6 +60,7 @@ export class LinearRegex {
     } catch (error) {
       throw refused(source, (error as Error).message, error);
     }
+    this.#starts = flags.includes('i') ? undefined : literalStarts(source);
     this.source = source;
     this.flags = flags;
     Object.freeze(this);
@@ -57,22 +68,62 @@ export class LinearRegex {
 
   /** Whether the pattern matches anywhere in `text`. */
   test(text: string): boolean {
-    return this.#re.test(text);
+    const starts = this.#starts;
+    if (!starts) return this.#re.test(text);
+    if (starts.exact) return starts.leads.some((lead) => text.includes(lead));
+    return this.exec(text) !== undefined;
   }
 
   /** The first match in `text`, or undefined. */
   exec(text: string): LinearMatch | undefined {
+    const starts = this.#starts;
+    if (!starts) return this.#find(text, 0);
+    const next = starts.leads.map((lead) => text.indexOf(lead));
+    for (let tries = 0; ; tries++) {
+      // The leftmost place a lead occurs; the first alternative in order wins a tie, as in the pattern.
+      let at = -1;
+      let which = -1;
+      for (let i = 0; i < next.length; i++) {
+        const index = next[i]!;
+        if (index >= 0 && (at < 0 || index < at)) [at, which] = [index, i];
+      }
+      if (at < 0) return undefined;
+      if (starts.exact) return { index: at, text: starts.leads[which]!, groups: {} };
+      if (tries === ANCHORED_TRIES) return this.#find(text, at);
+      const match = this.#anchored(text, at);
+      if (match) return match;
+      for (let i = 0; i < next.length; i++)
+        if (next[i] === at) next[i] = text.indexOf(starts.leads[i]!, at + 1);
+    }
+  }
+
+  /** The first match at or after `from`, read by the engine. */
+  #find(text: string, from: number): LinearMatch | undefined {
     const matcher = this.#re.matcher(text);
-    if (!matcher.find()) return undefined;
-    const groups: Record<string, string | undefined> = {};
-    for (const [name, value] of Object.entries(matcher.getNamedGroups())) groups[name] = value ?? undefined;
-    return { index: matcher.start(), text: matcher.group() ?? '', groups };
+    if (!matcher.find(from)) return undefined;
+    return { index: matcher.start(), text: matcher.group() ?? '', groups: namedGroups(matcher) };
+  }
+
+  /**
+   * The match starting exactly at `at`. Every alternative starts with a literal, so no
+   * assertion looks before `at` and the text from there is all the engine needs.
+   */
+  #anchored(text: string, at: number): LinearMatch | undefined {
+    const matcher = this.#re.matcher(text.slice(at));
+    if (!matcher.lookingAt()) return undefined;
+    return { index: at, text: matcher.group() ?? '', groups: namedGroups(matcher) };
   }
 
   /** Whether the pattern has a named group `name`. */
   hasGroup(name: string): boolean {
     return Object.hasOwn(this.#re.namedGroups(), name);
   }
+}
+
+function namedGroups(matcher: ReturnType<RE2JS['matcher']>): Record<string, string | undefined> {
+  const groups: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(matcher.getNamedGroups())) groups[name] = value ?? undefined;
+  return groups;
 }
 
 /** Lookaround or a backreference, written as JavaScript does: named in the refusal, as RE2's own message is terse. */
