@@ -117,6 +117,7 @@ export function normalisePlatform(spec: PlatformSpec): Platform {
     known: { claimed: [...spec.known.claimed], unclaimed: [...spec.known.unclaimed] },
     tags: [...(spec.tags ?? [])],
     nsfw: spec.nsfw ?? spec.category === 'nsfw',
+    onRequest: spec.onRequest ?? false,
     enabled: spec.enabled ?? true,
     disabledReason: spec.disabledReason,
     budget: spec.budget ? { perSecond: spec.budget.perSecond, burst: spec.budget.burst ?? 1 } : undefined,

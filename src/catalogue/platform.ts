@@ -87,6 +87,8 @@ export interface Platform {
   readonly known: { readonly claimed: readonly string[]; readonly unclaimed: readonly string[] };
   readonly tags: readonly string[];
   readonly nsfw: boolean;
+  /** Searched only when a search names it or one of its tags. @default false */
+  readonly onRequest: boolean;
   readonly enabled: boolean;
   readonly disabledReason: string | undefined;
   /** Its own request-rate budget; undefined: the configured default. */

@@ -236,6 +236,12 @@ export const PlatformSchema = Type.Object(
     ),
     tags: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     nsfw: Type.Optional(Type.Boolean()),
+    onRequest: Type.Optional(
+      Type.Boolean({
+        description:
+          'Searched only when a search names it (by id or name) or one of its tags; default false. For the further addresses of one site (regions, namespaces) whose every check would otherwise go to that site in each search',
+      }),
+    ),
     enabled: Type.Optional(Type.Boolean()),
     disabledReason: Type.Optional(Type.String({ description: 'Why the platform is disabled' })),
     budget: Type.Optional(BudgetSchema),

@@ -109,11 +109,12 @@ export async function runSelfCheck(
     'cli',
   );
   const catalogue = await loadCommandCatalogue(options.catalogue ?? (config.catalogue || undefined), io.err);
-  // Every enabled platform, NSFW ones too: their health matters as much.
+  // Every enabled platform, NSFW and on-request ones too: their health matters as much.
   const platforms = selectPlatforms(catalogue, {
     categories,
     platforms: options.platform,
     includeNsfw: true,
+    includeOnRequest: true,
   });
   if (platforms.length === 0) throw new UserscoutError('invalid_argument', 'no platform matches the filters');
   const healthPath = join(config.dataDir, HEALTH_FILE);
