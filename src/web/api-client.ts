@@ -21,10 +21,12 @@ export interface ApiClientOptions {
   readonly now?: () => number;
 }
 
-/** What narrows a search: the API's `categories`, `platforms`, `top` and `includeNsfw`; empty lists are left out. */
+/** What narrows a search: the API's `categories`, `platforms`, `tags`, `top` and `includeNsfw`; empty lists are left out. */
 export interface SearchOptions {
   readonly categories?: readonly string[];
   readonly platforms?: readonly string[];
+  /** Only platforms with one of these tags; also brings in those searched on request. */
+  readonly tags?: readonly string[];
   /** Only the curated set of the platforms most searched on. */
   readonly top?: boolean;
   readonly includeNsfw?: boolean;
@@ -49,6 +51,7 @@ function narrowing(narrow: SearchOptions): Record<string, unknown> {
   return {
     ...(narrow.categories?.length ? { categories: narrow.categories } : {}),
     ...(narrow.platforms?.length ? { platforms: narrow.platforms } : {}),
+    ...(narrow.tags?.length ? { tags: narrow.tags } : {}),
     ...(narrow.top ? { top: true } : {}),
     ...(narrow.includeNsfw ? { includeNsfw: true } : {}),
     ...(narrow.recursive ? { recursive: true } : {}),

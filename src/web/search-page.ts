@@ -71,6 +71,7 @@ const el = {
   categoryChoices: byId('category-choices', HTMLFieldSetElement),
   categoriesStatus: byId('categories-status', HTMLParagraphElement),
   platformsField: byId('platforms-field', HTMLInputElement),
+  tagsField: byId('tags-field', HTMLInputElement),
   topOnly: byId('top-only', HTMLInputElement),
   includeNsfw: byId('include-nsfw', HTMLInputElement),
   recursive: byId('recursive', HTMLInputElement),
@@ -343,14 +344,19 @@ function checkedCategories(): string[] {
   );
 }
 
-function readSearchOptions(): SearchOptions {
-  const platforms = el.platformsField.value
+/** A comma-separated field's entries, trimmed, empty ones left out. */
+function listOf(field: HTMLInputElement): string[] {
+  return field.value
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
+}
+
+function readSearchOptions(): SearchOptions {
   return {
     categories: checkedCategories(),
-    platforms,
+    platforms: listOf(el.platformsField),
+    tags: listOf(el.tagsField),
     top: el.topOnly.checked,
     includeNsfw: el.includeNsfw.checked,
     recursive: el.recursive.checked,
@@ -358,13 +364,14 @@ function readSearchOptions(): SearchOptions {
 }
 
 function renderOptionsSummary(): void {
-  const { categories = [], platforms = [], top, includeNsfw } = readSearchOptions();
+  const { categories = [], platforms = [], tags = [], top, includeNsfw } = readSearchOptions();
   const parts = [
     top ? 'top platforms' : '',
     categories.length === 0 ? 'all categories' : categories.join(', '),
     platforms.length === 0
       ? ''
       : `${platforms.length} named ${platforms.length === 1 ? 'platform' : 'platforms'}`,
+    tags.length === 0 ? '' : `tagged ${tags.join(', ')}`,
     includeNsfw ? 'NSFW included' : '',
   ].filter((p) => p !== '');
   el.optionsSummary.textContent = `(${parts.join('; ')})`;

@@ -706,7 +706,7 @@ describe.skipIf(noBrowser)('row evidence, profile links and search options', () 
     await page.screenshot({ path: screenshotPath('row-details.png'), fullPage: true });
   });
 
-  it('narrows a search to categories, named platforms and NSFW', async () => {
+  it('narrows a search to categories, named platforms, tags and NSFW', async () => {
     const page = await openPage(running.url);
     const bodies: unknown[] = [];
     page.on('request', (r) => r.method() === 'POST' && bodies.push(r.postDataJSON()));
@@ -733,6 +733,16 @@ describe.skipIf(noBrowser)('row evidence, profile links and search options', () 
     await expect.poll(() => shownPlatforms(page)).toEqual(['Chirper', 'GitPlace']);
     expect(await page.locator('#checked').textContent()).toBe('2 / 2');
     expect(bodies.at(-1)).toEqual({ username: 'bob', platforms: ['GitPlace', 'Chirper'], includeNsfw: true });
+
+    await page.getByLabel('Only these platforms').fill('');
+    await page.getByLabel('Only these tags').fill('git, ');
+    expect(await page.locator('#options-summary').textContent()).toBe(
+      '(all categories; tagged git; NSFW included)',
+    );
+    await search(page, 'carol');
+    await waitFinished(page, 'carol');
+    await expect.poll(() => shownPlatforms(page)).toEqual(['CodeNest', 'GitPlace']);
+    expect(bodies.at(-1)).toEqual({ username: 'carol', tags: ['git'], includeNsfw: true });
     await page.screenshot({ path: screenshotPath('search-options.png'), fullPage: true });
   });
 });

@@ -52,13 +52,19 @@ export function screenshotPath(name: string): string {
 }
 
 /** platform name → category, and who has an account there. */
-const FIXTURE: readonly { name: string; category: string; accounts: string[]; latencyMs: number }[] = [
+const FIXTURE: readonly {
+  name: string;
+  category: string;
+  accounts: string[];
+  latencyMs: number;
+  tags?: string[];
+}[] = [
   { name: 'Chirper', category: 'social', accounts: ['alice', 'bob'], latencyMs: 120 },
   { name: 'Photogram', category: 'social', accounts: ['alice'], latencyMs: 260 },
   { name: 'Friendlink', category: 'social', accounts: [], latencyMs: 90 },
   { name: 'Hashbook', category: 'social', accounts: ['bob'], latencyMs: 310 },
-  { name: 'CodeNest', category: 'coding', accounts: ['alice'], latencyMs: 180 },
-  { name: 'GitPlace', category: 'coding', accounts: ['alice', 'bob'], latencyMs: 60 },
+  { name: 'CodeNest', category: 'coding', accounts: ['alice'], latencyMs: 180, tags: ['git'] },
+  { name: 'GitPlace', category: 'coding', accounts: ['alice', 'bob'], latencyMs: 60, tags: ['git'] },
   { name: 'Stackers', category: 'coding', accounts: [], latencyMs: 220 },
   { name: 'Crates Test', category: 'coding', accounts: [], latencyMs: 140 },
   { name: 'PixelQuest', category: 'gaming', accounts: ['alice'], latencyMs: 400 },
@@ -106,6 +112,7 @@ export async function startWebFixture(): Promise<WebFixture> {
     FIXTURE.map((p) =>
       entry(p.name, {
         category: p.category as never,
+        ...(p.tags ? { tags: p.tags } : {}),
         ...(p.name === 'LongNames'
           ? { username: { minLength: 8 }, known: { claimed: ['long-enough'], unclaimed: ['nobody-here-7'] } }
           : {}),
