@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { Platform, Transport } from '../../catalogue/platform.js';
 import type { BudgetLimit } from '../../schedule/rate-budget.js';
 import type { RateSignals } from '../../schedule/rate-signals.js';
-import type { Cancellation } from '../../schedule/scheduler.js';
+import type { Cancellation, CheckBooking, Scheduled } from '../../schedule/scheduler.js';
 import type { SentCheck } from '../controls/control-guard.js';
 import type { EscalationBudget } from '../escalation.js';
 import type { Exchange } from '../transport/http.js';
@@ -16,7 +16,9 @@ import type { Decision } from '../verdict/classify.js';
 import type { AnsweredDecision } from '../verdict/outcome.js';
 import type { CheckRequest } from '../verdict/request.js';
 import type { Session } from '../verdict/session.js';
-import type { BookCheck } from './schedule.js';
+
+/** Books a check's send time: a started search's admission, or the scheduler itself for a check on its own. */
+export type BookCheck = <T>(request: CheckBooking<T>) => Promise<Scheduled<T>>;
 
 /** The egress identity a check goes through. */
 export interface Egress {

@@ -5,6 +5,7 @@
  * check's, read when it is known to be the last (so its response time counts the waits).
  */
 import { type RetryPolicy, withRetries } from '../retry.js';
+import { CheckTimeoutError } from './check-timeout-error.js';
 import type { Dispatch, Send } from './dispatch.js';
 import { attemptEnd, readReply } from './exchange.js';
 
@@ -14,14 +15,6 @@ export interface RetriesOptions {
   readonly timeoutMs: number;
   readonly now: () => number;
   readonly random: () => number;
-}
-
-export class CheckTimeoutError extends Error {
-  override readonly name = 'TimeoutError';
-  readonly code = 'ABORT_ERR';
-  constructor(ms: number) {
-    super(`no decision within ${ms} ms`);
-  }
 }
 
 /** The check's requests, each through `send`, within its deadline: the adapter from requests to a check. */

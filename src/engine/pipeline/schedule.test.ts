@@ -4,8 +4,8 @@ import { catalogueOf, entry } from '../../../test/support/catalogue.js';
 import { checkOf } from '../../../test/support/check.js';
 import { outcomeOf } from '../../../test/support/outcome.js';
 import type { CheckBooking, Scheduled, Scheduler } from '../../schedule/scheduler.js';
-import type { Check, Dispatch } from './dispatch.js';
-import { type BookCheck, schedule } from './schedule.js';
+import type { BookCheck, Check, Dispatch } from './dispatch.js';
+import { schedule } from './schedule.js';
 
 const [platform] = catalogueOf([entry('Alpha')]).platforms;
 const routes = [

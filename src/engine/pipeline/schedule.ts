@@ -4,17 +4,9 @@
  * retries and its control; a check given no send time within its deadline is not sent.
  */
 import type { Dispatcher } from 'undici';
-import {
-  type CheckBooking,
-  DEFAULT_IDENTITY,
-  type Scheduled,
-  type Scheduler,
-} from '../../schedule/scheduler.js';
-import type { Wrapper } from './dispatch.js';
+import { DEFAULT_IDENTITY, type Scheduler } from '../../schedule/scheduler.js';
+import type { BookCheck, Wrapper } from './dispatch.js';
 import { budgetExhausted } from './unsent.js';
-
-/** Books a check's send time: a started search's admission, or the scheduler itself for a check on its own. */
-export type BookCheck = <T>(request: CheckBooking<T>) => Promise<Scheduled<T>>;
 
 /** One way out to the network: its name keys its budgets, its dispatcher sends. */
 export interface EgressRoute {
