@@ -4,7 +4,6 @@
  * engine serves every search of a process.
  */
 import { setMaxListeners } from 'node:events';
-import type { Dispatcher } from 'undici';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
 import { ControlCount } from '../schedule/control-count.js';
@@ -13,10 +12,12 @@ import { budgetOrigin, originLoads } from '../schedule/politeness-bound.js';
 import type { BudgetLimit, RateBudget } from '../schedule/rate-budget.js';
 import { type Admission, type Cancellation, Scheduler, type SiteDemand } from '../schedule/scheduler.js';
 import type { SiteLimitBook } from '../schedule/site-limit-book.js';
-import { type BookCheck, type CheckContext, checkPlatform } from './check.js';
 import type { ControlGuard } from './controls/control-guard.js';
 import { EscalationBudget } from './escalation.js';
 import { OriginBreaker } from './origin-breaker.js';
+import type { BookCheck } from './pipeline/dispatch.js';
+import { type CheckPlatform, checkPipeline } from './pipeline/pipeline.js';
+import type { EgressRoute } from './pipeline/schedule.js';
 import type { RetryPolicy } from './retry.js';
 import type { SharedChecks } from './shared-checks.js';
 import type { Transports } from './transport/transports.js';
@@ -24,6 +25,8 @@ import type { TransportBook } from './transport-book.js';
 import type { TransportTally } from './transport-tally.js';
 import { errorOutcome, type Outcome } from './verdict/outcome.js';
 import type { Sessions } from './verdict/session.js';
+
+export type { EgressRoute } from './pipeline/schedule.js';
 
 export interface EngineOptions {
   readonly timeoutMs: number;
@@ -45,12 +48,6 @@ export interface EngineOptions {
   readonly escalationsPerSearch?: number | undefined;
   /** Origins that stopped answering are not sent checks for a while (see origin-breaker.ts). */
   readonly breaker?: { readonly threshold: number; readonly cooldownMs: number } | undefined;
-}
-
-/** One way out to the network: its name keys its budgets, its dispatcher sends. */
-export interface EgressRoute {
-  readonly name: string;
-  readonly dispatcher: Dispatcher;
 }
 
 export function browserHeaders(userAgent: string): Record<string, string> {
@@ -107,7 +104,13 @@ export interface SearchOptions {
 }
 
 export class Engine {
-  readonly #ctx: CheckContext;
+  /** The check pipeline (pipeline/pipeline.ts), built once from the parts below. */
+  readonly #checkPlatform: CheckPlatform;
+  readonly #budget: BudgetLimit;
+  readonly #controls: ControlGuard | undefined;
+  readonly #siteLimits: SiteLimitBook | undefined;
+  readonly #transports: Transports | undefined;
+  readonly #transportBook: TransportBook | undefined;
   /** Checks in flight by platform and username: identical checks at the same time are sent once. */
   readonly #inflight = new Map<string, SharedCheck>();
   /**
@@ -180,28 +183,32 @@ export class Engine {
       ...(deps.rateBudget ? { budget: deps.rateBudget } : {}),
       ...(deps.limits || deps.siteLimits ? { limits: (deps.limits ?? deps.siteLimits)! } : {}),
     });
-    this.#ctx = {
-      dispatcher: egress[0]!.dispatcher,
-      egress: egress.map((route) => route.dispatcher),
-      identities: this.#identities,
-      controls: deps.controls,
-      siteLimits: deps.siteLimits,
-      budget: options.budget,
+    this.#budget = options.budget;
+    this.#controls = deps.controls;
+    this.#siteLimits = deps.siteLimits;
+    this.#transports = deps.transports;
+    this.#transportBook = deps.transportBook;
+    this.#checkPlatform = checkPipeline({
+      egress,
       scheduler: this.#scheduler,
+      budget: options.budget,
       shields: catalogue.shields,
       baseHeaders: browserHeaders(options.userAgent),
       timeoutMs: options.timeoutMs,
       bodyCapBytes: options.bodyCapBytes,
-      keepIdleConnections: options.keepIdleConnections ?? true,
       maxRedirects: options.maxRedirects,
+      keepIdleConnections: options.keepIdleConnections ?? true,
       retry: options.retry,
       now,
       random: deps.random ?? Math.random,
+      escalates: new EscalationBudget(this.#escalationsPerSearch).size > 0,
+      sessions: deps.sessions,
       breaker: options.breaker && new OriginBreaker({ ...options.breaker, now }),
+      controls: deps.controls,
+      siteLimits: deps.siteLimits,
       transports: deps.transports,
       transportBook: deps.transportBook,
-      sessions: deps.sessions,
-    };
+    });
   }
 
   /** A search's budget of escalations, each one it takes counted. */
@@ -243,7 +250,7 @@ export class Engine {
     const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
     const cancel: Cancellation = {};
     const run = () =>
-      checkPlatform(platform, username, this.#ctx, closing, { priority, book, cancel, escalations });
+      this.#checkPlatform(platform, username, closing, { priority, book, cancel, escalations });
     // A name no platform can be sent is decided without a request: nothing to share with
     // other processes (and its key could not be written: a lone surrogate has no URI encoding).
     const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
@@ -291,7 +298,7 @@ export class Engine {
     // A check may send its platform's control alongside it (eager controls, due once a window
     // per identity), a request of the same budget: each due control is counted by one search
     // (its check sends it, or another's does), until that search's check ends, sent or not.
-    const controls = this.#ctx.controls;
+    const controls = this.#controls;
     const controlled = controls
       ? this.#controlCount.count(platforms, (p) => controls.controlsDue(p, this.#identities))
       : new Set<Platform>();
@@ -299,9 +306,9 @@ export class Engine {
     let admission: Admission;
     try {
       // Its sites' limits as the cluster last learned them, so its start and its sends count them.
-      await Promise.all([this.#ctx.siteLimits?.fresh(), this.#ctx.transportBook?.fresh()]);
+      await Promise.all([this.#siteLimits?.fresh(), this.#transportBook?.fresh()]);
       admission = await this.#scheduler.admit(
-        siteDemand(platforms, this.#ctx.budget, controlled),
+        siteDemand(platforms, this.#budget, controlled),
         priority,
         signal,
       );
@@ -405,10 +412,7 @@ export class Engine {
     const reason = new Error('engine closed');
     for (const closing of this.#closing) closing.abort(reason);
     for (const shared of this.#inflight.values()) shared.cancel.cancel?.(reason);
-    await Promise.all([
-      ...this.#egress.map((route) => route.dispatcher.close()),
-      this.#ctx.transports?.close(),
-    ]);
+    await Promise.all([...this.#egress.map((route) => route.dispatcher.close()), this.#transports?.close()]);
   }
 }
 

@@ -2,7 +2,7 @@
  * Escalation: a check whose answer is a bot defence is tried again through the next
  * costlier transport, within its deadline, while its search has escalations left.
  * The policy (what counts as a defence, which transport is next) is here; the check
- * path asks it once per answer (check.ts).
+ * path asks it once per answer (pipeline/transport-choice.ts).
  */
 import { TRANSPORTS, type Transport } from '../catalogue/platform.js';
 import type { AnsweredDecision } from './verdict/outcome.js';

@@ -29,7 +29,7 @@ export function politeOrigin(platform: Platform, requestOrigin: string): string 
 /** budgetOrigin's answers: the catalogue is frozen, and every search asks for each of its platforms. */
 const origins = new WeakMap<Platform, string>();
 
-/** The origin a platform's checks count against (its budget's key, identities aside), as check.ts keys it. */
+/** The origin a platform's checks count against (its budget's key, identities aside), as the check pipeline keys it (src/engine/pipeline/pipeline.ts). */
 export function budgetOrigin(platform: Platform): string {
   let origin = origins.get(platform);
   if (origin === undefined) {

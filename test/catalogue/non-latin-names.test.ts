@@ -6,8 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadBuiltinCatalogue } from '../../src/catalogue/builtin.js';
 import { compileUsernameRule, ruleViolation } from '../../src/catalogue/username-rule.js';
-import type { CheckContext } from '../../src/engine/check.js';
-import { checkPlatform } from '../../src/engine/check.js';
+import { checkPipeline, type PipelineParts } from '../../src/engine/pipeline/pipeline.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 
 const CJK = '山田太郎';
@@ -64,8 +63,9 @@ describe('a platform without a pattern of its own (an imported entry)', () => {
 
   it('gives invalid/username_rule for a CJK name, with nothing sent', async () => {
     const [platform] = catalogueOf([entry('Plain')]).platforms;
-    // A context with nothing to send through: reaching the limiter or the network would throw.
-    const outcome = await checkPlatform(platform!, CJK, { baseHeaders: {} } as unknown as CheckContext);
+    // A pipeline with nothing to send through: reaching the scheduler or the network would throw.
+    const checkPlatform = checkPipeline({ baseHeaders: {}, egress: [{}] } as unknown as PipelineParts);
+    const outcome = await checkPlatform(platform!, CJK);
     expect(outcome).toMatchObject({ status: 'invalid', reason: 'username_rule', responseTime: 0 });
     expect(outcome.evidence.attempts).toBe(0);
   });

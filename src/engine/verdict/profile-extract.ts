@@ -21,7 +21,7 @@ import type { ResponseView } from './response-view.js';
 
 /**
  * How far into a hit's answer profile details are looked for (characters), and so
- * how far a hit reads on once it is decided (check.ts): meta tags, the title, the
+ * how far a hit reads on once it is decided (pipeline/exchange.ts): meta tags, the title, the
  * canonical link and JSON-LD sit in a page's first few kilobytes, and a JSON
  * answer, which must be whole to be parsed, is far smaller than this for a
  * profile. An answer cut here keeps what lies before the cut only (a JSON one
