@@ -56,7 +56,7 @@ export async function startUserscout(
   name: string,
   role: 'api' | 'worker' | 'all',
   env: Record<string, string>,
-  readyWithinMs = 45_000,
+  readyWithinMs = 120_000,
 ): Promise<UserscoutProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--role', role], {
     cwd: ROOT,
