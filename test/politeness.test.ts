@@ -154,10 +154,13 @@ describe('request budgets against sites that rate-limit', () => {
     const searches = 8;
     const shared = await everyCheckAnswered(engine({ timeoutMs: 1500 }), 'waits', searches);
     expect(shared).toHaveLength(searches * SHARED);
-    // The budget paced them: the last went out at least (24 - burst) / 4 s after the first.
+    // The budget paced them: the last went out at least (24 - burst) / 4 s after the first. The
+    // times are arrivals at the site: a first request held up on a loaded machine (its handshake)
+    // arrives late and shortens the span, so a second of slack; unpaced, all 24 would come in
+    // well under one.
     const spanMs = shared[shared.length - 1]!.at - shared[0]!.at;
     expect(spanMs).toBeGreaterThanOrEqual(
-      ((searches * SHARED - budget.burst) / budget.perSecond) * 1000 - LATE_MS,
+      ((searches * SHARED - budget.burst) / budget.perSecond) * 1000 - 1000,
     );
   }, 60_000);
 

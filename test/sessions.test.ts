@@ -156,8 +156,10 @@ describe('operator sessions', () => {
     let engine: Engine;
     let bare: Engine;
     beforeAll(() => {
-      engine = engineFor(sim, catalogue, { sessions: sessionsJson, retries: 0 });
-      bare = engineFor(sim, catalogue, { retries: 0 });
+      // A whole deadline of its own: this is about what a session reads, and a loaded suite can
+      // hold a first handshake past the support's 3 s.
+      engine = engineFor(sim, catalogue, { sessions: sessionsJson, retries: 0, timeoutMs: 10_000 });
+      bare = engineFor(sim, catalogue, { retries: 0, timeoutMs: 10_000 });
     });
     afterAll(async () => {
       await engine.close();
