@@ -356,13 +356,19 @@ describe('engine against the simulated web', () => {
     // outcome would come first and hold up every other one.
     const hang = platform('Hang');
     const order = [hang, ...catalogue.platforms.filter((p) => p !== hang)];
+    // A deadline the others' answers cannot reach even when a loaded machine stalls them.
+    const patient = engineFor(sim, catalogue, { timeoutMs: 5000, bodyCapBytes: 1024 * 1024 });
     const outcomes: Outcome[] = [];
-    for await (const o of engine.search('alice', order)) outcomes.push(o);
+    try {
+      for await (const o of patient.search('alice', order)) outcomes.push(o);
+    } finally {
+      await patient.close();
+    }
     expect(outcomes).toHaveLength(catalogue.platforms.length);
     expect(new Set(outcomes.map((o) => o.platformId)).size).toBe(catalogue.platforms.length);
     // Everything else was decided while it hung; it ends on its timeout, as an error.
     expect(outcomes.at(-1)).toMatchObject({ platformId: hang.id, status: 'error', reason: 'timeout' });
-    expect(outcomes.at(-1)!.responseTime).toBeGreaterThanOrEqual(1500 - 50);
+    expect(outcomes.at(-1)!.responseTime).toBeGreaterThanOrEqual(5000 - 50);
   });
 
   it('stops sending to an origin whose checks keep timing out, and says so in the evidence', async () => {
