@@ -25,7 +25,7 @@ export function literalStarts(source: string): LiteralStarts | undefined {
   let exact = true;
   for (const alternative of alternatives) {
     const lead = leadingLiteral(alternative);
-    if (!lead || lead.text === '') return undefined;
+    if (lead.text === '') return undefined;
     leads.push(lead.text);
     exact &&= lead.whole;
   }
@@ -71,7 +71,7 @@ function topLevelAlternatives(source: string): string[] | undefined {
  * punctuation is literal; an escaped letter or digit (a class, an assertion) ends the literal,
  * and a quantifier takes back the character it applies to.
  */
-function leadingLiteral(alternative: string): { text: string; whole: boolean } | undefined {
+function leadingLiteral(alternative: string): { text: string; whole: boolean } {
   const chars: string[] = [];
   let i = 0;
   while (i < alternative.length) {

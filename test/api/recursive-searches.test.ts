@@ -56,6 +56,20 @@ async function storeUntil(running: RunningService, id: string, ready: (s: Search
   }
 }
 
+/** A completed recursive search (alice's hits: bob and rabbit to follow up), finished `agoMs` ago, follow-ups never started. */
+async function completedRecursive(running: RunningService, agoMs: number): Promise<string> {
+  const { store } = running.service;
+  const plain = await postSearch(running.url, { username: 'alice' });
+  const done = await storeUntil(running, plain.body.queryId, (s) => s.state === 'completed');
+  const id = randomUUID();
+  await store.createSearch({ ...done, id, recursive: true, finishedAt: Date.now() - agoMs });
+  await store.addOutcomes(
+    id,
+    (await store.listOutcomes(done.id)).map((s) => s.outcome),
+  );
+  return id;
+}
+
 describe('recursive searches', () => {
   const service = followUpsService({ freeLimit: 3 });
   const used = async () => (await json(`${service.running.url}/api/usage`)).body.searches.used as number;
@@ -228,16 +242,9 @@ describe('follow-ups a dead process left unstarted', () => {
   });
 
   it('are left pending by a read while the queue refuses for now, the search answered, and started by a later read', async () => {
-    const { store, runner } = service.running.service;
-    const plain = await postSearch(service.running.url, { username: 'alice' });
-    const done = await storeUntil(service.running, plain.body.queryId, (s) => s.state === 'completed');
+    const { runner } = service.running.service;
     // Completed longer ago than the lease, its follow-ups never started: the next read starts them.
-    const id = randomUUID();
-    await store.createSearch({ ...done, id, recursive: true, finishedAt: Date.now() - leaseMs });
-    await store.addOutcomes(
-      id,
-      (await store.listOutcomes(done.id)).map((s) => s.outcome),
-    );
+    const id = await completedRecursive(service.running, leaseMs);
     const admit = runner.admit;
     runner.admit = async () => {
       throw new UserscoutError('unavailable');
@@ -267,20 +274,6 @@ describe('follow-ups the queue refuses', () => {
     followUpRetryForMs: retryForMs,
   });
 
-  /** A completed recursive search (alice's hits: bob and rabbit to follow up), finished `agoMs` ago, follow-ups never started. */
-  async function completedRecursive(agoMs: number): Promise<string> {
-    const { store } = service.running.service;
-    const plain = await postSearch(service.running.url, { username: 'alice' });
-    const done = await storeUntil(service.running, plain.body.queryId, (s) => s.state === 'completed');
-    const id = randomUUID();
-    await store.createSearch({ ...done, id, recursive: true, finishedAt: Date.now() - agoMs });
-    await store.addOutcomes(
-      id,
-      (await store.listOutcomes(done.id)).map((s) => s.outcome),
-    );
-    return id;
-  }
-
   /** Runs `work` while the runner refuses every admission with queue_full. */
   async function whileQueueFull<T>(work: () => Promise<T>): Promise<T> {
     const { runner } = service.running.service;
@@ -296,7 +289,7 @@ describe('follow-ups the queue refuses', () => {
   }
 
   it('leaves them pending, recorded by none, while the queue is full, and a read after the lease starts them', async () => {
-    const id = await completedRecursive(leaseMs);
+    const id = await completedRecursive(service.running, leaseMs);
     const read = await whileQueueFull(() => json(`${service.running.url}/api/search?id=${id}`));
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     expect(read.body.status).toBe('completed');
@@ -313,7 +306,7 @@ describe('follow-ups the queue refuses', () => {
   });
 
   it('records them as not searched (queue full) once the search completed followUpRetryForMs ago', async () => {
-    const id = await completedRecursive(retryForMs);
+    const id = await completedRecursive(service.running, retryForMs);
     const read = await whileQueueFull(() => json(`${service.running.url}/api/search?id=${id}`));
     expect(read.status, JSON.stringify(read.body)).toBe(200);
     expect(read.body.followUpsPending).toBeUndefined();
