@@ -61,6 +61,17 @@ const HUGE = {
 };
 const TRANSPORTS = ['http', 'impersonate', 'browser'] as const;
 
+/** Closes the connection under the first request for alice's page, as a server closing an idle one does; then answers. */
+const closedOnce = { host: 'closed-once.test', closed: 0 };
+const CLOSED_ONCE = {
+  host: closedOnce.host,
+  handle: (req: SimRequest) => {
+    if (req.path !== '/u/alice') return undefined;
+    if (closedOnce.closed++ === 0) return { kind: 'reset' as const };
+    return { kind: 'respond' as const, status: 200, body: '<html><title>alice</title><h1>alice</h1></html>' };
+  },
+};
+
 describe('sites that defend themselves', () => {
   const sim = new SimWeb({
     ca,
@@ -210,7 +221,7 @@ describe('sites that defend themselves', () => {
 });
 
 describe('every transport keeps to the limits of the http path', () => {
-  const sim = new SimWeb({ ca, routes: [site(SITES.plain), HUGE] });
+  const sim = new SimWeb({ ca, routes: [site(SITES.plain), HUGE, CLOSED_ONCE] });
   let catalogue: Catalogue;
   const byName = (name: string): Platform => {
     const found = catalogue.platforms.find((p) => p.name === name);
@@ -234,6 +245,7 @@ describe('every transport keeps to the limits of the http path', () => {
         detect: { exists: [{ text: 'never on this page' }], missing: [{ text: 'nor this' }] },
       });
     }
+    specs.push(spec('closed once by impersonate', closedOnce.host, 'impersonate'));
     catalogue = catalogueOf(specs);
   });
   afterAll(async () => {
@@ -251,6 +263,12 @@ describe('every transport keeps to the limits of the http path', () => {
       });
       expect(sim.hits.get(SITES.plain) ?? 0, transport).toBe(before);
     }
+  });
+
+  it('sends a request again through impersonate when the connection closed under it, with no retry to spend', async () => {
+    const outcome = await engine({ retries: 0 }).check(byName('closed once by impersonate'), 'alice');
+    expect(outcome.status).toBe('hit');
+    expect(closedOnce.closed).toBe(2);
   });
 
   it('reads no more than the body cap through impersonate', async () => {

@@ -9,10 +9,10 @@ import type { HttpMethod, Impit } from 'impit';
 import type { CheckRequest } from '../verdict/request.js';
 import type { EgressGateway } from './egress-gateway.js';
 import type { Exchange } from './http.js';
+import { closedUnderRequest, impitTransportError } from './impit-error.js';
 import { withImpitTrust } from './impit-trust.js';
 import { headerRecord, readBody } from './read-body.js';
 import { type Hop, REDIRECT_STATUSES, redirectHop } from './redirect.js';
-import { BLOCKED_DESTINATION_CODE } from './transport-error.js';
 import type { TransportExchangeOptions } from './transports.js';
 
 export interface ImpersonateOptions {
@@ -26,22 +26,8 @@ export interface ImpersonateOptions {
 /** Headers of ours that would give impit's browser away: it sends its own, in a browser's order. */
 const BROWSER_OWNED = new Set(['user-agent', 'accept-encoding', 'accept-language', 'accept', 'connection']);
 
-/** A failure of impit, with the code transport-error.ts reads. */
-function transportError(error: unknown): Error {
-  const message = error instanceof Error ? error.message : String(error);
-  const status = (error as { status?: unknown } | undefined)?.status;
-  const name = error instanceof Error ? error.constructor.name : '';
-  // The gateway answers a refused destination with 403 to CONNECT (egress-gateway.ts).
-  const code =
-    status === 403 || /\b403\b/.test(message)
-      ? BLOCKED_DESTINATION_CODE
-      : /timeout/i.test(name)
-        ? 'ETIMEDOUT'
-        : /certificate|tls|handshake/i.test(message)
-          ? 'ERR_TLS_CERT_ALTNAME_INVALID'
-          : 'ECONNREFUSED';
-  return Object.assign(new Error(`impersonate: ${message.split('\n')[0]}`, { cause: error }), { code });
-}
+/** Methods sent again when a reused connection closed under them (idempotent, RFC 9110 9.2.2). */
+const RESENDABLE: ReadonlySet<HttpMethod> = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export class ImpersonateTransport {
   readonly #options: ImpersonateOptions;
@@ -77,7 +63,7 @@ export class ImpersonateTransport {
       Object.entries(request.headers).filter(([name]) => !BROWSER_OWNED.has(name.toLowerCase())),
     );
     let response: Awaited<ReturnType<Impit['fetch']>>;
-    const fetch = (url: string, method: HttpMethod, body: string | undefined, follow: boolean) =>
+    const send = (url: string, method: HttpMethod, body: string | undefined, follow: boolean) =>
       impit.fetch(url, {
         method,
         headers: request.session ? request.session.addTo(url, headers) : headers,
@@ -85,6 +71,15 @@ export class ImpersonateTransport {
         redirect: follow ? 'follow' : 'manual',
         signal: options.signal,
       });
+    // A reused connection the server closed idle under the request: once more, on a new one.
+    const fetch = async (url: string, method: HttpMethod, body: string | undefined, follow: boolean) => {
+      try {
+        return await send(url, method, body, follow);
+      } catch (error) {
+        if (options.signal.aborted || !RESENDABLE.has(method) || !closedUnderRequest(error)) throw error;
+        return send(url, method, body, follow);
+      }
+    };
     let url = request.url;
     try {
       if (!request.session)
@@ -106,7 +101,7 @@ export class ImpersonateTransport {
       }
     } catch (error) {
       if (options.signal.aborted) throw options.signal.reason;
-      throw transportError(error);
+      throw impitTransportError(error);
     }
     const answeredUrl = response.url || url;
     const head = {
@@ -124,7 +119,7 @@ export class ImpersonateTransport {
       );
     } catch (error) {
       if (options.signal.aborted) throw options.signal.reason;
-      throw transportError(error);
+      throw impitTransportError(error);
     }
   }
 }
