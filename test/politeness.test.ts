@@ -236,10 +236,10 @@ describe('retries keep the budget', () => {
     expect(outcome.evidence.attempts).toBe(4);
     const seen = web.siteLog.filter((r) => r.site === 'busy.test').map((r) => r.at);
     expect(seen).toHaveLength(4);
-    // 2 a second: a slot every 500 ms, less a little for timers, and less this thread's worst
-    // stall (the web logs a request when its loop gets to it: one logged late, the next on time).
-    const stalled = lateMs - LATE_MS;
-    for (let i = 1; i < seen.length; i++) expect(seen[i]! - seen[i - 1]!).toBeGreaterThan(450 - stalled);
+    // 2 a second: a slot every 500 ms, 1.5 s from the first to the fourth. The web logs a request
+    // when its loop gets to it, so one logged late shortens one gap and lengthens the next: the
+    // span is read, less one slot for the first logged late. The backoff alone spaces them by 1 ms.
+    expect(seen.at(-1)! - seen[0]!).toBeGreaterThan(1_000 - Math.max(0, lateMs - LATE_MS));
     // Within the budget's bound in any second (burst + rate), as every other request.
     expect(busiestWindow(web.siteLog, 1000).get('busy.test 127.0.0.1')).toBeLessThanOrEqual(
       budgetAllows({ perSecond: 2, burst: 1 }, 1000, lateMs),
