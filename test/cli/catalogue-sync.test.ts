@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadCatalogueFrom } from '../../src/catalogue/source.js';
 import { describeDownloadFailure, UPSTREAM_URLS } from '../../src/catalogue/upstream.js';
 import { runCatalogueSync } from '../../src/cli/catalogue-sync.js';
+import { cliEntry } from '../support/cli-entry.js';
 import { tempDir } from '../support/service.js';
 
 const LISTS: Record<string, unknown> = {
@@ -238,9 +239,9 @@ describe('catalogue sync', () => {
     const { dataDir, file } = dataDirWith('sherlock', 'previous');
     const run = promisify(execFile);
     const result = await run(
-      join('node_modules', '.bin', 'tsx'),
+      process.execPath,
       [
-        'src/cli/main.ts',
+        ...cliEntry(),
         'catalogue',
         'sync',
         '--from',

@@ -16,6 +16,7 @@ import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
+import { cliEntry } from '../support/cli-entry.js';
 import { type RunningService, startService, tempDir } from '../support/service.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -45,7 +46,7 @@ interface Mcp {
 async function startMcp(args: readonly string[], dir: string): Promise<Mcp> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--import', 'tsx', 'src/cli/main.ts', 'mcp', ...args],
+    args: [...cliEntry(), 'mcp', ...args],
     cwd: ROOT,
     env: {
       ...(process.env as Record<string, string>),

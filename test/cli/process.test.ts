@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { cliEntry } from '../support/cli-entry.js';
 import { pollUntilDone, postSearch, tempDir } from '../support/service.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -24,7 +25,7 @@ interface Run {
 }
 
 function start(args: string[], env: Record<string, string> = {}): Run {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+  const child = spawn(process.execPath, [...cliEntry(), ...args], {
     cwd: ROOT,
     env: { ...process.env, NODE_NO_WARNINGS: '1', NO_COLOR: '1', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

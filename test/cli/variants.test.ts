@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { lookalikeNames } from '../../src/catalogue/lookalike-names.js';
 import { runVariants } from '../../src/cli/variants.js';
+import { cliEntry } from '../support/cli-entry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -58,7 +59,7 @@ describe('userscout variants', () => {
   it('runs as a command: the list on stdout, exit 0; a bad --max exits 2 with one line', async () => {
     const run = (args: string[]) =>
       new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-        const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', ...args], {
+        const child = spawn(process.execPath, [...cliEntry(), ...args], {
           cwd: ROOT,
           env: { ...process.env, NODE_NO_WARNINGS: '1', NO_COLOR: '1' },
           stdio: ['ignore', 'pipe', 'pipe'],

@@ -5,6 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { cliEntry } from '../support/cli-entry.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -58,7 +59,7 @@ export async function startUserscout(
   env: Record<string, string>,
   readyWithinMs = 120_000,
 ): Promise<UserscoutProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/main.ts', 'serve', '--role', role], {
+  const child = spawn(process.execPath, [...cliEntry(), 'serve', '--role', role], {
     cwd: ROOT,
     env: { ...process.env, ...env, NODE_NO_WARNINGS: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
