@@ -91,9 +91,10 @@ function expectErrorShape(
   expect(JSON.stringify(r.body)).not.toMatch(/\bat .+\.(ts|js):\d+/);
 }
 
+// On the search thread, as the service runs by default (other tests here search on the API thread).
 describe('a search, start to finish', () => {
   it('starts at once and reports running, the platform count and an estimate in seconds', async () => {
-    const { url } = await serve();
+    const { url } = await serve({ searchThread: true });
     const r = await postSearch(url, { username: 'sam' });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['estimatedTime', 'queryId', 'status', 'totalPlatforms']);
@@ -107,7 +108,7 @@ describe('a search, start to finish', () => {
   });
 
   it('completes with exactly the hits, each with platform, profile url, status and responseTime in ms', async () => {
-    const { url } = await serve();
+    const { url } = await serve({ searchThread: true });
     const started = await postSearch(url, { username: 'sam' });
     const done = await pollUntilDone(url, started.body.queryId);
     expect(done.body).toMatchObject({
@@ -132,7 +133,7 @@ describe('a search, start to finish', () => {
   });
 
   it('gives every outcome with its reason under include=all', async () => {
-    const { url } = await serve();
+    const { url } = await serve({ searchThread: true });
     const started = await postSearch(url, { username: 'sam' });
     const done = await pollUntilDone(url, started.body.queryId, '&include=all');
     const byName = new Map(
@@ -159,7 +160,7 @@ describe('a search, start to finish', () => {
   });
 
   it('shows the hits found so far while running, with progress', async () => {
-    const { url } = await serve();
+    const { url } = await serve({ searchThread: true });
     latency.set('Echo', 1500);
     latency.set('Foxtrot', 1500);
     const started = await postSearch(url, { username: 'sam' });
@@ -185,7 +186,7 @@ describe('a search, start to finish', () => {
   });
 
   it('says how many platforms answered: coverage 1 and no warning when all did', async () => {
-    const { url } = await serve();
+    const { url } = await serve({ searchThread: true });
     const started = await postSearch(url, { username: 'sam', platforms: ['Alpha', 'Bravo', 'Charlie'] });
     const done = (await pollUntilDone(url, started.body.queryId)).body;
     expect(done.progress).toEqual({
@@ -203,7 +204,7 @@ describe('a search, start to finish', () => {
   });
 
   it('marks a search most platforms could not be reached for with low coverage and a warning', async () => {
-    const { url } = await serve({ retries: 0 });
+    const { url } = await serve({ retries: 0, searchThread: true });
     const started = await postSearch(url, { username: 'ghost' });
     const done = (await pollUntilDone(url, started.body.queryId)).body;
     const hotelRefuses = 1; // "ghost" is longer than Hotel's 2 letters: invalid, nothing sent
@@ -231,7 +232,7 @@ describe('a search, start to finish', () => {
   });
 
   it('narrows to categories or named platforms, and includes NSFW only when asked', async () => {
-    const { url } = await serve();
+    const { url } = await serve({ searchThread: true });
     expect((await postSearch(url, { username: 'sam', categories: ['coding'] })).body.totalPlatforms).toBe(2);
     expect(
       (await postSearch(url, { username: 'sam', platforms: ['Alpha', 'echo'] })).body.totalPlatforms,
@@ -243,7 +244,7 @@ describe('a search, start to finish', () => {
   });
 
   it('answers a repeated search from the cache without asking the platforms again', async () => {
-    const { url } = await serve();
+    const { url } = await serve({ searchThread: true });
     const first = await postSearch(url, { username: 'sam', platforms: ['Alpha', 'Bravo'] });
     await pollUntilDone(url, first.body.queryId);
     const before = (sim.hits.get('alpha.test') ?? 0) + (sim.hits.get('bravo.test') ?? 0);
