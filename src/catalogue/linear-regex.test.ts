@@ -40,7 +40,7 @@ describe('LinearRegex', () => {
     ['a negative lookahead', '^(?!x)'],
     ['a lookbehind', '(?<=x)a'],
   ])('refuses %s, naming the pattern and why', (_label, pattern) => {
-    const attempt = () => new LinearRegex(pattern);
+    const attempt = () => LinearRegex.checked(pattern);
     expect(attempt).toThrow(CatalogueError);
     expect(attempt).toThrow(JSON.stringify(pattern));
     expect(attempt).toThrow(/lookaround and backreferences need a backtracking engine/);
@@ -48,7 +48,13 @@ describe('LinearRegex', () => {
 
   it('refuses a flag it does not know and a pattern that does not parse', () => {
     expect(() => new LinearRegex('a', 'g')).toThrow(/unknown flag "g"/);
-    expect(() => new LinearRegex('([')).toThrow(/regex does not compile .*missing closing/);
+    expect(() => LinearRegex.checked('([')).toThrow(/regex does not compile .*missing closing/);
+  });
+
+  it('compiles a pattern at its first use: one that does not parse throws then, naming it', () => {
+    const broken = new LinearRegex('([');
+    expect(broken.source).toBe('([');
+    expect(() => broken.test('x')).toThrow(/regex does not compile .*missing closing/);
   });
 
   it('runs a pattern that makes a backtracking engine take exponential time, to the end', () => {

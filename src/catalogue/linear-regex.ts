@@ -35,19 +35,30 @@ export interface LinearMatch {
   readonly groups: Readonly<Record<string, string | undefined>>;
 }
 
+/** A pattern compiled, with what every match starts with when the pattern says (and no flag changes it). */
+interface Compiled {
+  readonly re: RE2JS;
+  readonly starts: LiteralStarts | undefined;
+}
+
 /**
- * A pattern and its flags, compiled once. Frozen, and stateless, so one
- * instance serves every search at once. A structured clone (a search thread's
- * catalogue) keeps only `source` and `flags`: `reviveLinearRegex` compiles it again.
+ * A pattern and its flags, compiled at its first use: a process reads a few hundred of the
+ * catalogue's thousands of patterns in a search, and compiling them all cost every process
+ * start (and each search thread) its largest share of loading. Frozen to its callers, and
+ * stateless but for that one compile, so one instance serves every search at once. A
+ * structured clone (a search thread's catalogue) keeps only `source` and `flags`:
+ * `reviveLinearRegex` makes it again.
  */
 export class LinearRegex {
   readonly source: string;
   readonly flags: string;
-  readonly #re: RE2JS;
-  /** What every match starts with, when the pattern says (and carries no flag that changes it). */
-  readonly #starts: LiteralStarts | undefined;
+  readonly #bits: number;
+  #compiled: Compiled | undefined;
 
-  /** Throws a `CatalogueError` naming the pattern when it is not RE2 syntax or a flag is unknown. */
+  /**
+   * Throws a `CatalogueError` when a flag is unknown; a pattern that is not RE2 syntax throws
+   * at its first use, or here with `LinearRegex.checked` (what a catalogue's validation calls).
+   */
   constructor(source: string, flags = '') {
     let bits = 0;
     for (const flag of flags) {
@@ -55,28 +66,46 @@ export class LinearRegex {
       if (bit === undefined) throw refused(source, `unknown flag ${JSON.stringify(flag)}`);
       bits |= bit;
     }
-    try {
-      this.#re = RE2JS.compile(source, bits);
-    } catch (error) {
-      throw refused(source, (error as Error).message, error);
-    }
-    this.#starts = flags.includes('i') ? undefined : literalStarts(source);
+    this.#bits = bits;
     this.source = source;
     this.flags = flags;
     Object.freeze(this);
   }
 
+  /** The pattern compiled now: throws a `CatalogueError` naming it when it is not RE2 syntax. */
+  static checked(source: string, flags = ''): LinearRegex {
+    const re = new LinearRegex(source, flags);
+    re.#compile();
+    return re;
+  }
+
+  #compile(): Compiled {
+    if (this.#compiled) return this.#compiled;
+    let re: RE2JS;
+    try {
+      re = RE2JS.compile(this.source, this.#bits);
+    } catch (error) {
+      throw refused(this.source, (error as Error).message, error);
+    }
+    this.#compiled = { re, starts: this.flags.includes('i') ? undefined : literalStarts(this.source) };
+    return this.#compiled;
+  }
+
+  get #re(): RE2JS {
+    return this.#compile().re;
+  }
+
   /** Whether the pattern matches anywhere in `text`. */
   test(text: string): boolean {
-    const starts = this.#starts;
-    if (!starts) return this.#re.test(text);
+    const { re, starts } = this.#compile();
+    if (!starts) return re.test(text);
     if (starts.exact) return starts.leads.some((lead) => text.includes(lead));
     return this.exec(text) !== undefined;
   }
 
   /** The first match in `text`, or undefined. */
   exec(text: string): LinearMatch | undefined {
-    const starts = this.#starts;
+    const { starts } = this.#compile();
     if (!starts) return this.#find(text, 0);
     const next = starts.leads.map((lead) => text.indexOf(lead));
     for (let tries = 0; ; tries++) {

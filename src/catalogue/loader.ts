@@ -285,7 +285,7 @@ function extractRuleProblem(rule: ExtractRuleSpec): string | undefined {
 /** The compiled regex, or why the linear-time engine refuses it (the message names the pattern). */
 function regexProblem(source: string, flags: string | undefined): LinearRegex | string {
   try {
-    return new LinearRegex(source, flags);
+    return LinearRegex.checked(source, flags);
   } catch (error) {
     return (error as Error).message;
   }
