@@ -22,6 +22,7 @@ export function checkOf(platform: Platform, username = 'alice', extra: Partial<C
     escalations: undefined,
     egress: { index: 0, name: 'default', dispatcher: {} as Dispatcher },
     transport: platform.transport,
+    admitted: false,
     ...extra,
   };
 }

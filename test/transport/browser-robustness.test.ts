@@ -161,6 +161,24 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
     expect(shared.contexts).toBe(0);
   }, 120_000);
 
+  it('starts a browser check\'s deadline once it holds a slot, not while it waits for one', async () => {
+    // One context between two engines: the first holds it about 5 s (a page that never answers).
+    const shared = new TransportTally();
+    const { engine: holding } = engine({ timeoutMs: 5_000, browserContexts: 1 }, shared);
+    const { engine: waiting } = engine({ timeoutMs: 6_000, browserContexts: 1 }, shared);
+    // Each engine's browser launched first: a launch is the deadline's, and not what this reads.
+    expect(await waiting.check(platform('other.test'), 'alice')).toMatchObject({ status: 'hit' });
+    const held = holding.check(platform('plain.test'), 'hang-3');
+    await expect.poll(() => shared.contexts).toBe(1);
+    // A page of 2 s after a wait of about 5 s: within a 6 s deadline only if the wait is not in it.
+    const outcome = await waiting.check(platform('other.test'), 'slow-alice');
+    expect(outcome, JSON.stringify(outcome)).toMatchObject({ status: 'hit', evidence: { attempts: 1 } });
+    expect(outcome.responseTime).toBeLessThan(6_000);
+    expect(shared.read()).toMatchObject({ slotWaits: 1, slotTimeouts: 0 });
+    expect(await held).toMatchObject({ status: 'error', reason: 'timeout' });
+    expect(shared.contexts).toBe(0);
+  }, 120_000);
+
   it("holds a check back, unknown and unsent, once its site's browser budget is spent", async () => {
     // No control checks: each would take a place in the site's browser budget too.
     const { engine: budgeted, tally } = engine({ browserChecksPerSiteMinute: 1, controlWindowMs: 0 });

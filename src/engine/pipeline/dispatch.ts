@@ -62,6 +62,8 @@ export interface Check {
   readonly egress: Egress;
   /** The transport it starts at: its platform's, or the one its site was found to need (transport-choice.ts). */
   readonly transport: Transport;
+  /** A browser slot is held for it from before its deadline (transport-choice.ts). */
+  readonly admitted: boolean;
 }
 
 /** What sending a check gave: its outcome, and its answer's print when one arrived. */

@@ -53,6 +53,7 @@ export function exchangeCore(options: ExchangeOptions): Send {
               bodyCapBytes,
               maxRedirects,
               decide,
+              admitted: check.admitted,
             });
       return {
         answered: true,

@@ -112,7 +112,7 @@ export function checkSteps(parts: PipelineParts): Wrapper[] {
     ...(parts.controls
       ? [controls({ guard: parts.controls, baseHeaders: parts.baseHeaders, timeoutMs: parts.timeoutMs })]
       : []),
-    ...(transports || book ? [chooseTransport({ transports, book })] : []),
+    ...(transports || book ? [chooseTransport({ transports, book, timeoutMs: parts.timeoutMs })] : []),
   ];
 }
 
@@ -154,6 +154,7 @@ export function checkPipeline(parts: PipelineParts): CheckPlatform {
       escalations: options.escalations,
       egress: { index: 0, name: first.name, dispatcher: first.dispatcher },
       transport: platform.transport,
+      admitted: false,
     });
     return sent.outcome;
   };

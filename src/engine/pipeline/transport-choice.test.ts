@@ -11,12 +11,39 @@ import { chooseTransport, escalate } from './transport-choice.js';
 
 const [platform] = catalogueOf([entry('Alpha')]).platforms;
 
-/** Transports of which `lacking` are not installed. */
-function transportsLacking(...lacking: Transport[]): Transports {
-  return {
-    missing: (t) => (lacking.includes(t) ? `no ${t} here` : undefined),
+/** Transports of which `lacking` are not installed; browser slots come free once `slots` says so. */
+function transportsLacking(...lacking: Transport[]): Transports & { held: number } {
+  const set = {
+    held: 0,
+    missing: (t: Exclude<Transport, 'http'>) => (lacking.includes(t) ? `no ${t} here` : undefined),
     exchange: () => Promise.reject(new Error('not sent in these tests')),
+    admitBrowser: async () => {
+      set.held++;
+      return { release: () => set.held-- };
+    },
     close: async () => {},
+  };
+  return set;
+}
+
+/** Browser slots that come free only when `free()` is called, or never. */
+function browserSlotsTaken(): Transports & { free: () => void; asked: AbortSignal[] } {
+  let free: () => void = () => {};
+  const freed = new Promise<void>((resolve) => (free = resolve));
+  const asked: AbortSignal[] = [];
+  return {
+    ...transportsLacking(),
+    asked,
+    free: () => free(),
+    admitBrowser: (signal) => {
+      asked.push(signal);
+      return new Promise((resolve) => {
+        signal.addEventListener('abort', () => resolve({ heldBack: 'not sent: no browser slot came free' }), {
+          once: true,
+        });
+        freed.then(() => resolve({ release: () => {} }));
+      });
+    },
   };
 }
 
@@ -110,12 +137,14 @@ describe('the transport a check starts at', () => {
     const check = checkOf(platform!);
     book.learned(check.site, check.egress.name, 'browser');
     let sent = 0;
-    const { outcome } = await chooseTransport({ transports: transportsLacking('browser'), book })(
-      async () => {
-        sent++;
-        throw new Error('not sent');
-      },
-    )(check);
+    const { outcome } = await chooseTransport({
+      transports: transportsLacking('browser'),
+      book,
+      timeoutMs: 1_000,
+    })(async () => {
+      sent++;
+      throw new Error('not sent');
+    })(check);
     expect(sent).toBe(0);
     expect(outcome).toMatchObject({
       status: 'unknown',
@@ -123,10 +152,66 @@ describe('the transport a check starts at', () => {
       evidence: { rule: 'not sent: no browser here (its site was found to need browser)' },
     });
     const started: Transport[] = [];
-    await chooseTransport({ transports: transportsLacking(), book })(async (c) => {
+    await chooseTransport({ transports: transportsLacking(), book, timeoutMs: 1_000 })(async (c) => {
       started.push(c.transport);
       return { outcome: outcome };
     })(check);
     expect(started).toEqual(['browser']);
+  });
+});
+
+describe('a check that starts at the browser', () => {
+  const browserPlatform = catalogueOf([entry('Walled', { transport: 'browser' })]).platforms[0]!;
+  const answered = { outcome: { status: 'miss' } } as Awaited<
+    ReturnType<Parameters<ReturnType<typeof chooseTransport>>[0]>
+  >;
+
+  it('holds a browser slot from before its deadline starts until it ends, and says so to the transport', async () => {
+    const transports = transportsLacking();
+    let heldWhileSent = -1;
+    let admitted: boolean | undefined;
+    await chooseTransport({ transports, timeoutMs: 1_000 })(async (c) => {
+      heldWhileSent = transports.held;
+      admitted = c.admitted;
+      return answered;
+    })(checkOf(browserPlatform));
+    expect(heldWhileSent).toBe(1);
+    expect(admitted).toBe(true);
+    expect(transports.held).toBe(0);
+  });
+
+  it('is not sent, unknown and budget_exhausted, when no slot comes within the wait', async () => {
+    const transports = browserSlotsTaken();
+    let sent = 0;
+    const { outcome } = await chooseTransport({ transports, timeoutMs: 50 })(async () => {
+      sent++;
+      return answered;
+    })(checkOf(browserPlatform));
+    expect(sent).toBe(0);
+    expect(outcome).toMatchObject({ status: 'unknown', reason: 'budget_exhausted' });
+    expect(outcome.evidence.rule).toMatch(/^not sent: no browser slot/);
+  });
+
+  it('ends its wait when its search is cancelled, sending nothing', async () => {
+    const transports = browserSlotsTaken();
+    const cancel: { cancel?: ((reason: unknown) => void) | undefined } = {};
+    const waiting = chooseTransport({ transports, timeoutMs: 60_000 })(async () => answered)(
+      checkOf(browserPlatform, 'alice', { cancel }),
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    cancel.cancel?.(new Error('search cancelled'));
+    await expect(waiting).rejects.toThrow('search cancelled');
+    expect(cancel.cancel).toBeUndefined();
+  });
+
+  it('takes no slot for a check that starts at another transport', async () => {
+    const transports = browserSlotsTaken();
+    let admitted: boolean | undefined;
+    await chooseTransport({ transports, timeoutMs: 1_000 })(async (c) => {
+      admitted = c.admitted;
+      return answered;
+    })(checkOf(platform!));
+    expect(transports.asked).toHaveLength(0);
+    expect(admitted).toBe(false);
   });
 });

@@ -17,9 +17,9 @@ import {
 import { describeTransportError, hasErrorCode } from '../transport/transport-error.js';
 import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type Transports } from '../transport/transports.js';
 import type { TransportBook } from '../transport-book.js';
-import type { AnsweredDecision } from '../verdict/outcome.js';
+import { type AnsweredDecision, unsentUnknownOutcome } from '../verdict/outcome.js';
 import type { CheckRequest } from '../verdict/request.js';
-import type { SendWrapper, Wrapper } from './dispatch.js';
+import type { Check, SendWrapper, Wrapper } from './dispatch.js';
 import { needsBrowser } from './unsent.js';
 
 export interface TransportChoiceOptions {
@@ -29,9 +29,15 @@ export interface TransportChoiceOptions {
   readonly book?: TransportBook | undefined;
 }
 
-/** Sets the transport a check starts at; a check whose start this process lacks is not sent. */
-export function chooseTransport(options: TransportChoiceOptions): Wrapper {
-  const { transports, book } = options;
+/**
+ * Sets the transport a check starts at; a check whose start this process lacks is not sent.
+ * A check that starts at the browser first waits for a browser slot, at most `timeoutMs` (as
+ * a check waits for a send time), and holds it through its deadline, which starts once it has
+ * one: a deadline spent queueing for a context read a challenged site `timeout`. An escalation
+ * to the browser takes its slot within the deadline it already has.
+ */
+export function chooseTransport(options: TransportChoiceOptions & { readonly timeoutMs: number }): Wrapper {
+  const { transports, book, timeoutMs } = options;
   return (next) => async (check) => {
     const { platform } = check;
     const start = startTransport(platform.transport, book?.needed(check.site, check.egress.name));
@@ -40,8 +46,38 @@ export function chooseTransport(options: TransportChoiceOptions): Wrapper {
       const why = start === platform.transport ? missing : `${missing} (its site was found to need ${start})`;
       return { outcome: needsBrowser(platform, check.profileUrl, why) };
     }
-    return next({ ...check, transport: start });
+    if (start !== 'browser' || !transports) return next({ ...check, transport: start });
+    const admission = await waitForBrowser(transports, check, timeoutMs);
+    if ('heldBack' in admission)
+      return {
+        outcome: unsentUnknownOutcome(platform, check.profileUrl, 'budget_exhausted', admission.heldBack),
+      };
+    try {
+      return await next({ ...check, transport: start, admitted: true });
+    } finally {
+      admission.release();
+    }
   };
+}
+
+/** A browser slot within `timeoutMs`, the wait cancelled with its search and aborted with its engine. */
+async function waitForBrowser(
+  transports: Transports,
+  check: Check,
+  timeoutMs: number,
+): ReturnType<Transports['admitBrowser']> {
+  const cancelled = new AbortController();
+  const handle = check.cancel;
+  if (handle) handle.cancel = (reason) => cancelled.abort(reason);
+  const waits = [cancelled.signal, AbortSignal.timeout(timeoutMs), ...(check.signal ? [check.signal] : [])];
+  try {
+    const admission = await transports.admitBrowser(AbortSignal.any(waits));
+    if (check.signal?.aborted) throw check.signal.reason;
+    if (cancelled.signal.aborted) throw cancelled.signal.reason;
+    return admission;
+  } finally {
+    if (handle) handle.cancel = undefined;
+  }
 }
 
 /**

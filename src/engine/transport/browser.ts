@@ -14,7 +14,13 @@ import { existsSync } from 'node:fs';
 import type { BrowserContext, Response } from 'playwright-core';
 import { UserscoutError } from '../../errors.js';
 import type { BudgetLimit, RateBudget } from '../../schedule/rate-budget.js';
-import { type BrowserSlots, ProcessBrowserSlots, takeSlot } from '../browser-slots.js';
+import {
+  type BrowserSlots,
+  once,
+  ProcessBrowserSlots,
+  type SlotRelease,
+  takeSlot,
+} from '../browser-slots.js';
 import type { TransportTally } from '../transport-tally.js';
 import type { CheckRequest } from '../verdict/request.js';
 import type { ResponseView } from '../verdict/response-view.js';
@@ -174,22 +180,10 @@ export class BrowserTransport {
         { code: 'EUSERSCOUT_SESSION_UNSCOPED' },
       );
     const { tally } = this.#options;
-    let waited = false;
-    const onWait = () => {
-      if (waited) return;
-      waited = true;
-      tally.add('slotWaits');
-    };
-    // The process's slot, then the cluster's: both within the check's deadline.
-    const own = await takeSlot(this.#processSlots, 0, signal, onWait);
-    const shared = own && (await takeSlot(this.#options.clusterSlots, this.#options.holdMs, signal, onWait));
+    // Admitted before its deadline started (transport-choice.ts), or an escalation: its slot within the deadline.
+    const release = options.admitted ? undefined : await this.admit(signal);
     try {
-      if (!own || !shared) {
-        tally.add('slotTimeouts');
-        throw heldBack(
-          `not sent: no browser slot came free within the deadline (${this.#options.contexts} browser checks at once in this process, USERSCOUT_BROWSER_CONTEXTS; ${this.#options.clusterCap} in the cluster, USERSCOUT_BROWSER_CHECKS_AT_ONCE)`,
-        );
-      }
+      if (!options.admitted && !release) throw heldBack(this.noSlotMessage('within the deadline'));
       const site = this.#options.siteBudget;
       const host = new URL(request.url).hostname;
       if (site && !(await site.budget.reserve([`browser:${host}`], site.limit, 0))) {
@@ -208,9 +202,37 @@ export class BrowserTransport {
         });
       }
     } finally {
-      shared?.();
-      own?.();
+      release?.();
     }
+  }
+
+  /**
+   * Waits, until `signal` aborts, for a browser slot: the process's, then the cluster's. The
+   * release of both, or undefined when none came (nothing is then held).
+   */
+  async admit(signal: AbortSignal): Promise<SlotRelease | undefined> {
+    const { tally } = this.#options;
+    let waited = false;
+    const onWait = () => {
+      if (waited) return;
+      waited = true;
+      tally.add('slotWaits');
+    };
+    const own = await takeSlot(this.#processSlots, 0, signal, onWait);
+    const shared = own && (await takeSlot(this.#options.clusterSlots, this.#options.holdMs, signal, onWait));
+    if (own && shared)
+      return once(() => {
+        shared();
+        own();
+      });
+    own?.();
+    tally.add('slotTimeouts');
+    return undefined;
+  }
+
+  /** Why a check was not sent for want of a browser slot, `when` saying within what. */
+  noSlotMessage(when: string): string {
+    return `not sent: no browser slot came free ${when} (${this.#options.contexts} browser checks at once in this process, USERSCOUT_BROWSER_CONTEXTS; ${this.#options.clusterCap} in the cluster, USERSCOUT_BROWSER_CHECKS_AT_ONCE)`;
   }
 
   /** One try on a browser of the pool, its context closed after (within BROWSER_CLOSE_MS, or its browser is killed). */

@@ -87,6 +87,13 @@ export class TransportSet implements Transports {
     return this.#refusal?.message ?? this.#browser.missing();
   }
 
+  async admitBrowser(
+    signal: AbortSignal,
+  ): Promise<{ readonly release: () => void } | { readonly heldBack: string }> {
+    const release = await this.#browser.admit(signal);
+    return release ? { release } : { heldBack: this.#browser.noSlotMessage('within the wait for one') };
+  }
+
   exchange<D>(
     transport: Exclude<Transport, 'http'>,
     identity: number,

@@ -15,6 +15,8 @@ export interface TransportExchangeOptions<D> {
   readonly maxRedirects: number;
   /** As http.ts: returns the decision once the answer so far gives one, and reading stops. */
   readonly decide: (view: ResponseView) => D | undefined;
+  /** A browser slot is held for the check from before its deadline (`admitBrowser`): the browser takes none. */
+  readonly admitted?: boolean;
 }
 
 /** Codes of the errors a transport's exchange rejects with, read by transport-error.ts. */
@@ -32,6 +34,14 @@ export interface Transports {
     request: CheckRequest,
     options: TransportExchangeOptions<D>,
   ): Promise<Exchange<D>>;
+  /**
+   * Waits, until `signal` aborts, for a browser slot that a check starting at the browser holds
+   * through its deadline, so that its deadline starts once it has one: the slot's release and
+   * nothing else to say, or why none came (nothing is then held).
+   */
+  admitBrowser(
+    signal: AbortSignal,
+  ): Promise<{ readonly release: () => void } | { readonly heldBack: string }>;
   /** Ends their processes, servers and connections. */
   close(): Promise<void>;
 }
