@@ -1,4 +1,4 @@
--- Sites' rate limits as learned per egress identity (src/store/postgres-site-limits.ts): kept
+-- Sites' rate limits as learned per egress identity (src/store/site-limits.ts): kept
 -- until expires_at, shared by every process of the cluster.
 
 -- Up Migration

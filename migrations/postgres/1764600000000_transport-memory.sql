@@ -1,4 +1,4 @@
--- The transport each site was found to need per egress identity (src/store/postgres-transport-memory.ts):
+-- The transport each site was found to need per egress identity (src/store/transport-memory.ts):
 -- kept until expires_at, shared by every process of the cluster.
 
 -- Up Migration

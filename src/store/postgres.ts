@@ -31,14 +31,14 @@ import {
 import { decodeIds, decodePage, decodeVocabularyIds, encodeVocabularyIds } from './outcome-page.js';
 import { migratePostgres } from './postgres-migrate.js';
 import { retryOnConflict } from './postgres-retry.js';
-import { PostgresSiteLimits } from './postgres-site-limits.js';
-import { PostgresTransportMemory } from './postgres-transport-memory.js';
+import { type PostgresQuery, PostgresSiteFacts } from './postgres-site-facts.js';
 import { asPostgresStoreError, isUniqueViolation } from './postgres-unavailable.js';
 import { PostgresVocabulary } from './postgres-vocabulary.js';
 import { PostgresWatchlists } from './postgres-watchlists.js';
 import { recordCache } from './record-cache.js';
 import type { OutcomeCache } from './roles/outcome-cache.js';
 import { progressOf, searchRecordOf } from './search-record.js';
+import { SITE_LIMITS, type SiteLimitStore, siteLimitStore } from './site-limits.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -60,6 +60,7 @@ import {
   type Tier,
   writeEach,
 } from './store.js';
+import { TRANSPORT_MEMORY, type TransportMemoryStore, transportMemoryStore } from './transport-memory.js';
 
 export interface PostgresStoreOptions {
   /** postgres://user:password@host:port/database */
@@ -123,8 +124,8 @@ export class PostgresStore implements Store {
   #schemaReady: Promise<void> | undefined;
   #closed = false;
   readonly watchlists: PostgresWatchlists;
-  readonly siteLimits: PostgresSiteLimits;
-  readonly transportMemory: PostgresTransportMemory;
+  readonly siteLimits: SiteLimitStore;
+  readonly transportMemory: TransportMemoryStore;
   readonly #vocabulary: PostgresVocabulary;
   readonly #cache: OutcomeCache;
   /** The platforms stored of searches this process writes, by search key, with the outcome_count they match. */
@@ -151,14 +152,11 @@ export class PostgresStore implements Store {
     this.#pool.on('error', () => {});
     this.#vocabulary = new PostgresVocabulary((sql, params) => this.#query(sql, params));
     this.#cache = recordCache(this, this);
-    this.siteLimits = new PostgresSiteLimits({
-      query: (sql, params) => this.#guard(() => this.#query(sql, params)),
-    });
-    this.transportMemory = new PostgresTransportMemory({
-      query: (sql, params) => this.#guard(() => this.#query(sql, params)),
-    });
+    const guarded: PostgresQuery = { query: (sql, params) => this.#guard(() => this.#query(sql, params)) };
+    this.siteLimits = siteLimitStore(new PostgresSiteFacts(guarded, SITE_LIMITS));
+    this.transportMemory = transportMemoryStore(new PostgresSiteFacts(guarded, TRANSPORT_MEMORY));
     this.watchlists = new PostgresWatchlists({
-      query: (sql, params) => this.#guard(() => this.#query(sql, params)),
+      ...guarded,
       transaction: (work) => this.#guard(() => this.#transaction(work)),
     });
   }

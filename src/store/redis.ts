@@ -27,12 +27,12 @@ import { CACHE_ROWS_KEPT } from '../tuning.js';
 import { decodeVarints, encodeVarints } from './compact-outcome.js';
 import { decodeCompactPage, encodeCompactPage, encodePageSeqs, pageSeqs } from './compact-page.js';
 import { recordCache } from './record-cache.js';
-import { RedisSiteLimits } from './redis-site-limits.js';
-import { RedisTransportMemory } from './redis-transport-memory.js';
+import { RedisSiteFacts } from './redis-site-facts.js';
 import { checkGeneration, RedisVocabulary, STALE_VOCABULARY } from './redis-vocabulary.js';
 import { RedisWatchlists } from './redis-watchlists.js';
 import type { OutcomeCache } from './roles/outcome-cache.js';
 import { progressOf, searchRecordOf } from './search-record.js';
+import { SITE_LIMITS, type SiteLimitStore, siteLimitStore } from './site-limits.js';
 import {
   ANSWERED_STATUSES,
   type ApiKeyRecord,
@@ -54,6 +54,7 @@ import {
   type StoredOutcome,
   type Tier,
 } from './store.js';
+import { TRANSPORT_MEMORY, type TransportMemoryStore, transportMemoryStore } from './transport-memory.js';
 
 export interface RedisStoreOptions {
   /**
@@ -347,8 +348,8 @@ export class RedisStore implements Store {
   readonly #cache: OutcomeCache;
   #closed = false;
   readonly watchlists: RedisWatchlists;
-  readonly siteLimits: RedisSiteLimits;
-  readonly transportMemory: RedisTransportMemory;
+  readonly siteLimits: SiteLimitStore;
+  readonly transportMemory: TransportMemoryStore;
 
   constructor(options: RedisStoreOptions) {
     this.#ownsClient = typeof options.redis === 'string';
@@ -366,8 +367,8 @@ export class RedisStore implements Store {
     this.#vocabulary = new RedisVocabulary(client, this.#key('vocab'), this.#key('vocab-ids'));
     this.#cache = recordCache(this, this);
     this.watchlists = new RedisWatchlists(client, this.#prefix);
-    this.siteLimits = new RedisSiteLimits(client, this.#prefix);
-    this.transportMemory = new RedisTransportMemory(client, this.#prefix);
+    this.siteLimits = siteLimitStore(new RedisSiteFacts(client, this.#prefix, SITE_LIMITS));
+    this.transportMemory = transportMemoryStore(new RedisSiteFacts(client, this.#prefix, TRANSPORT_MEMORY));
   }
 
   #key(...parts: string[]): string {

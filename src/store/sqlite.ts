@@ -24,9 +24,9 @@ import { type OutcomeRow, PolledOutcomes } from './polled-outcomes.js';
 import { recordCache } from './record-cache.js';
 import type { OutcomeCache } from './roles/outcome-cache.js';
 import { progressOf, searchRecordOf } from './search-record.js';
+import { SITE_LIMITS, type SiteLimitStore, siteLimitStore } from './site-limits.js';
 import { type Database, openDatabase, type Transaction } from './sqlite-driver.js';
-import { SqliteSiteLimits } from './sqlite-site-limits.js';
-import { SqliteTransportMemory } from './sqlite-transport-memory.js';
+import { SqliteSiteFacts } from './sqlite-site-facts.js';
 import { Vocabulary } from './sqlite-vocabulary.js';
 import { SqliteWatchlists } from './sqlite-watchlists.js';
 import {
@@ -49,6 +49,7 @@ import {
   type StoredOutcome,
   type Tier,
 } from './store.js';
+import { TRANSPORT_MEMORY, type TransportMemoryStore, transportMemoryStore } from './transport-memory.js';
 
 /** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
 const BUSY_TIMEOUT_MS = 5_000;
@@ -379,8 +380,8 @@ export class SqliteStore implements Store {
   /** Deletes up to SWEEP_BATCH_ROWS searches created before the time given, noting them in `swept`. */
   readonly #sweepBatch: Transaction<[number], number>;
   readonly watchlists: SqliteWatchlists;
-  readonly siteLimits: SqliteSiteLimits;
-  readonly transportMemory: SqliteTransportMemory;
+  readonly siteLimits: SiteLimitStore;
+  readonly transportMemory: TransportMemoryStore;
 
   /** `path`: a database file (its folders are created) or ':memory:'. */
   constructor(path: string) {
@@ -395,8 +396,8 @@ export class SqliteStore implements Store {
       this.#sql = prepareStatements(this.#db);
       this.#vocabulary = new Vocabulary(this.#db);
       this.watchlists = new SqliteWatchlists(this.#db);
-      this.siteLimits = new SqliteSiteLimits(this.#db);
-      this.transportMemory = new SqliteTransportMemory(this.#db);
+      this.siteLimits = siteLimitStore(new SqliteSiteFacts(this.#db, SITE_LIMITS));
+      this.transportMemory = transportMemoryStore(new SqliteSiteFacts(this.#db, TRANSPORT_MEMORY));
     } catch (error) {
       this.#db.close();
       throw error;
