@@ -85,7 +85,7 @@ describe('built-in catalogue on the simulated web', () => {
   }, 300_000);
 
   it.runIf(hasBrowser)(
-    'platforms that go by browser read their claimed account as a hit and an unclaimed name as a miss',
+    'platforms that go by browser read their claimed account as a hit and an unclaimed name as a miss (unknown on hit-only entries)',
     async () => {
       // Certificates unchecked: Chromium cannot be given the sim's CA. Each check is a browser
       // context through the challenge and its reload, slow on a loaded machine: a few suffice.

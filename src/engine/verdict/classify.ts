@@ -109,6 +109,17 @@ function notAHit(platform: Platform, view: ResponseView, missingPending: boolean
   };
 }
 
+/**
+ * Whether no rule of the platform read the answer: unexpected_response, or a hit-only
+ * platform's no_miss_rule (the same answer, on an entry that never says "not there").
+ */
+export function matchedNoRule(verdict: Pick<Verdict, 'status' | 'reason'>): boolean {
+  return (
+    verdict.status === 'unknown' &&
+    (verdict.reason === 'unexpected_response' || verdict.reason === 'no_miss_rule')
+  );
+}
+
 export function evaluateSignal(signal: Signal, view: ResponseView): Tri {
   if (signal.kind !== 'all') return evaluateBasic(signal, view);
   // All parts hold: one that fails decides at once, even while another still waits for the body.
