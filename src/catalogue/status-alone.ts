@@ -7,7 +7,8 @@
  * account at the same address, the day the missing page's text changes every
  * name becomes a false hit. Such an entry needs a body, JSON, header or
  * redirect signal on the `exists` side, as does a hit-only entry (an empty
- * `missing`), which has nothing else to tell a profile from any page. Pure; `catalogue validate` applies it.
+ * `missing`), which has nothing else to tell a profile from any page. Pure;
+ * `catalogue validate` applies it.
  */
 import { type BasicSignal, isHitOnly, type Platform, type Signal } from './platform.js';
 

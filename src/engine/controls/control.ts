@@ -3,7 +3,8 @@
  * like any other, and what it reads tells whether the platform's rule still
  * tells accounts apart. If the control reads `hit`, the rule has drifted: every
  * hit on that platform is `unknown`/`rule_drift` until a later control reads
- * `miss` (on a hit-only platform, which never reads miss: `unknown`/`no_miss_rule`). A hit whose answer cannot be told from the control's is demoted too.
+ * `miss` (on a hit-only platform, which never reads miss: `unknown`/`no_miss_rule`).
+ * A hit whose answer cannot be told from the control's is demoted too.
  * Pure: the guard (control-guard.ts) runs the checks and keeps the records.
  */
 import RandExp from 'randexp';
