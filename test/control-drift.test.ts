@@ -1,8 +1,8 @@
 /**
- * Rule drift on the simulated web (issue 17): three platforms whose sites
- * changed under their rules — one answers 200 with the profile marker for
- * every name, one's missing page lost the text the rule looks for, one
- * redirects every name to the same page. A control check (a name that cannot
+ * Rule drift on the simulated web: four platforms whose sites changed under
+ * their rules — one answers 200 with the profile marker for every name (and a
+ * hit-only one does too), one's missing page lost the text the rule looks for,
+ * one redirects every name to the same page. A control check (a name that cannot
  * exist) reads hit there, so every hit becomes unknown/rule_drift and the
  * platform list says so. Healthy platforms answer exactly as without controls,
  * and each platform's control is sent at most once per window across searches.
@@ -28,6 +28,8 @@ const healthy: PlatformSpec[] = [
     detect: { exists: [{ status: [200] }, { text: 'class="profile-card"' }], missing: [{ status: [404] }] },
   }),
   entry('Charlie', { category: 'coding' }),
+  // Hit-only: its control reads unknown/no_miss_rule, which confirms its hits.
+  entry('Marks', { detect: { exists: [{ status: [200] }, { text: 'class="mark"' }], missing: [] } }),
 ];
 const drifted: PlatformSpec[] = [
   // Now answers every name with a profile page.
@@ -36,6 +38,8 @@ const drifted: PlatformSpec[] = [
   }),
   // Its missing page still answers 200, but no longer says "User not found".
   entry('Relabel', { detect: { exists: [{ status: [200] }], missing: [{ text: 'User not found' }] } }),
+  // Hit-only, and now shows the marker for every name.
+  entry('Echo', { detect: { exists: [{ status: [200] }, { text: 'class="mark"' }], missing: [] } }),
   // Sends every name to the same landing page.
   entry('Funnel', {
     check: { url: 'https://funnel.test/u/{username}', redirects: 'follow' },
@@ -78,6 +82,12 @@ const sim = new SimWeb({
               kind: 'respond',
               status: 200,
               body: `<html><head><title>${username}</title></head><body><div class="profile-card">${username}</div></body></html>`,
+            };
+          case 'Echo':
+            return {
+              kind: 'respond',
+              status: 200,
+              body: `<html><body><li class="mark">${username}</li></body></html>`,
             };
           case 'Relabel':
             return {
@@ -159,6 +169,13 @@ describe('rule drift', () => {
         expect(a.evidence.rule).toBe(b.evidence.rule);
       }
       expect(on.get('Alpha')!.status).toBe(name === 'zed-nobody-1' ? 'miss' : 'hit');
+      // A hit-only platform's hit stands beside a control that read unknown/no_miss_rule.
+      const marks = on.get('Marks')!;
+      if (name === 'zed-nobody-1') expect(marks).toMatchObject({ status: 'unknown', reason: 'no_miss_rule' });
+      else {
+        expect(marks.status).toBe('hit');
+        expect(marks.evidence.control).toMatch(/^control "[^"]+" read unknown\/no_miss_rule/);
+      }
       // Without controls the drifted platforms read hit: what the controls caught.
       expect(off.get('Mirror')!.status).toBe('hit');
     }

@@ -17,6 +17,9 @@ const PAGE = (inner: string) =>
 /** A body given in bytes, served compressed by two hosts: the second gets the compression kept. */
 const BYTES_PAGE = Buffer.from(PAGE('alice-bytes'), 'utf8');
 
+/** A hit-only entry's rules: the marker tells an account, nothing tells a missing one. */
+const HIT_ONLY = { exists: [{ status: [200] }, { text: 'class="mark"' }], missing: [] };
+
 /** Each case: a platform entry, what its host does for the username 'alice', and the outcome expected. */
 const cases: {
   name: string;
@@ -220,6 +223,18 @@ const cases: {
     behave: { kind: 'respond', status: 500, body: 'oops' },
     expect: { status: 'unknown', reason: 'unexpected_response' },
   },
+  {
+    name: 'Hit Only Hit',
+    spec: { detect: HIT_ONLY },
+    behave: { kind: 'respond', status: 200, body: PAGE('<li class="mark">alice</li>') },
+    expect: { status: 'hit' },
+  },
+  {
+    name: 'Hit Only Login Wall',
+    spec: { detect: HIT_ONLY },
+    behave: { kind: 'respond', status: 200, body: PAGE('<form>Sign in</form>') },
+    expect: { status: 'unknown', reason: 'no_miss_rule' },
+  },
 ];
 
 const hostOf = (name: string) => `${name.toLowerCase().replace(/[^a-z0-9]+/g, '-')}.test`;
@@ -235,6 +250,7 @@ describe('engine against the simulated web', () => {
     entry('Wrong Name'),
     entry('Expired'),
     entry('No Dns', { profile: 'https://no-dns.invalid/u/{username}', home: 'https://no-dns.invalid/' }),
+    entry('Hit Only Flaky', { detect: HIT_ONLY }),
     entry('Strict Rule', {
       username: { pattern: '^[a-z]{3,8}$' },
       known: { claimed: ['alice'], unclaimed: ['zzz'] },
@@ -249,6 +265,16 @@ describe('engine against the simulated web', () => {
         handle: (req) => (req.path.includes('alice') ? c.behave : { kind: 'respond', status: 404 }),
       });
     }
+    let flakyAnswers = 0;
+    sim.addRoute({
+      host: 'hit-only-flaky.test',
+      handle: (req) =>
+        !req.path.includes('alice')
+          ? { kind: 'respond', status: 200, body: PAGE('<p>no marks</p>') }
+          : flakyAnswers++ === 0
+            ? { kind: 'respond', status: 503, body: 'busy' }
+            : { kind: 'respond', status: 200, body: PAGE('<li class="mark">alice</li>') },
+    });
     sim.addRoute({ host: /.*/, handle: () => ({ kind: 'respond', status: 200, body: 'generic' }) });
     await sim.start();
     engine = engineFor(sim, catalogue, { timeoutMs: 1500, bodyCapBytes: 1024 * 1024 });
@@ -265,6 +291,11 @@ describe('engine against the simulated web', () => {
     expect(outcome, JSON.stringify(outcome)).toMatchObject(c.expect);
     expect(outcome.url).toBe(`https://${hostOf(c.name)}/u/alice`);
     expect(outcome.evidence.rule).toBeTruthy();
+  });
+
+  it("retries a hit-only platform's 503, which no rule reads, as any other platform's", async () => {
+    const outcome = await engine.check(platform('Hit Only Flaky'), 'alice');
+    expect(outcome).toMatchObject({ status: 'hit', evidence: expect.objectContaining({ attempts: 2 }) });
   });
 
   it('records evidence: status, final URL and the deciding rule', async () => {

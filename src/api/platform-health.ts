@@ -6,7 +6,7 @@
  * GET /api/platforms and of the report's platform health.
  */
 import type { PlatformHealthEntry } from '../catalogue/health.js';
-import { type ControlRecord, describeControl } from '../engine/controls/control.js';
+import { type ControlRecord, describeControl, toldNotAHit } from '../engine/controls/control.js';
 import type { CoordinationStore } from '../store/roles/coordination-store.js';
 import type { HealthState } from './health-states.js';
 import type { HealthSource } from './live-health.js';
@@ -37,7 +37,8 @@ function platformHealthView(
       ...lastCheckedAt,
       ...(selfCheck.reason ? { reason: selfCheck.reason } : {}),
     };
-  if (selfCheck || controls.some((c) => c.status === 'miss')) return { state: 'healthy', ...lastCheckedAt };
+  // A control the rule told apart (a miss, or a hit-only platform's no_miss_rule) shows it telling.
+  if (selfCheck || controls.some(toldNotAHit)) return { state: 'healthy', ...lastCheckedAt };
   return { state: 'unchecked', ...lastCheckedAt };
 }
 

@@ -117,6 +117,14 @@ export interface Catalogue {
   readonly shields: readonly Shield[];
 }
 
+/**
+ * A hit-only platform (`detect.missing` empty) can confirm an account but never
+ * says "not there": any answer that is not a hit reads unknown, never miss.
+ */
+export function isHitOnly(platform: Pick<Platform, 'detect'>): boolean {
+  return platform.detect.missing.length === 0;
+}
+
 /** A short, stable description of a signal, used as evidence in outcomes. */
 export function describeSignal(signal: Signal | SignalPart): string {
   switch (signal.kind) {

@@ -214,8 +214,8 @@ export const PlatformSchema = Type.Object(
           description: 'The account exists when ALL of these hold (and no missing signal holds)',
         }),
         missing: Type.Array(SignalSchema, {
-          minItems: 1,
-          description: 'The account is missing when ANY of these holds; checked first',
+          description:
+            'The account is missing when ANY of these holds; checked first. Empty: a hit-only entry, for a site with no not-found answer of its own: any answer that is not a hit reads unknown (no_miss_rule), never miss',
         }),
       },
       strict,

@@ -1,19 +1,26 @@
 /**
  * Judging a platform's health from two checks: its known claimed account must
- * be a `hit` and its unclaimed name a `miss`. Pure: the checks are run by
+ * be a `hit` and its unclaimed name a `miss` (on a hit-only platform, which never
+ * reads miss: `unknown`/`no_miss_rule`). Pure: the checks are run by
  * `userscout catalogue self-check` (src/cli/catalogue-self-check.ts), which
  * also writes the resulting health file.
  */
 import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
 import type { HealthFile, HealthVerdict, PlatformHealthEntry } from './health.js';
-import type { Platform } from './platform.js';
+import { isHitOnly, type Platform } from './platform.js';
 
 export const HEALTH_VERDICTS: readonly HealthVerdict[] = ['healthy', 'broken', 'blocked'];
+
+/**
+ * What a probe should give: `unknown` stands for unknown/no_miss_rule, a hit-only
+ * platform's answer for a name nobody holds (any other unknown is not it).
+ */
+export type ProbeExpectation = Extract<OutcomeStatus, 'hit' | 'miss' | 'unknown'>;
 
 /** One of the two checks of a platform: which name, what it should give, what it gave. */
 export interface SelfCheckProbe {
   readonly username: string;
-  readonly expected: Extract<OutcomeStatus, 'hit' | 'miss'>;
+  readonly expected: ProbeExpectation;
   readonly outcome: Outcome;
 }
 
@@ -34,6 +41,20 @@ export function selfCheckNames(platform: Platform): { claimed: string; unclaimed
   return { claimed: platform.known.claimed[0]!, unclaimed: platform.known.unclaimed[0]! };
 }
 
+/** The probes a self-check sends, each with what it should give (see `ProbeExpectation`). */
+export function selfCheckPlan(
+  platform: Platform,
+): readonly [
+  { readonly username: string; readonly expected: 'hit' },
+  { readonly username: string; readonly expected: 'miss' | 'unknown' },
+] {
+  const { claimed, unclaimed } = selfCheckNames(platform);
+  return [
+    { username: claimed, expected: 'hit' },
+    { username: unclaimed, expected: isHitOnly(platform) ? 'unknown' : 'miss' },
+  ];
+}
+
 /**
  * How one probe reads:
  * - `right`: the expected outcome;
@@ -44,9 +65,11 @@ export function selfCheckNames(platform: Platform): { claimed: string; unclaimed
  */
 export function probeReading(probe: SelfCheckProbe): 'right' | 'wrong' | 'untold' {
   const { status, reason } = probe.outcome;
-  if (status === probe.expected) return 'right';
+  const notAHit = status === 'unknown' && reason === 'no_miss_rule';
+  if (probe.expected === 'unknown' ? notAHit : status === probe.expected) return 'right';
   if (status === 'hit' || status === 'miss' || status === 'invalid') return 'wrong';
-  if (status === 'unknown' && reason === 'unexpected_response') return 'wrong';
+  // A hit-only platform's claimed account read as not a hit, as a soft-404 one's would read unexpected.
+  if (status === 'unknown' && (reason === 'unexpected_response' || notAHit)) return 'wrong';
   // A control name read as a hit too: the rule no longer tells (engine/controls/control.ts).
   if (status === 'unknown' && reason === 'rule_drift') return 'wrong';
   // unknown/waf, captcha, rate_limited; every error (timeout, dns, connection, tls...).
@@ -63,7 +86,8 @@ export function describeProbe(probe: SelfCheckProbe): string {
     outcome.evidence.finalUrl,
     outcome.evidence.rule,
   ].filter((part) => part !== undefined && part !== '');
-  return `${kind} ${JSON.stringify(probe.username)}: expected ${probe.expected}, got ${got} (${evidence.join(', ')})`;
+  const expected = probe.expected === 'unknown' ? 'unknown/no_miss_rule' : probe.expected;
+  return `${kind} ${JSON.stringify(probe.username)}: expected ${expected}, got ${got} (${evidence.join(', ')})`;
 }
 
 /**

@@ -6,9 +6,11 @@
  * by its text alone), or WhatsMyName records the same status for a missing
  * account at the same address, the day the missing page's text changes every
  * name becomes a false hit. Such an entry needs a body, JSON, header or
- * redirect signal on the `exists` side. Pure; `catalogue validate` applies it.
+ * redirect signal on the `exists` side, as does a hit-only entry (an empty
+ * `missing`), which has nothing else to tell a profile from any page. Pure;
+ * `catalogue validate` applies it.
  */
-import type { BasicSignal, Platform, Signal } from './platform.js';
+import { type BasicSignal, isHitOnly, type Platform, type Signal } from './platform.js';
 
 const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
 
@@ -63,6 +65,8 @@ export function statusAloneProblem(
   if (!codes) return undefined;
   const said = `exists is status ${codes.join('|')} alone`;
   const fix = 'add a body, JSON, header or redirect signal to exists';
+  if (isHitOnly(platform))
+    return `${said} on a hit-only entry (an empty missing): every answer with that status would read as an account; ${fix}`;
   const distinct = platform.detect.missing.some((signal) => {
     const statuses = missingStatuses(signal, platform);
     return statuses?.every((s) => !codes.includes(s)) ?? false;

@@ -16,7 +16,7 @@ import {
   judgePlatform,
   type PlatformVerdict,
   type SelfCheckProbe,
-  selfCheckNames,
+  selfCheckPlan,
   updateHealthFile,
 } from '../catalogue/self-check.js';
 import { loadConfig } from '../config.js';
@@ -53,7 +53,7 @@ export interface SelfCheckDeps {
 /** One probe as reported: what was asked, what came back, and the evidence. */
 export interface ProbeReport {
   readonly username: string;
-  readonly expected: 'hit' | 'miss';
+  readonly expected: SelfCheckProbe['expected'];
   readonly status: string;
   readonly reason?: string;
   readonly httpStatus?: number;
@@ -168,14 +168,11 @@ export async function runSelfCheck(
 }
 
 async function probePlatform(engine: Engine, platform: Platform): Promise<SelfCheckProbe[]> {
-  const { claimed, unclaimed } = selfCheckNames(platform);
   const check = (username: string) =>
     engine.check(platform, username).catch((error: unknown) => internalErrorOutcome(platform, error));
-  const [hit, miss] = await Promise.all([check(claimed), check(unclaimed)]);
-  return [
-    { username: claimed, expected: 'hit', outcome: hit },
-    { username: unclaimed, expected: 'miss', outcome: miss },
-  ];
+  return Promise.all(
+    selfCheckPlan(platform).map(async (probe) => ({ ...probe, outcome: await check(probe.username) })),
+  );
 }
 
 function platformReport(verdict: PlatformVerdict): PlatformReport {

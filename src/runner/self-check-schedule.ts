@@ -10,12 +10,7 @@
  */
 import type { PlatformHealthEntry } from '../catalogue/health.js';
 import type { Platform } from '../catalogue/platform.js';
-import {
-  healthEntryOf,
-  judgePlatform,
-  type SelfCheckProbe,
-  selfCheckNames,
-} from '../catalogue/self-check.js';
+import { healthEntryOf, judgePlatform, type SelfCheckProbe, selfCheckPlan } from '../catalogue/self-check.js';
 import type { Outcome } from '../engine/verdict/outcome.js';
 import type { CoordinationStore } from '../store/roles/coordination-store.js';
 import type { StatsStore } from '../store/roles/stats-store.js';
@@ -104,19 +99,12 @@ export class SelfCheckSchedule {
   /** Checks one platform's known names now and stores its verdict. */
   async checkPlatform(platform: Platform): Promise<PlatformHealthEntry> {
     const { check, clock, store } = this.#options;
-    const names = selfCheckNames(platform);
-    const probes: SelfCheckProbe[] = await Promise.all([
-      check(platform, names.claimed).then((outcome) => ({
-        username: names.claimed,
-        expected: 'hit' as const,
-        outcome,
+    const probes: SelfCheckProbe[] = await Promise.all(
+      selfCheckPlan(platform).map(async (probe) => ({
+        ...probe,
+        outcome: await check(platform, probe.username),
       })),
-      check(platform, names.unclaimed).then((outcome) => ({
-        username: names.unclaimed,
-        expected: 'miss' as const,
-        outcome,
-      })),
-    ]);
+    );
     const verdict = judgePlatform(platform, probes, clock());
     const entry = healthEntryOf(verdict);
     await store.putPlatformHealth(platform.id, entry);

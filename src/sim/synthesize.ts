@@ -6,7 +6,13 @@
  */
 import RandExp from 'randexp';
 import type { LinearRegex } from '../catalogue/linear-regex.js';
-import type { Platform, Shield, Signal, SignalPart } from '../catalogue/platform.js';
+import {
+  isHitOnly,
+  type Platform,
+  type Shield,
+  type Signal,
+  type SignalPart,
+} from '../catalogue/platform.js';
 import { classify } from '../engine/verdict/classify.js';
 import type { ResponseView } from '../engine/verdict/response-view.js';
 import { profileSample } from './profile-sample.js';
@@ -253,26 +259,53 @@ export function synthesizeExists(
   };
 }
 
-/** An answer saying the account is missing: the first missing signal that can be made to hold alone. */
+/** The status the platform's exists rules expect of a page, or 200. */
+function siteStatus(platform: Platform): number {
+  const statusSignal = platform.detect.exists.find((s) => s.kind === 'status');
+  return statusSignal?.kind === 'status' ? statusSignal.codes[0]! : 200;
+}
+
+/**
+ * An answer saying the account is missing: the first missing signal that can be made to
+ * hold alone. A hit-only platform has none: its page for a name nobody holds is one with
+ * none of the exists markers, which it reads as unknown/no_miss_rule.
+ */
 export function synthesizeMissing(
   platform: Platform,
   requestUrl: string,
   shields: readonly Shield[],
   padBytes = 0,
 ): Synthesis {
+  if (isHitOnly(platform)) return synthesizeNotAHit(platform, requestUrl, shields, padBytes);
   const tried: string[] = [];
   for (const signal of platform.detect.missing) {
     const draft = emptyDraft();
     apply(draft, signal, 'hold');
     // Keep the page looking like the site's: the status the exists rules expect, unless the signal sets one.
-    if (draft.status === undefined && signal.kind !== 'redirect') {
-      const statusSignal = platform.detect.exists.find((s) => s.kind === 'status');
-      draft.status = statusSignal?.kind === 'status' ? statusSignal.codes[0] : 200;
-    }
+    if (draft.status === undefined && signal.kind !== 'redirect') draft.status = siteStatus(platform);
     const answer = render(platform, draft, requestUrl, padBytes);
     const verdict = classify(platform, viewOf(answer, requestUrl), shields);
     if (verdict !== 'pending' && verdict.status === 'miss') return { ok: true, answer };
     tried.push(verdict === 'pending' ? 'pending' : verdict.rule);
   }
   return { ok: false, problem: `no missing signal can be made to hold (${tried.join('; ')})` };
+}
+
+/** A hit-only platform's page for a name nobody holds: the status its exists rules expect, and nothing else. */
+function synthesizeNotAHit(
+  platform: Platform,
+  requestUrl: string,
+  shields: readonly Shield[],
+  padBytes: number,
+): Synthesis {
+  const draft = emptyDraft();
+  draft.status = siteStatus(platform);
+  const answer = render(platform, draft, requestUrl, padBytes);
+  const verdict = classify(platform, viewOf(answer, requestUrl), shields);
+  if (verdict !== 'pending' && verdict.status === 'unknown' && verdict.reason === 'no_miss_rule')
+    return { ok: true, answer };
+  return {
+    ok: false,
+    problem: `a page without the exists markers does not read unknown/no_miss_rule (got ${verdict === 'pending' ? 'pending' : `${verdict.status}: ${verdict.rule}`})`,
+  };
 }

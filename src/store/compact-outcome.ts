@@ -88,6 +88,7 @@ export const REASON_CODES: readonly OutcomeReason[] = [
   'rule_drift',
   'needs_browser',
   'session_required',
+  'no_miss_rule',
 ];
 
 /** What a backend keeps once and refers to by number: the id of a text, or undefined to write it out. */

@@ -21,6 +21,7 @@ const REASON_LABELS: Record<OutcomeReason, string> = {
   rule_drift: "the site's rule no longer tells: a made-up name reads the same",
   needs_browser: 'the site needs a browser, and none is installed',
   session_required: 'not asked: the site needs a login session, and none is configured',
+  no_miss_rule: 'not found, but the site never says an account is missing',
   timeout: 'timed out',
   dns: 'name did not resolve',
   connection: 'connection failed',

@@ -7,6 +7,7 @@ import {
   probeReading,
   type SelfCheckProbe,
   selfCheckNames,
+  selfCheckPlan,
   updateHealthFile,
 } from '../../src/catalogue/self-check.js';
 import type { Outcome, OutcomeReason, OutcomeStatus } from '../../src/engine/verdict/outcome.js';
@@ -46,6 +47,22 @@ describe('self-check names', () => {
   });
 });
 
+describe('self-check plan', () => {
+  it('expects a miss of the unclaimed name, or unknown/no_miss_rule on a hit-only entry', () => {
+    const hitOnly = catalogueOf([
+      entry('Marks', { detect: { exists: [{ status: [200] }, { text: 'class="mark"' }], missing: [] } }),
+    ]).platforms[0]!;
+    expect(selfCheckPlan(platform)).toEqual([
+      { username: 'alice', expected: 'hit' },
+      { username: 'nobody-here-7', expected: 'miss' },
+    ]);
+    expect(selfCheckPlan(hitOnly)).toEqual([
+      { username: 'alice', expected: 'hit' },
+      { username: 'nobody-here-7', expected: 'unknown' },
+    ]);
+  });
+});
+
 describe('probeReading', () => {
   it.each([
     ['hit', 'hit', undefined, 'right'],
@@ -62,6 +79,14 @@ describe('probeReading', () => {
     ['hit', 'error', 'dns', 'untold'],
     ['hit', 'error', 'tls', 'untold'],
     ['hit', 'error', 'internal', 'untold'],
+    // A hit-only entry: its unclaimed name reads unknown/no_miss_rule, and only that is right.
+    ['unknown', 'unknown', 'no_miss_rule', 'right'],
+    ['unknown', 'hit', undefined, 'wrong'],
+    ['unknown', 'unknown', 'rule_drift', 'wrong'],
+    ['unknown', 'unknown', 'unexpected_response', 'wrong'],
+    ['unknown', 'unknown', 'waf', 'untold'],
+    ['unknown', 'error', 'timeout', 'untold'],
+    ['hit', 'unknown', 'no_miss_rule', 'wrong'],
   ] as const)('expected %s, got %s/%s: %s', (expected, status, reason, reading) => {
     expect(probeReading({ username: 'alice', expected, outcome: outcome(status, reason) })).toBe(reading);
   });
@@ -126,6 +151,37 @@ describe('judgePlatform', () => {
     const v = judgePlatform(platform, [claimed(o), unclaimed(outcome('miss'))], at);
     expect(v.verdict).toBe('blocked');
     expect(v.reason).toContain(`claimed "alice": expected hit, got ${got}`);
+  });
+
+  it('is healthy when a hit-only entry reads its unclaimed name unknown/no_miss_rule, and broken when it reads a hit', () => {
+    const notAHit = (o: Outcome): SelfCheckProbe => ({
+      username: 'nobody-here-7',
+      expected: 'unknown',
+      outcome: o,
+    });
+    const rule = 'hit-only: not a hit, and no rule tells a missing account (status 200)';
+    expect(
+      judgePlatform(
+        platform,
+        [claimed(outcome('hit')), notAHit(outcome('unknown', 'no_miss_rule', 200, rule))],
+        at,
+      ).verdict,
+    ).toBe('healthy');
+    const broken = judgePlatform(
+      platform,
+      [claimed(outcome('hit')), notAHit(outcome('hit', undefined, 200, 'exists: status 200'))],
+      at,
+    );
+    expect(broken.verdict).toBe('broken');
+    expect(broken.reason).toBe(
+      'unclaimed "nobody-here-7": expected unknown/no_miss_rule, got hit (HTTP 200, https://alpha.test/u/alice, exists: status 200)',
+    );
+    const blocked = judgePlatform(
+      platform,
+      [claimed(outcome('hit')), notAHit(outcome('unknown', 'waf', 403))],
+      at,
+    );
+    expect(blocked.verdict).toBe('blocked');
   });
 
   it('describes a probe without the evidence it lacks', () => {

@@ -151,6 +151,32 @@ describe('catalogue validate: rules that cannot tell on their own', () => {
     expect(report.problems[0]!.message).toContain('add a body, JSON, header or redirect signal to exists');
   });
 
+  it('accepts a hit-only entry (an empty missing), but not one whose exists is status alone', () => {
+    const report = validateDocument(
+      {
+        platforms: [
+          entry('Marker Only', {
+            detect: { exists: [{ status: [200] }, { text: 'class="mark"' }], missing: [] },
+          }),
+          entry('Status Only', { detect: { exists: [{ status: [200] }], missing: [] } }),
+          entry('Nothing Known', {
+            detect: { exists: [{ text: 'class="mark"' }], missing: [] },
+            known: { claimed: ['alice'], unclaimed: [] },
+          }),
+          entry('No Exists', { detect: { exists: [], missing: [] } }),
+        ],
+      },
+      'mine.json',
+    );
+    expect(report.problems.map((p) => `${p.platform} ${p.field}`)).toEqual([
+      'Nothing Known /known/unclaimed',
+      'No Exists /detect/exists',
+      'Status Only /detect/exists',
+    ]);
+    expect(report.problems[2]!.message).toMatch(/^exists is status 200 alone on a hit-only entry/);
+    expect(report.valid).toBe(2);
+  });
+
   it("refuses one that WhatsMyName's record for the same address contradicts", () => {
     const references = referenceEntries('whatsmyname', {
       sites: [

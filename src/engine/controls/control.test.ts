@@ -120,6 +120,43 @@ describe('a hit after its control', () => {
     ).toBe('hit');
   });
 
+  it("stands on a hit-only platform when the control read unknown/no_miss_rule, even on a page like the hit's", () => {
+    const notAHit = {
+      ...control('unknown', false, page('https://alpha.test/api/check', 20, undefined)),
+      reason: 'no_miss_rule' as const,
+      rule: 'hit-only: not a hit, and no rule tells a missing account (status 200)',
+    };
+    const judged = judgeHit(outcome('hit'), page('https://alpha.test/api/check', 24, undefined), notAHit);
+    expect(judged.status).toBe('hit');
+    expect(judged.evidence.control).toMatch(/^control "qzwx0123" read unknown\/no_miss_rule/);
+  });
+
+  it('on a hit-only platform, drifts when a control reads hit and recovers only when one reads unknown/no_miss_rule', () => {
+    const drifted = controlRecord(undefined, { outcome: outcome('hit') }, 'default', 'q', T0);
+    expect(drifted.drift).toBe(true);
+    expect(judgeHit(outcome('hit'), undefined, drifted)).toMatchObject({
+      status: 'unknown',
+      reason: 'rule_drift',
+    });
+    const shielded = controlRecord(
+      drifted,
+      { outcome: outcome('unknown', { reason: 'waf' }) },
+      'default',
+      'q',
+      T0 + 1,
+    );
+    expect(shielded.drift).toBe(true);
+    const recovered = controlRecord(
+      shielded,
+      { outcome: outcome('unknown', { reason: 'no_miss_rule' }) },
+      'default',
+      'q',
+      T0 + 2,
+    );
+    expect(recovered).toMatchObject({ drift: false, status: 'unknown', reason: 'no_miss_rule' });
+    expect(judgeHit(outcome('hit'), undefined, recovered).status).toBe('hit');
+  });
+
   it('leaves other outcomes, and hits without a control, as they are', () => {
     const miss = outcome('miss');
     expect(judgeHit(miss, undefined, control('hit', true))).toBe(miss);

@@ -3,7 +3,8 @@
  * like any other, and what it reads tells whether the platform's rule still
  * tells accounts apart. If the control reads `hit`, the rule has drifted: every
  * hit on that platform is `unknown`/`rule_drift` until a later control reads
- * `miss`. A hit whose answer cannot be told from the control's is demoted too.
+ * `miss` (on a hit-only platform, which never reads miss: `unknown`/`no_miss_rule`).
+ * A hit whose answer cannot be told from the control's is demoted too.
  * Pure: the guard (control-guard.ts) runs the checks and keeps the records.
  */
 import RandExp from 'randexp';
@@ -121,7 +122,18 @@ export function controlName(platform: Platform, random: () => number): string | 
   return undefined;
 }
 
-/** The record a control check leaves: it drifts on a hit, recovers on a miss, and otherwise keeps what it was. */
+/**
+ * Whether an outcome is the rule itself saying "not an account": a miss, or, on a
+ * hit-only platform (which never reads miss), its unknown/no_miss_rule.
+ */
+export function toldNotAHit(outcome: Pick<Outcome, 'status' | 'reason'>): boolean {
+  return outcome.status === 'miss' || (outcome.status === 'unknown' && outcome.reason === 'no_miss_rule');
+}
+
+/**
+ * The record a control check leaves: it drifts on a hit, recovers when the rule
+ * tells the control is not an account (`toldNotAHit`), and otherwise keeps what it was.
+ */
 export function controlRecord(
   previous: ControlRecord | undefined,
   control: { readonly outcome: Outcome; readonly answer?: AnswerPrint | undefined },
@@ -130,8 +142,7 @@ export function controlRecord(
   checkedAt: number,
 ): ControlRecord {
   const { outcome } = control;
-  const drift =
-    outcome.status === 'hit' ? true : outcome.status === 'miss' ? false : (previous?.drift ?? false);
+  const drift = outcome.status === 'hit' ? true : toldNotAHit(outcome) ? false : (previous?.drift ?? false);
   return {
     platformId: outcome.platformId,
     identity,
@@ -153,9 +164,9 @@ export function describeControl(record: ControlRecord): string {
 
 /**
  * A hit as it stands after its control: `unknown`/`rule_drift` when the rule has
- * drifted, or when its answer cannot be told from the control's and the control
- * did not read `miss` (a control that reads `miss` was told apart by the rule
- * itself, e.g. an API answering `{"available":true}` or `false` at one URL).
+ * drifted, or when its answer cannot be told from the control's and the rule did
+ * not itself tell the control apart (a miss, or a hit-only platform's
+ * unknown/no_miss_rule: e.g. an API answering `{"available":true}` or `false` at one URL).
  * Any other outcome, or a hit without a control record, is returned as it is.
  */
 export function judgeHit(
@@ -166,7 +177,7 @@ export function judgeHit(
   if (hit.status !== 'hit' || !control) return hit;
   const named = { ...hit, evidence: { ...hit.evidence, control: describeControl(control) } };
   const sameAsControl =
-    control.status !== 'miss' &&
+    !toldNotAHit(control) &&
     answer !== undefined &&
     control.answer !== undefined &&
     indistinguishable(answer, control.answer);

@@ -10,7 +10,7 @@ import type { AttemptEnd } from '../retry.js';
 import { exchange } from '../transport/http.js';
 import { describeTransportError, hasErrorCode, transportErrorReason } from '../transport/transport-error.js';
 import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type Transports } from '../transport/transports.js';
-import { classify, type Decision, finalVerdict } from '../verdict/classify.js';
+import { classify, type Decision, finalVerdict, matchedNoRule } from '../verdict/classify.js';
 import { answeredOutcome, errorOutcome, type Outcome, unsentUnknownOutcome } from '../verdict/outcome.js';
 import { extractProfile, PROFILE_READ_CHARS } from '../verdict/profile-extract.js';
 import type { ResponseView } from '../verdict/response-view.js';
@@ -78,7 +78,7 @@ export function attemptEnd(reply: Reply): AttemptEnd {
   return {
     answered: true,
     status: reply.exchange.view.status,
-    explained: !(verdict.status === 'unknown' && verdict.reason === 'unexpected_response'),
+    explained: !matchedNoRule(verdict),
     waitMs: reply.signals?.waitMs,
   };
 }

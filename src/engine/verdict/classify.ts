@@ -2,11 +2,13 @@
  * Reads an HTTP answer with a platform's rules. Pure: the same view always gives
  * the same verdict. Order: bot shield, rate limit, missing (any), exists (all),
  * otherwise "could not tell". A hit needs every exists signal AND the certainty
- * that no missing signal holds.
+ * that no missing signal holds. A hit-only platform (no missing signals) reads
+ * every answer that is not a hit as unknown/no_miss_rule.
  */
 import {
   type BasicSignal,
   describeSignal,
+  isHitOnly,
   type Platform,
   type Shield,
   type Signal,
@@ -56,7 +58,7 @@ export function classify(platform: Platform, view: ResponseView, shields: readon
   let existsPending = false;
   for (const signal of platform.detect.exists) {
     const held = evaluateSignal(signal, view);
-    if (held === false) return unexpected(view, missingPending);
+    if (held === false) return notAHit(platform, view, missingPending);
     if (held === 'pending') existsPending = true;
   }
   if (missingPending || existsPending) return 'pending';
@@ -90,14 +92,32 @@ export function finalVerdict(
   return verdict;
 }
 
-function unexpected(view: ResponseView, missingPending: boolean): Classification {
+function notAHit(platform: Platform, view: ResponseView, missingPending: boolean): Classification {
   // A missing signal may still turn up further down the body: that would be a miss, not an unknown.
   if (missingPending) return 'pending';
+  // Its site has no not-found answer: a login wall or a changed page must not read as "not there".
+  if (isHitOnly(platform))
+    return {
+      status: 'unknown',
+      reason: 'no_miss_rule',
+      rule: `hit-only: not a hit, and no rule tells a missing account (status ${view.status})`,
+    };
   return {
     status: 'unknown',
     reason: 'unexpected_response',
     rule: `no rule matched (status ${view.status})`,
   };
+}
+
+/**
+ * Whether no rule of the platform read the answer: unexpected_response, or a hit-only
+ * platform's no_miss_rule (the same answer, on an entry that never says "not there").
+ */
+export function matchedNoRule(verdict: Pick<Verdict, 'status' | 'reason'>): boolean {
+  return (
+    verdict.status === 'unknown' &&
+    (verdict.reason === 'unexpected_response' || verdict.reason === 'no_miss_rule')
+  );
 }
 
 export function evaluateSignal(signal: Signal, view: ResponseView): Tri {

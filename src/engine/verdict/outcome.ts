@@ -20,6 +20,8 @@ export type OutcomeStatus = (typeof OUTCOME_STATUSES)[number];
  * sent); or, escalating, its defence stood through every other transport and only the browser,
  * not installed, was left to try.
  * `session_required`: the platform needs an operator's session, and none is configured.
+ * `no_miss_rule`: the answer was not a hit, and the platform's entry is hit-only (it has no
+ * not-found answer to read a miss from), so "not there" cannot be told.
  */
 export const UNKNOWN_REASONS = [
   'waf',
@@ -30,6 +32,7 @@ export const UNKNOWN_REASONS = [
   'rule_drift',
   'needs_browser',
   'session_required',
+  'no_miss_rule',
 ] as const;
 export type UnknownReason = (typeof UNKNOWN_REASONS)[number];
 

@@ -307,6 +307,46 @@ describe('classify: compound signals', () => {
   });
 });
 
+/** Blogmarks as a hit-only entry: the marker tells an account, and nothing tells a missing one. */
+const HIT_ONLY = { exists: [{ status: [200] }, { text: 'class="mark"' }], missing: [] };
+
+describe('classify: a hit-only entry', () => {
+  it.each<[string, Partial<ResponseView>, string, string?]>([
+    ['the marker on a 200 is a hit', { body: '<li class="mark">x</li>' }, 'hit'],
+    [
+      'a 200 without the marker is unknown, never a miss',
+      { body: '<p>no bookmarks</p>' },
+      'unknown',
+      'no_miss_rule',
+    ],
+    ['a login wall is unknown', { body: '<form>Sign in</form>' }, 'unknown', 'no_miss_rule'],
+    ['a 404 is unknown', { status: 404, body: 'Not Found' }, 'unknown', 'no_miss_rule'],
+    ['a 429 is still rate_limited', { status: 429 }, 'unknown', 'rate_limited'],
+  ])('%s', (_, over, status, reason) => {
+    const cat = platform(HIT_ONLY);
+    const verdict = classify(cat.platforms[0]!, view(over), cat.shields);
+    expect(verdict).not.toBe('pending');
+    if (verdict !== 'pending') {
+      expect(verdict.status).toBe(status);
+      expect(verdict.reason).toBe(reason);
+    }
+  });
+
+  it('says why in its rule, and waits on a partial body only while the marker could arrive', () => {
+    const p = platform(HIT_ONLY).platforms[0]!;
+    expect(finalVerdict(p, view({ status: 403, body: 'denied' }), [])).toEqual({
+      status: 'unknown',
+      reason: 'no_miss_rule',
+      rule: 'hit-only: not a hit, and no rule tells a missing account (status 403)',
+    });
+    expect(classify(p, view({ body: '<p>loading', complete: false }), [])).toBe('pending');
+    expect(classify(p, view({ status: 500, body: '', complete: false }), [])).toMatchObject({
+      status: 'unknown',
+      reason: 'no_miss_rule',
+    });
+  });
+});
+
 describe('classify: bot shields never give hit or miss', () => {
   const vendors: [WafVendor, string][] = [
     ['cloudflare', 'waf'],
