@@ -161,7 +161,7 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
     expect(shared.contexts).toBe(0);
   }, 120_000);
 
-  it('starts a browser check\'s deadline once it holds a slot, not while it waits for one', async () => {
+  it("starts a browser check's deadline once it holds a slot, not while it waits for one", async () => {
     // One context between two engines: the first holds it about 5 s (a page that never answers).
     const shared = new TransportTally();
     const { engine: holding } = engine({ timeoutMs: 5_000, browserContexts: 1 }, shared);
