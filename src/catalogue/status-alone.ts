@@ -10,7 +10,7 @@
  * `missing`), which has nothing else to tell a profile from any page. Pure;
  * `catalogue validate` applies it.
  */
-import { type BasicSignal, isHitOnly, type Platform, type Signal } from './platform.js';
+import { type BasicSignal, isHitOnly, type Platform, type Signal, type SignalPart } from './platform.js';
 
 const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
 
@@ -77,4 +77,40 @@ export function statusAloneProblem(
   if (same.length > 0)
     return `${said}, but WhatsMyName records status ${same.join('|')} for a missing account at this address; ${fix}`;
   return undefined;
+}
+
+/** The statuses the exists side accepts (its status parts, intersected); undefined: any. */
+function existsStatuses(platform: Platform): readonly number[] | undefined {
+  let codes: number[] | undefined;
+  for (const signal of platform.detect.exists) {
+    const parts: readonly BasicSignal[] = signal.kind === 'all' ? positiveParts(signal) : [signal];
+    for (const part of parts)
+      if (part.kind === 'status')
+        codes = codes ? codes.filter((c) => part.codes.includes(c)) : [...part.codes];
+  }
+  return codes;
+}
+
+/**
+ * Whether a missing signal names something of a not-found page: its text, a JSON member, a
+ * header, a redirect, or a status a profile does not answer with (200, when its exists side
+ * names none). What a page lacks does not.
+ */
+function namesNotFoundPage(signal: Signal | SignalPart, profileStatuses: readonly number[]): boolean {
+  if (signal.kind === 'not') return false;
+  if (signal.kind === 'status') return signal.codes.every((c) => !profileStatuses.includes(c));
+  if (signal.kind === 'all') return signal.parts.some((part) => namesNotFoundPage(part, profileStatuses));
+  return true;
+}
+
+/**
+ * Why the platform's missing side cannot tell on its own, or undefined: every missing signal
+ * says only what the page lacks (status 200 without the profile's marker), so a login wall, a
+ * block page or a new layout answered with a profile's status would read as "not there".
+ */
+export function absenceAloneProblem(platform: Platform): string | undefined {
+  if (isHitOnly(platform)) return undefined;
+  const profileStatuses = existsStatuses(platform) ?? [200];
+  if (platform.detect.missing.some((signal) => namesNotFoundPage(signal, profileStatuses))) return undefined;
+  return "missing only says what the page lacks: a login wall, a block page or a new layout with a profile's status would read as not there; name something of the not-found page (its text, a JSON member, a header, a redirect or another status), or make the entry hit-only (an empty missing)";
 }

@@ -13,7 +13,7 @@ import { mergeCatalogues } from '../catalogue/merge.js';
 import type { Platform } from '../catalogue/platform.js';
 import { readReferenceLists } from '../catalogue/reference-lists.js';
 import type { PlatformSpec } from '../catalogue/schema.js';
-import { statusAloneProblem } from '../catalogue/status-alone.js';
+import { absenceAloneProblem, statusAloneProblem } from '../catalogue/status-alone.js';
 
 export interface ValidateReport {
   readonly source: string;
@@ -48,7 +48,7 @@ export function validateDocument(
   };
 }
 
-/** Entries whose exists side is a status that a missing account also answers with. */
+/** Entries whose exists side is a status that a missing account also answers with, or whose missing side names nothing of a not-found page. */
 function statusAloneProblems(
   platforms: readonly Platform[],
   references: readonly ReferenceEntry[],
@@ -62,6 +62,8 @@ function statusAloneProblems(
       .flatMap((c) => c.recordedMissing ?? []);
     const message = statusAloneProblem(platform, recorded);
     if (message) out.push({ platform: platform.name, field: '/detect/exists', message });
+    const absence = absenceAloneProblem(platform);
+    if (absence) out.push({ platform: platform.name, field: '/detect/missing', message: absence });
   }
   return out;
 }

@@ -64,7 +64,7 @@ describe('catalogue validate', () => {
   });
 
   it('accepts compound signals and refuses a group of nothing but negations', () => {
-    const lacks = { all: [{ status: [200] }, { not: { text: 'class="mark"' } }] };
+    const lacks = { all: [{ status: [200] }, { not: { text: 'class="mark"' } }, { text: 'Not found' }] };
     const ok = validateDocument(
       {
         platforms: [
@@ -175,6 +175,42 @@ describe('catalogue validate: rules that cannot tell on their own', () => {
     ]);
     expect(report.problems[2]!.message).toMatch(/^exists is status 200 alone on a hit-only entry/);
     expect(report.valid).toBe(2);
+  });
+
+  it('refuses a missing side that says only what the page lacks, and points to hit-only', () => {
+    const marker = { text: 'class="profile"' };
+    const lacking = { all: [{ status: [200] }, { not: marker }] };
+    const report = validateDocument(
+      {
+        platforms: [
+          entry('Absent Marker', { detect: { exists: [{ status: [200] }, marker], missing: [lacking] } }),
+          entry('Absent Or Same Status', {
+            detect: { exists: [{ status: [200] }, marker], missing: [lacking, { status: [200] }] },
+          }),
+          entry('Absent Or 404', {
+            detect: { exists: [{ status: [200] }, marker], missing: [lacking, { status: [404] }] },
+          }),
+          entry('Absent Or Its Text', {
+            detect: {
+              exists: [{ status: [200] }, marker],
+              missing: [{ all: [{ status: [200] }, { text: 'Not found' }] }],
+            },
+          }),
+          entry('Redirect Then 404', {
+            detect: { exists: [{ redirect: '/athletes/' }], missing: [{ status: [404] }] },
+          }),
+          entry('Hit Only', { detect: { exists: [{ status: [200] }, marker], missing: [] } }),
+        ],
+      },
+      'mine.json',
+    );
+    expect(report.problems.map((p) => `${p.platform} ${p.field}`)).toEqual([
+      'Absent Marker /detect/missing',
+      'Absent Or Same Status /detect/missing',
+    ]);
+    expect(report.problems[0]!.message).toMatch(
+      /^missing only says what the page lacks: .*hit-only \(an empty missing\)$/,
+    );
   });
 
   it("refuses one that WhatsMyName's record for the same address contradicts", () => {
