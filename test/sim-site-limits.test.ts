@@ -1,5 +1,7 @@
+import { Agent, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { rateSignals } from '../src/schedule/rate-signals.js';
+import { SimWeb } from '../src/sim/server.js';
 import {
   busiestWindow,
   LIMIT_ANSWERS,
@@ -32,7 +34,13 @@ describe('SiteLimits', () => {
   });
 
   it('replays a log through a limit, counting what it would refuse', () => {
-    const log = [0, 0, 0, 100, 600, 700].map((at) => ({ at, site: 's', address: 'a', limited: false }));
+    const log = [0, 0, 0, 100, 600, 700].map((at) => ({
+      at,
+      sentFrom: at,
+      site: 's',
+      address: 'a',
+      limited: false,
+    }));
     // 2 a second after a burst of 3: the fourth (100 ms) and the sixth (700 ms) come too soon.
     expect(refusedUnder(log, 2, 3)).toEqual(new Map([['s a', 2]]));
     expect(refusedUnder(log, 10, 3)).toEqual(new Map([['s a', 0]]));
@@ -41,16 +49,29 @@ describe('SiteLimits', () => {
   it('finds the busiest second per site and address', () => {
     const log = [0, 100, 999, 1000, 1500, 2600].map((at) => ({
       at,
+      sentFrom: at,
       site: 's',
       address: 'a',
       limited: false,
     }));
-    expect(busiestWindow([...log, { at: 10, site: 's', address: 'b', limited: false }])).toEqual(
+    expect(
+      busiestWindow([...log, { at: 10, sentFrom: 10, site: 's', address: 'b', limited: false }]),
+    ).toEqual(
       new Map([
         ['s a', 3],
         ['s b', 1],
       ]),
     );
+  });
+
+  it("counts a request from when its client began sending it: a first request from its connection's start", () => {
+    // Begun 400 ms apart: the first two on connections of their own, their handshakes delaying them.
+    const log = [
+      { at: 700, sentFrom: 0, site: 's', address: 'a', limited: false },
+      { at: 710, sentFrom: 400, site: 's', address: 'a', limited: false },
+      { at: 800, sentFrom: 800, site: 's', address: 'a', limited: false },
+    ];
+    expect(busiestWindow(log, 500)).toEqual(new Map([['s a', 2]]));
   });
 });
 
@@ -84,6 +105,30 @@ describe('limitHeaders and policyHeaders', () => {
       const stating = answer === 'ratelimit' || answer === 'ratelimit-fields';
       expect(signals.statedPerSecond, answer).toBe(stating ? 2 : undefined);
       expect(policyHeaders(answer, 2) !== undefined, answer).toBe(stating);
+    }
+  });
+
+  it("logs when a request was begun: a connection's first from the connection's start", async () => {
+    const sim = new SimWeb({
+      routes: [{ host: 'paced.test', handle: () => ({ kind: 'respond' as const, status: 404, body: 'no' }) }],
+      logRequests: true,
+    });
+    const { port } = await sim.start();
+    const agent = new Agent({ connections: 1 });
+    try {
+      for (const name of ['x', 'y']) {
+        const answer = await request(`http://127.0.0.1:${port}/u/${name}`, {
+          dispatcher: agent,
+          headers: { host: 'paced.test' },
+        });
+        await answer.body.text();
+      }
+      const [first, second] = sim.siteLog;
+      expect(first!.sentFrom).toBeLessThan(first!.at);
+      expect(second!.sentFrom).toBe(second!.at);
+    } finally {
+      await agent.close();
+      await sim.stop();
     }
   });
 });

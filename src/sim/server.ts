@@ -67,6 +67,8 @@ export class SimWeb {
   readonly #routes: SimRoute[];
   readonly #options: SimWebOptions;
   readonly #sockets = new Set<Socket>();
+  /** When each connection began (performance.now()), until its first request is read. */
+  readonly #connectedAt = new WeakMap<Socket, number>();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #rateCounts = new Map<string, number>();
   #servers: Server[] = [];
@@ -158,6 +160,7 @@ export class SimWeb {
     const listenHost = this.#options.listenHost ?? '127.0.0.1';
     const listen = async (server: Server, port: number): Promise<number> => {
       server.on('connection', (socket: Socket) => {
+        this.#connectedAt.set(socket, performance.now());
         this.#sockets.add(socket);
         socket.on('close', () => this.#sockets.delete(socket));
       });
@@ -212,6 +215,15 @@ export class SimWeb {
       fn();
     }, ms);
     this.#timers.add(t);
+  }
+
+  /** When the client began sending `req`: its connection's start for a connection's first request (sitelimits.ts). */
+  #sentFrom(req: IncomingMessage): number | undefined {
+    // Under TLS the raw TCP socket, the one the connection event gave, is the TLS socket's parent.
+    const raw = (req.socket as Socket & { _parent?: Socket })._parent ?? req.socket;
+    const started = this.#connectedAt.get(raw);
+    this.#connectedAt.delete(raw);
+    return started;
   }
 
   #handle(req: IncomingMessage, res: ServerResponse): void {
@@ -271,7 +283,7 @@ export class SimWeb {
             break;
           }
         }
-        const retryAfter = this.#sites.admit(site, request.remoteAddress, perSecond);
+        const retryAfter = this.#sites.admit(site, request.remoteAddress, perSecond, this.#sentFrom(req));
         if (retryAfter !== undefined && perSecond !== undefined) {
           behaviour = {
             kind: 'respond',

@@ -94,6 +94,11 @@ export function policyHeaders(answer: LimitAnswer, perSecond: number): Record<st
 export interface SiteRequest {
   /** performance.now() of the simulated web's process (ms). */
   readonly at: number;
+  /**
+   * When the client began sending it (same clock): its connection's start for the first request
+   * on a connection, whose handshake delays its arrival and not the one after it; else `at`.
+   */
+  readonly sentFrom: number;
   /** The site (limit key, or the host when the site has no limit). */
   readonly site: string;
   /** The client's address (the socket's remote address). */
@@ -174,7 +179,7 @@ export class SiteLimits {
    * Counts one request to `site` from `address`. With a limit of `perSecond`, takes
    * a token: undefined when there is one, else the seconds until there is (Retry-After).
    */
-  admit(site: string, address: string, perSecond: number | undefined): number | undefined {
+  admit(site: string, address: string, perSecond: number | undefined, sentFrom?: number): number | undefined {
     const at = this.#now();
     const perAddress = this.#requests.get(site) ?? new Map<string, number>();
     perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
@@ -191,7 +196,7 @@ export class SiteLimits {
       this.#bySite.set(site, (this.#bySite.get(site) ?? 0) + 1);
       this.#byAddress.set(address, (this.#byAddress.get(address) ?? 0) + 1);
     }
-    this.#log?.push({ at, site, address, limited: retryAfter !== undefined });
+    this.#log?.push({ at, sentFrom: sentFrom ?? at, site, address, limited: retryAfter !== undefined });
     return retryAfter;
   }
 
@@ -214,14 +219,15 @@ export class SiteLimits {
 
 /**
  * The most requests from one address to one site within any `windowMs` (half
- * open), by site then address: what a site's rate limiter would have counted.
+ * open), by site then address, by when the client began sending each: how fast
+ * the client sent, which a connection's handshake does not compress.
  */
 export function busiestWindow(log: readonly SiteRequest[], windowMs = 1000): Map<string, number> {
   const times = new Map<string, number[]>();
   for (const r of log) {
     const key = `${r.site} ${r.address}`;
     const list = times.get(key) ?? [];
-    list.push(r.at);
+    list.push(r.sentFrom);
     times.set(key, list);
   }
   const most = new Map<string, number>();
