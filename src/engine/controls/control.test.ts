@@ -37,6 +37,11 @@ const page = (finalUrl: string, bodyLength = 5000, title: string | undefined = '
   ...(title === undefined ? {} : { title }),
 });
 
+/** The platform's control record after a control named `q` read `read` at `at`. */
+function controlAfter(previous: ControlRecord | undefined, read: Outcome, at: number): ControlRecord {
+  return controlRecord(previous, { outcome: read }, 'default', 'q', at);
+}
+
 function control(status: Outcome['status'], drift: boolean, answer?: AnswerPrint): ControlRecord {
   return {
     platformId: 'alpha',
@@ -87,16 +92,10 @@ describe('a hit after its control', () => {
 
   it('stays drifted after a control that could not tell, until one reads miss', () => {
     const drifted = control('hit', true);
-    const untold = controlRecord(
-      drifted,
-      { outcome: outcome('error', { reason: 'timeout' }) },
-      'default',
-      'q',
-      T0 + 1,
-    );
+    const untold = controlAfter(drifted, outcome('error', { reason: 'timeout' }), T0 + 1);
     expect(untold.drift).toBe(true);
     expect(judgeHit(outcome('hit'), undefined, untold).status).toBe('unknown');
-    const recovered = controlRecord(untold, { outcome: outcome('miss') }, 'default', 'q', T0 + 2);
+    const recovered = controlAfter(untold, outcome('miss'), T0 + 2);
     expect(recovered.drift).toBe(false);
     expect(judgeHit(outcome('hit'), undefined, recovered).status).toBe('hit');
   });
@@ -132,27 +131,15 @@ describe('a hit after its control', () => {
   });
 
   it('on a hit-only platform, drifts when a control reads hit and recovers only when one reads unknown/no_miss_rule', () => {
-    const drifted = controlRecord(undefined, { outcome: outcome('hit') }, 'default', 'q', T0);
+    const drifted = controlAfter(undefined, outcome('hit'), T0);
     expect(drifted.drift).toBe(true);
     expect(judgeHit(outcome('hit'), undefined, drifted)).toMatchObject({
       status: 'unknown',
       reason: 'rule_drift',
     });
-    const shielded = controlRecord(
-      drifted,
-      { outcome: outcome('unknown', { reason: 'waf' }) },
-      'default',
-      'q',
-      T0 + 1,
-    );
+    const shielded = controlAfter(drifted, outcome('unknown', { reason: 'waf' }), T0 + 1);
     expect(shielded.drift).toBe(true);
-    const recovered = controlRecord(
-      shielded,
-      { outcome: outcome('unknown', { reason: 'no_miss_rule' }) },
-      'default',
-      'q',
-      T0 + 2,
-    );
+    const recovered = controlAfter(shielded, outcome('unknown', { reason: 'no_miss_rule' }), T0 + 2);
     expect(recovered).toMatchObject({ drift: false, status: 'unknown', reason: 'no_miss_rule' });
     expect(judgeHit(outcome('hit'), undefined, recovered).status).toBe('hit');
   });
