@@ -14,17 +14,30 @@ import { type BasicSignal, isHitOnly, type Platform, type Signal, type SignalPar
 
 const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
 
-/** The statuses the exists side accepts when it is status alone; undefined when it reads anything else. */
-function statusAloneCodes(platform: Platform): readonly number[] | undefined {
+/**
+ * The statuses the exists side accepts (its status parts, intersected; undefined: it names
+ * none), and whether it reads nothing but the status.
+ */
+function existsStatuses(platform: Platform): {
+  readonly codes: readonly number[] | undefined;
+  readonly alone: boolean;
+} {
   let codes: number[] | undefined;
+  let alone = true;
   for (const signal of platform.detect.exists) {
     const parts: readonly BasicSignal[] = signal.kind === 'all' ? positiveParts(signal) : [signal];
     for (const part of parts) {
-      if (part.kind !== 'status') return undefined;
-      codes = codes ? codes.filter((c) => part.codes.includes(c)) : [...part.codes];
+      if (part.kind !== 'status') alone = false;
+      else codes = codes ? codes.filter((c) => part.codes.includes(c)) : [...part.codes];
     }
   }
-  return codes;
+  return { codes, alone };
+}
+
+/** The statuses the exists side accepts when it is status alone; undefined when it reads anything else. */
+function statusAloneCodes(platform: Platform): readonly number[] | undefined {
+  const { codes, alone } = existsStatuses(platform);
+  return alone ? codes : undefined;
 }
 
 /**
@@ -79,18 +92,6 @@ export function statusAloneProblem(
   return undefined;
 }
 
-/** The statuses the exists side accepts (its status parts, intersected); undefined: any. */
-function existsStatuses(platform: Platform): readonly number[] | undefined {
-  let codes: number[] | undefined;
-  for (const signal of platform.detect.exists) {
-    const parts: readonly BasicSignal[] = signal.kind === 'all' ? positiveParts(signal) : [signal];
-    for (const part of parts)
-      if (part.kind === 'status')
-        codes = codes ? codes.filter((c) => part.codes.includes(c)) : [...part.codes];
-  }
-  return codes;
-}
-
 /**
  * Whether a missing signal names something of a not-found page: its text, a JSON member, a
  * header, a redirect, or a status a profile does not answer with (200, when its exists side
@@ -110,7 +111,7 @@ function namesNotFoundPage(signal: Signal | SignalPart, profileStatuses: readonl
  */
 export function absenceAloneProblem(platform: Platform): string | undefined {
   if (isHitOnly(platform)) return undefined;
-  const profileStatuses = existsStatuses(platform) ?? [200];
+  const profileStatuses = existsStatuses(platform).codes ?? [200];
   if (platform.detect.missing.some((signal) => namesNotFoundPage(signal, profileStatuses))) return undefined;
   return "missing only says what the page lacks: a login wall, a block page or a new layout with a profile's status would read as not there; name something of the not-found page (its text, a JSON member, a header, a redirect or another status), or make the entry hit-only (an empty missing)";
 }

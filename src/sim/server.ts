@@ -217,7 +217,7 @@ export class SimWeb {
     this.#timers.add(t);
   }
 
-  /** When the client began sending `req`: its connection's start for a connection's first request (sitelimits.ts). */
+  /** When the client began sending `req`: its connection's start for a connection's first request (site-limits.ts). */
   #sentFrom(req: IncomingMessage): number | undefined {
     // Under TLS the raw TCP socket, the one the connection event gave, is the TLS socket's parent.
     const raw = (req.socket as Socket & { _parent?: Socket })._parent ?? req.socket;

@@ -8,14 +8,14 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const BUILT = join(ROOT, 'dist', 'cli', 'main.js');
 const SOURCE = join(ROOT, 'src', 'cli', 'main.ts');
 /** What the build reads: code and the page's files (the catalogue's data is read from src/ at run time). */
 const BUILD_INPUT = /\.(ts|html|css)$/;
 
 /** The last change to a build input under `dir`, in ms. */
-export function newestBuildInput(dir: string): number {
+function newestBuildInput(dir: string): number {
   let newest = 0;
   for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
     if (!BUILD_INPUT.test(file) || file.endsWith('.test.ts')) continue;

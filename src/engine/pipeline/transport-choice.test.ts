@@ -11,7 +11,7 @@ import { chooseTransport, escalate } from './transport-choice.js';
 
 const [platform] = catalogueOf([entry('Alpha')]).platforms;
 
-/** Transports of which `lacking` are not installed; browser slots come free once `slots` says so. */
+/** Transports of which `lacking` are not installed; every browser slot asked for is free, `held` counts those held. */
 function transportsLacking(...lacking: Transport[]): Transports & { held: number } {
   const set = {
     held: 0,
@@ -26,25 +26,33 @@ function transportsLacking(...lacking: Transport[]): Transports & { held: number
   return set;
 }
 
-/** Browser slots that come free only when `free()` is called, or never. */
-function browserSlotsTaken(): Transports & { free: () => void; asked: AbortSignal[] } {
-  let free: () => void = () => {};
-  const freed = new Promise<void>((resolve) => (free = resolve));
+/** Browser slots that never come free: a wait ends only when its signal aborts. */
+function browserSlotsTaken(): Transports & { asked: AbortSignal[] } {
   const asked: AbortSignal[] = [];
   return {
     ...transportsLacking(),
     asked,
-    free: () => free(),
     admitBrowser: (signal) => {
       asked.push(signal);
-      return new Promise((resolve) => {
+      return new Promise((resolve) =>
         signal.addEventListener('abort', () => resolve({ heldBack: 'not sent: no browser slot came free' }), {
           once: true,
-        });
-        freed.then(() => resolve({ release: () => {} }));
-      });
+        }),
+      );
     },
   };
+}
+
+/** Browser slots whose one slot comes free just as the check's search is cancelled. */
+function slotAsCancelled(cancel: { cancel?: ((reason: unknown) => void) | undefined }) {
+  const set = transportsLacking();
+  return Object.assign(set, {
+    admitBrowser: async () => {
+      cancel.cancel?.(new Error('search cancelled'));
+      set.held++;
+      return { release: () => set.held-- };
+    },
+  });
 }
 
 /** A site whose defence stops the transports before `through`; `tried` records each request's transport. */
@@ -202,6 +210,19 @@ describe('a check that starts at the browser', () => {
     cancel.cancel?.(new Error('search cancelled'));
     await expect(waiting).rejects.toThrow('search cancelled');
     expect(cancel.cancel).toBeUndefined();
+  });
+
+  it('gives back a slot that came as its search was cancelled', async () => {
+    const cancel: { cancel?: ((reason: unknown) => void) | undefined } = {};
+    const transports = slotAsCancelled(cancel);
+    let sent = 0;
+    const checking = chooseTransport({ transports, timeoutMs: 1_000 })(async () => {
+      sent++;
+      return answered;
+    })(checkOf(browserPlatform, 'alice', { cancel }));
+    await expect(checking).rejects.toThrow('search cancelled');
+    expect(sent).toBe(0);
+    expect(transports.held).toBe(0);
   });
 
   it('takes no slot for a check that starts at another transport', async () => {

@@ -72,8 +72,14 @@ async function waitForBrowser(
   const waits = [cancelled.signal, AbortSignal.timeout(timeoutMs), ...(check.signal ? [check.signal] : [])];
   try {
     const admission = await transports.admitBrowser(AbortSignal.any(waits));
-    if (check.signal?.aborted) throw check.signal.reason;
-    if (cancelled.signal.aborted) throw cancelled.signal.reason;
+    // Ended as the slot came: the slot goes back, not with the check.
+    const ended = check.signal?.aborted
+      ? check.signal
+      : cancelled.signal.aborted
+        ? cancelled.signal
+        : undefined;
+    if (ended && 'release' in admission) admission.release();
+    if (ended) throw ended.reason;
     return admission;
   } finally {
     if (handle) handle.cancel = undefined;
