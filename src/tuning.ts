@@ -111,6 +111,13 @@ export const SWEEP_BATCH_ROWS = 500;
  */
 export const BROWSER_CLOSE_MS = 5_000;
 
+/**
+ * How long a wiped browser tab waits for the next check of its identity before it is
+ * closed (ms): long enough to carry a search's browser checks, short enough that an idle
+ * engine gives its memory back.
+ */
+export const BROWSER_TAB_IDLE_MS = 15_000;
+
 /** How long a Chromium may take to start (ms); past it the launch fails and the next check tries again. */
 export const BROWSER_LAUNCH_MS = 30_000;
 

@@ -123,7 +123,7 @@ export class Metrics {
   });
   readonly browserOpen = new Gauge({
     name: 'userscout_browser_open',
-    help: 'Browser contexts (one per check in flight) and pages open now in this process',
+    help: 'Browser checks in flight (context) and pages open now, idle tabs included (page), in this process',
     labelNames: ['kind'] as const,
     registers: [this.registry],
     collect: () => {
@@ -144,6 +144,11 @@ export class Metrics {
         'Checks tried again through a costlier transport past a bot defence',
       ],
       ['launches', 'userscout_browser_launches_total', 'Chromium processes started'],
+      [
+        'tabs',
+        'userscout_browser_tabs_opened_total',
+        'Browser tabs (a context and its page) opened; a check reuses a wiped tab of its identity when one is idle',
+      ],
       [
         'slotWaits',
         'userscout_browser_slot_waits_total',

@@ -120,6 +120,7 @@ export class Engine {
    */
   readonly #closing = Array.from({ length: CLOSING_SHARDS }, () => new AbortController());
   #nextClosing = 0;
+  #closed: Promise<void> | undefined;
   readonly #sharedChecks: SharedChecks | undefined;
   readonly #egress: readonly EgressRoute[];
   readonly #escalationsPerSearch: number;
@@ -408,7 +409,13 @@ export class Engine {
     return this.#scheduler.unsent(site);
   }
 
-  async close(): Promise<void> {
+  /** Closes its connections and browsers; closing again waits for the first close. */
+  close(): Promise<void> {
+    this.#closed ??= this.#close();
+    return this.#closed;
+  }
+
+  async #close(): Promise<void> {
     const reason = new Error('engine closed');
     for (const closing of this.#closing) closing.abort(reason);
     for (const shared of this.#inflight.values()) shared.cancel.cancel?.(reason);

@@ -12,6 +12,8 @@ export const TALLIES = [
   'escalations',
   /** Chromium processes started. */
   'launches',
+  /** Browser tabs (a context and its page) opened; a check takes a wiped one when there is one. */
+  'tabs',
   /** Browsers replaced after they crashed (their process died or their connection closed). */
   'crashes',
   /** Browsers killed and replaced because a context did not close in time. */

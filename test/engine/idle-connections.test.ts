@@ -108,6 +108,19 @@ describe('idle connections', () => {
     expect(statuses(closed)).toEqual(['One:hit', 'Three:hit', 'Two:hit']);
   });
 
+  it('closes once: a second close waits for the first and does not throw', async () => {
+    engine = engineOf(true, [http('One', 'one.test')]);
+    expect((await search(engine, 'alice')).map((o) => o.status)).toEqual(['hit']);
+    expect(open.size).toBe(1);
+    const first = engine.close();
+    const second = engine.close();
+    expect(second).toBe(first);
+    await second;
+    await settled();
+    expect(open.size).toBe(0);
+    await expect(engine.close()).resolves.toBeUndefined();
+  });
+
   it('keeps a connection for the next check to its origin', async () => {
     // Six platforms on one origin, at most two checks in flight to it: connections are reused.
     const platforms = ['A', 'B', 'C', 'D', 'E', 'F'].map((n) => http(n, 'shared.test'));

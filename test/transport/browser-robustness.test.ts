@@ -4,7 +4,8 @@
  * site; a page that never answers ends at the check's deadline with its context
  * closed; checks beyond the process's cap or their site's browser budget end
  * unknown, unsent (an escalation so held back leaves the defence's answer, saying
- * why); after 50 checks no context or page is left open.
+ * why); a tab handed to the next check carries nothing over; after 50 checks the tabs
+ * were reused and none is left open once the engine closes.
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +42,13 @@ function handle(req: SimRequest) {
 }
 
 const HOSTS = ['plain.test', 'other.test'] as const;
+/** A page that says whether it found what its script leaves behind: a cookie, local or session storage. */
+const STICKY = 'sticky.test';
+const STICKY_PAGE = `<html><body><div id="v">first visit</div><script>
+var seen = document.cookie.indexOf('seen=1') >= 0 || localStorage.getItem('seen') || sessionStorage.getItem('seen');
+if (seen) document.getElementById('v').textContent = 'return' + 'ing visitor';
+document.cookie = 'seen=1; path=/; max-age=3600'; localStorage.setItem('seen', '1'); sessionStorage.setItem('seen', '1');
+</script></body></html>`;
 /** A site behind a JavaScript challenge: only the browser gets past it. */
 const CHALLENGED = 'challenged.test';
 
@@ -49,6 +57,7 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
     routes: [
       ...HOSTS.map((host) => ({ host, handle })),
       { host: CHALLENGED, defence: 'challenge' as const, handle },
+      { host: STICKY, handle: () => ({ kind: 'respond' as const, status: 200, body: STICKY_PAGE }) },
     ],
   });
   let catalogue: Catalogue;
@@ -80,6 +89,13 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
           transport: 'browser',
         }),
       ),
+      // Read as found only when a check meets what an earlier one left behind.
+      entry(STICKY, {
+        home: `https://${STICKY}/`,
+        profile: `https://${STICKY}/u/{username}`,
+        transport: 'browser',
+        detect: { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] },
+      }),
       // Named for http: it reaches the browser only by escalation.
       entry(CHALLENGED, { home: `https://${CHALLENGED}/`, profile: `https://${CHALLENGED}/u/{username}` }),
     ]);
@@ -102,7 +118,8 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
     // Tried again on the replacement, within its deadline: the site's answer, not the crash's.
     expect(await inFlight).toMatchObject({ status: 'hit', evidence: { transport: 'browser' } });
     expect(await killed.check(platform('plain.test'), 'nobody-here-7')).toMatchObject({ status: 'miss' });
-    expect(tally.read()).toMatchObject({ crashes: 1, launches: 2, contexts: 0, pages: 0 });
+    // The dead browser's tabs are gone; the replacement keeps the one tab its checks shared.
+    expect(tally.read()).toMatchObject({ crashes: 1, launches: 2, contexts: 0, pages: 1 });
     expect(browserPids().some((pid) => before.has(pid))).toBe(false);
   }, 120_000);
 
@@ -128,7 +145,7 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
     }
     expect(tally.read()).toMatchObject({ hangs: 1, contexts: 0 });
     expect(await frozen.check(platform('plain.test'), 'alice')).toMatchObject({ status: 'hit' });
-    expect(tally.read()).toMatchObject({ hangs: 1, launches: 2, contexts: 0, pages: 0 });
+    expect(tally.read()).toMatchObject({ hangs: 1, launches: 2, contexts: 0, pages: 1 });
   }, 120_000);
 
   it('ends a page that never answers at the deadline, its context and page closed', async () => {
@@ -214,6 +231,18 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
     expect(tally.read()).toMatchObject({ siteBudgetSpent: 1, launches: 1 });
   }, 120_000);
 
+  it('hands a wiped tab to the next check: nothing one check leaves is seen by the next', async () => {
+    const { engine: sequential, tally } = engine({ browserContexts: 1, controlWindowMs: 0 });
+    for (const name of ['alice', 'bob', 'carol'])
+      expect(await sequential.check(platform(STICKY), name)).toMatchObject({
+        status: 'miss',
+        evidence: { transport: 'browser' },
+      });
+    expect(tally.read()).toMatchObject({ tabs: 1, pages: 1, contexts: 0 });
+    await sequential.close();
+    expect(tally.read()).toMatchObject({ pages: 0, contexts: 0 });
+  }, 120_000);
+
   it('leaves no context or page open after 50 browser checks, on one browser', async () => {
     const { engine: busy, tally } = engine({
       browserContexts: 5,
@@ -230,6 +259,11 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
     expect(outcomes).toHaveLength(50);
     expect(outcomes.filter((o) => o.status === 'hit')).toHaveLength(10);
     expect(outcomes.filter((o) => o.status === 'miss')).toHaveLength(40);
-    expect(tally.read()).toMatchObject({ launches: 1, contexts: 0, pages: 0, crashes: 0, hangs: 0 });
+    expect(tally.read()).toMatchObject({ launches: 1, contexts: 0, crashes: 0, hangs: 0 });
+    // Tabs are reused: at most one per check at once is kept, and closing the engine closes them.
+    expect(tally.read().pages).toBeLessThanOrEqual(5);
+    expect(tally.read().tabs).toBeLessThanOrEqual(10);
+    await busy.close();
+    expect(tally.read()).toMatchObject({ contexts: 0, pages: 0 });
   }, 300_000);
 });

@@ -2,7 +2,7 @@
  * The `browser` transport: headless Chromium driven by playwright-core, for sites
  * that answer a JavaScript challenge. Its browsers are launched on first use and
  * reused, replaced when they crash or hang (browser-pool.ts); each check gets a
- * fresh context, closed after. A check is costly, so it takes a slot of the
+ * context of its own, wiped and kept for the next or closed (browser-tabs.ts). A check is costly, so it takes a slot of the
  * process and one of the cluster (browser-slots.ts) and a place in its site's
  * browser budget first, or is not sent. What is read is what the page shows once its scripts
  * ran: the final URL, the status and headers of the main document, the DOM's HTML.
@@ -11,7 +11,7 @@
  * and the proxy hold as on the http path.
  */
 import { existsSync } from 'node:fs';
-import type { BrowserContext, Response } from 'playwright-core';
+import type { Frame, Response } from 'playwright-core';
 import { UserscoutError } from '../../errors.js';
 import type { BudgetLimit, RateBudget } from '../../schedule/rate-budget.js';
 import {
@@ -25,6 +25,7 @@ import type { TransportTally } from '../transport-tally.js';
 import type { CheckRequest } from '../verdict/request.js';
 import type { ResponseView } from '../verdict/response-view.js';
 import { BrowserPool } from './browser-pool.js';
+import { endTab, IdleTabs, type Opened, type Tab, wipe } from './browser-tabs.js';
 import type { EgressGateway } from './egress-gateway.js';
 import type { Exchange } from './http.js';
 import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type TransportExchangeOptions } from './transports.js';
@@ -109,6 +110,7 @@ function heldBack(message: string): Error {
 export class BrowserTransport {
   readonly #options: BrowserOptions;
   readonly #pool: BrowserPool;
+  readonly #idle = new IdleTabs();
   readonly #processSlots: BrowserSlots;
   #closed = false;
 
@@ -235,13 +237,53 @@ export class BrowserTransport {
     return `not sent: no browser slot came free ${when} (${this.#options.contexts} browser checks at once in this process, USERSCOUT_BROWSER_CONTEXTS; ${this.#options.clusterCap} in the cluster, USERSCOUT_BROWSER_CHECKS_AT_ONCE)`;
   }
 
-  /** One try on a browser of the pool, its context closed after (within BROWSER_CLOSE_MS, or its browser is killed). */
+  /**
+   * One try in a tab: a wiped one of the identity's when there is one, else a new context
+   * and page on a browser of the pool. After a check that stayed on its own origin the tab
+   * is wiped and kept (browser-tabs.ts); otherwise its context is closed (within
+   * BROWSER_CLOSE_MS, or its browser is killed as hung).
+   */
   async #attempt<D>(
     identity: number,
     request: CheckRequest,
     options: TransportExchangeOptions<D>,
   ): Promise<Exchange<D>> {
     const { signal } = options;
+    const tab = this.#idle.take(identity) ?? (await this.#open(identity, signal));
+    let died = false;
+    let kept = false;
+    try {
+      signal.throwIfAborted();
+      // A browser that no longer answers never opens it: the deadline ends the wait.
+      const opened = await untilAborted(tab.opening, signal);
+      signal.throwIfAborted();
+      // Host-only cookies: Chromium sends them to the session's host alone, redirects included.
+      if (request.session) await opened.context.addCookies(request.session.browserCookies());
+      const { exchange, origins } = await this.#read(tab, opened, request, options);
+      const origin = new URL(request.url).origin;
+      // Storage written by another origin's document would not be wiped: such a tab is closed.
+      kept =
+        !this.#closed &&
+        !signal.aborted &&
+        origins.size === 1 &&
+        origins.has(origin) &&
+        (await wipe(tab, opened, origin));
+      return exchange;
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      const refused = refusalOf(error, this.#gateway(identity), request.url);
+      // Playwright may reject with the browser's closing before its process or connection tells.
+      died = tab.pooled.gone() || closedUnder(error);
+      throw died ? new BrowserGoneError(refused) : refused;
+    } finally {
+      tab.current = undefined;
+      if (kept) this.#idle.put(tab);
+      else await endTab(tab, died);
+    }
+  }
+
+  /** A new tab of `identity` on a browser of the pool: its context and page still opening. */
+  async #open(identity: number, signal: AbortSignal): Promise<Tab> {
     // A launch is waited for within the deadline; one that comes after it is given back.
     const acquiring = this.#pool.acquire();
     const { pooled, done } = await untilAborted(acquiring, signal).catch((error: unknown) => {
@@ -251,108 +293,110 @@ export class BrowserTransport {
       );
       throw error;
     });
-    let opening: Promise<BrowserContext> | undefined;
-    let context: BrowserContext | undefined;
-    let died = false;
-    try {
-      signal.throwIfAborted();
-      const gateway = this.#gateway(identity);
-      opening = pooled.browser.newContext({
+    const tab: Tab = { identity, pooled, done, opening: Promise.resolve(undefined as never) };
+    const opening = (async (): Promise<Opened> => {
+      const context = await pooled.browser.newContext({
         ignoreHTTPSErrors: this.#options.insecure,
         serviceWorkers: 'block',
-        proxy: await proxyOf(gateway),
+        proxy: await proxyOf(this.#gateway(identity)),
       });
-      // A browser that no longer answers never opens it: the deadline ends the wait.
-      context = await untilAborted(opening, signal);
       const tally = this.#options.tally;
+      tally.add('tabs');
       context.on('page', (page) => {
         tally.adjustPages(1);
         page.once('close', () => tally.adjustPages(-1));
       });
-      signal.throwIfAborted();
-      // Host-only cookies: Chromium sends them to the session's host alone, redirects included.
-      if (request.session) await context.addCookies(request.session.browserCookies());
-      return await this.#read(context, request, options);
-    } catch (error) {
-      if (signal.aborted) throw signal.reason;
-      const refused = refusalOf(error, this.#gateway(identity), request.url);
-      // Playwright may reject with the browser's closing before its process or connection tells.
-      died = pooled.gone() || closedUnder(error);
-      throw died ? new BrowserGoneError(refused) : refused;
-    } finally {
-      // Closed even when it opened after the deadline; one that neither opens nor closes in time marks a hung browser.
-      const opened = opening;
-      const closed =
-        opened === undefined || (await BrowserPool.closeWithin(() => opened.then((c) => c.close())));
-      await done(died ? 'gone' : closed ? 'closed' : 'hung');
-    }
+      const page = await context.newPage();
+      await page.route('**/*', async (route) => {
+        const asked = route.request();
+        if (SKIPPED.has(asked.resourceType())) return route.abort('blockedbyclient');
+        // The check's own request (its method, body and headers) is the first navigation; later ones are the page's.
+        const check = tab.current;
+        if (check?.first && asked.isNavigationRequest()) {
+          check.first = false;
+          const { request } = check;
+          return route.continue({
+            method: request.method,
+            headers: { ...asked.headers(), ...platformHeaders(request.headers) },
+            ...(request.body === undefined ? {} : { postData: request.body }),
+          });
+        }
+        return route.continue();
+      });
+      return { context, page };
+    })();
+    opening.catch(() => undefined);
+    return Object.assign(tab, { opening });
   }
 
+  /** Reads the check's page once it settled; `origins`: where its documents came from. */
   async #read<D>(
-    context: BrowserContext,
+    tab: Tab,
+    opened: Opened,
     request: CheckRequest,
     options: TransportExchangeOptions<D>,
-  ): Promise<Exchange<D>> {
-    const page = await untilAborted(context.newPage(), options.signal);
-    let first = true;
-    const routing = page.route('**/*', async (route) => {
-      const asked = route.request();
-      if (SKIPPED.has(asked.resourceType())) return route.abort('blockedbyclient');
-      // The check's own request (its method, body and headers) is the first navigation; later ones are the page's.
-      if (first && asked.isNavigationRequest()) {
-        first = false;
-        return route.continue({
-          method: request.method,
-          headers: { ...asked.headers(), ...platformHeaders(request.headers) },
-          ...(request.body === undefined ? {} : { postData: request.body }),
-        });
-      }
-      return route.continue();
-    });
-    await untilAborted(routing, options.signal);
+  ): Promise<{ exchange: Exchange<D>; origins: Set<string> }> {
+    const { page } = opened;
+    tab.current = { request, first: true };
     let document: Response | undefined;
     let navigations = 0;
-    page.on('response', (response) => {
+    const origins = new Set<string>();
+    const onResponse = (response: Response) => {
+      if (response.request().resourceType() === 'document') origins.add(new URL(response.url()).origin);
       if (response.request().isNavigationRequest() && response.frame() === page.mainFrame())
         document = response;
-    });
-    page.on('framenavigated', (frame) => {
+    };
+    const onNavigated = (frame: Frame) => {
       if (frame === page.mainFrame()) navigations++;
-    });
+    };
+    page.on('response', onResponse);
+    page.on('framenavigated', onNavigated);
     const aborted = new Promise<never>((_, reject) => {
       if (options.signal.aborted) reject(options.signal.reason);
       options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true });
     });
     aborted.catch(() => undefined);
-    const answered = await Promise.race([page.goto(request.url, { waitUntil: 'load', timeout: 0 }), aborted]);
-    document ??= answered ?? undefined;
-    // A challenge's script sets its cookie and reloads: read once the page stays on one document.
-    for (let seen = -1; seen !== navigations; ) {
-      seen = navigations;
-      await Promise.race([page.waitForLoadState('load', { timeout: 0 }), aborted]);
-      // A page with no script and no refresh cannot navigate itself: nothing to settle.
-      if (!(await Promise.race([page.evaluate(CAN_NAVIGATE_ITSELF), aborted]).catch(() => true))) break;
-      await Promise.race([new Promise((resolve) => setTimeout(resolve, SETTLE_MS)), aborted]);
+    try {
+      const answered = await Promise.race([
+        page.goto(request.url, { waitUntil: 'load', timeout: 0 }),
+        aborted,
+      ]);
+      document ??= answered ?? undefined;
+      // A challenge's script sets its cookie and reloads: read once the page stays on one document.
+      for (let seen = -1; seen !== navigations; ) {
+        seen = navigations;
+        await Promise.race([page.waitForLoadState('load', { timeout: 0 }), aborted]);
+        // A page with no script and no refresh cannot navigate itself: nothing to settle.
+        if (!(await Promise.race([page.evaluate(CAN_NAVIGATE_ITSELF), aborted]).catch(() => true))) break;
+        await Promise.race([new Promise((resolve) => setTimeout(resolve, SETTLE_MS)), aborted]);
+      }
+      const html = await Promise.race([page.content(), aborted]);
+      const bytes = Buffer.from(html, 'utf8');
+      const capped =
+        bytes.length > options.bodyCapBytes ? bytes.subarray(0, options.bodyCapBytes).toString('utf8') : html;
+      const url = page.url();
+      const view: ResponseView = {
+        status: document?.status() ?? 200,
+        headers: document ? await Promise.race([document.allHeaders(), aborted]) : {},
+        url,
+        redirected: url !== request.url,
+        body: capped,
+        complete: true,
+      };
+      const decision = options.decide(view);
+      return {
+        exchange: { view, bytesRead: Math.min(bytes.length, options.bodyCapBytes), decision },
+        origins,
+      };
+    } finally {
+      page.off('response', onResponse);
+      page.off('framenavigated', onNavigated);
     }
-    const html = await Promise.race([page.content(), aborted]);
-    const bytes = Buffer.from(html, 'utf8');
-    const capped =
-      bytes.length > options.bodyCapBytes ? bytes.subarray(0, options.bodyCapBytes).toString('utf8') : html;
-    const url = page.url();
-    const view: ResponseView = {
-      status: document?.status() ?? 200,
-      headers: document ? await Promise.race([document.allHeaders(), aborted]) : {},
-      url,
-      redirected: url !== request.url,
-      body: capped,
-      complete: true,
-    };
-    const decision = options.decide(view);
-    return { view, bytesRead: Math.min(bytes.length, options.bodyCapBytes), decision };
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    await this.#idle.close();
     await this.#pool.close();
   }
 }

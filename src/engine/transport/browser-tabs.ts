@@ -1,0 +1,125 @@
+/**
+ * The browser transport's tabs: a context with its one page, kept for the next check
+ * of the same egress identity once wiped. A page's renderer process is most of what a
+ * browser check costs; a tab whose check stayed on one origin is wiped (its cookies, that
+ * origin's storage, the page left for `about:blank`) and handed to the next check instead
+ * of being closed. A tab that is not reused within BROWSER_TAB_IDLE_MS is closed, so an
+ * idle engine holds none.
+ */
+import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { BROWSER_CLOSE_MS, BROWSER_TAB_IDLE_MS } from '../../tuning.js';
+import type { CheckRequest } from '../verdict/request.js';
+import { BrowserPool, type ContextEnd, type PooledBrowser } from './browser-pool.js';
+
+/** A context and its page, once opened. */
+export interface Opened {
+  readonly context: BrowserContext;
+  readonly page: Page;
+}
+
+/** The check a tab serves now: its request, and whether its own navigation is still to come. */
+export interface TabCheck {
+  readonly request: CheckRequest;
+  first: boolean;
+}
+
+export interface Tab {
+  readonly identity: number;
+  readonly pooled: PooledBrowser;
+  /** Tells the pool the context ended, and how. */
+  readonly done: (end: ContextEnd) => Promise<void>;
+  /** The context and page, opening: it may settle after the check that opened it gave up. */
+  readonly opening: Promise<Opened>;
+  /** What the page's routing reads; undefined between checks. */
+  current?: TabCheck | undefined;
+  cdp?: CDPSession;
+}
+
+/** `work`'s result, or false when it fails or takes longer than `ms`. */
+async function within(ms: number, work: () => Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work().catch(() => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Clears what the check left in its tab: every cookie of the context, and the storage of
+ * the one origin its documents came from (local, session, IndexedDB, caches). False when
+ * that could not be done in time: the tab is then closed, not reused.
+ */
+export async function wipe(tab: Tab, opened: Opened, origin: string): Promise<boolean> {
+  return within(BROWSER_CLOSE_MS, async () => {
+    const { context, page } = opened;
+    await page.evaluate(() => {
+      sessionStorage.clear();
+      localStorage.clear();
+    });
+    await context.clearCookies();
+    tab.cdp ??= await context.newCDPSession(page);
+    await tab.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+    await page.goto('about:blank');
+    return true;
+  });
+}
+
+/** Closes a tab's context within BROWSER_CLOSE_MS and tells the pool how it ended. */
+export async function endTab(tab: Tab, died: boolean): Promise<void> {
+  const closed = await BrowserPool.closeWithin(() => tab.opening.then(({ context }) => context.close()));
+  await tab.done(died ? 'gone' : closed ? 'closed' : 'hung');
+}
+
+/** Wiped tabs waiting for a check, by identity, each closed once idle for BROWSER_TAB_IDLE_MS. */
+export class IdleTabs {
+  readonly #byIdentity = new Map<number, Map<Tab, NodeJS.Timeout>>();
+  readonly #idleMs: number;
+
+  constructor(idleMs = BROWSER_TAB_IDLE_MS) {
+    this.#idleMs = idleMs;
+  }
+
+  /** A wiped tab of `identity` on a live browser, or undefined; tabs found on a dead browser are ended. */
+  take(identity: number): Tab | undefined {
+    const tabs = this.#byIdentity.get(identity);
+    if (!tabs) return undefined;
+    for (const [tab, timer] of tabs) {
+      clearTimeout(timer);
+      tabs.delete(tab);
+      if (!tab.pooled.gone()) return tab;
+      void endTab(tab, true);
+    }
+    return undefined;
+  }
+
+  put(tab: Tab): void {
+    let tabs = this.#byIdentity.get(tab.identity);
+    if (!tabs) {
+      tabs = new Map();
+      this.#byIdentity.set(tab.identity, tabs);
+    }
+    const held = tabs;
+    const timer = setTimeout(() => {
+      held.delete(tab);
+      void endTab(tab, tab.pooled.gone());
+    }, this.#idleMs);
+    timer.unref();
+    held.set(tab, timer);
+  }
+
+  /** Ends every idle tab. */
+  async close(): Promise<void> {
+    const ending: Promise<void>[] = [];
+    for (const tabs of this.#byIdentity.values())
+      for (const [tab, timer] of tabs) {
+        clearTimeout(timer);
+        ending.push(endTab(tab, tab.pooled.gone()));
+      }
+    this.#byIdentity.clear();
+    await Promise.all(ending);
+  }
+}
