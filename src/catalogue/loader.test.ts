@@ -62,3 +62,91 @@ describe('loadCatalogue: regexes run in linear time', () => {
     ]);
   });
 });
+
+describe('loadCatalogue: other hosts of a site', () => {
+  it('keeps the other hosts of an entry, lower-case as given, and none for an entry without', () => {
+    const { catalogue, problems } = loadCatalogue({
+      platforms: [entry('Renamed', { otherHosts: ['old-name.test', 'short.test'] }), entry('Plain')],
+    });
+    expect(problems).toEqual([]);
+    expect(catalogue.platforms.map((p) => [p.name, p.otherHosts])).toEqual([
+      ['Renamed', ['old-name.test', 'short.test']],
+      ['Plain', []],
+    ]);
+  });
+
+  it('refuses a host that is not a host name: a URL, a port, a path, capitals, an empty label, a www. prefix', () => {
+    const bad = [
+      'https://old.test',
+      'old.test:8080',
+      'old.test/u',
+      'Old.test',
+      'old..test',
+      'localhost',
+      'www.old.test',
+    ];
+    const { catalogue, problems } = loadCatalogue({
+      platforms: bad.map((host, i) => entry(`Bad ${i}`, { otherHosts: [host] })),
+    });
+    expect(catalogue.platforms).toEqual([]);
+    expect(problems.map((p) => [p.platform, p.field])).toEqual(
+      bad.map((_, i) => [`Bad ${i}`, '/otherHosts/0']),
+    );
+    expect(problems[0]?.message).toMatch(/must be a host name/);
+    expect(problems.at(-1)?.message).toMatch(/without "www\."/);
+  });
+
+  it('refuses an empty list and a host given twice', () => {
+    const { problems } = loadCatalogue({
+      platforms: [entry('Empty', { otherHosts: [] }), entry('Twice', { otherHosts: ['a.test', 'a.test'] })],
+    });
+    expect(problems.map((p) => [p.platform, p.field])).toEqual([
+      ['Empty', '/otherHosts'],
+      ['Twice', '/otherHosts'],
+    ]);
+  });
+
+  it("refuses the entry's own check, profile or home host (with or without www.)", () => {
+    const { catalogue, problems } = loadCatalogue({
+      platforms: [
+        entry('Own Profile', { otherHosts: ['own-profile.test'] }),
+        entry('Own Check', {
+          check: { url: 'https://api.own-check.test/users/{username}' },
+          otherHosts: ['api.own-check.test'],
+        }),
+        entry('Own Home', { home: 'https://www.own-home.org/', otherHosts: ['own-home.org'] }),
+      ],
+    });
+    expect(catalogue.platforms).toEqual([]);
+    expect(problems.map((p) => [p.platform, p.field])).toEqual([
+      ['Own Profile', '/otherHosts/0'],
+      ['Own Check', '/otherHosts/0'],
+      ['Own Home', '/otherHosts/0'],
+    ]);
+    expect(problems[0]?.message).toMatch(/this entry's own check, profile or home host/);
+  });
+
+  it('refuses the check host of another enabled entry (two entries for one site), not of a disabled one', () => {
+    const { catalogue, problems } = loadCatalogue({
+      platforms: [
+        entry('Current', { otherHosts: ['old.test', 'second.test'] }),
+        entry('Old', { home: 'https://www.old.test/', profile: 'https://www.old.test/u/{username}' }),
+        entry('Second', {
+          home: 'https://second.test/',
+          profile: 'https://second.test/u/{username}',
+          enabled: false,
+          disabledReason: 'A second address of the site "Current" checks.',
+        }),
+        entry('Other', { otherHosts: ['second.test'] }),
+      ],
+    });
+    expect(problems).toEqual([
+      {
+        platform: 'Current',
+        field: '/otherHosts/0',
+        message: expect.stringMatching(/^old\.test is the check host of the enabled entry "Old"/),
+      },
+    ]);
+    expect(catalogue.platforms.map((p) => p.name)).toEqual(['Old', 'Second', 'Other']);
+  });
+});

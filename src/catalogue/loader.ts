@@ -24,7 +24,7 @@ import {
   type ShieldSpec,
   type SignalSpec,
 } from './schema.js';
-import { fixedOrigin, inspectTemplate } from './template.js';
+import { fixedHost, fixedOrigin, inspectTemplate } from './template.js';
 import { compileUsernameRule, ruleViolation, type UsernameRule } from './username-rule.js';
 
 export { parseCatalogueText } from './parse-text.js';
@@ -96,6 +96,8 @@ export function loadCatalogue(data: unknown, extraShields: readonly Shield[] = [
     seenIds.set(platform.id, index);
     platforms.push(platform);
   });
+  const borrowed = borrowedHostProblems(platforms);
+  for (const found of borrowed.values()) problems.push(...found);
 
   const shields: Shield[] = [...extraShields];
   (data.shields ?? []).forEach((entry, index) => {
@@ -114,7 +116,7 @@ export function loadCatalogue(data: unknown, extraShields: readonly Shield[] = [
   });
 
   return {
-    catalogue: freezeCatalogue({ platforms, shields }),
+    catalogue: freezeCatalogue({ platforms: platforms.filter((p) => !borrowed.has(p)), shields }),
     problems,
   };
 }
@@ -166,7 +168,9 @@ function schemaProblems(
       ? `must be exactly one of ${SIGNAL_KINDS.map((k) => `{${k}}`).join(', ')} with valid values`
       : error.path === '/category'
         ? `must be one of: ${CATEGORIES.join(', ')}`
-        : error.message;
+        : /^\/otherHosts\/\d+$/.test(error.path)
+          ? 'must be a host name: lower-case letters, digits, inner dashes and dots, no scheme, port or path (punycode for a non-Latin name)'
+          : error.message;
     const key = `${error.path}|${message}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -240,10 +244,46 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
   }
   const overlap = spec.known.claimed.filter((n) => spec.known.unclaimed.includes(n));
   if (overlap.length > 0) add('/known', `a name cannot be both claimed and unclaimed: ${overlap.join(', ')}`);
+  const ownHosts = new Set(
+    [spec.check?.url ?? spec.profile, spec.profile, spec.home].flatMap((url) => fixedHost(url) ?? []),
+  );
+  spec.otherHosts?.forEach((host, i) => {
+    if (host.startsWith('www.'))
+      add(`/otherHosts/${i}`, 'give the host without "www." (a host is read the same with or without it)');
+    else if (ownHosts.has(host))
+      add(`/otherHosts/${i}`, `${host} is this entry's own check, profile or home host, not another one`);
+  });
   if (spec.enabled === false && !spec.disabledReason)
     add('/disabledReason', 'a disabled platform must say why');
   if (spec.category === 'nsfw' && spec.nsfw === false) add('/nsfw', 'a platform in category nsfw is nsfw');
   return problems;
+}
+
+/**
+ * An entry whose other host is the check host of another enabled entry claims a site that
+ * entry checks: two entries for one site. Each such entry is left out, with its problem.
+ */
+function borrowedHostProblems(platforms: readonly Platform[]): Map<Platform, CatalogueProblem[]> {
+  const checkedBy = new Map<string, string[]>();
+  for (const p of platforms) {
+    const host = p.enabled ? fixedHost(p.check.url) : undefined;
+    if (host !== undefined) checkedBy.set(host, [...(checkedBy.get(host) ?? []), p.name]);
+  }
+  const out = new Map<Platform, CatalogueProblem[]>();
+  for (const p of platforms) {
+    const found: CatalogueProblem[] = [];
+    p.otherHosts.forEach((host, i) => {
+      const others = (checkedBy.get(host) ?? []).filter((name) => name !== p.name);
+      if (others.length > 0)
+        found.push({
+          platform: p.name,
+          field: `/otherHosts/${i}`,
+          message: `${host} is the check host of the enabled entry ${others.map((n) => JSON.stringify(n)).join(', ')}: one site would have two entries (disable one, or drop the host)`,
+        });
+    });
+    if (found.length > 0) out.set(p, found);
+  }
+  return out;
 }
 
 function signalProblem(signal: SignalSpec): string | undefined {

@@ -93,6 +93,9 @@ function normaliseBasic(spec: BasicSignalSpec): BasicSignal {
   };
 }
 
+/** The other hosts of the many entries that have none: one shared, frozen list. */
+const NO_HOSTS: readonly string[] = Object.freeze([]);
+
 export function normalisePlatform(spec: PlatformSpec): Platform {
   const check: CheckRequestSpec = {
     url: spec.check?.url ?? spec.profile,
@@ -120,6 +123,7 @@ export function normalisePlatform(spec: PlatformSpec): Platform {
     onRequest: spec.onRequest ?? false,
     enabled: spec.enabled ?? true,
     disabledReason: spec.disabledReason,
+    otherHosts: spec.otherHosts ? [...spec.otherHosts] : NO_HOSTS,
     budget: spec.budget ? { perSecond: spec.budget.perSecond, burst: spec.budget.burst ?? 1 } : undefined,
     transport: spec.transport ?? 'http',
     session: spec.session ?? 'optional',

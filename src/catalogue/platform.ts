@@ -91,6 +91,12 @@ export interface Platform {
   readonly onRequest: boolean;
   readonly enabled: boolean;
   readonly disabledReason: string | undefined;
+  /**
+   * Other hosts the same site answers at (an older name, a short domain, a sister site on
+   * the same accounts): lower-case, never checked, never sent a request. Read by the
+   * comparison with the public lists only. @default []
+   */
+  readonly otherHosts: readonly string[];
   /** Its own request-rate budget; undefined: the configured default. */
   readonly budget: PlatformBudget | undefined;
   /** How its checks reach the site. @default 'http' */

@@ -9,6 +9,13 @@ import { PROFILE_FIELDS } from './profile-fields.js';
 
 const strict = { additionalProperties: false } as const;
 
+/**
+ * A host name as `otherHosts` takes it: lower-case dot-separated labels of letters, digits
+ * and inner dashes, ending in a top-level name of letters or punycode (no scheme, port, path).
+ */
+export const OTHER_HOST_PATTERN =
+  '^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$';
+
 const HttpStatus = Type.Integer({ minimum: 100, maximum: 599 });
 
 /** The single facts a signal can state; each names its kind by its one key. */
@@ -241,6 +248,22 @@ export const PlatformSchema = Type.Object(
         description:
           'Searched only when a search names it (by id or name) or one of its tags; default false. For the further addresses of one site (regions, namespaces) whose every check would otherwise go to that site in each search',
       }),
+    ),
+    otherHosts: Type.Optional(
+      Type.Array(
+        Type.String({
+          minLength: 1,
+          maxLength: 253,
+          pattern: OTHER_HOST_PATTERN,
+          description: 'A host name: lower-case, no scheme, port or path (punycode for a non-Latin name)',
+        }),
+        {
+          minItems: 1,
+          uniqueItems: true,
+          description:
+            "Other hosts the same site answers at (an older name, a short domain, a sister site on the same accounts), never its check, profile or home host, nor another enabled entry's check host. Never checked and never sent a request: a public list that names the site at one of them is this entry's site",
+        },
+      ),
     ),
     enabled: Type.Optional(Type.Boolean()),
     disabledReason: Type.Optional(Type.String({ description: 'Why the platform is disabled' })),

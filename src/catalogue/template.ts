@@ -58,3 +58,12 @@ export function fixedOrigin(template: string): string | undefined {
     return undefined;
   }
 }
+
+/**
+ * The host a template always goes to, lower-case and without a leading `www.`; undefined
+ * when the host holds the placeholder (one per name) or the template is not a URL.
+ */
+export function fixedHost(template: string): string | undefined {
+  const origin = fixedOrigin(template);
+  return origin === undefined ? undefined : new URL(origin).hostname.toLowerCase().replace(/^www\./, '');
+}

@@ -1,7 +1,9 @@
 /**
  * A floor on how much of each public list the built-in catalogue covers, by
  * host: a list's enabled entry is covered when one of our enabled platforms is
- * checked, or shows its profiles, on one of the hosts the list's entry uses.
+ * checked, shows its profiles or lives on one of the hosts the list's entry uses,
+ * or names that host among its `otherHosts` (the same site at an older or other
+ * address, which we never ask: the list's entry is then the site we check).
  * Read from the reference lists beside the checkout; skipped without them.
  */
 import { describe, expect, it } from 'vitest';
@@ -13,24 +15,31 @@ import { referenceDir } from '../support/reference.js';
 
 const dir = referenceDir();
 
-/** Where a platform is checked, shows its profiles and lives: lower-case, without `www.`. */
+/**
+ * Where a platform is checked, shows its profiles and lives, and the other hosts the same
+ * site answers at (`otherHosts`; none for a list's entry): lower-case, without `www.`.
+ */
 function hostsOf(platform: Platform): string[] {
-  return [platform.check.url, platform.profile, platform.home].flatMap((url) => {
-    try {
-      return [new URL(url.replaceAll('{username}', 'x')).hostname.toLowerCase().replace(/^www\./, '')];
-    } catch {
-      return [];
-    }
-  });
+  return [
+    ...[platform.check.url, platform.profile, platform.home].flatMap((url) => {
+      try {
+        return [new URL(url.replaceAll('{username}', 'x')).hostname.toLowerCase().replace(/^www\./, '')];
+      } catch {
+        return [];
+      }
+    }),
+    ...platform.otherHosts,
+  ];
 }
 
 /** The floor of each list: the share covered, and for WhatsMyName the most left out. */
 const FLOORS: Readonly<Record<ReferenceSource, number>> = {
   whatsmyname: 0.99,
   sherlock: 0.96,
-  // Three short of 95%: the entries that would close the gap read a name as found on markers
+  // 2,384 of 2,499 (95.4%) once the entries naming a site we check by an older or other host
+  // count through that entry's `otherHosts`; most of the rest read a name as found on markers
   // any page may carry, and are left out (docs/catalogue.md, "Left out").
-  maigret: 0.949,
+  maigret: 0.95,
 };
 
 describe.runIf(dir)('coverage of the public lists', () => {
