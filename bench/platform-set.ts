@@ -23,9 +23,11 @@ import { syntheticPlatforms } from '../src/sim/synthetic.js';
  * Which platforms of a `defended-` set defend themselves (the simulated web defends a
  * platform as the transport its entry names, src/sim/defence.ts): `both`, a seeded
  * DEFENDED_SHARE of them, the first half by handshake (`impersonate`), the rest by
- * challenge (`browser`); `handshake` or `challenge`, that half alone; `none`, none.
+ * challenge (`browser`); `handshake` or `challenge`, that half alone; `none`, none;
+ * `challenge-only`, the challenge half with nothing else searched (what a browser check
+ * costs when nothing else competes for the CPU).
  */
-export type DefendedMix = 'none' | 'handshake' | 'challenge' | 'both';
+export type DefendedMix = 'none' | 'handshake' | 'challenge' | 'both' | 'challenge-only';
 
 /**
  * `builtin`; `synthetic-N`: N generated platforms that answer as their rules say;
@@ -70,7 +72,10 @@ export function loadPlatformSet(id: PlatformSetId, seed: number): PlatformSet {
       throw new Error(`synthetic set ${id} has problems: ${JSON.stringify(loaded.problems[0])}`);
     catalogue = loaded.catalogue;
   }
-  const set = { id, catalogue, searched: selectPlatforms(catalogue) };
+  const selected = selectPlatforms(catalogue);
+  const searched =
+    id === 'defended-challenge-only' ? selected.filter((p) => p.transport === 'browser') : selected;
+  const set = { id, catalogue, searched };
   cache.set(key, set);
   return set;
 }
@@ -102,7 +107,8 @@ function pageAlone(platform: Platform, hostCount: ReadonlyMap<string, number>): 
  * their defence): the first half `impersonate`, the rest `browser`, as `mix` keeps them.
  */
 function defendedCatalogue(builtin: Catalogue, mix: string, seed: number): Catalogue {
-  if (!['none', 'handshake', 'challenge', 'both'].includes(mix)) throw new Error(`no defended set ${mix}`);
+  if (!['none', 'handshake', 'challenge', 'both', 'challenge-only'].includes(mix))
+    throw new Error(`no defended set ${mix}`);
   const searched = selectPlatforms(builtin);
   const hostCount = new Map<string, number>();
   for (const p of builtin.platforms.filter((q) => q.enabled))
@@ -116,7 +122,7 @@ function defendedCatalogue(builtin: Catalogue, mix: string, seed: number): Catal
   const kept = (transport: Transport) =>
     mix === 'both' ||
     (mix === 'handshake' && transport === 'impersonate') ||
-    (mix === 'challenge' && transport === 'browser');
+    ((mix === 'challenge' || mix === 'challenge-only') && transport === 'browser');
   const named = new Map<string, Transport>();
   chosen.forEach((p, i) => {
     const transport = i < half ? 'impersonate' : 'browser';
