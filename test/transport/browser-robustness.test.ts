@@ -49,6 +49,14 @@ var seen = document.cookie.indexOf('seen=1') >= 0 || localStorage.getItem('seen'
 if (seen) document.getElementById('v').textContent = 'return' + 'ing visitor';
 document.cookie = 'seen=1; path=/; max-age=3600'; localStorage.setItem('seen', '1'); sessionStorage.setItem('seen', '1');
 </script></body></html>`;
+/** The same, but what it leaves is written late: on a timer, as the page is left, and (for dave) by a popup it opens. */
+const STICKY_LATE = 'sticky-late.test';
+const STICKY_LATE_PAGE = STICKY_PAGE.replace(
+  '</script>',
+  `function leave() { document.cookie = 'seen=1; path=/; max-age=3600'; localStorage.setItem('seen', '1'); sessionStorage.setItem('seen', '1'); }
+setInterval(leave, 5); addEventListener('pagehide', leave); if (!window.opener && location.pathname.endsWith('/dave')) window.open('/popup');
+</script>`,
+);
 /** A site behind a JavaScript challenge: only the browser gets past it. */
 const CHALLENGED = 'challenged.test';
 
@@ -58,6 +66,10 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
       ...HOSTS.map((host) => ({ host, handle })),
       { host: CHALLENGED, defence: 'challenge' as const, handle },
       { host: STICKY, handle: () => ({ kind: 'respond' as const, status: 200, body: STICKY_PAGE }) },
+      {
+        host: STICKY_LATE,
+        handle: () => ({ kind: 'respond' as const, status: 200, body: STICKY_LATE_PAGE }),
+      },
     ],
   });
   let catalogue: Catalogue;
@@ -93,6 +105,12 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
       entry(STICKY, {
         home: `https://${STICKY}/`,
         profile: `https://${STICKY}/u/{username}`,
+        transport: 'browser',
+        detect: { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] },
+      }),
+      entry(STICKY_LATE, {
+        home: `https://${STICKY_LATE}/`,
+        profile: `https://${STICKY_LATE}/u/{username}`,
         transport: 'browser',
         detect: { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] },
       }),
@@ -241,6 +259,21 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
     expect(tally.read()).toMatchObject({ tabs: 1, pages: 1, contexts: 0 });
     await sequential.close();
     expect(tally.read()).toMatchObject({ pages: 0, contexts: 0 });
+  }, 120_000);
+
+  it('hands on nothing a page writes late: on a timer, as it is left, from a popup', async () => {
+    const { engine: sequential, tally } = engine({ browserContexts: 1, controlWindowMs: 0 });
+    const read = async (names: string[]) => {
+      const statuses: string[] = [];
+      for (const name of names) statuses.push((await sequential.check(platform(STICKY_LATE), name)).status);
+      return statuses;
+    };
+    // Scripts stopped before the clearing: the tab is still reused.
+    expect(await read(['alice', 'bob', 'carol'])).toEqual(['miss', 'miss', 'miss']);
+    expect(tally.read()).toMatchObject({ tabs: 1 });
+    // A popup goes on writing: the tab that opened it is closed, not reused.
+    expect(await read(['dave', 'erin'])).toEqual(['miss', 'miss']);
+    expect(tally.read()).toMatchObject({ tabs: 2, pages: 1 });
   }, 120_000);
 
   it('leaves no context or page open after 50 browser checks, on one browser', async () => {

@@ -50,21 +50,30 @@ async function within(ms: number, work: () => Promise<boolean>): Promise<boolean
 
 /**
  * Clears what the check left in its tab: every cookie of the context, and the storage of
- * the one origin its documents came from (local, session, IndexedDB, caches). False when
- * that could not be done in time: the tab is then closed, not reused.
+ * the one origin its documents came from (local, session, IndexedDB, caches). Scripts are
+ * stopped and the page left first, so that no timer, unload handler or late response
+ * writes again after the clearing. False when the context holds another page (a popup
+ * goes on writing) or the wipe could not be done in time: the tab is then closed.
  */
 export async function wipe(tab: Tab, opened: Opened, origin: string): Promise<boolean> {
   return within(BROWSER_CLOSE_MS, async () => {
     const { context, page } = opened;
-    await page.evaluate(() => {
-      sessionStorage.clear();
-      localStorage.clear();
-    });
-    await context.clearCookies();
+    if (context.pages().length !== 1) return false;
     tab.cdp ??= await context.newCDPSession(page);
-    await tab.cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+    const cdp = tab.cdp;
+    await cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
+    // Through the protocol, not the page's own sessionStorage, which a script may have replaced.
+    await cdp.send('DOMStorage.enable');
+    await cdp.send('DOMStorage.clear', { storageId: { securityOrigin: origin, isLocalStorage: false } });
     await page.goto('about:blank');
-    return true;
+    await context.clearCookies();
+    await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+    // The tab's name outlives its documents.
+    await page.evaluate(() => {
+      window.name = '';
+    });
+    await cdp.send('Emulation.setScriptExecutionDisabled', { value: false });
+    return context.pages().length === 1;
   });
 }
 

@@ -11,7 +11,7 @@
  * and the proxy hold as on the http path.
  */
 import { existsSync } from 'node:fs';
-import type { Frame, Response } from 'playwright-core';
+import type { Frame, Request, Response } from 'playwright-core';
 import { UserscoutError } from '../../errors.js';
 import type { BudgetLimit, RateBudget } from '../../schedule/rate-budget.js';
 import {
@@ -252,22 +252,30 @@ export class BrowserTransport {
     const tab = this.#idle.take(identity) ?? (await this.#open(identity, signal));
     let died = false;
     let kept = false;
+    let exchange: Exchange<D>;
     try {
       signal.throwIfAborted();
       // A browser that no longer answers never opens it: the deadline ends the wait.
       const opened = await untilAborted(tab.opening, signal);
       signal.throwIfAborted();
-      // Host-only cookies: Chromium sends them to the session's host alone, redirects included.
-      if (request.session) await opened.context.addCookies(request.session.browserCookies());
-      const { exchange, origins } = await this.#read(tab, opened, request, options);
-      const origin = new URL(request.url).origin;
-      // Storage written by another origin's document would not be wiped: such a tab is closed.
-      kept =
-        !this.#closed &&
-        !signal.aborted &&
-        origins.size === 1 &&
-        origins.has(origin) &&
-        (await wipe(tab, opened, origin));
+      // Every document the context asks for, a popup's or a late frame's too, until the wipe ends.
+      const origins = new Set<string>();
+      const onRequest = (asked: Request) => {
+        if (asked.resourceType() === 'document') origins.add(new URL(asked.url()).origin);
+      };
+      opened.context.on('request', onRequest);
+      try {
+        // Host-only cookies: Chromium sends them to the session's host alone, redirects included.
+        if (request.session) await opened.context.addCookies(request.session.browserCookies());
+        exchange = await this.#read(tab, opened, request, options);
+        const origin = new URL(request.url).origin;
+        // Storage written by another origin's document would not be wiped: such a tab is closed.
+        const ownOnly = () => origins.size === 1 && origins.has(origin);
+        kept =
+          !this.#closed && !signal.aborted && ownOnly() && (await wipe(tab, opened, origin)) && ownOnly();
+      } finally {
+        opened.context.off('request', onRequest);
+      }
       return exchange;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
@@ -277,7 +285,8 @@ export class BrowserTransport {
       throw died ? new BrowserGoneError(refused) : refused;
     } finally {
       tab.current = undefined;
-      if (kept) this.#idle.put(tab);
+      // A transport closed during the wipe takes no idle tab.
+      if (kept && !this.#closed) this.#idle.put(tab);
       else await endTab(tab, died);
     }
   }
@@ -306,43 +315,47 @@ export class BrowserTransport {
         tally.adjustPages(1);
         page.once('close', () => tally.adjustPages(-1));
       });
-      const page = await context.newPage();
-      await page.route('**/*', async (route) => {
-        const asked = route.request();
-        if (SKIPPED.has(asked.resourceType())) return route.abort('blockedbyclient');
-        // The check's own request (its method, body and headers) is the first navigation; later ones are the page's.
-        const check = tab.current;
-        if (check?.first && asked.isNavigationRequest()) {
-          check.first = false;
-          const { request } = check;
-          return route.continue({
-            method: request.method,
-            headers: { ...asked.headers(), ...platformHeaders(request.headers) },
-            ...(request.body === undefined ? {} : { postData: request.body }),
-          });
-        }
-        return route.continue();
-      });
-      return { context, page };
+      // A context whose page could not be made ready is closed here: no tab holds it.
+      try {
+        const page = await context.newPage();
+        await page.route('**/*', async (route) => {
+          const asked = route.request();
+          if (SKIPPED.has(asked.resourceType())) return route.abort('blockedbyclient');
+          // The check's own request (its method, body and headers) is the first navigation; later ones are the page's.
+          const check = tab.current;
+          if (check?.first && asked.isNavigationRequest()) {
+            check.first = false;
+            const { request } = check;
+            return route.continue({
+              method: request.method,
+              headers: { ...asked.headers(), ...platformHeaders(request.headers) },
+              ...(request.body === undefined ? {} : { postData: request.body }),
+            });
+          }
+          return route.continue();
+        });
+        return { context, page };
+      } catch (error) {
+        await context.close().catch(() => undefined);
+        throw error;
+      }
     })();
     opening.catch(() => undefined);
     return Object.assign(tab, { opening });
   }
 
-  /** Reads the check's page once it settled; `origins`: where its documents came from. */
+  /** Reads the check's page once it settled. */
   async #read<D>(
     tab: Tab,
     opened: Opened,
     request: CheckRequest,
     options: TransportExchangeOptions<D>,
-  ): Promise<{ exchange: Exchange<D>; origins: Set<string> }> {
+  ): Promise<Exchange<D>> {
     const { page } = opened;
     tab.current = { request, first: true };
     let document: Response | undefined;
     let navigations = 0;
-    const origins = new Set<string>();
     const onResponse = (response: Response) => {
-      if (response.request().resourceType() === 'document') origins.add(new URL(response.url()).origin);
       if (response.request().isNavigationRequest() && response.frame() === page.mainFrame())
         document = response;
     };
@@ -384,10 +397,7 @@ export class BrowserTransport {
         complete: true,
       };
       const decision = options.decide(view);
-      return {
-        exchange: { view, bytesRead: Math.min(bytes.length, options.bodyCapBytes), decision },
-        origins,
-      };
+      return { view, bytesRead: Math.min(bytes.length, options.bodyCapBytes), decision };
     } finally {
       page.off('response', onResponse);
       page.off('framenavigated', onNavigated);
