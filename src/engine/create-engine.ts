@@ -166,7 +166,8 @@ export function createEngine(
     tally,
     clusterSlots: options.browserSlots ?? UNBOUNDED_SLOTS,
     clusterCap: config.browserChecksAtOnce,
-    holdMs: config.timeoutMs + BROWSER_CLOSE_MS,
+    // A check's read, then its tab's wipe and, failing that, its close: each close-bound.
+    holdMs: config.timeoutMs + 2 * BROWSER_CLOSE_MS,
     // Reserved like a request's send slot, under keys of their own: shared by the cluster's workers.
     siteBudget: {
       budget: options.rateBudget ?? new LocalRateBudget(),

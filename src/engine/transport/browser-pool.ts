@@ -11,6 +11,19 @@ import type { Browser, BrowserServer, LaunchOptions } from 'playwright-core';
 import { BROWSER_CLOSE_MS, BROWSER_LAUNCH_MS } from '../../tuning.js';
 import type { TransportTally } from '../transport-tally.js';
 
+/** `work`'s answer, or false when it fails or takes longer than `ms`. */
+export async function within(ms: number, work: () => Promise<boolean>): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work().catch(() => false), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** One Chromium, once launched. */
 export interface PooledBrowser {
   readonly browser: Browser;
@@ -95,22 +108,13 @@ export class BrowserPool {
   }
 
   /** Closes `context`-like work within BROWSER_CLOSE_MS; false when it did not end in time. */
-  static async closeWithin(close: () => Promise<unknown>): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => {
-      timer = setTimeout(() => resolve(false), BROWSER_CLOSE_MS);
-    });
-    try {
-      return await Promise.race([
-        close().then(
-          () => true,
-          () => true,
-        ),
-        late,
-      ]);
-    } finally {
-      clearTimeout(timer);
-    }
+  static closeWithin(close: () => Promise<unknown>): Promise<boolean> {
+    return within(BROWSER_CLOSE_MS, () =>
+      close().then(
+        () => true,
+        () => true,
+      ),
+    );
   }
 
   #launch(place: number): Member {

@@ -9,7 +9,7 @@
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
 import { BROWSER_CLOSE_MS, BROWSER_TAB_IDLE_MS } from '../../tuning.js';
 import type { CheckRequest } from '../verdict/request.js';
-import { BrowserPool, type ContextEnd, type PooledBrowser } from './browser-pool.js';
+import { BrowserPool, type ContextEnd, type PooledBrowser, within } from './browser-pool.js';
 
 /** A context and its page, once opened. */
 export interface Opened {
@@ -30,22 +30,9 @@ export interface Tab {
   readonly done: (end: ContextEnd) => Promise<void>;
   /** The context and page, opening: it may settle after the check that opened it gave up. */
   readonly opening: Promise<Opened>;
-  /** What the page's routing reads; undefined between checks. */
-  current?: TabCheck | undefined;
+  /** What the page's routing reads: the check it serves now, none between checks. */
+  readonly serving: { current?: TabCheck | undefined };
   cdp?: CDPSession;
-}
-
-/** `work`'s result, or false when it fails or takes longer than `ms`. */
-async function within(ms: number, work: () => Promise<boolean>): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([work().catch(() => false), late]);
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**
@@ -83,52 +70,62 @@ export async function endTab(tab: Tab, died: boolean): Promise<void> {
   await tab.done(died ? 'gone' : closed ? 'closed' : 'hung');
 }
 
-/** Wiped tabs waiting for a check, by identity, each closed once idle for BROWSER_TAB_IDLE_MS. */
+/**
+ * Wiped tabs waiting for a check, at most `cap` in all (the process's browser checks at
+ * once), the oldest ended beyond it; each ended once idle for BROWSER_TAB_IDLE_MS.
+ */
 export class IdleTabs {
-  readonly #byIdentity = new Map<number, Map<Tab, NodeJS.Timeout>>();
+  /** In the order they were put, the oldest first. */
+  readonly #tabs = new Map<Tab, NodeJS.Timeout>();
+  readonly #cap: number;
   readonly #idleMs: number;
+  #closed = false;
 
-  constructor(idleMs = BROWSER_TAB_IDLE_MS) {
+  constructor(cap: number, idleMs = BROWSER_TAB_IDLE_MS) {
+    this.#cap = Math.max(1, cap);
     this.#idleMs = idleMs;
   }
 
   /** A wiped tab of `identity` on a live browser, or undefined; tabs found on a dead browser are ended. */
   take(identity: number): Tab | undefined {
-    const tabs = this.#byIdentity.get(identity);
-    if (!tabs) return undefined;
-    for (const [tab, timer] of tabs) {
+    for (const [tab, timer] of this.#tabs) {
+      if (tab.identity !== identity) continue;
       clearTimeout(timer);
-      tabs.delete(tab);
+      this.#tabs.delete(tab);
       if (!tab.pooled.gone()) return tab;
       void endTab(tab, true);
     }
     return undefined;
   }
 
+  /** Keeps `tab` for the next check of its identity; once closed, ends it instead. */
   put(tab: Tab): void {
-    let tabs = this.#byIdentity.get(tab.identity);
-    if (!tabs) {
-      tabs = new Map();
-      this.#byIdentity.set(tab.identity, tabs);
+    if (this.#closed) {
+      void endTab(tab, tab.pooled.gone());
+      return;
     }
-    const held = tabs;
+    for (const [oldest, timer] of this.#tabs) {
+      if (this.#tabs.size < this.#cap) break;
+      clearTimeout(timer);
+      this.#tabs.delete(oldest);
+      void endTab(oldest, oldest.pooled.gone());
+    }
     const timer = setTimeout(() => {
-      held.delete(tab);
+      this.#tabs.delete(tab);
       void endTab(tab, tab.pooled.gone());
     }, this.#idleMs);
     timer.unref();
-    held.set(tab, timer);
+    this.#tabs.set(tab, timer);
   }
 
-  /** Ends every idle tab. */
+  /** Ends every idle tab; a tab put after this is ended at once. */
   async close(): Promise<void> {
-    const ending: Promise<void>[] = [];
-    for (const tabs of this.#byIdentity.values())
-      for (const [tab, timer] of tabs) {
-        clearTimeout(timer);
-        ending.push(endTab(tab, tab.pooled.gone()));
-      }
-    this.#byIdentity.clear();
+    this.#closed = true;
+    const ending = [...this.#tabs].map(([tab, timer]) => {
+      clearTimeout(timer);
+      return endTab(tab, tab.pooled.gone());
+    });
+    this.#tabs.clear();
     await Promise.all(ending);
   }
 }

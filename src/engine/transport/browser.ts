@@ -1,10 +1,11 @@
 /**
  * The `browser` transport: headless Chromium driven by playwright-core, for sites
  * that answer a JavaScript challenge. Its browsers are launched on first use and
- * reused, replaced when they crash or hang (browser-pool.ts); each check gets a
- * context of its own, wiped and kept for the next or closed (browser-tabs.ts). A check is costly, so it takes a slot of the
- * process and one of the cluster (browser-slots.ts) and a place in its site's
- * browser budget first, or is not sent. What is read is what the page shows once its scripts
+ * reused, replaced when they crash or hang (browser-pool.ts); each check gets a tab
+ * (a context and its page) to itself, wiped and kept for the next or closed
+ * (browser-tabs.ts). A check is costly, so it takes a slot of the process and one of
+ * the cluster (browser-slots.ts) and a place in its site's browser budget first, or is
+ * not sent. What is read is what the page shows once its scripts
  * ran: the final URL, the status and headers of the main document, the DOM's HTML.
  * Every connection goes through the egress gateway (egress-gateway.ts), loopback
  * included, so `--connect-to`, the private-destination refusal, the source address
@@ -110,13 +111,14 @@ function heldBack(message: string): Error {
 export class BrowserTransport {
   readonly #options: BrowserOptions;
   readonly #pool: BrowserPool;
-  readonly #idle = new IdleTabs();
+  readonly #idle: IdleTabs;
   readonly #processSlots: BrowserSlots;
   #closed = false;
 
   constructor(options: BrowserOptions) {
     this.#options = options;
     this.#processSlots = new ProcessBrowserSlots(options.tally, options.contexts);
+    this.#idle = new IdleTabs(options.contexts);
     this.#pool = new BrowserPool({
       size: options.browsers,
       tally: options.tally,
@@ -284,10 +286,11 @@ export class BrowserTransport {
       died = tab.pooled.gone() || closedUnder(error);
       throw died ? new BrowserGoneError(refused) : refused;
     } finally {
-      tab.current = undefined;
+      tab.serving.current = undefined;
       // A transport closed during the wipe takes no idle tab.
       if (kept && !this.#closed) this.#idle.put(tab);
-      else await endTab(tab, died);
+      // A browser that died during the wipe is gone, not a context closed.
+      else await endTab(tab, died || tab.pooled.gone());
     }
   }
 
@@ -302,7 +305,7 @@ export class BrowserTransport {
       );
       throw error;
     });
-    const tab: Tab = { identity, pooled, done, opening: Promise.resolve(undefined as never) };
+    const serving: Tab['serving'] = {};
     const opening = (async (): Promise<Opened> => {
       const context = await pooled.browser.newContext({
         ignoreHTTPSErrors: this.#options.insecure,
@@ -322,7 +325,7 @@ export class BrowserTransport {
           const asked = route.request();
           if (SKIPPED.has(asked.resourceType())) return route.abort('blockedbyclient');
           // The check's own request (its method, body and headers) is the first navigation; later ones are the page's.
-          const check = tab.current;
+          const check = serving.current;
           if (check?.first && asked.isNavigationRequest()) {
             check.first = false;
             const { request } = check;
@@ -341,7 +344,7 @@ export class BrowserTransport {
       }
     })();
     opening.catch(() => undefined);
-    return Object.assign(tab, { opening });
+    return { identity, pooled, done, opening, serving };
   }
 
   /** Reads the check's page once it settled. */
@@ -352,7 +355,7 @@ export class BrowserTransport {
     options: TransportExchangeOptions<D>,
   ): Promise<Exchange<D>> {
     const { page } = opened;
-    tab.current = { request, first: true };
+    tab.serving.current = { request, first: true };
     let document: Response | undefined;
     let navigations = 0;
     const onResponse = (response: Response) => {

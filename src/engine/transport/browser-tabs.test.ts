@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import type { ContextEnd } from './browser-pool.js';
+import { IdleTabs, type Opened, type Tab } from './browser-tabs.js';
+
+/** A tab over a context that closes at once; `ends` records how the pool was told it ended. */
+function fakeTab(identity: number, ends: ContextEnd[], gone = false): Tab {
+  const context = { close: async () => undefined };
+  return {
+    identity,
+    pooled: { browser: {} as never, gone: () => gone },
+    done: async (end) => {
+      ends.push(end);
+    },
+    opening: Promise.resolve({ context, page: {} } as unknown as Opened),
+    serving: {},
+  };
+}
+
+const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
+
+describe('idle browser tabs', () => {
+  it('hands a tab to a check of its own identity only', () => {
+    const ends: ContextEnd[] = [];
+    const idle = new IdleTabs(4);
+    const first = fakeTab(0, ends);
+    idle.put(first);
+    expect(idle.take(1)).toBeUndefined();
+    expect(idle.take(0)).toBe(first);
+    expect(idle.take(0)).toBeUndefined();
+  });
+
+  it('keeps at most its cap in all, ending the oldest beyond it', async () => {
+    const ends: ContextEnd[] = [];
+    const idle = new IdleTabs(2);
+    const [a, b, c] = [fakeTab(0, ends), fakeTab(1, ends), fakeTab(0, ends)];
+    idle.put(a);
+    idle.put(b);
+    idle.put(c);
+    await settle();
+    expect(ends).toEqual(['closed']);
+    expect(idle.take(0)).toBe(c);
+    expect(idle.take(1)).toBe(b);
+  });
+
+  it('ends a tab whose browser died instead of handing it out', async () => {
+    const ends: ContextEnd[] = [];
+    const idle = new IdleTabs(2);
+    idle.put(fakeTab(0, ends, true));
+    expect(idle.take(0)).toBeUndefined();
+    await settle();
+    expect(ends).toEqual(['gone']);
+  });
+
+  it('ends its tabs once idle, and a tab put after it closed at once', async () => {
+    const ends: ContextEnd[] = [];
+    const idle = new IdleTabs(2, 20);
+    idle.put(fakeTab(0, ends));
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    expect(ends).toEqual(['closed']);
+    idle.put(fakeTab(1, ends));
+    await idle.close();
+    expect(ends).toEqual(['closed', 'closed']);
+    idle.put(fakeTab(2, ends));
+    await settle();
+    expect(ends).toEqual(['closed', 'closed', 'closed']);
+    expect(idle.take(2)).toBeUndefined();
+  });
+});
