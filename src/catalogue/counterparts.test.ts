@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueOf, entry } from '../../test/support/catalogue.js';
 import { addressKey, counterpartsOf, hostKey, indexReferences } from './counterparts.js';
+import { hostsOf } from './hosts.js';
 
 const one = (overrides: Parameters<typeof entry>[1]) =>
   catalogueOf([entry('P', overrides)], false).platforms[0]!;
@@ -46,5 +47,37 @@ describe('counterparts', () => {
       ['sherlock', 'address'],
       ['maigret', 'host'],
     ]);
+  });
+
+  it("finds counterparts on the platform's other hosts too, by host, each once", () => {
+    const ours = one({
+      profile: 'https://example.test/u/{username}',
+      otherHosts: ['old-example.test', 'ex.test'],
+    });
+    const entryOn = (source: 'whatsmyname' | 'sherlock' | 'maigret', profile: string) => ({
+      source,
+      platform: one({ profile }),
+    });
+    const onCheck = entryOn('sherlock', 'https://example.test/api/{username}');
+    const onOld = entryOn('maigret', 'https://www.old-example.test/u/{username}');
+    const onShort = entryOn('whatsmyname', 'https://ex.test/{username}');
+    const elsewhere = entryOn('maigret', 'https://unrelated.test/u/{username}');
+    const found = counterpartsOf(ours, indexReferences([onShort, elsewhere, onOld, onCheck]));
+    expect(found.map((c) => [c.platform.profile, c.match])).toEqual([
+      [onCheck.platform.profile, 'host'],
+      [onOld.platform.profile, 'host'],
+      [onShort.platform.profile, 'host'],
+    ]);
+  });
+
+  it("reads a platform's hosts one way for every comparison: own (check, profile, home), then other, each once", () => {
+    const p = one({
+      home: 'https://www.Example.test/',
+      profile: 'https://{username}.example.test/',
+      check: { url: 'https://api.example.test:8443/users/{username}' },
+      otherHosts: ['old-example.test'],
+    });
+    expect(hostsOf(p)).toEqual(['api.example.test', '{}.example.test', 'example.test', 'old-example.test']);
+    expect(hostsOf(p, 'checked')).toEqual(['api.example.test', 'old-example.test']);
   });
 });

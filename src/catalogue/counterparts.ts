@@ -3,11 +3,12 @@
  * Maigret, imported into our format) that check the same platform as one of
  * ours. The same check address (merge.ts `checkKey`, with `www.` dropped) is a
  * counterpart whose answers can be compared rule by rule; the same host with
- * another address is a counterpart that checks the site another way. Pure.
+ * another address, or one of our platform's other hosts (`otherHosts`: the same site at
+ * an older or other address), is a counterpart that checks the site another way. Pure.
  */
+import { hostsOf, templateHost } from './hosts.js';
 import { checkKey } from './merge.js';
 import type { Platform } from './platform.js';
-import { PLACEHOLDER, splitAuthority } from './template.js';
 
 export type ReferenceSource = 'whatsmyname' | 'sherlock' | 'maigret';
 
@@ -43,14 +44,7 @@ export function addressKey(platform: Platform): string {
 
 /** The host a platform is checked on, lower-case, without `www.`; `{}` where the username stands. */
 export function hostKey(platform: Platform): string {
-  const origin = splitAuthority(platform.check.url)?.origin ?? platform.check.url;
-  return origin
-    .replace(/^https?:\/\//i, '')
-    .toLowerCase()
-    .split(PLACEHOLDER.toLowerCase())
-    .join('{}')
-    .replace(/:\d+$/, '')
-    .replace(/^www\./, '');
+  return templateHost(platform.check.url);
 }
 
 export function indexReferences(entries: readonly ReferenceEntry[]): ReferenceIndex {
@@ -68,10 +62,14 @@ export function indexReferences(entries: readonly ReferenceEntry[]): ReferenceIn
   return { byAddress, byHost };
 }
 
-/** The counterparts of one of our platforms: same address first, then same host, in list order. */
+/**
+ * The counterparts of one of our platforms: same address first, then same host (the check
+ * host, then each other host), in list order, each once.
+ */
 export function counterpartsOf(platform: Platform, index: ReferenceIndex): Counterpart[] {
   const same = index.byAddress.get(addressKey(platform)) ?? [];
-  const host = (index.byHost.get(hostKey(platform)) ?? []).filter((e) => !same.includes(e));
+  const onHosts = hostsOf(platform, 'checked').flatMap((h) => index.byHost.get(h) ?? []);
+  const host = [...new Set(onHosts)].filter((e) => !same.includes(e));
   return [
     ...same.map((e): Counterpart => ({ ...e, match: 'address' })),
     ...host.map((e): Counterpart => ({ ...e, match: 'host' })),

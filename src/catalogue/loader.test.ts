@@ -129,7 +129,7 @@ describe('loadCatalogue: other hosts of a site', () => {
   it('refuses the check host of another enabled entry (two entries for one site), not of a disabled one', () => {
     const { catalogue, problems } = loadCatalogue({
       platforms: [
-        entry('Current', { otherHosts: ['old.test', 'second.test'] }),
+        entry('Current', { otherHosts: ['old.test'] }),
         entry('Old', { home: 'https://www.old.test/', profile: 'https://www.old.test/u/{username}' }),
         entry('Second', {
           home: 'https://second.test/',
@@ -144,9 +144,51 @@ describe('loadCatalogue: other hosts of a site', () => {
       {
         platform: 'Current',
         field: '/otherHosts/0',
-        message: expect.stringMatching(/^old\.test is the check host of the enabled entry "Old"/),
+        message: expect.stringMatching(
+          /^old\.test is the check, profile and home host of the enabled entry "Old"/,
+        ),
       },
     ]);
     expect(catalogue.platforms.map((p) => p.name)).toEqual(['Old', 'Second', 'Other']);
+  });
+
+  it("refuses another enabled entry's profile or home host, though it checks elsewhere", () => {
+    const { catalogue, problems } = loadCatalogue({
+      platforms: [
+        entry('Api Site', {
+          home: 'https://home.test/',
+          profile: 'https://people.test/u/{username}',
+          check: { url: 'https://api.site.test/users/{username}' },
+        }),
+        entry('By Profile', { otherHosts: ['people.test'] }),
+        entry('By Home', { otherHosts: ['home.test'] }),
+      ],
+    });
+    expect(problems.map((p) => [p.platform, p.field, p.message.split(':')[0]])).toEqual([
+      ['By Profile', '/otherHosts/0', 'people.test is the profile host of the enabled entry "Api Site"'],
+      ['By Home', '/otherHosts/0', 'home.test is the home host of the enabled entry "Api Site"'],
+    ]);
+    expect(catalogue.platforms.map((p) => p.name)).toEqual(['Api Site']);
+  });
+
+  it('refuses an other host two enabled entries claim, each naming the other; a disabled claimant leaves the enabled one', () => {
+    const { catalogue, problems } = loadCatalogue({
+      platforms: [
+        entry('First', { otherHosts: ['shared.test'] }),
+        entry('Second', { otherHosts: ['shared.test', 'own-old.test'] }),
+        entry('Third', { otherHosts: ['kept.test'] }),
+        entry('Dormant', {
+          otherHosts: ['kept.test'],
+          enabled: false,
+          disabledReason: 'Third checks the site.',
+        }),
+      ],
+    });
+    expect(problems.map((p) => [p.platform, p.field, p.message.split(':')[0]])).toEqual([
+      ['First', '/otherHosts/0', 'shared.test is the other host of the enabled entry "Second"'],
+      ['Second', '/otherHosts/0', 'shared.test is the other host of the enabled entry "First"'],
+      ['Dormant', '/otherHosts/0', 'kept.test is the other host of the enabled entry "Third"'],
+    ]);
+    expect(catalogue.platforms.map((p) => p.name)).toEqual(['Third']);
   });
 });

@@ -260,30 +260,53 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
 }
 
 /**
- * An entry whose other host is the check host of another enabled entry claims a site that
- * entry checks: two entries for one site. Each such entry is left out, with its problem.
+ * An entry whose other host is a host of another enabled entry (where that entry is checked,
+ * shows its profiles or lives, or one of its own other hosts) claims a site that entry has:
+ * two entries for one site. Each such entry is left out, with its problem naming the other;
+ * two enabled entries claiming one other host are both left out.
  */
 function borrowedHostProblems(platforms: readonly Platform[]): Map<Platform, CatalogueProblem[]> {
-  const checkedBy = new Map<string, string[]>();
+  const holders = new Map<string, Map<Platform, string[]>>();
+  const hold = (host: string | undefined, p: Platform, role: string) => {
+    if (host === undefined) return;
+    const byEntry = holders.get(host) ?? new Map<Platform, string[]>();
+    const roles = byEntry.get(p) ?? [];
+    if (!roles.includes(role)) roles.push(role);
+    byEntry.set(p, roles);
+    holders.set(host, byEntry);
+  };
   for (const p of platforms) {
-    const host = p.enabled ? fixedHost(p.check.url) : undefined;
-    if (host !== undefined) checkedBy.set(host, [...(checkedBy.get(host) ?? []), p.name]);
+    if (!p.enabled) continue;
+    hold(fixedHost(p.check.url), p, 'check');
+    hold(fixedHost(p.profile), p, 'profile');
+    hold(fixedHost(p.home), p, 'home');
+    for (const host of p.otherHosts) hold(host, p, 'other');
   }
   const out = new Map<Platform, CatalogueProblem[]>();
   for (const p of platforms) {
     const found: CatalogueProblem[] = [];
     p.otherHosts.forEach((host, i) => {
-      const others = (checkedBy.get(host) ?? []).filter((name) => name !== p.name);
+      const others = [...(holders.get(host) ?? [])].filter(([other]) => other !== p);
       if (others.length > 0)
         found.push({
           platform: p.name,
           field: `/otherHosts/${i}`,
-          message: `${host} is the check host of the enabled entry ${others.map((n) => JSON.stringify(n)).join(', ')}: one site would have two entries (disable one, or drop the host)`,
+          message: `${host} is ${others
+            .map(
+              ([other, roles]) =>
+                `the ${andList(roles)} host of the enabled entry ${JSON.stringify(other.name)}`,
+            )
+            .join(', and ')}: one site would have two entries (disable one, or drop the host)`,
         });
     });
     if (found.length > 0) out.set(p, found);
   }
   return out;
+}
+
+/** `a`, `a and b`, `a, b and c`. */
+function andList(words: readonly string[]): string {
+  return words.length <= 1 ? words.join('') : `${words.slice(0, -1).join(', ')} and ${words.at(-1)}`;
 }
 
 function signalProblem(signal: SignalSpec): string | undefined {

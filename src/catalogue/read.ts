@@ -49,7 +49,7 @@ export function readCatalogueText(text: string, source: string): CatalogueFileRe
   }
   const refused = platformProblems(load.problems);
   const { platforms: specs, shields } = imported.document;
-  const platforms = refused.length === 0 ? specs : loadableSpecs(specs);
+  const platforms = refused.length === 0 ? specs : loadableSpecs(specs, load);
   const badShield = load.problems.some((p) => p.platform.startsWith('shield '));
   const document = {
     platforms,
@@ -66,14 +66,17 @@ export function readCatalogueText(text: string, source: string): CatalogueFileRe
 }
 
 /**
- * The entries the loader keeps, as written: each valid on its own, the first of equal names
- * and the first of equal ids (the loader refuses the others: a document keeping them would
- * not load as it was read).
+ * The entries the loader keeps, as written (a document keeping the others would not load as
+ * it was read): those whose names the loaded catalogue holds, so the loader's rules across
+ * entries decide (an other host another entry has), each valid on its own, the first of
+ * equal names and the first of equal ids.
  */
-function loadableSpecs(specs: readonly PlatformSpec[]): PlatformSpec[] {
+function loadableSpecs(specs: readonly PlatformSpec[], load: LoadResult): PlatformSpec[] {
+  const loaded = new Set(load.catalogue.platforms.map((p) => p.name));
   const seenNames = new Set<string>();
   const seenIds = new Set<string>();
   return specs.filter((spec) => {
+    if (!loaded.has(spec.name)) return false;
     if (loadCatalogue({ platforms: [spec] }).problems.length > 0) return false;
     const key = spec.name.trim().toLowerCase();
     const id = platformId(spec.name, spec.home);

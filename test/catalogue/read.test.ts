@@ -48,6 +48,23 @@ describe('readCatalogueFile', () => {
     expect(result.document.platforms.map((p) => p.name)).toEqual(['Foo Bar']);
   });
 
+  it('keeps in the document only the entries the loader keeps: an other host another entry checks', () => {
+    const borrower = platform('B', {
+      home: 'https://b.test/',
+      profile: 'https://b.test/u/{username}',
+      otherHosts: ['example.com'],
+    });
+    const path = file('borrowed.json', { platforms: [platform('A'), borrower, platform('C')] });
+    const result = readCatalogueFile(path);
+    expect(result.load.catalogue.platforms.map((p) => p.name)).toEqual(['A', 'C']);
+    expect(result.rejected.map((r) => r.name)).toEqual(['B']);
+    expect(result.rejected[0]!.reason).toContain('/otherHosts/0');
+    // Valid on its own, B was kept before; the document must load as it was read, B refused no more.
+    expect(result.document.platforms.map((p) => p.name)).toEqual(['A', 'C']);
+    const again = readCatalogueFile(file('borrowed-again.json', result.document));
+    expect(again.rejected).toEqual([]);
+  });
+
   it('keeps a valid entry whose name an earlier invalid entry carried', () => {
     const path = file('shadow.json', { platforms: [platform('A', { category: 'nope' }), platform('A')] });
     const result = readCatalogueFile(path);

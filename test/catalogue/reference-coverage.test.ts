@@ -9,35 +9,18 @@
 import { describe, expect, it } from 'vitest';
 import { loadBuiltinCatalogue } from '../../src/catalogue/builtin.js';
 import type { ReferenceSource } from '../../src/catalogue/counterparts.js';
-import type { Platform } from '../../src/catalogue/platform.js';
+import { hostsOf } from '../../src/catalogue/hosts.js';
 import { readReferenceLists } from '../../src/catalogue/reference-lists.js';
 import { referenceDir } from '../support/reference.js';
 
 const dir = referenceDir();
 
-/**
- * Where a platform is checked, shows its profiles and lives, and the other hosts the same
- * site answers at (`otherHosts`; none for a list's entry): lower-case, without `www.`.
- */
-function hostsOf(platform: Platform): string[] {
-  return [
-    ...[platform.check.url, platform.profile, platform.home].flatMap((url) => {
-      try {
-        return [new URL(url.replaceAll('{username}', 'x')).hostname.toLowerCase().replace(/^www\./, '')];
-      } catch {
-        return [];
-      }
-    }),
-    ...platform.otherHosts,
-  ];
-}
-
 /** The floor of each list: the share covered, and for WhatsMyName the most left out. */
 const FLOORS: Readonly<Record<ReferenceSource, number>> = {
   whatsmyname: 0.99,
   sherlock: 0.96,
-  // 2,384 of 2,499 (95.4%) once the entries naming a site we check by an older or other host
-  // count through that entry's `otherHosts`; most of the rest read a name as found on markers
+  // Below the others: the entries naming a site we check by an older or other host count
+  // through our entry's `otherHosts`, but most of the rest read a name as found on markers
   // any page may carry, and are left out (docs/catalogue.md, "Left out").
   maigret: 0.95,
 };
@@ -46,7 +29,7 @@ describe.runIf(dir)('coverage of the public lists', () => {
   const ours = new Set(
     loadBuiltinCatalogue()
       .catalogue.platforms.filter((p) => p.enabled)
-      .flatMap(hostsOf),
+      .flatMap((p) => hostsOf(p)),
   );
   const lists = dir ? readReferenceLists(dir) : [];
 

@@ -1,0 +1,38 @@
+/**
+ * The hosts a platform is known by, the one rule for reading a platform's hosts beside
+ * another list's entries (the counterparts of the audit and `catalogue validate
+ * --reference`, the coverage of the public lists): its own hosts, and the other hosts
+ * the same site answers at (`otherHosts`, never asked). Pure.
+ */
+import type { Platform } from './platform.js';
+import { fixedHost, PLACEHOLDER, splitAuthority } from './template.js';
+
+/**
+ * The host a URL template goes to: lower-case, without `www.` or a port; `{}` where the
+ * username stands in it (one host per name, read as one pattern).
+ */
+export function templateHost(template: string): string {
+  const fixed = fixedHost(template);
+  if (fixed !== undefined) return fixed;
+  const origin = splitAuthority(template)?.origin ?? template;
+  return origin
+    .replace(/^https?:\/\//i, '')
+    .toLowerCase()
+    .split(PLACEHOLDER.toLowerCase())
+    .join('{}')
+    .replace(/:\d+$/, '')
+    .replace(/^www\./, '');
+}
+
+/**
+ * A platform's hosts, each once: its own (where it is checked, then, for `all`, where it
+ * shows its profiles and where it lives), then its other hosts. `checked`: the check host
+ * is its only own host (where a list's entry asks the same site another way).
+ */
+export function hostsOf(
+  platform: Pick<Platform, 'check' | 'profile' | 'home' | 'otherHosts'>,
+  own: 'all' | 'checked' = 'all',
+): string[] {
+  const urls = own === 'all' ? [platform.check.url, platform.profile, platform.home] : [platform.check.url];
+  return [...new Set([...urls.map(templateHost), ...platform.otherHosts])];
+}
