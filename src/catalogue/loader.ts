@@ -244,15 +244,17 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
   }
   const overlap = spec.known.claimed.filter((n) => spec.known.unclaimed.includes(n));
   if (overlap.length > 0) add('/known', `a name cannot be both claimed and unclaimed: ${overlap.join(', ')}`);
-  const ownHosts = new Set(
-    [spec.check?.url ?? spec.profile, spec.profile, spec.home].flatMap((url) => fixedHost(url) ?? []),
-  );
-  spec.otherHosts?.forEach((host, i) => {
-    if (host.startsWith('www.'))
-      add(`/otherHosts/${i}`, 'give the host without "www." (a host is read the same with or without it)');
-    else if (ownHosts.has(host))
-      add(`/otherHosts/${i}`, `${host} is this entry's own check, profile or home host, not another one`);
-  });
+  if (spec.otherHosts) {
+    const ownHosts = new Set(
+      [spec.check?.url ?? spec.profile, spec.profile, spec.home].flatMap((url) => fixedHost(url) ?? []),
+    );
+    spec.otherHosts.forEach((host, i) => {
+      if (host.startsWith('www.'))
+        add(`/otherHosts/${i}`, 'give the host without "www." (a host is read the same with or without it)');
+      else if (ownHosts.has(host))
+        add(`/otherHosts/${i}`, `${host} is this entry's own check, profile or home host, not another one`);
+    });
+  }
   if (spec.enabled === false && !spec.disabledReason)
     add('/disabledReason', 'a disabled platform must say why');
   if (spec.category === 'nsfw' && spec.nsfw === false) add('/nsfw', 'a platform in category nsfw is nsfw');
@@ -266,9 +268,13 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
  * two enabled entries claiming one other host are both left out.
  */
 function borrowedHostProblems(platforms: readonly Platform[]): Map<Platform, CatalogueProblem[]> {
+  const out = new Map<Platform, CatalogueProblem[]>();
+  // Only a host some entry names as another can clash: the rest are not indexed.
+  const named = new Set(platforms.flatMap((p) => p.otherHosts));
+  if (named.size === 0) return out;
   const holders = new Map<string, Map<Platform, string[]>>();
   const hold = (host: string | undefined, p: Platform, role: string) => {
-    if (host === undefined) return;
+    if (host === undefined || !named.has(host)) return;
     const byEntry = holders.get(host) ?? new Map<Platform, string[]>();
     const roles = byEntry.get(p) ?? [];
     if (!roles.includes(role)) roles.push(role);
@@ -282,7 +288,6 @@ function borrowedHostProblems(platforms: readonly Platform[]): Map<Platform, Cat
     hold(fixedHost(p.home), p, 'home');
     for (const host of p.otherHosts) hold(host, p, 'other');
   }
-  const out = new Map<Platform, CatalogueProblem[]>();
   for (const p of platforms) {
     const found: CatalogueProblem[] = [];
     p.otherHosts.forEach((host, i) => {
