@@ -2,20 +2,18 @@
  * Retention: a sweep removes the searches older than the period, in batches,
  * while a search goes on storing its outcomes, and leaves the newer ones whole.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Outcome } from '../src/engine/verdict/outcome.js';
 import { RedisStore } from '../src/store/redis.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { openDatabase } from '../src/store/sqlite-driver.js';
 import type { SearchRecord, Store } from '../src/store/store.js';
 import { SWEEP_BATCH_ROWS } from '../src/tuning.js';
-import { connectTestRedis, deleteKeys, uniquePrefix } from './cluster/redis-support.js';
+import { deleteKeys, uniquePrefix } from './cluster/redis-support.js';
 import { addOne } from './support/add-one.js';
 import { putCached } from './support/cached.js';
+import { storeBackends } from './support/store-backends.js';
 
 const DAY = 86_400_000;
 const NOW = Date.UTC(2026, 10, 24, 12, 0, 0);
@@ -125,23 +123,12 @@ async function expectSwept(store: Store, old: number, young: number, running: Se
 }
 
 describe('retention', () => {
-  let dir: string;
-  let redis: Redis;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'userscout-retention-'));
-    redis = await connectTestRedis();
-  });
-
-  afterAll(async () => {
-    rmSync(dir, { recursive: true, force: true });
-    await redis?.quit();
-  });
+  const backends = storeBackends('userscout-retention-');
 
   it('SQLite: removes searches older than the period in batches, newer ones whole, while a search runs', {
     timeout: 120_000,
   }, async () => {
-    const path = join(dir, 'sqlite', 'store.db');
+    const path = join(backends.dir, 'sqlite', 'store.db');
     const store = new SqliteStore(path);
     const old = 12;
     const young = 2;
@@ -176,7 +163,7 @@ describe('retention', () => {
   });
 
   it('SQLite: a sweep cut short is finished by the next one', async () => {
-    const path = join(dir, 'cut-short', 'store.db');
+    const path = join(backends.dir, 'cut-short', 'store.db');
     const store = new SqliteStore(path);
     try {
       await store.createSearch(search('old', NOW - RETENTION - DAY));
@@ -204,7 +191,7 @@ describe('retention', () => {
     timeout: 120_000,
   }, async () => {
     const prefix = uniquePrefix('retention');
-    const store = new RedisStore({ redis, prefix, now: () => NOW });
+    const store = new RedisStore({ redis: backends.redis, prefix, now: () => NOW });
     const old = 6;
     const young = 2;
     try {
@@ -212,10 +199,11 @@ describe('retention', () => {
       expect(removed).toBe(old);
       expect(stored).toBe(PLATFORMS.length);
       await expectSwept(store, old, young, running);
-      for (let i = 0; i < old; i++) expect(await redis.exists(`${prefix}:outcomes:old-${i}`)).toBe(0);
+      for (let i = 0; i < old; i++)
+        expect(await backends.redis.exists(`${prefix}:outcomes:old-${i}`)).toBe(0);
     } finally {
       await store.close();
-      await deleteKeys(redis, `${prefix}:`);
+      await deleteKeys(backends.redis, `${prefix}:`);
     }
   });
 });

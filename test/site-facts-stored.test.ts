@@ -4,15 +4,13 @@
  * same keys and JSON. The contract suites write and read through one version of the code;
  * these pin the stored form, so a store upgraded in place keeps what it learned.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/store/redis.js';
 import { SqliteStore } from '../src/store/sqlite.js';
 import { openDatabase } from '../src/store/sqlite-driver.js';
-import { connectTestRedis, deleteKeys, uniquePrefix } from './cluster/redis-support.js';
+import { deleteKeys, uniquePrefix } from './cluster/redis-support.js';
+import { storeBackends } from './support/store-backends.js';
 
 const T0 = Date.UTC(2026, 0, 15, 12, 0, 0);
 
@@ -34,21 +32,11 @@ const transport = {
   expiresAt: T0 + 60_000,
 };
 
-let dir: string;
-let redis: Redis;
-
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'userscout-site-facts-'));
-  redis = await connectTestRedis();
-});
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await redis?.quit();
-});
+const backends = storeBackends('userscout-site-facts-');
 
 describe('SQLite site facts', () => {
   it('reads and replaces rows in tables laid out as an earlier release created them', async () => {
-    const path = join(dir, 'earlier.db');
+    const path = join(backends.dir, 'earlier.db');
     const db = openDatabase(path);
     // expires_at before quiet_until: the column order a fresh table no longer has.
     db.exec(`
@@ -89,12 +77,12 @@ describe('SQLite site facts', () => {
 describe('Redis site facts', () => {
   it('keeps each kind in its hash, a field per origin and identity holding JSON', async () => {
     const prefix = uniquePrefix('facts');
-    const store = new RedisStore({ redis, prefix, now: Date.now });
+    const store = new RedisStore({ redis: backends.redis, prefix, now: Date.now });
     try {
       await store.siteLimits.keep(quiet);
       await store.transportMemory.keep(transport);
-      const limits = await redis.hgetall(`${prefix}:site-limits`);
-      const transports = await redis.hgetall(`${prefix}:transport-memory`);
+      const limits = await backends.redis.hgetall(`${prefix}:site-limits`);
+      const transports = await backends.redis.hgetall(`${prefix}:transport-memory`);
       expect(Object.keys(limits)).toEqual(['b.example\u0000addr:10.0.0.2']);
       expect(JSON.parse(limits['b.example\u0000addr:10.0.0.2']!)).toEqual(quiet.limit);
       expect(Object.keys(transports)).toEqual(['a.example\u0000default']);
@@ -105,27 +93,27 @@ describe('Redis site facts', () => {
       });
     } finally {
       await store.close();
-      await deleteKeys(redis, `${prefix}:`);
+      await deleteKeys(backends.redis, `${prefix}:`);
     }
   });
 
   it('reads hashes an earlier release wrote, and drops the fields it cannot read', async () => {
     const prefix = uniquePrefix('facts');
-    await redis.hset(`${prefix}:site-limits`, 'a.example\u0000default', JSON.stringify(limit.limit));
-    await redis.hset(`${prefix}:site-limits`, 'c.example\u0000default', 'not json');
-    await redis.hset(
+    await backends.redis.hset(`${prefix}:site-limits`, 'a.example\u0000default', JSON.stringify(limit.limit));
+    await backends.redis.hset(`${prefix}:site-limits`, 'c.example\u0000default', 'not json');
+    await backends.redis.hset(
       `${prefix}:transport-memory`,
       'a.example\u0000default',
       JSON.stringify({ transport: 'browser', at: T0, expiresAt: T0 + 60_000 }),
     );
-    const store = new RedisStore({ redis, prefix, now: Date.now });
+    const store = new RedisStore({ redis: backends.redis, prefix, now: Date.now });
     try {
       expect(await store.siteLimits.learned(T0)).toEqual([limit]);
       expect(await store.transportMemory.remembered(T0)).toEqual([transport]);
-      expect(await redis.hkeys(`${prefix}:site-limits`)).toEqual(['a.example\u0000default']);
+      expect(await backends.redis.hkeys(`${prefix}:site-limits`)).toEqual(['a.example\u0000default']);
     } finally {
       await store.close();
-      await deleteKeys(redis, `${prefix}:`);
+      await deleteKeys(backends.redis, `${prefix}:`);
     }
   });
 });

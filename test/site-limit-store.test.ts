@@ -2,32 +2,21 @@
  * The site limit store contract against SQLite (in memory and on a file), Redis (each test under
  * its own prefix), PostgreSQL (each test in its own schema) and the tests' memory store.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PostgresStore } from '../src/store/postgres.js';
 import { RedisStore } from '../src/store/redis.js';
 import { splitStore } from '../src/store/split-store.js';
 import { SqliteStore } from '../src/store/sqlite.js';
-import { connectTestRedis, deleteKeys, uniquePrefix } from './cluster/redis-support.js';
+import { deleteKeys, uniquePrefix } from './cluster/redis-support.js';
 import { dropSchema, TEST_DATABASE_URL, uniqueSchema } from './postgres/postgres-support.js';
 import { describeSiteLimitStoreContract } from './site-limit-store.contract.js';
 import { MemoryStore } from './support/memory-store.js';
+import { storeBackends } from './support/store-backends.js';
 
-let dir: string;
 let files = 0;
-let redis: Redis;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'userscout-site-limits-'));
-  redis = await connectTestRedis();
-});
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await redis?.quit();
-});
+const backends = storeBackends('userscout-site-limits-');
 
 describeSiteLimitStoreContract('SQLite in memory', () => {
   const store = new SqliteStore(':memory:');
@@ -35,18 +24,18 @@ describeSiteLimitStoreContract('SQLite in memory', () => {
 });
 
 describeSiteLimitStoreContract('SQLite on a file', () => {
-  const store = new SqliteStore(join(dir, `contract-${++files}`, 'store.db'));
+  const store = new SqliteStore(join(backends.dir, `contract-${++files}`, 'store.db'));
   return { store: store.siteLimits, close: () => store.close() };
 });
 
 describeSiteLimitStoreContract('Redis', () => {
   const prefix = uniquePrefix('limits');
-  const store = new RedisStore({ redis, prefix, now: Date.now });
+  const store = new RedisStore({ redis: backends.redis, prefix, now: Date.now });
   return {
     store: store.siteLimits,
     close: async () => {
       await store.close();
-      await deleteKeys(redis, `${prefix}:`);
+      await deleteKeys(backends.redis, `${prefix}:`);
     },
   };
 });

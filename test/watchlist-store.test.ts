@@ -3,28 +3,17 @@
  * Redis (each test under its own prefix), and what only a file shows: due
  * work outlives the process's handle on it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RedisStore } from '../src/store/redis.js';
 import { SqliteStore } from '../src/store/sqlite.js';
-import { connectTestRedis, deleteKeys, uniquePrefix } from './cluster/redis-support.js';
+import { deleteKeys, uniquePrefix } from './cluster/redis-support.js';
+import { storeBackends } from './support/store-backends.js';
 import { describeWatchlistStoreContract, watchlist } from './watchlist-store.contract.js';
 
-let dir: string;
 let files = 0;
-let redis: Redis;
 
-beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'userscout-watch-store-'));
-  redis = await connectTestRedis();
-});
-afterAll(async () => {
-  rmSync(dir, { recursive: true, force: true });
-  await redis?.quit();
-});
+const backends = storeBackends('userscout-watch-store-');
 
 describeWatchlistStoreContract('SQLite in memory', () => {
   const store = new SqliteStore(':memory:');
@@ -32,25 +21,25 @@ describeWatchlistStoreContract('SQLite in memory', () => {
 });
 
 describeWatchlistStoreContract('SQLite on a file', () => {
-  const store = new SqliteStore(join(dir, `contract-${++files}`, 'store.db'));
+  const store = new SqliteStore(join(backends.dir, `contract-${++files}`, 'store.db'));
   return { store: store.watchlists, close: () => store.close() };
 });
 
 describeWatchlistStoreContract('Redis', () => {
   const prefix = uniquePrefix('watch');
-  const store = new RedisStore({ redis, prefix, now: Date.now });
+  const store = new RedisStore({ redis: backends.redis, prefix, now: Date.now });
   return {
     store: store.watchlists,
     close: async () => {
       await store.close();
-      await deleteKeys(redis, `${prefix}:`);
+      await deleteKeys(backends.redis, `${prefix}:`);
     },
   };
 });
 
 describe('SQLite watchlists, reopened', () => {
   it('keeps a due watchlist and a leased one for the next process', async () => {
-    const path = join(dir, 'reopen', 'store.db');
+    const path = join(backends.dir, 'reopen', 'store.db');
     const first = new SqliteStore(path);
     await first.watchlists.createWatchlist(watchlist('w1'));
     await first.watchlists.createWatchlist(watchlist('w2', { createdAt: 1 }));
