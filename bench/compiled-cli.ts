@@ -7,9 +7,10 @@
  * (a stale build would measure other code).
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { builtIsFresh } from '../src/build-freshness.js';
 import type { SimHandle } from './context.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -30,14 +31,7 @@ export interface CompiledCliRun {
 /** Why the compiled CLI cannot be measured, or undefined when it can. */
 export function compiledCliMissing(): string | undefined {
   if (!existsSync(MAIN)) return 'dist/cli/main.js is missing (run npm run build)';
-  const built = statSync(MAIN).mtimeMs;
-  const newer = (dir: string): boolean =>
-    readdirSync(dir, { withFileTypes: true }).some((e) => {
-      const path = join(dir, e.name);
-      if (e.isDirectory()) return e.name !== 'web' && newer(path);
-      return e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && statSync(path).mtimeMs > built;
-    });
-  return newer(join(ROOT, 'src')) ? 'dist/ is older than src/ (run npm run build)' : undefined;
+  return builtIsFresh(MAIN) ? undefined : 'dist/ is older than src/ (run npm run build)';
 }
 
 /**

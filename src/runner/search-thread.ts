@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import { builtIsFresh, PROJECT_ROOT } from '../build-freshness.js';
 import type { Catalogue } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
 import type { Outcome } from '../engine/verdict/outcome.js';
@@ -82,19 +83,24 @@ function tsxEsmApi(): string {
   return pathToFileURL(join(dirname(packageJson), exports['./esm/api'].import.default)).href;
 }
 
+/** The compiled thread module a service run from source may start instead (build-freshness.ts). */
+const COMPILED_WORKER = join(PROJECT_ROOT, 'dist', 'runner', 'search-thread-worker.js');
+
 /**
  * Starts the thread's module: the compiled .js next to this file, or, when the
- * service runs from source (tests, `npm run dev`), the .ts through tsx.
+ * service runs from source (tests, `npm run dev`), the compiled one when the build
+ * is fresh, else the .ts through tsx.
  */
 function startThread(data: SearchThreadData): Worker {
   const fromSource = import.meta.url.endsWith('.ts');
-  const url = new URL(`./search-thread-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url);
   // The young generation is the thread's own: the HTTP thread keeps V8's default (config.ts).
   const options = {
     workerData: data,
     resourceLimits: { maxYoungGenerationSizeMb: data.config.searchThreadYoungGenerationMb },
   };
-  if (!fromSource) return new Worker(url, options);
+  if (!fromSource) return new Worker(new URL('./search-thread-worker.js', import.meta.url), options);
+  if (builtIsFresh(COMPILED_WORKER)) return new Worker(pathToFileURL(COMPILED_WORKER), options);
+  const url = new URL('./search-thread-worker.ts', import.meta.url);
   const tsx = tsxEsmApi();
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;
   return new Worker(boot, { ...options, eval: true });

@@ -2,9 +2,9 @@ import { mkdirSync, mkdtempSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { builtIsFresh } from './cli-entry.js';
+import { builtIsFresh } from './build-freshness.js';
 
-describe('the compiled command line, when the tests may run it', () => {
+describe('the compiled tree, when code run from source may start it', () => {
   const dir = mkdtempSync(join(tmpdir(), 'userscout-cli-entry-'));
   const src = join(dir, 'src');
   mkdirSync(join(src, 'cli'), { recursive: true });
