@@ -343,7 +343,7 @@ export const SETTINGS = {
     env: 'USERSCOUT_BROWSERS',
     default: 1,
     kind: int(1, 16),
-    doc: 'Chromium processes a search thread (or cluster worker) launches, on the first browser check, and reuses; its contexts are spread over them, and one that crashes or hangs is replaced',
+    doc: 'Chromium processes a process (cluster worker, or embedded service with its search threads together) launches, on the first browser check, and reuses; its contexts are spread over them, and one that crashes or hangs is replaced',
   },
   // A cluster's browsers share its machines' memory and its egress addresses: a cap over every
   // worker, in Redis, so adding workers does not multiply the browser checks at once.

@@ -19,6 +19,7 @@ import { ControlGuard } from './controls/control-guard.js';
 import { type ControlLedger, MemoryControlLedger } from './controls/control-ledger.js';
 import { type EgressRoute, Engine } from './engine.js';
 import type { SharedChecks } from './shared-checks.js';
+import type { BrowserDirectory } from './transport/browser-directory.js';
 import { parseConnectTo } from './transport/connect-to.js';
 import { createDispatcher } from './transport/dispatcher.js';
 import { TransportSet } from './transport/transport-set.js';
@@ -101,6 +102,8 @@ export function createEngine(
     readonly tally?: TransportTally;
     /** The cluster's browser slots (Redis); default: none beyond the process's own cap. */
     readonly browserSlots?: BrowserSlots;
+    /** The browsers the process's search threads share (browser-directory.ts); default: the engine's own. */
+    readonly browserDirectory?: BrowserDirectory;
   } = {},
 ): Engine {
   let ca: string[] = [];
@@ -163,6 +166,7 @@ export function createEngine(
     // Alone, the cluster's cap is the process's: the smaller of the two holds.
     browserContexts: options.browserSlots ? config.browserContexts : browserChecksAtOnce(config, false),
     browsers: config.browsers,
+    directory: options.browserDirectory,
     tally,
     clusterSlots: options.browserSlots ?? UNBOUNDED_SLOTS,
     clusterCap: config.browserChecksAtOnce,

@@ -7,6 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { catalogueFromClone } from '../catalogue/thread-copy.js';
 import { createEngine } from '../engine/create-engine.js';
+import { BrowserDirectory } from '../engine/transport/browser-directory.js';
 import { TransportTally } from '../engine/transport-tally.js';
 import { createStore } from '../store/create-store.js';
 import type { EventHub, SearchEvent } from './events.js';
@@ -20,7 +21,7 @@ function threadPort(): NonNullable<typeof parentPort> {
   return parentPort;
 }
 const port = threadPort();
-const { config, databasePath, budget, tally, thread } = workerData as SearchThreadData;
+const { config, databasePath, budget, tally, browsers, thread } = workerData as SearchThreadData;
 // A structured clone arrives unfrozen, its regexes not compiled: rebuilt as the loader leaves it.
 const catalogue = catalogueFromClone((workerData as SearchThreadData).catalogue);
 /** Live events not posted yet: those published together (a batch of outcomes) go as one message. */
@@ -48,6 +49,8 @@ const engine = createEngine(config, catalogue, {
   ...(budget ? { rateBudget: new SharedRateBudget(budget, thread) } : {}),
   // The process's count of browser contexts, which caps them over every search thread.
   ...(tally ? { tally: new TransportTally(tally) } : {}),
+  // The process's browsers, launched by whichever thread needs one first and used by all.
+  ...(browsers ? { browserDirectory: new BrowserDirectory(browsers) } : {}),
 });
 const events: EventHub = {
   publish: (id, event) => {

@@ -35,6 +35,8 @@ export interface SearchThreadData {
   readonly budget?: SharedArrayBuffer;
   /** The process's transport tally (transport-tally.ts): its browser contexts' cap and what /metrics reads. */
   readonly tally?: SharedArrayBuffer;
+  /** The browsers the search threads share (browser-directory.ts); without, the thread's engine launches its own. */
+  readonly browsers?: SharedArrayBuffer;
   /** This thread among the search threads: it runs the scheduled self-check when first, and prefers its own identities. */
   readonly thread: Affinity;
 }

@@ -74,4 +74,33 @@ describe.runIf(findBrowser('') !== undefined)('browser checks in /metrics', () =
     expect(pages).toBe(tabs);
     expect(text).toContain('userscout_browser_replacements_total{cause="crash"} 0');
   }, 90_000);
+
+  it("launches one browser for the process's search threads together", async () => {
+    // Two threads, each given a search at once (the one with the fewer running takes the next).
+    const threads = await startService(sim, catalogue, {
+      insecureTls: true,
+      timeoutMs: 30_000,
+      searchThread: true,
+      searchThreads: 2,
+      browsers: 1,
+    });
+    try {
+      const started = await Promise.all(
+        ['alice', 'bob'].map((username) => postSearch(threads.url, { username })),
+      );
+      const done = await Promise.all(
+        started.map((s) => pollUntilDone(threads.url, s.body.queryId, '&include=all', 100, 60_000)),
+      );
+      expect(
+        done.map(
+          (d) => d.body.results.find((r: { platform: string }) => r.platform === 'Plain browser')?.status,
+        ),
+      ).toEqual(['hit', 'miss']);
+      const text = await metricsText(threads.url);
+      expect(text).toContain('userscout_transport_checks_total{transport="browser"} 2\n');
+      expect(text).toContain('userscout_browser_launches_total 1\n');
+    } finally {
+      await threads.service.close();
+    }
+  }, 90_000);
 });

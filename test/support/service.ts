@@ -50,9 +50,9 @@ export async function startService(
       // Off unless a test is about it: a self-check due at a random moment would change what a test sees.
       selfCheckIntervalMs: 0,
       metricsToken: TEST_METRICS_TOKEN,
-      // Searches on the API thread unless a test asks for the search thread: from source, each
-      // thread loads the engine through tsx (over a CPU-second a service). The thread is proved
-      // by its own tests, the contract's start-to-finish searches and every spawned process.
+      // Searches on the API thread unless a test asks for the search thread: each thread loads
+      // the engine again (through tsx when the build is stale, over a CPU-second). The thread is
+      // proved by its own tests, the contract's start-to-finish searches and every spawned process.
       searchThread: false,
       ...overrides,
     },

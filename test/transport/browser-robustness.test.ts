@@ -4,14 +4,16 @@
  * site; a page that never answers ends at the check's deadline with its context
  * closed; checks beyond the process's cap or their site's browser budget end
  * unknown, unsent (an escalation so held back leaves the defence's answer, saying
- * why); a tab handed to the next check carries nothing over; after 50 checks the tabs
- * were reused and none is left open once the engine closes.
+ * why); a tab handed to the next check carries nothing over; the search threads of a
+ * process share its browsers; after 50 checks the tabs were reused and none is left
+ * open once the engine closes.
  */
 import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { findBrowser } from '../../src/engine/transport/browser.js';
+import { BrowserDirectory } from '../../src/engine/transport/browser-directory.js';
 import { TransportTally } from '../../src/engine/transport-tally.js';
 import type { SimRequest } from '../../src/sim/behaviour.js';
 import { SimWeb } from '../../src/sim/server.js';
@@ -80,12 +82,16 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
     return found;
   };
   /** An engine with a tally of its own (or the one given), its browser checks accepting the sim's certificates. */
-  const engine = (overrides: Parameters<typeof engineFor>[2] = {}, tally = new TransportTally()) => {
+  const engine = (
+    overrides: Parameters<typeof engineFor>[2] = {},
+    tally = new TransportTally(),
+    browserDirectory?: BrowserDirectory,
+  ) => {
     const made = engineFor(
       sim,
       catalogue,
       { insecureTls: true, timeoutMs: 20_000, browserChecksPerSiteMinute: 1_000, ...overrides },
-      { tally },
+      { tally, ...(browserDirectory ? { browserDirectory } : {}) },
     );
     engines.push(made);
     return { engine: made, tally };
@@ -164,6 +170,46 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
     expect(tally.read()).toMatchObject({ hangs: 1, contexts: 0 });
     expect(await frozen.check(platform('plain.test'), 'alice')).toMatchObject({ status: 'hit' });
     expect(tally.read()).toMatchObject({ hangs: 1, launches: 2, contexts: 0, pages: 1 });
+  }, 120_000);
+
+  it("shares one browser between a process's search threads, and one that hangs under a thread that did not launch it is killed and replaced once", async () => {
+    // Two engines over one directory and tally are two search threads of one process.
+    const directory = new BrowserDirectory(BrowserDirectory.createBuffer(1));
+    const tally = new TransportTally();
+    const before = new Set(browserPids());
+    const { engine: first } = engine({ timeoutMs: 12_000 }, tally, directory);
+    const { engine: second } = engine({ timeoutMs: 12_000 }, tally, directory);
+    expect(await first.check(platform('plain.test'), 'alice')).toMatchObject({ status: 'hit' });
+    expect(await second.check(platform('other.test'), 'alice')).toMatchObject({ status: 'hit' });
+    expect(tally.read()).toMatchObject({ launches: 1, contexts: 0 });
+    const shared = directory.read(0);
+    expect(shared.state).toBe('up');
+    const pid = shared.state === 'up' ? shared.pid : 0;
+    expect(browserPids().filter((p) => !before.has(p))).toEqual([pid]);
+
+    // The thread that connected to it meets it frozen mid-check: it kills it by its pid.
+    const hitsBefore = sim.hits.get('other.test') ?? 0;
+    const inFlight = second.check(platform('other.test'), 'slow-bob');
+    await expect.poll(() => sim.hits.get('other.test') ?? 0, { timeout: 10_000 }).toBeGreaterThan(hitsBefore);
+    process.kill(pid, 'SIGSTOP');
+    try {
+      expect(await inFlight).toMatchObject({ status: 'error', reason: 'timeout' });
+    } finally {
+      try {
+        process.kill(pid, 'SIGCONT');
+      } catch {
+        // Killed already: what the test expects.
+      }
+    }
+    await expect.poll(() => browserPids().includes(pid), { timeout: 10_000 }).toBe(false);
+    // The thread that launched it saw it go too, and neither counts it twice; the next check launches one more.
+    expect(await first.check(platform('plain.test'), 'alice')).toMatchObject({ status: 'hit' });
+    expect(await second.check(platform('other.test'), 'alice')).toMatchObject({ status: 'hit' });
+    expect(tally.read()).toMatchObject({ hangs: 1, crashes: 0, launches: 2, contexts: 0 });
+    expect(browserPids().filter((p) => !before.has(p))).toHaveLength(1);
+    await second.close();
+    await first.close();
+    expect(browserPids().filter((p) => !before.has(p))).toEqual([]);
   }, 120_000);
 
   it('ends a page that never answers at the deadline, its context and page closed', async () => {

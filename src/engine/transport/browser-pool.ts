@@ -5,11 +5,14 @@
  * and the next check launches another; one that does not close a context within
  * BROWSER_CLOSE_MS is taken as hung, killed and dropped alike. Each is launched as
  * a server (playwright's `launchServer`) so that it can be killed even when it no
- * longer answers.
+ * longer answers, and so that the process's other search threads can connect to it
+ * (browser-directory.ts): with a directory, a place's browser is launched by one
+ * thread and used by all.
  */
 import type { Browser, BrowserServer, LaunchOptions } from 'playwright-core';
-import { BROWSER_CLOSE_MS, BROWSER_LAUNCH_MS } from '../../tuning.js';
+import { BROWSER_CLOSE_MS, BROWSER_LAUNCH_MS, BROWSER_SLOT_POLL_MS } from '../../tuning.js';
 import type { TransportTally } from '../transport-tally.js';
+import type { BrowserDirectory } from './browser-directory.js';
 
 /** `work`'s answer, or false when it fails or takes longer than `ms`. */
 export async function within(ms: number, work: () => Promise<boolean>): Promise<boolean> {
@@ -32,10 +35,16 @@ export interface PooledBrowser {
 }
 
 interface Member {
-  /** The launch, shared by the checks that wait for it. */
-  launched: Promise<{ server: BrowserServer; browser: Browser }>;
-  /** Its server, once launched: its process tells a crash before the connection does. */
+  /** Its place in the pool (and in the directory). */
+  readonly place: number;
+  /** The launch (or the connection to another thread's browser), shared by the checks that wait for it. */
+  launched: Promise<{ server?: BrowserServer; browser: Browser }>;
+  /** Its server, once launched here: its process tells a crash before the connection does. */
   server?: BrowserServer;
+  /** Its place's generation in the directory, once launched or found there. */
+  generation?: number;
+  /** Its process, when another thread launched it (killed from here when it hangs). */
+  pid?: number;
   /** Contexts open (or being opened) on it. */
   open: number;
   gone: boolean;
@@ -58,6 +67,8 @@ export interface BrowserPoolOptions {
     chromium: typeof import('playwright-core').chromium;
     options: LaunchOptions;
   }>;
+  /** The browsers of the process's search threads, shared; absent: this pool's own. */
+  readonly directory?: BrowserDirectory | undefined;
 }
 
 export class BrowserPool {
@@ -68,7 +79,8 @@ export class BrowserPool {
 
   constructor(options: BrowserPoolOptions) {
     this.#options = options;
-    this.#members = Array.from({ length: Math.max(1, options.size) }, () => undefined);
+    const size = options.directory?.places ?? Math.max(1, options.size);
+    this.#members = Array.from({ length: size }, () => undefined);
   }
 
   /**
@@ -118,24 +130,10 @@ export class BrowserPool {
   }
 
   #launch(place: number): Member {
-    const tally = this.#options.tally;
-    const member: Member = { launched: new Promise(() => {}), open: 0, gone: false };
-    const launched = (async () => {
-      const { chromium, options } = await this.#options.launch();
-      const server = await chromium.launchServer({ ...options, timeout: BROWSER_LAUNCH_MS });
-      tally.add('launches');
-      member.server = server;
-      try {
-        const browser = await chromium.connect(server.wsEndpoint(), { timeout: BROWSER_LAUNCH_MS });
-        // A browser that dies is dropped: the next check launches another.
-        browser.on('disconnected', () => void this.#drop(member, 'crashes'));
-        if (member.gone || this.#closed) await server.kill();
-        return { server, browser };
-      } catch (error) {
-        await server.kill().catch(() => undefined);
-        throw error;
-      }
-    })();
+    const member: Member = { place, launched: new Promise(() => {}), open: 0, gone: false };
+    const launched = this.#options.directory
+      ? this.#fromDirectory(this.#options.directory, place, member)
+      : this.#launchHere(member);
     member.launched = launched;
     this.#members[place] = member;
     // A launch that fails leaves the place empty for the next check to try again.
@@ -146,21 +144,103 @@ export class BrowserPool {
     return member;
   }
 
-  /** Takes `member` out of the pool and kills its process; `why` counts it unless the pool is closing. */
+  /** Launches a Chromium for `member` and connects to it; `published` says where the other threads find it. */
+  async #launchHere(
+    member: Member,
+    published?: (server: BrowserServer) => boolean,
+  ): Promise<{ server: BrowserServer; browser: Browser }> {
+    const { chromium, options } = await this.#options.launch();
+    const server = await chromium.launchServer({ ...options, timeout: BROWSER_LAUNCH_MS });
+    this.#options.tally.add('launches');
+    member.server = server;
+    try {
+      if (published && !published(server))
+        throw new Error('the browser place was released while it launched');
+      const browser = await chromium.connect(server.wsEndpoint(), { timeout: BROWSER_LAUNCH_MS });
+      // A browser that dies is dropped: the next check launches another.
+      browser.on('disconnected', () => void this.#drop(member, 'crashes'));
+      if (member.gone || this.#closed) await server.kill();
+      return { server, browser };
+    } catch (error) {
+      await server.kill().catch(() => undefined);
+      throw error;
+    }
+  }
+
+  /**
+   * The browser at `place` of the process's directory: connected to when another thread has
+   * it up, launched here when the place is empty, waited for while another thread launches it
+   * (at most BROWSER_LAUNCH_MS).
+   */
+  async #fromDirectory(
+    directory: BrowserDirectory,
+    place: number,
+    member: Member,
+  ): Promise<{ server?: BrowserServer; browser: Browser }> {
+    const until = Date.now() + BROWSER_LAUNCH_MS;
+    for (;;) {
+      if (member.gone || this.#closed) throw new Error('the browser pool closed');
+      const at = directory.read(place);
+      if (at.state === 'empty') {
+        const generation = directory.claim(place);
+        if (generation === undefined) continue;
+        member.generation = generation;
+        try {
+          return await this.#launchHere(member, (server) =>
+            directory.publish(place, generation, server.wsEndpoint(), server.process()?.pid ?? 0),
+          );
+        } catch (error) {
+          directory.release(place, generation);
+          throw error;
+        }
+      }
+      if (at.state === 'up') {
+        const { chromium } = await this.#options.launch();
+        const browser = await chromium
+          .connect(at.endpoint, { timeout: BROWSER_LAUNCH_MS })
+          .catch(() => undefined);
+        if (browser) {
+          member.generation = at.generation;
+          member.pid = at.pid;
+          browser.on('disconnected', () => void this.#drop(member, 'crashes'));
+          if (member.gone || this.#closed) await browser.close().catch(() => undefined);
+          return { browser };
+        }
+        // Its owner is gone without saying so: the place is free for a new browser.
+        directory.release(place, at.generation);
+        continue;
+      }
+      if (Date.now() >= until) throw new Error('another search thread did not launch its browser in time');
+      await new Promise((resolve) => setTimeout(resolve, BROWSER_SLOT_POLL_MS));
+    }
+  }
+
+  /**
+   * Takes `member` out of the pool and ends its process: killed through its server when
+   * launched here, by its pid when another thread launched it and it hangs. `why` counts it
+   * unless the pool is closing, and once over the threads: the one that frees its place.
+   */
   async #drop(member: Member, why: 'crashes' | 'hangs'): Promise<void> {
     if (member.gone) return;
     member.gone = true;
-    const place = this.#members.indexOf(member);
-    if (place >= 0) this.#members[place] = undefined;
-    if (!this.#closed) this.#options.tally.add(why);
+    if (this.#members[member.place] === member) this.#members[member.place] = undefined;
+    const directory = this.#options.directory;
+    const freed =
+      !directory || member.generation === undefined || directory.release(member.place, member.generation);
+    if (!this.#closed && freed) this.#options.tally.add(why);
     await member.launched.then(
-      ({ server }) => server.kill(),
+      async ({ server, browser }) => {
+        if (server) return server.kill();
+        if (why === 'hangs' && freed && member.pid) killProcess(member.pid);
+        await browser.close().catch(() => undefined);
+      },
       () => undefined,
     );
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    const directory = this.#options.directory;
     const members = this.#members.filter((m): m is Member => m !== undefined);
     this.#members.fill(undefined);
     await Promise.all(
@@ -168,11 +248,24 @@ export class BrowserPool {
         member.gone = true;
         const launched = await member.launched.catch(() => undefined);
         if (!launched) return;
+        const { server, browser } = launched;
+        // Another thread's browser is only left: closing disconnects from it.
+        if (!server) return void (await BrowserPool.closeWithin(() => browser.close()));
+        if (directory && member.generation !== undefined) directory.release(member.place, member.generation);
         // A browser that does not close in time is killed: closing never hangs the engine's close.
-        if (!(await BrowserPool.closeWithin(() => launched.browser.close())))
-          await launched.server.kill().catch(() => undefined);
-        else await launched.server.close().catch(() => undefined);
+        if (!(await BrowserPool.closeWithin(() => browser.close())))
+          await server.kill().catch(() => undefined);
+        else await server.close().catch(() => undefined);
       }),
     );
+  }
+}
+
+/** Kills a process this one did not start (another thread's browser); gone already is fine. */
+function killProcess(pid: number): void {
+  try {
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // It exited meanwhile.
   }
 }

@@ -25,6 +25,7 @@ import {
 import type { TransportTally } from '../transport-tally.js';
 import type { CheckRequest } from '../verdict/request.js';
 import type { ResponseView } from '../verdict/response-view.js';
+import type { BrowserDirectory } from './browser-directory.js';
 import { BrowserPool } from './browser-pool.js';
 import { endTab, IdleTabs, type Opened, type Tab, wipe } from './browser-tabs.js';
 import type { EgressGateway } from './egress-gateway.js';
@@ -47,6 +48,8 @@ export interface BrowserOptions {
   readonly contexts: number;
   /** Chromium processes at most. */
   readonly browsers: number;
+  /** The browsers of the process's search threads, shared (its places are the cap); absent: this transport's own. */
+  readonly directory?: BrowserDirectory | undefined;
   /** Where the process counts what its browsers cost, shared by its search threads. */
   readonly tally: TransportTally;
   /** The cluster's slots (Redis), or none beyond the process's when alone. */
@@ -122,6 +125,7 @@ export class BrowserTransport {
     this.#pool = new BrowserPool({
       size: options.browsers,
       tally: options.tally,
+      directory: options.directory,
       launch: () => this.#launchOptions(),
     });
   }

@@ -15,7 +15,7 @@ import type { TransportExchangeOptions, Transports } from './transports.js';
 /** The browser's own settings pass through as they are; the rest are the set's. */
 type SharedBrowserOptions = Pick<
   BrowserOptions,
-  'browsers' | 'tally' | 'clusterSlots' | 'clusterCap' | 'holdMs' | 'siteBudget'
+  'browsers' | 'directory' | 'tally' | 'clusterSlots' | 'clusterCap' | 'holdMs' | 'siteBudget'
 >;
 
 export interface TransportSetOptions extends SharedBrowserOptions {
@@ -67,6 +67,7 @@ export class TransportSet implements Transports {
       executablePath: options.browserPath,
       contexts: options.browserContexts,
       browsers: options.browsers,
+      directory: options.directory,
       tally: options.tally,
       clusterSlots: options.clusterSlots,
       clusterCap: options.clusterCap,
