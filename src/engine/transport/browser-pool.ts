@@ -170,14 +170,17 @@ export class BrowserPool {
   /**
    * The browser at `place` of the process's directory: connected to when another thread has
    * it up, launched here when the place is empty, waited for while another thread launches it
-   * (at most BROWSER_LAUNCH_MS).
+   * (at most twice BROWSER_LAUNCH_MS: a launch still under way by then outlasted its own
+   * timeouts, left by a thread that died, and is taken over here).
    */
   async #fromDirectory(
     directory: BrowserDirectory,
     place: number,
     member: Member,
   ): Promise<{ server?: BrowserServer; browser: Browser }> {
-    const until = Date.now() + BROWSER_LAUNCH_MS;
+    const until = Date.now() + 2 * BROWSER_LAUNCH_MS;
+    /** The launch first found under way here. */
+    let waitingFor: number | undefined;
     for (;;) {
       if (member.gone || this.#closed) throw new Error('the browser pool closed');
       const at = directory.read(place);
@@ -210,7 +213,11 @@ export class BrowserPool {
         directory.release(place, at.generation);
         continue;
       }
-      if (Date.now() >= until) throw new Error('another search thread did not launch its browser in time');
+      waitingFor ??= at.generation;
+      if (Date.now() >= until) {
+        if (at.generation === waitingFor && directory.release(place, at.generation)) continue;
+        throw new Error('another search thread did not launch its browser in time');
+      }
       await new Promise((resolve) => setTimeout(resolve, BROWSER_SLOT_POLL_MS));
     }
   }

@@ -1,0 +1,90 @@
+import { describe, expect, it, vi } from 'vitest';
+import { TransportTally } from '../transport-tally.js';
+import { BrowserDirectory } from './browser-directory.js';
+import { BrowserPool } from './browser-pool.js';
+
+// A launch bounded in milliseconds, so that a launch left by a thread that died is seen at once.
+vi.mock('../../tuning.js', async (original) => ({
+  ...(await original<typeof import('../../tuning.js')>()),
+  BROWSER_LAUNCH_MS: 100,
+  BROWSER_SLOT_POLL_MS: 5,
+}));
+
+interface FakeServer {
+  readonly endpoint: string;
+  killed: boolean;
+  readonly browsers: Set<() => void>;
+}
+
+/** Playwright's chromium as far as the pool uses it: servers by endpoint, each connection told when its server goes. */
+function fakeChromium() {
+  const servers = new Map<string, FakeServer>();
+  let launched = 0;
+  const chromium = {
+    launchServer: async () => {
+      const server: FakeServer = {
+        endpoint: `ws://127.0.0.1:1/${launched++}`,
+        killed: false,
+        browsers: new Set(),
+      };
+      servers.set(server.endpoint, server);
+      const end = async () => {
+        server.killed = true;
+        for (const disconnected of server.browsers) disconnected();
+      };
+      return {
+        wsEndpoint: () => server.endpoint,
+        process: () => ({ pid: 0, exitCode: null, signalCode: null }),
+        kill: end,
+        close: end,
+      };
+    },
+    connect: async (endpoint: string) => {
+      const server = servers.get(endpoint);
+      if (!server || server.killed) throw new Error(`connect ECONNREFUSED ${endpoint}`);
+      let connected = true;
+      const listeners: (() => void)[] = [];
+      const disconnected = () => {
+        if (!connected) return;
+        connected = false;
+        server.browsers.delete(disconnected);
+        for (const listener of listeners) listener();
+      };
+      server.browsers.add(disconnected);
+      return {
+        endpoint,
+        on: (_event: 'disconnected', listener: () => void) => listeners.push(listener),
+        isConnected: () => connected,
+        close: async () => disconnected(),
+      };
+    },
+  };
+  return { chromium, servers };
+}
+
+/** A pool over `directory`, as one search thread has. */
+function poolOf(directory: BrowserDirectory, chromium: ReturnType<typeof fakeChromium>['chromium']) {
+  const tally = new TransportTally();
+  const pool = new BrowserPool({
+    size: directory.places,
+    tally,
+    directory,
+    launch: async () => ({ chromium: chromium as never, options: {} }),
+  });
+  return { pool, tally };
+}
+
+describe("a browser pool over the process's directory", () => {
+  it('launches in place of a thread that died while it launched', async () => {
+    const directory = new BrowserDirectory(BrowserDirectory.createBuffer(1));
+    // A thread claimed the place and died before it published its browser.
+    expect(directory.claim(0)).toBe(0);
+    const { chromium } = fakeChromium();
+    const { pool, tally } = poolOf(directory, chromium);
+    const { done } = await pool.acquire();
+    expect(directory.read(0)).toMatchObject({ state: 'up', generation: 1 });
+    expect(tally.read()).toMatchObject({ launches: 1, crashes: 0 });
+    await done('closed');
+    await pool.close();
+  });
+});
