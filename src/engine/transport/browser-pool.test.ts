@@ -1,4 +1,5 @@
-import { describe, expect, it, vi } from 'vitest';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { TransportTally } from '../transport-tally.js';
 import { BrowserDirectory } from './browser-directory.js';
 import { BrowserPool } from './browser-pool.js';
@@ -74,6 +75,11 @@ function poolOf(directory: BrowserDirectory, chromium: ReturnType<typeof fakeChr
   return { pool, tally };
 }
 
+const children: ChildProcess[] = [];
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGKILL');
+});
+
 describe("a browser pool over the process's directory", () => {
   it('launches in place of a thread that died while it launched', async () => {
     const directory = new BrowserDirectory(BrowserDirectory.createBuffer(1));
@@ -84,6 +90,22 @@ describe("a browser pool over the process's directory", () => {
     const { done } = await pool.acquire();
     expect(directory.read(0)).toMatchObject({ state: 'up', generation: 1 });
     expect(tally.read()).toMatchObject({ launches: 1, crashes: 0 });
+    await done('closed');
+    await pool.close();
+  });
+
+  it('kills the browser of a thread that died, by its pid, when its endpoint no longer answers', async () => {
+    const directory = new BrowserDirectory(BrowserDirectory.createBuffer(1));
+    // Chromium outlives the thread that launched it (its server died with the thread).
+    const orphan = spawn('sleep', ['60'], { stdio: 'ignore' });
+    children.push(orphan);
+    expect(directory.claim(0)).toBe(0);
+    expect(directory.publish(0, 0, 'ws://127.0.0.1:1/gone', orphan.pid ?? 0)).toBe(true);
+    const { chromium } = fakeChromium();
+    const { pool } = poolOf(directory, chromium);
+    const { done } = await pool.acquire();
+    expect(directory.read(0)).toMatchObject({ state: 'up', generation: 1 });
+    await expect.poll(() => orphan.signalCode, { timeout: 2_000 }).toBe('SIGKILL');
     await done('closed');
     await pool.close();
   });

@@ -209,8 +209,9 @@ export class BrowserPool {
           if (member.gone || this.#closed) await browser.close().catch(() => undefined);
           return { browser };
         }
-        // Its owner is gone without saying so: the place is free for a new browser.
-        directory.release(place, at.generation);
+        // Its owner thread died (Chromium outlives it) or no longer serves it: the place is freed
+        // for a new browser, and the old one killed so that it does not outlive its place.
+        if (directory.release(place, at.generation) && at.pid) killProcess(at.pid);
         continue;
       }
       waitingFor ??= at.generation;
