@@ -25,6 +25,7 @@ describe("the process's browser directory", () => {
     expect(directory.release(0, 1)).toBe(true);
     expect(directory.publish(0, 1, endpoint, 1)).toBe(false);
     expect(directory.read(0)).toEqual({ state: 'empty', generation: 2 });
+    expect(directory.generation(0)).toBe(2);
   });
 
   it('refuses a place it does not have, a buffer of the wrong size and an endpoint too long', () => {

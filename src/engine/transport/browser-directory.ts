@@ -78,6 +78,11 @@ export class BrowserDirectory {
     return { state: 'up', generation, endpoint, pid };
   }
 
+  /** The place's generation: it moves on each time its browser is released. */
+  generation(place: number): number {
+    return Atomics.load(this.#cells(place), WORD) >>> 2;
+  }
+
   /** Claims an empty place for this thread to launch its browser: its generation, or undefined when taken. */
   claim(place: number): number | undefined {
     const cells = this.#cells(place);

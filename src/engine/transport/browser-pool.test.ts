@@ -75,6 +75,8 @@ function poolOf(directory: BrowserDirectory, chromium: ReturnType<typeof fakeChr
   return { pool, tally };
 }
 
+const endpointOf = (browser: unknown) => (browser as { endpoint: string }).endpoint;
+
 const children: ChildProcess[] = [];
 afterEach(() => {
   for (const child of children.splice(0)) child.kill('SIGKILL');
@@ -108,5 +110,30 @@ describe("a browser pool over the process's directory", () => {
     await expect.poll(() => orphan.signalCode, { timeout: 2_000 }).toBe('SIGKILL');
     await done('closed');
     await pool.close();
+  });
+
+  it('lets go of its browser once another thread freed its place, so the place holds one browser', async () => {
+    const directory = new BrowserDirectory(BrowserDirectory.createBuffer(1));
+    const { chromium, servers } = fakeChromium();
+    const { pool: owner, tally } = poolOf(directory, chromium);
+    const first = await owner.acquire();
+    await first.done('closed');
+    const launched = directory.read(0);
+    expect(launched).toMatchObject({ state: 'up', generation: 0 });
+    // Another thread lost its connection and freed the place; a third launched a replacement there.
+    expect(directory.release(0, 0)).toBe(true);
+    const { pool: other } = poolOf(directory, chromium);
+    const replacement = await other.acquire();
+    expect(servers.size).toBe(2);
+    const second = await owner.acquire();
+    expect(endpointOf(second.pooled.browser)).toBe(endpointOf(replacement.pooled.browser));
+    expect([...servers.values()].filter((server) => !server.killed)).toHaveLength(1);
+    // Not a crash the owner saw: the thread that freed the place counts it.
+    expect(tally.read()).toMatchObject({ crashes: 0 });
+    await second.done('closed');
+    await replacement.done('closed');
+    await owner.close();
+    await other.close();
+    expect([...servers.values()].filter((server) => !server.killed)).toHaveLength(0);
   });
 });

@@ -89,8 +89,10 @@ export class BrowserPool {
    * how it ended: closed, not closed in time (a hang), or its browser seen gone.
    */
   async acquire(): Promise<{ pooled: PooledBrowser; done: (end: ContextEnd) => Promise<void> }> {
-    // A browser whose process died is dropped before its connection says so.
-    for (const member of this.#members) if (member && exited(member)) void this.#drop(member, 'crashes');
+    // A browser whose process died is dropped before its connection says so, and one whose place
+    // another thread freed (a replacement goes there) is let go: the place holds one browser.
+    for (const member of this.#members)
+      if (member && (exited(member) || this.#freedElsewhere(member))) void this.#drop(member, 'crashes');
     let place = 0;
     for (let i = 0; i < this.#members.length; i++) {
       const open = this.#members[i]?.open ?? 0;
@@ -126,6 +128,16 @@ export class BrowserPool {
         () => true,
         () => true,
       ),
+    );
+  }
+
+  /** Whether another thread released the member's place since it was launched or found there. */
+  #freedElsewhere(member: Member): boolean {
+    const directory = this.#options.directory;
+    return (
+      directory !== undefined &&
+      member.generation !== undefined &&
+      directory.generation(member.place) !== member.generation
     );
   }
 
