@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { SETTINGS } from '../../src/config.js';
 import { estimateSeconds } from '../../src/runner/estimate.js';
 import { originLoads } from '../../src/schedule/politeness-bound.js';
+import { AT_ONCE, type BareClientRun, runBareClient } from '../bare-client.js';
 import { type CompiledCliRun, compiledCliMissing, runCompiledCli } from '../compiled-cli.js';
 import type { BenchCase, BenchContext } from '../context.js';
 import { runEngineSearches } from '../engine-run.js';
@@ -171,6 +172,35 @@ function measureCompiledCli(ctx: BenchContext, first?: number): Promise<Compiled
   });
 }
 
+/** The bare client over the platforms of the CLI's target search (bare-client.ts): the floor under its CPU. */
+function measureBareClient(ctx: BenchContext): Promise<BareClientRun> {
+  return ctx.memo(`one-search:bare-client:${CLI_TARGET_PLATFORMS}`, async () => {
+    ctx.log(
+      `case 1: a bare undici client, one GET to each check URL of the first ${CLI_TARGET_PLATFORMS} platforms`,
+    );
+    const platforms = loadPlatformSet('builtin', ctx.seed).searched.slice(0, CLI_TARGET_PLATFORMS);
+    const sim = await ctx.sim('builtin', 'realistic');
+    return runBareClient(sim, platforms, ONE_SEARCH_USERNAME, ctx.workDir, SETTINGS.timeoutMs.default);
+  });
+}
+
+function bareClientRow(bare: BareClientRun): Row {
+  return {
+    label: `builtin's first ${CLI_TARGET_PLATFORMS}, bare undici client (the floor)`,
+    values: {
+      platforms: bare.requests,
+      hanging: bare.failed,
+      wallMs: Math.round(bare.wallMs),
+      limitMs: null,
+      ratio: null,
+      estimateRatio: null,
+      worstLateMs: null,
+      cpuMs: Math.round(bare.cpuMs),
+      maxRssMb: Math.round(bare.maxRssMb),
+    },
+  };
+}
+
 function compiledCliRow(label: string, cli: CompiledCliRun): Row {
   return {
     label,
@@ -197,10 +227,12 @@ export const oneSearchCase: BenchCase = {
     const m = await measureOneSearch(ctx, 'builtin', 'remembered');
     const cli = await measureCompiledCli(ctx);
     const target = await measureCompiledCli(ctx, CLI_TARGET_PLATFORMS);
+    const bare = await measureBareClient(ctx);
     const cliRows: Row[] = [
       ...(typeof target === 'string'
         ? []
         : [compiledCliRow(`builtin's first ${CLI_TARGET_PLATFORMS}, compiled CLI (no tsx)`, target)]),
+      bareClientRow(bare),
       ...(typeof cli === 'string' ? [] : [compiledCliRow('builtin, compiled CLI (no tsx)', cli)]),
     ];
     return {
@@ -231,6 +263,7 @@ export const oneSearchCase: BenchCase = {
           ? `compiled CLI not measured: ${cli}`
           : `compiled CLI: ${cli.outcomes} outcomes, ${cli.hits} hits`,
         `compiled CLI, first ${CLI_TARGET_PLATFORMS}: the size of search issue 13's memory target names (Blackbird 50 MB, Maigret 136, Sherlock 150 on the same work), the first ${CLI_TARGET_PLATFORMS} platforms of the default selection in catalogue order, each given as --platform ID${typeof target === 'string' ? '' : `; ${target.outcomes} outcomes, ${target.hits} hits`}; peak RSS in MB = MiB (maxRSS ÷ 1024 KiB)`,
+        `bare undici client: one GET to each https check URL of the same ${CLI_TARGET_PLATFORMS} platforms (platforms = its requests, hanging = those with no answer), ${AT_ONCE} at a time, one shared secure context, no catalogue, classification, controls or retries, in a process of its own measured whole: what Node's HTTP and TLS cost for those connections, the floor under the CLI's CPU (bench/bare-client.ts)`,
       ],
       settings: {
         engine: `command-line defaults (timeoutMs ${SETTINGS.timeoutMs.default}, concurrency ${SETTINGS.concurrency.default}, perHost ${SETTINGS.perHost.default}, retries ${SETTINGS.retries.default})`,
