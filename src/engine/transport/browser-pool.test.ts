@@ -1,15 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { TransportTally } from '../transport-tally.js';
 import { BrowserDirectory } from './browser-directory.js';
 import { BrowserPool } from './browser-pool.js';
-
-// A launch bounded in milliseconds, so that a launch left by a thread that died is seen at once.
-vi.mock('../../tuning.js', async (original) => ({
-  ...(await original<typeof import('../../tuning.js')>()),
-  BROWSER_LAUNCH_MS: 100,
-  BROWSER_SLOT_POLL_MS: 5,
-}));
 
 interface FakeServer {
   readonly endpoint: string;
@@ -71,6 +64,9 @@ function poolOf(directory: BrowserDirectory, chromium: ReturnType<typeof fakeChr
     tally,
     directory,
     launch: async () => ({ chromium: chromium as never, options: {} }),
+    // A launch bounded in milliseconds, so that a launch left by a thread that died is seen at once.
+    launchMs: 100,
+    pollMs: 5,
   });
   return { pool, tally };
 }

@@ -69,6 +69,10 @@ export interface BrowserPoolOptions {
   }>;
   /** The browsers of the process's search threads, shared; absent: this pool's own. */
   readonly directory?: BrowserDirectory | undefined;
+  /** Longest a launch or a connection takes (ms). @default BROWSER_LAUNCH_MS */
+  readonly launchMs?: number;
+  /** How often a thread looks whether another thread's launch is done (ms). @default BROWSER_SLOT_POLL_MS */
+  readonly pollMs?: number;
 }
 
 export class BrowserPool {
@@ -131,6 +135,10 @@ export class BrowserPool {
     );
   }
 
+  get #launchMs(): number {
+    return this.#options.launchMs ?? BROWSER_LAUNCH_MS;
+  }
+
   /** Whether another thread released the member's place since it was launched or found there. */
   #freedElsewhere(member: Member): boolean {
     const directory = this.#options.directory;
@@ -162,13 +170,13 @@ export class BrowserPool {
     published?: (server: BrowserServer) => boolean,
   ): Promise<{ server: BrowserServer; browser: Browser }> {
     const { chromium, options } = await this.#options.launch();
-    const server = await chromium.launchServer({ ...options, timeout: BROWSER_LAUNCH_MS });
+    const server = await chromium.launchServer({ ...options, timeout: this.#launchMs });
     this.#options.tally.add('launches');
     member.server = server;
     try {
       if (published && !published(server))
         throw new Error('the browser place was released while it launched');
-      const browser = await chromium.connect(server.wsEndpoint(), { timeout: BROWSER_LAUNCH_MS });
+      const browser = await chromium.connect(server.wsEndpoint(), { timeout: this.#launchMs });
       // A browser that dies is dropped: the next check launches another.
       browser.on('disconnected', () => void this.#drop(member, 'crashes'));
       if (member.gone || this.#closed) await server.kill();
@@ -190,7 +198,7 @@ export class BrowserPool {
     place: number,
     member: Member,
   ): Promise<{ server?: BrowserServer; browser: Browser }> {
-    const until = Date.now() + 2 * BROWSER_LAUNCH_MS;
+    const until = Date.now() + 2 * this.#launchMs;
     /** The launch first found under way here. */
     let waitingFor: number | undefined;
     for (;;) {
@@ -212,7 +220,7 @@ export class BrowserPool {
       if (at.state === 'up') {
         const { chromium } = await this.#options.launch();
         const browser = await chromium
-          .connect(at.endpoint, { timeout: BROWSER_LAUNCH_MS })
+          .connect(at.endpoint, { timeout: this.#launchMs })
           .catch(() => undefined);
         if (browser) {
           member.generation = at.generation;
@@ -231,7 +239,7 @@ export class BrowserPool {
         if (at.generation === waitingFor && directory.release(place, at.generation)) continue;
         throw new Error('another search thread did not launch its browser in time');
       }
-      await new Promise((resolve) => setTimeout(resolve, BROWSER_SLOT_POLL_MS));
+      await new Promise((resolve) => setTimeout(resolve, this.#options.pollMs ?? BROWSER_SLOT_POLL_MS));
     }
   }
 
