@@ -3,12 +3,13 @@
  * platform when they check the same address (host without regard to case or scheme,
  * placeholder and trailing slash normalised, and the body for a POST) or carry
  * the same name (without regard to case), or names that give the same id (the
- * loader refuses a second entry of one id). The first occurrence wins and every
- * entry dropped says why.
+ * loader refuses a second entry of one id), or one names a host of the other as its
+ * other host (`otherHosts`: the loader refuses an entry whose other host is a host
+ * of another enabled entry). The first occurrence wins and every entry dropped says why.
  */
 import { platformId } from './platform.js';
 import type { PlatformSpec } from './schema.js';
-import { PLACEHOLDER, splitAuthority } from './template.js';
+import { fixedHost, PLACEHOLDER, splitAuthority } from './template.js';
 
 export interface MergeInput {
   /** Where the document came from (a file name), quoted in drop reasons. */
@@ -33,6 +34,9 @@ export function mergeCatalogues(docs: readonly MergeInput[]): MergeResult {
   const byName = new Map<string, { name: string; source: string }>();
   const byCheck = new Map<string, { name: string; source: string }>();
   const byId = new Map<string, { name: string; source: string }>();
+  // The hosts of kept enabled entries (their own and other), and the other hosts of every kept entry.
+  const byHost = new Map<string, { name: string; source: string }>();
+  const byOtherHost = new Map<string, { name: string; source: string }>();
   for (const { source, document } of docs) {
     for (const spec of document.platforms) {
       const name = spec.name.trim();
@@ -53,14 +57,48 @@ export function mergeCatalogues(docs: readonly MergeInput[]): MergeResult {
         dropped.push({ name, source, reason: `checks the same address as ${describe(sameCheck)}: ${key}` });
         continue;
       }
-      byName.set(name.toLowerCase(), { name, source });
-      byCheck.set(key, { name, source });
-      byId.set(id, { name, source });
+      const { hosts, others } = hostsOfSpec(spec);
+      const borrowed = others.find((host) => byHost.has(host));
+      if (borrowed !== undefined) {
+        dropped.push({
+          name,
+          source,
+          reason: `names ${borrowed} as its other host, a host of ${describe(byHost.get(borrowed)!)}`,
+        });
+        continue;
+      }
+      const lent = hosts.find((host) => byOtherHost.has(host));
+      if (lent !== undefined) {
+        dropped.push({
+          name,
+          source,
+          reason: `is at ${lent}, which ${describe(byOtherHost.get(lent)!)} names as its other host`,
+        });
+        continue;
+      }
+      const kept = { name, source };
+      byName.set(name.toLowerCase(), kept);
+      byCheck.set(key, kept);
+      byId.set(id, kept);
+      for (const host of hosts) if (!byHost.has(host)) byHost.set(host, kept);
+      for (const host of others) if (!byOtherHost.has(host)) byOtherHost.set(host, kept);
       platforms.push(spec);
     }
   }
   const shields = mergeShields(docs);
   return { document: shields.length > 0 ? { platforms, shields } : { platforms }, dropped };
+}
+
+/**
+ * The hosts an entry holds as the loader reads them for clashes of other hosts: none when
+ * disabled (only an enabled entry's hosts clash), else its fixed own hosts and its other
+ * hosts; and its other hosts, enabled or not.
+ */
+function hostsOfSpec(spec: PlatformSpec): { hosts: string[]; others: string[] } {
+  const others = spec.otherHosts ?? [];
+  if (spec.enabled === false) return { hosts: [], others };
+  const own = [spec.check?.url ?? spec.profile, spec.profile, spec.home].map(fixedHost);
+  return { hosts: [...new Set([...own.filter((h): h is string => h !== undefined), ...others])], others };
 }
 
 function describe(first: { name: string; source: string }): string {

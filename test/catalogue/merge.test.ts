@@ -99,6 +99,45 @@ describe('mergeCatalogues', () => {
     expect(loadCatalogue(result.document).problems).toEqual([]);
   });
 
+  it('drops an entry at a host another names as its other host, either way round (the loader would refuse one)', () => {
+    const renamed = (name: string, host: string, otherHosts?: string[]): PlatformSpec => ({
+      ...platform(name, `https://${host}/@{username}`),
+      home: `https://${host}/`,
+      ...(otherHosts ? { otherHosts } : {}),
+    });
+    const builtin = {
+      source: 'builtin.json',
+      document: { platforms: [renamed('Replit', 'replit.com', ['repl.it'])] },
+    };
+    const mine = { source: 'mine.json', document: { platforms: [renamed('Repl.it', 'repl.it')] } };
+    const first = mergeCatalogues([builtin, mine]);
+    expect(first.document.platforms.map((p) => p.name)).toEqual(['Replit']);
+    expect(first.dropped).toEqual([
+      {
+        name: 'Repl.it',
+        source: 'mine.json',
+        reason: 'is at repl.it, which Replit (from builtin.json) names as its other host',
+      },
+    ]);
+    expect(loadCatalogue(first.document).problems).toEqual([]);
+    const second = mergeCatalogues([mine, builtin]);
+    expect(second.document.platforms.map((p) => p.name)).toEqual(['Repl.it']);
+    expect(second.dropped).toEqual([
+      {
+        name: 'Replit',
+        source: 'builtin.json',
+        reason: 'names repl.it as its other host, a host of Repl.it (from mine.json)',
+      },
+    ]);
+    expect(loadCatalogue(second.document).problems).toEqual([]);
+    // A disabled entry's own hosts clash with nothing.
+    const off = {
+      source: 'off.json',
+      document: { platforms: [{ ...renamed('Old Repl', 'repl.it'), enabled: false }] },
+    };
+    expect(mergeCatalogues([builtin, off]).dropped).toEqual([]);
+  });
+
   it('keeps the shields of every input, the first of each name', () => {
     const shield = (name: string, body: string) => ({ name, reason: 'waf', body: [body] });
     const result = mergeCatalogues([
