@@ -4,13 +4,13 @@
  * catalogue, classification, controls or retries). What it costs is what Node's
  * HTTP and TLS cost for the same connections; the CLI's CPU above it is ours.
  */
-import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Platform } from '../src/catalogue/platform.js';
 import { buildRequest } from '../src/engine/verdict/request.js';
 import type { SimHandle } from './context.js';
+import { runToEnd } from './run-to-end.js';
 
 const UNDICI = fileURLToPath(new URL('../node_modules/undici/index.js', import.meta.url));
 
@@ -83,19 +83,9 @@ export async function runBareClient(
     input,
     JSON.stringify({ urls, ca, connectTo: sim.connectTo, undici: UNDICI, atOnce: AT_ONCE, timeoutMs }),
   );
-  const child = spawn(process.execPath, ['--input-type=module', '-e', SCRIPT], {
-    env: { ...process.env, BARE_CLIENT_INPUT: input },
-    stdio: ['ignore', 'pipe', 'pipe'],
+  const { code, out, err } = await runToEnd(['--input-type=module', '-e', SCRIPT], {
+    BARE_CLIENT_INPUT: input,
   });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => {
-    out += text;
-  });
-  child.stderr.setEncoding('utf8').on('data', (text: string) => {
-    err += text;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
   const line = out.trim().split('\n').pop();
   if (code !== 0 || !line)
     throw new Error(`bare client failed (exit ${code}): ${err.trim().split('\n').slice(-3).join(' ')}`);

@@ -6,12 +6,12 @@
  * dist/cli/main.js is missing, or older than a file of src/, nothing is measured
  * (a stale build would measure other code).
  */
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { builtIsFresh } from '../src/build-freshness.js';
 import type { SimHandle } from './context.js';
+import { runToEnd } from './run-to-end.js';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
@@ -60,19 +60,7 @@ export async function runCompiledCli(
     '--no-progress',
   ];
   const started = performance.now();
-  const child = spawn(process.execPath, args, {
-    env: { ...process.env, USERSCOUT_LATENCY_FILE: 'off' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => {
-    out += text;
-  });
-  child.stderr.setEncoding('utf8').on('data', (text: string) => {
-    err += text;
-  });
-  const code = await new Promise<number | null>((resolve) => child.once('close', resolve));
+  const { code, out, err } = await runToEnd(args, { USERSCOUT_LATENCY_FILE: 'off' });
   const wallMs = performance.now() - started;
   const usageLine = /bench-usage (\{.*\})/.exec(err)?.[1];
   // Exit 3 is a search that ran with low coverage: still a whole search.

@@ -110,26 +110,33 @@ describe('mergeCatalogues', () => {
       document: { platforms: [renamed('Replit', 'replit.com', ['repl.it'])] },
     };
     const mine = { source: 'mine.json', document: { platforms: [renamed('Repl.it', 'repl.it')] } };
-    const first = mergeCatalogues([builtin, mine]);
-    expect(first.document.platforms.map((p) => p.name)).toEqual(['Replit']);
-    expect(first.dropped).toEqual([
+    // The first of the two kept, whichever comes first, and the loader refuses neither.
+    const orders = [
       {
-        name: 'Repl.it',
-        source: 'mine.json',
-        reason: 'is at repl.it, which Replit (from builtin.json) names as its other host',
+        inputs: [builtin, mine],
+        kept: 'Replit',
+        dropped: {
+          name: 'Repl.it',
+          source: 'mine.json',
+          reason: 'is at repl.it, which Replit (from builtin.json) names as its other host',
+        },
       },
-    ]);
-    expect(loadCatalogue(first.document).problems).toEqual([]);
-    const second = mergeCatalogues([mine, builtin]);
-    expect(second.document.platforms.map((p) => p.name)).toEqual(['Repl.it']);
-    expect(second.dropped).toEqual([
       {
-        name: 'Replit',
-        source: 'builtin.json',
-        reason: 'names repl.it as its other host, a host of Repl.it (from mine.json)',
+        inputs: [mine, builtin],
+        kept: 'Repl.it',
+        dropped: {
+          name: 'Replit',
+          source: 'builtin.json',
+          reason: 'names repl.it as its other host, a host of Repl.it (from mine.json)',
+        },
       },
-    ]);
-    expect(loadCatalogue(second.document).problems).toEqual([]);
+    ];
+    for (const { inputs, kept, dropped } of orders) {
+      const merged = mergeCatalogues(inputs);
+      expect(merged.document.platforms.map((p) => p.name)).toEqual([kept]);
+      expect(merged.dropped).toEqual([dropped]);
+      expect(loadCatalogue(merged.document).problems).toEqual([]);
+    }
     // A disabled entry's own hosts clash with nothing.
     const off = {
       source: 'off.json',
