@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { builtIsFresh } from './build-freshness.js';
 
 describe('the compiled tree, when code run from source may start it', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'userscout-cli-entry-'));
+  const dir = mkdtempSync(join(tmpdir(), 'userscout-build-freshness-'));
   const src = join(dir, 'src');
   mkdirSync(join(src, 'cli'), { recursive: true });
   const built = join(dir, 'main.js');

@@ -89,6 +89,13 @@ function tsxEsmApi(): string {
 const COMPILED_WORKER = join(PROJECT_ROOT, 'dist', 'runner', 'search-thread-worker.js');
 
 /**
+ * Whether this process starts the compiled thread module, decided at its first thread: every
+ * thread it starts, and restarts, then runs the same code as the others (they share memory
+ * layouts and messages), and the sources are walked once.
+ */
+let compiledWorker: boolean | undefined;
+
+/**
  * Starts the thread's module: the compiled .js next to this file, or, when the
  * service runs from source (tests, `npm run dev`), the compiled one when the build
  * is fresh, else the .ts through tsx.
@@ -101,7 +108,8 @@ function startThread(data: SearchThreadData): Worker {
     resourceLimits: { maxYoungGenerationSizeMb: data.config.searchThreadYoungGenerationMb },
   };
   if (!fromSource) return new Worker(new URL('./search-thread-worker.js', import.meta.url), options);
-  if (builtIsFresh(COMPILED_WORKER)) return new Worker(pathToFileURL(COMPILED_WORKER), options);
+  compiledWorker ??= builtIsFresh(COMPILED_WORKER);
+  if (compiledWorker) return new Worker(pathToFileURL(COMPILED_WORKER), options);
   const url = new URL('./search-thread-worker.ts', import.meta.url);
   const tsx = tsxEsmApi();
   const boot = `import(${JSON.stringify(tsx)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(url.href)}); });`;

@@ -132,4 +132,25 @@ describe("a browser pool over the process's directory", () => {
     await other.close();
     expect([...servers.values()].filter((server) => !server.killed)).toHaveLength(0);
   });
+
+  it('kills a browser whose launching thread died while this thread was connected to it', async () => {
+    const directory = new BrowserDirectory(BrowserDirectory.createBuffer(1));
+    const orphan = spawn('sleep', ['60'], { stdio: 'ignore' });
+    children.push(orphan);
+    const { chromium } = fakeChromium();
+    // The owner thread's server (its relay) at an endpoint, Chromium at the orphan's pid.
+    const relay = await chromium.launchServer();
+    expect(directory.claim(0)).toBe(0);
+    expect(directory.publish(0, 0, relay.wsEndpoint(), orphan.pid ?? 0)).toBe(true);
+    const { pool, tally } = poolOf(directory, chromium);
+    const first = await pool.acquire();
+    await first.done('closed');
+    // The owner thread dies: its server with it, Chromium lives on.
+    await relay.kill();
+    const second = await pool.acquire();
+    await second.done('closed');
+    expect(tally.read()).toMatchObject({ crashes: 1, launches: 1 });
+    await expect.poll(() => orphan.signalCode, { timeout: 2_000 }).toBe('SIGKILL');
+    await pool.close();
+  });
 });

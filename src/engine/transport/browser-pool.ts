@@ -245,7 +245,7 @@ export class BrowserPool {
 
   /**
    * Takes `member` out of the pool and ends its process: killed through its server when
-   * launched here, by its pid when another thread launched it and it hangs. `why` counts it
+   * launched here, by its pid when another thread launched it. `why` counts it
    * unless the pool is closing, and once over the threads: the one that frees its place.
    */
   async #drop(member: Member, why: 'crashes' | 'hangs'): Promise<void> {
@@ -259,7 +259,9 @@ export class BrowserPool {
     await member.launched.then(
       async ({ server, browser }) => {
         if (server) return server.kill();
-        if (why === 'hangs' && freed && member.pid) killProcess(member.pid);
+        // Launched by another thread: hung, or its relay gone with that thread while Chromium
+        // lives on; the thread that frees the place ends it either way, so none outlives its place.
+        if (freed && member.pid) killProcess(member.pid);
         await browser.close().catch(() => undefined);
       },
       () => undefined,
