@@ -41,8 +41,17 @@ const agent = new Agent({
   connect: (options, callback) => {
     const to = ports.get(String(options.port || (options.protocol === 'https:' ? 443 : 80)));
     const socket = tls.connect({ host: to.host, port: to.port, servername: options.hostname, secureContext, ALPNProtocols: ['http/1.1'] });
-    socket.once('secureConnect', () => callback(null, socket));
-    socket.once('error', (error) => callback(error, null));
+    let told = false;
+    const tell = (error) => {
+      if (told) return;
+      told = true;
+      clearTimeout(late);
+      callback(error, error ? null : socket);
+    };
+    // A handshake that never ends fails at the deadline, as undici's own connector would.
+    const late = setTimeout(() => { tell(new Error('connect timeout')); socket.destroy(); }, timeoutMs);
+    socket.once('secureConnect', () => tell(null));
+    socket.once('error', (error) => tell(error));
     return socket;
   },
 });

@@ -10,6 +10,9 @@ export interface Ended {
   readonly err: string;
 }
 
+/** Longest a one-off process may run before it is killed (its figures then fail the case, not hang the bench). */
+const DEADLINE_MS = 10 * 60_000;
+
 /** Runs `node ...args` with `env` added to this process's environment, until its output closes. */
 export async function runToEnd(
   args: readonly string[],
@@ -18,6 +21,8 @@ export async function runToEnd(
   const child = spawn(process.execPath, args, {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    timeout: DEADLINE_MS,
+    killSignal: 'SIGKILL',
   });
   let out = '';
   let err = '';
