@@ -277,7 +277,8 @@ describe('engine against the simulated web', () => {
     });
     sim.addRoute({ host: /.*/, handle: () => ({ kind: 'respond', status: 200, body: 'generic' }) });
     await sim.start();
-    engine = engineFor(sim, catalogue, { timeoutMs: 1500, bodyCapBytes: 1024 * 1024 });
+    // Room to read a megabyte of body on a loaded machine; the hanging platform costs it whole.
+    engine = engineFor(sim, catalogue, { timeoutMs: 3000, bodyCapBytes: 1024 * 1024 });
   });
   afterAll(async () => {
     await engine.close();

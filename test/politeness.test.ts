@@ -181,7 +181,9 @@ describe('request budgets against sites that rate-limit', () => {
   }, 60_000);
 
   it('ends a check at once as unknown/budget_exhausted, sending nothing, when no slot comes in time', async () => {
-    const on = engine({ timeoutMs: 300 });
+    // A second slot comes 2 s after the first (0.5/s): past a 1 s deadline, which leaves the one
+    // sent time to be answered on a loaded machine.
+    const on = engine({ timeoutMs: 1000 });
     const from = sim.siteLog.length;
     const outcomes = await Promise.all(['s1', 's2', 's3'].map((name) => on.check(strict, name)));
     const sent = outcomes.filter((o) => o.status === 'miss');
