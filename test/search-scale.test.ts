@@ -71,7 +71,8 @@ describe('one search over 750 platforms with mixed behaviours', () => {
         (o) =>
           `${o.platform}: got ${o.status}/${o.reason} (${o.evidence.rule}), want ${JSON.stringify(byName.get(o.platform)!.expected)}`,
       );
-    expect(wrong).toEqual([]);
+    // Listed whole when it fails: the platforms and what each read.
+    expect(wrong, wrong.join('\n')).toEqual([]);
     // Response times are whole milliseconds, as the API documents.
     expect(outcomes.filter((o) => !Number.isInteger(o.responseTime)).map((o) => o.platform)).toEqual([]);
     console.log(`750 mixed platforms in ${Math.round(elapsed)} ms (timeout ${TIMEOUT} ms)`);
