@@ -14,11 +14,15 @@
 const EMPTY = 0;
 const LAUNCHING = 1;
 const UP = 2;
-/** Cells of a place: its word (generation × 4 + state), the browser's pid, its endpoint's length. */
+/**
+ * Cells of a place: its word (generation × 4 + state), the browser's pid, its endpoint's length,
+ * and the contexts the threads have open there (whichever browser holds the place).
+ */
 const WORD = 0;
 const PID = 1;
 const LENGTH = 2;
-const CELLS = 3;
+const OPEN = 3;
+const CELLS = 4;
 /** Room for a playwright server's endpoint (ws://127.0.0.1:port/ and a 32-character id). */
 const ENDPOINT_BYTES = 256;
 const PLACE_BYTES = CELLS * Int32Array.BYTES_PER_ELEMENT + ENDPOINT_BYTES;
@@ -81,6 +85,16 @@ export class BrowserDirectory {
   /** The place's generation: it moves on each time its browser is released. */
   generation(place: number): number {
     return Atomics.load(this.#cells(place), WORD) >>> 2;
+  }
+
+  /** Contexts the process's threads have open at `place`. */
+  open(place: number): number {
+    return Atomics.load(this.#cells(place), OPEN);
+  }
+
+  /** Counts a context opened (`delta` 1) or closed (-1) at `place`. */
+  adjustOpen(place: number, delta: 1 | -1): void {
+    Atomics.add(this.#cells(place), OPEN, delta);
   }
 
   /** Claims an empty place for this thread to launch its browser: its generation, or undefined when taken. */

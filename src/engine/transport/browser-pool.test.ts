@@ -153,4 +153,24 @@ describe("a browser pool over the process's directory", () => {
     await expect.poll(() => orphan.signalCode, { timeout: 2_000 }).toBe('SIGKILL');
     await pool.close();
   });
+
+  it("spreads the contexts of the process's threads over its browsers by their count together", async () => {
+    const directory = new BrowserDirectory(BrowserDirectory.createBuffer(2));
+    const { chromium, servers } = fakeChromium();
+    const { pool: one } = poolOf(directory, chromium);
+    const { pool: two } = poolOf(directory, chromium);
+    const first = await one.acquire();
+    // The other thread has nothing open of its own, yet its context goes to the place with none.
+    const second = await two.acquire();
+    expect(servers.size).toBe(2);
+    expect(endpointOf(second.pooled.browser)).not.toBe(endpointOf(first.pooled.browser));
+    expect([directory.open(0), directory.open(1)]).toEqual([1, 1]);
+    await first.done('closed');
+    const third = await two.acquire();
+    expect(endpointOf(third.pooled.browser)).toBe(endpointOf(first.pooled.browser));
+    await Promise.all([second.done('closed'), third.done('closed')]);
+    expect([directory.open(0), directory.open(1)]).toEqual([0, 0]);
+    await one.close();
+    await two.close();
+  });
 });

@@ -97,18 +97,20 @@ export class BrowserPool {
     // another thread freed (a replacement goes there) is let go: the place holds one browser.
     for (const member of this.#members)
       if (member && (exited(member) || this.#freedElsewhere(member))) void this.#drop(member, 'crashes');
+    // The place with the fewest contexts open: over the process's threads when they share browsers.
+    const directory = this.#options.directory;
+    const openAt = (i: number) => (directory ? directory.open(i) : (this.#members[i]?.open ?? 0));
     let place = 0;
-    for (let i = 0; i < this.#members.length; i++) {
-      const open = this.#members[i]?.open ?? 0;
-      if (open < (this.#members[place]?.open ?? 0)) place = i;
-    }
+    for (let i = 0; i < this.#members.length; i++) if (openAt(i) < openAt(place)) place = i;
     const member = this.#members[place] ?? this.#launch(place);
     member.open++;
+    directory?.adjustOpen(place, 1);
     let done = false;
     const finish = async (end: ContextEnd) => {
       if (done) return;
       done = true;
       member.open--;
+      directory?.adjustOpen(place, -1);
       // Dropped at once: a retry must not be handed the dead browser before its process or connection tells.
       if (end === 'gone') await this.#drop(member, 'crashes');
       else if (end === 'hung') await this.#drop(member, 'hangs');
