@@ -249,7 +249,11 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
     const { engine: holding } = engine({ timeoutMs: 5_000, browserContexts: 1 }, shared);
     const { engine: waiting } = engine({ timeoutMs: 6_000, browserContexts: 1 }, shared);
     // Each engine's browser launched first: a launch is the deadline's, and not what this reads.
-    expect(await waiting.check(platform('other.test'), 'alice')).toMatchObject({ status: 'hit' });
+    // On a loaded machine a launch can take the whole deadline: up to three tries.
+    let warm = await waiting.check(platform('other.test'), 'alice');
+    for (let tries = 1; tries < 3 && warm.status !== 'hit'; tries++)
+      warm = await waiting.check(platform('other.test'), 'alice');
+    expect(warm, JSON.stringify(warm)).toMatchObject({ status: 'hit' });
     const held = holding.check(platform('plain.test'), 'hang-3');
     await expect.poll(() => shared.contexts).toBe(1);
     // A page of 2 s after a wait of about 5 s: within a 6 s deadline only if the wait is not in it.
@@ -337,8 +341,13 @@ describe.runIf(hasBrowser)('the browser transport when things go wrong', () => {
       outcomes.push(...(await Promise.all(names.map((name) => busy.check(platform('plain.test'), name)))));
     }
     expect(outcomes).toHaveLength(50);
+    // Listed whole when it fails: each outcome that read otherwise, and why.
+    const unexpected = outcomes.filter((o) => o.status !== (o.url.endsWith('/u/alice') ? 'hit' : 'miss'));
+    expect(
+      unexpected,
+      JSON.stringify(unexpected.map((o) => [o.url, o.status, o.reason, o.evidence.rule])),
+    ).toEqual([]);
     expect(outcomes.filter((o) => o.status === 'hit')).toHaveLength(10);
-    expect(outcomes.filter((o) => o.status === 'miss')).toHaveLength(40);
     expect(tally.read()).toMatchObject({ launches: 1, contexts: 0, crashes: 0, hangs: 0 });
     // Tabs are reused: at most one per check at once is kept, and closing the engine closes them.
     expect(tally.read().pages).toBeLessThanOrEqual(5);
