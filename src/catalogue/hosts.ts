@@ -36,3 +36,44 @@ export function hostsOf(
   const urls = own === 'all' ? [platform.check.url, platform.profile, platform.home] : [platform.check.url];
   return [...new Set([...urls.map(templateHost), ...platform.otherHosts])];
 }
+
+/** Where an entry is, as a host another entry's `otherHosts` could name. */
+export interface HeldHost {
+  readonly role: 'check' | 'profile' | 'home' | 'other';
+  readonly host: string;
+}
+
+/** An entry as written or loaded: the fields its held hosts are read from. */
+export interface HostFields {
+  readonly checkUrl: string;
+  readonly profile: string;
+  readonly home: string;
+  readonly otherHosts: readonly string[];
+  readonly enabled: boolean;
+}
+
+/**
+ * Where an entry is checked, shows its profiles and lives, as fixed hosts (none where the
+ * username is in the host), each with its role.
+ */
+export function ownFixedHosts(entry: Pick<HostFields, 'checkUrl' | 'profile' | 'home'>): HeldHost[] {
+  const roles = [
+    ['check', entry.checkUrl],
+    ['profile', entry.profile],
+    ['home', entry.home],
+  ] as const;
+  return roles.flatMap(([role, url]) => {
+    const host = fixedHost(url);
+    return host === undefined ? [] : [{ role, host }];
+  });
+}
+
+/**
+ * The hosts an entry holds against another entry's other hosts (the loader refuses an entry
+ * whose other host another enabled entry holds; `catalogue merge` drops it): none when it is
+ * disabled, else its own fixed hosts and its other hosts.
+ */
+export function heldHosts(entry: HostFields): HeldHost[] {
+  if (!entry.enabled) return [];
+  return [...ownFixedHosts(entry), ...entry.otherHosts.map((host) => ({ role: 'other' as const, host }))];
+}

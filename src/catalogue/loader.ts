@@ -3,12 +3,14 @@
  * (freeze.ts). Every problem in a file is reported at once, by platform name
  * and field; a bad entry is left out, never allowed to crash a search.
  */
+
 import { Value } from '@sinclair/typebox/value';
 import { CatalogueError } from '../errors.js';
 import { builtinFamilies } from './builtin-families.js';
 import { CATEGORIES } from './categories.js';
 import { expandFamilies } from './families.js';
 import { freezeCatalogue } from './freeze.js';
+import { heldHosts, ownFixedHosts } from './hosts.js';
 import { LinearRegex } from './linear-regex.js';
 import { normalisePlatform, normaliseShield } from './normalise.js';
 import type { Catalogue, Platform, Shield } from './platform.js';
@@ -24,7 +26,7 @@ import {
   type ShieldSpec,
   type SignalSpec,
 } from './schema.js';
-import { fixedHost, fixedOrigin, inspectTemplate } from './template.js';
+import { fixedOrigin, inspectTemplate } from './template.js';
 import { compileUsernameRule, ruleViolation, type UsernameRule } from './username-rule.js';
 
 export { parseCatalogueText } from './parse-text.js';
@@ -246,7 +248,11 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
   if (overlap.length > 0) add('/known', `a name cannot be both claimed and unclaimed: ${overlap.join(', ')}`);
   if (spec.otherHosts) {
     const ownHosts = new Set(
-      [spec.check?.url ?? spec.profile, spec.profile, spec.home].flatMap((url) => fixedHost(url) ?? []),
+      ownFixedHosts({
+        checkUrl: spec.check?.url ?? spec.profile,
+        profile: spec.profile,
+        home: spec.home,
+      }).map((held) => held.host),
     );
     spec.otherHosts.forEach((host, i) => {
       if (host.startsWith('www.'))
@@ -273,21 +279,16 @@ function borrowedHostProblems(platforms: readonly Platform[]): Map<Platform, Cat
   const named = new Set(platforms.flatMap((p) => p.otherHosts));
   if (named.size === 0) return out;
   const holders = new Map<string, Map<Platform, string[]>>();
-  const hold = (host: string | undefined, p: Platform, role: string) => {
-    if (host === undefined || !named.has(host)) return;
+  const hold = (host: string, p: Platform, role: string) => {
+    if (!named.has(host)) return;
     const byEntry = holders.get(host) ?? new Map<Platform, string[]>();
     const roles = byEntry.get(p) ?? [];
     if (!roles.includes(role)) roles.push(role);
     byEntry.set(p, roles);
     holders.set(host, byEntry);
   };
-  for (const p of platforms) {
-    if (!p.enabled) continue;
-    hold(fixedHost(p.check.url), p, 'check');
-    hold(fixedHost(p.profile), p, 'profile');
-    hold(fixedHost(p.home), p, 'home');
-    for (const host of p.otherHosts) hold(host, p, 'other');
-  }
+  for (const p of platforms)
+    for (const { host, role } of heldHosts({ ...p, checkUrl: p.check.url })) hold(host, p, role);
   for (const p of platforms) {
     const found: CatalogueProblem[] = [];
     p.otherHosts.forEach((host, i) => {

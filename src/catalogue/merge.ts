@@ -7,9 +7,10 @@
  * other host (`otherHosts`: the loader refuses an entry whose other host is a host
  * of another enabled entry). The first occurrence wins and every entry dropped says why.
  */
+import { heldHosts } from './hosts.js';
 import { platformId } from './platform.js';
 import type { PlatformSpec } from './schema.js';
-import { fixedHost, PLACEHOLDER, splitAuthority } from './template.js';
+import { PLACEHOLDER, splitAuthority } from './template.js';
 
 export interface MergeInput {
   /** Where the document came from (a file name), quoted in drop reasons. */
@@ -94,11 +95,16 @@ export function mergeCatalogues(docs: readonly MergeInput[]): MergeResult {
  * disabled (only an enabled entry's hosts clash), else its fixed own hosts and its other
  * hosts; and its other hosts, enabled or not.
  */
-function hostsOfSpec(spec: PlatformSpec): { hosts: string[]; others: string[] } {
+function hostsOfSpec(spec: PlatformSpec): { hosts: string[]; others: readonly string[] } {
   const others = spec.otherHosts ?? [];
-  if (spec.enabled === false) return { hosts: [], others };
-  const own = [spec.check?.url ?? spec.profile, spec.profile, spec.home].map(fixedHost);
-  return { hosts: [...new Set([...own.filter((h): h is string => h !== undefined), ...others])], others };
+  const held = heldHosts({
+    checkUrl: spec.check?.url ?? spec.profile,
+    profile: spec.profile,
+    home: spec.home,
+    otherHosts: others,
+    enabled: spec.enabled !== false,
+  });
+  return { hosts: [...new Set(held.map((h) => h.host))], others };
 }
 
 function describe(first: { name: string; source: string }): string {
