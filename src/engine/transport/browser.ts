@@ -258,7 +258,6 @@ export class BrowserTransport {
     const tab = this.#idle.take(identity) ?? (await this.#open(identity, signal));
     let died = false;
     let kept = false;
-    let exchange: Exchange<D>;
     try {
       signal.throwIfAborted();
       // A browser that no longer answers never opens it: the deadline ends the wait.
@@ -273,16 +272,16 @@ export class BrowserTransport {
       try {
         // Host-only cookies: Chromium sends them to the session's host alone, redirects included.
         if (request.session) await opened.context.addCookies(request.session.browserCookies());
-        exchange = await this.#read(tab, opened, request, options);
+        const exchange = await this.#read(tab, opened, request, options);
         const origin = new URL(request.url).origin;
         // Storage written by another origin's document would not be wiped: such a tab is closed.
         const ownOnly = () => origins.size === 1 && origins.has(origin);
         kept =
           !this.#closed && !signal.aborted && ownOnly() && (await wipe(tab, opened, origin)) && ownOnly();
+        return exchange;
       } finally {
         opened.context.off('request', onRequest);
       }
-      return exchange;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       const refused = refusalOf(error, this.#gateway(identity), request.url);
