@@ -8,13 +8,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { builtIsFresh } from '../src/build-freshness.js';
+import { builtIsFresh, PROJECT_ROOT } from '../src/build-freshness.js';
 import type { SimHandle } from './context.js';
 import { runToEnd } from './run-to-end.js';
 
-const ROOT = fileURLToPath(new URL('../', import.meta.url));
-const MAIN = join(ROOT, 'dist', 'cli', 'main.js');
+const MAIN = join(PROJECT_ROOT, 'dist', 'cli', 'main.js');
 
 /** Says the process's own peak RSS and CPU on stderr as it exits (a preload, so the CLI is untouched). */
 const REPORT_USAGE = `data:text/javascript,process.on('exit',()=>{const u=process.resourceUsage();process.stderr.write('\\nbench-usage '+JSON.stringify({maxRssKb:u.maxRSS,cpuUs:u.userCPUTime+u.systemCPUTime})+'\\n')})`;
