@@ -19,7 +19,7 @@ import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { busiestWindow } from '../../src/sim/site-limits.js';
 import { createStore } from '../../src/store/create-store.js';
-import { budgetAllows, LATE_MS } from '../support/budget-bound.js';
+import { budgetAllows, lateAfterStall } from '../support/budget-bound.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { countInFlight } from '../support/in-flight.js';
 import { json, postSearch, readEvents, tempDir } from '../support/service.js';
@@ -247,9 +247,9 @@ describe('cluster mode: 2 API processes, 2 workers, one Redis', () => {
     expect(sim.stats().limited.total).toBe(0);
     // Each worker alone would send up to PER_HOST per LATENCY_MS (16 a second) to a site, twice
     // that together; the shared budget's slots allow 9 in a second, more counting lateness
-    // (LATE_MS for a sender, plus the simulated web's own worst stall: 13 to 15 on a loaded machine).
+    // (LATE_MS for a sender, plus the simulated web's own worst stall for each turn a request waits).
     simStall.disable();
-    const allowed = budgetAllows(BUDGET, 1000, LATE_MS + simStall.max / 1e6);
+    const allowed = budgetAllows(BUDGET, 1000, lateAfterStall(simStall.max));
     const most = busiestWindow(sim.siteLog, 1000);
     expect(most.size).toBe(HOSTS);
     for (const [key, n] of most) expect(n, key).toBeLessThanOrEqual(allowed);
