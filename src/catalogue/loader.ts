@@ -333,7 +333,7 @@ function signalProblem(signal: SignalSpec): string | undefined {
  * markers read ahead of it, literal-prefilter.ts), and a redirect or header rule with the
  * placeholder would look for the letters `{username}` themselves.
  */
-const NAMED_ELSEWHERE = `only a {"text"} signal can hold ${PLACEHOLDER}, filled with the name checked; name the account with one (e.g. {"text": "/u/${PLACEHOLDER}""})`;
+const NAMED_ELSEWHERE = `only a {"text"} signal can hold ${PLACEHOLDER}, filled with the name checked; name the account with one (e.g. {"text": "/u/${PLACEHOLDER}\\""})`;
 
 function basicSignalProblem(signal: BasicSignalSpec): string | undefined {
   const elsewhere =

@@ -137,9 +137,9 @@ export function isHitOnly(platform: Pick<Platform, 'detect'>): boolean {
 }
 
 /**
- * The text a name signal looks for when `name` is checked: the name as the site is asked it
- * (the username rule applied), unescaped, as a page shows a name of the letters a username
- * rule allows.
+ * The text a name signal looks for when `name` is checked (as its request carried it). The name
+ * goes in as it is, not HTML-escaped: a search refuses `<`, `>` and quotes in a name
+ * (username-rule.ts), and a page that escapes another character reads unknown, never a hit.
  */
 export function namedText(signal: Extract<BasicSignal, { kind: 'name' }>, name: string): string {
   return signal.parts.join(name);
