@@ -179,7 +179,7 @@ function statusesOf(signal: Signal): number[] {
 /** Body markers, as written: texts, regex sources, JSON paths. */
 function markersOf(signals: readonly Signal[]): string[] {
   return signals.flatMap(partsOf).flatMap((p) => {
-    if (p.kind === 'text') return [p.text];
+    if (p.kind === 'text' || p.kind === 'name') return [p.text];
     if (p.kind === 'regex') return [`/${p.re.source}/`];
     if (p.kind === 'json') return [`json ${p.path.join('.')}`];
     return [];

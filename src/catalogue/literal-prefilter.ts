@@ -4,6 +4,8 @@
  * finding a marker with `indexOf` is hundreds of times cheaper than running
  * the linear-time engine over a whole page. Pure; conservative: a pattern it
  * cannot read gives no prefilter, and the engine then reads the whole page.
+ * A pattern's leads are the same for every name checked: the loader refuses
+ * `{username}` in a regex, which only a text may hold (filled in per check).
  */
 
 /** How a pattern's matches begin. */

@@ -63,6 +63,54 @@ describe('loadCatalogue: regexes run in linear time', () => {
   });
 });
 
+describe('loadCatalogue: a text that names the account', () => {
+  it('reads {username} in a text as the name checked, split once at load time', () => {
+    const { catalogue, problems } = loadCatalogue({
+      platforms: [
+        entry('Named', {
+          detect: {
+            exists: [{ status: [200] }, { text: '/u/{username}"' }],
+            missing: [{ text: 'No such user' }],
+          },
+        }),
+      ],
+    });
+    expect(problems).toEqual([]);
+    expect(catalogue.platforms[0]!.detect.exists[1]).toEqual({
+      kind: 'name',
+      text: '/u/{username}"',
+      parts: ['/u/', '"'],
+    });
+    expect(catalogue.platforms[0]!.detect.missing[0]).toEqual({ kind: 'text', text: 'No such user' });
+  });
+
+  it('refuses {username} in a regex, a redirect, a header value or a JSON value: only a text is filled in', () => {
+    const named = (name: string, signal: object) =>
+      entry(name, {
+        detect: {
+          exists: [{ status: [200] }, { text: 'data-profile' }],
+          missing: [{ all: [{ status: [200] }, signal] }],
+        } as PlatformSpec['detect'],
+      });
+    const { catalogue, problems } = loadCatalogue({
+      platforms: [
+        named('Regex', { regex: 'profile/{username}"' }),
+        named('Redirect', { redirect: '/u/{username}' }),
+        named('Header', { header: 'location', value: '/u/{username}' }),
+        named('Json', { json: 'user.login', equals: '{username}' }),
+      ],
+    });
+    expect(catalogue.platforms).toEqual([]);
+    expect(problems.map((p) => [p.platform, p.field])).toEqual([
+      ['Regex', '/detect/missing/0'],
+      ['Redirect', '/detect/missing/0'],
+      ['Header', '/detect/missing/0'],
+      ['Json', '/detect/missing/0'],
+    ]);
+    expect(problems[0]!.message).toMatch(/^only a \{"text"\} signal can hold \{username\}/);
+  });
+});
+
 describe('loadCatalogue: other hosts of a site', () => {
   it('keeps the other hosts of an entry, lower-case as given, and none for an entry without', () => {
     const { catalogue, problems } = loadCatalogue({

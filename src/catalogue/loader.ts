@@ -26,7 +26,7 @@ import {
   type ShieldSpec,
   type SignalSpec,
 } from './schema.js';
-import { fixedOrigin, inspectTemplate } from './template.js';
+import { fixedOrigin, inspectTemplate, PLACEHOLDER } from './template.js';
 import { compileUsernameRule, ruleViolation, type UsernameRule } from './username-rule.js';
 
 export { parseCatalogueText } from './parse-text.js';
@@ -328,7 +328,25 @@ function signalProblem(signal: SignalSpec): string | undefined {
   return basicSignalProblem(signal);
 }
 
+/**
+ * Only a text names the account: a regex is compiled once for every name (and its literal
+ * markers read ahead of it, literal-prefilter.ts), and a redirect or header rule with the
+ * placeholder would look for the letters `{username}` themselves.
+ */
+const NAMED_ELSEWHERE = `only a {"text"} signal can hold ${PLACEHOLDER}, filled with the name checked; name the account with one (e.g. {"text": "/u/${PLACEHOLDER}\\""})`;
+
 function basicSignalProblem(signal: BasicSignalSpec): string | undefined {
+  const elsewhere =
+    'regex' in signal
+      ? signal.regex
+      : 'redirect' in signal
+        ? signal.redirect
+        : 'header' in signal
+          ? signal.value
+          : 'json' in signal && typeof signal.equals === 'string'
+            ? signal.equals
+            : undefined;
+  if (elsewhere?.includes(PLACEHOLDER)) return NAMED_ELSEWHERE;
   if ('regex' in signal) {
     const problem = regexProblem(signal.regex, signal.flags);
     if (typeof problem === 'string') return problem;

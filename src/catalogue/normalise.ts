@@ -20,6 +20,7 @@ import {
 } from './platform.js';
 import { PROFILE_FIELDS, type ProfileField } from './profile-fields.js';
 import type { BasicSignalSpec, ExtractRuleSpec, PlatformSpec, ShieldSpec, SignalSpec } from './schema.js';
+import { PLACEHOLDER } from './template.js';
 import { compileUsernameRule } from './username-rule.js';
 
 /**
@@ -79,7 +80,10 @@ function normaliseSignal(spec: SignalSpec): Signal {
 
 function normaliseBasic(spec: BasicSignalSpec): BasicSignal {
   if ('status' in spec) return { kind: 'status', codes: [...spec.status] };
-  if ('text' in spec) return { kind: 'text', text: spec.text };
+  if ('text' in spec)
+    return spec.text.includes(PLACEHOLDER)
+      ? { kind: 'name', text: spec.text, parts: spec.text.split(PLACEHOLDER) }
+      : { kind: 'text', text: spec.text };
   if ('regex' in spec) return { kind: 'regex', re: new LinearRegex(spec.regex, spec.flags) };
   if ('redirect' in spec) return { kind: 'redirect', target: spec.redirect };
   if ('json' in spec) {

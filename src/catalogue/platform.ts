@@ -13,6 +13,11 @@ export type JsonPrimitive = string | number | boolean | null;
 export type BasicSignal =
   | { readonly kind: 'status'; readonly codes: readonly number[] }
   | { readonly kind: 'text'; readonly text: string }
+  /**
+   * The page names the account: a text holding `{username}`, filled with the name checked.
+   * `text` as written; `parts` it split at the placeholder, once, at load time.
+   */
+  | { readonly kind: 'name'; readonly text: string; readonly parts: readonly string[] }
   | { readonly kind: 'regex'; readonly re: LinearRegex }
   | { readonly kind: 'redirect'; readonly target: string }
   | { readonly kind: 'json'; readonly path: readonly string[]; readonly equals?: JsonPrimitive }
@@ -131,6 +136,26 @@ export function isHitOnly(platform: Pick<Platform, 'detect'>): boolean {
   return platform.detect.missing.length === 0;
 }
 
+/**
+ * The text a name signal looks for when `name` is checked (as its request carried it). The name
+ * goes in as it is, not HTML-escaped: a search refuses `<`, `>` and quotes in a name
+ * (username-rule.ts), and a page that escapes another character reads unknown, never a hit.
+ */
+export function namedText(signal: Extract<BasicSignal, { kind: 'name' }>, name: string): string {
+  return signal.parts.join(name);
+}
+
+/** Whether any of the platform's signals names the account: its answers then differ by name. */
+export function readsName(platform: Pick<Platform, 'detect'>): boolean {
+  const names = (signal: Signal | SignalPart): boolean =>
+    signal.kind === 'all'
+      ? signal.parts.some(names)
+      : signal.kind === 'not'
+        ? names(signal.signal)
+        : signal.kind === 'name';
+  return [...platform.detect.exists, ...platform.detect.missing].some(names);
+}
+
 /** A short, stable description of a signal, used as evidence in outcomes. */
 export function describeSignal(signal: Signal | SignalPart): string {
   switch (signal.kind) {
@@ -141,6 +166,7 @@ export function describeSignal(signal: Signal | SignalPart): string {
     case 'status':
       return `status ${signal.codes.join('|')}`;
     case 'text':
+    case 'name':
       return `text ${JSON.stringify(signal.text)}`;
     case 'regex':
       return `regex /${signal.re.source}/${signal.re.flags}`;

@@ -24,7 +24,16 @@ const BASIC_SIGNALS = [
     { status: Type.Array(HttpStatus, { minItems: 1, description: 'The HTTP status is one of these' }) },
     strict,
   ),
-  Type.Object({ text: Type.String({ minLength: 1, description: 'The body contains this text' }) }, strict),
+  Type.Object(
+    {
+      text: Type.String({
+        minLength: 1,
+        description:
+          'The body contains this text (case-sensitive). {username} in it stands for the name checked, as its request carried it: the page names the account',
+      }),
+    },
+    strict,
+  ),
   Type.Object(
     {
       regex: Type.String({

@@ -7,10 +7,13 @@
  * account at the same address, the day the missing page's text changes every
  * name becomes a false hit. Such an entry needs a body, JSON, header or
  * redirect signal on the `exists` side, as does a hit-only entry (an empty
- * `missing`), which has nothing else to tell a profile from any page. Pure;
- * `catalogue validate` applies it.
+ * `missing`), which has nothing else to tell a profile from any page. A text
+ * naming the account (`{username}` in it) is such a signal: it is read from the
+ * page, and a changed error page that does not name the one account asked about
+ * reads unknown, not hit. Pure; `catalogue validate` applies it.
  */
 import { type BasicSignal, isHitOnly, type Platform, type Signal, type SignalPart } from './platform.js';
+import { PLACEHOLDER } from './template.js';
 
 const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
 
@@ -27,6 +30,7 @@ function existsStatuses(platform: Platform): {
   for (const signal of platform.detect.exists) {
     const parts: readonly BasicSignal[] = signal.kind === 'all' ? positiveParts(signal) : [signal];
     for (const part of parts) {
+      // Every other fact is read from the answer beyond its status, a text naming the account too.
       if (part.kind !== 'status') alone = false;
       else codes = codes ? codes.filter((c) => part.codes.includes(c)) : [...part.codes];
     }
@@ -77,7 +81,7 @@ export function statusAloneProblem(
   const codes = statusAloneCodes(platform);
   if (!codes) return undefined;
   const said = `exists is status ${codes.join('|')} alone`;
-  const fix = 'add a body, JSON, header or redirect signal to exists';
+  const fix = `add a body, JSON, header or redirect signal to exists (a marker only a profile has, or the page naming the account: {"text": "${PLACEHOLDER}"})`;
   if (isHitOnly(platform))
     return `${said} on a hit-only entry (an empty missing): every answer with that status would read as an account; ${fix}`;
   const distinct = platform.detect.missing.some((signal) => {

@@ -4,8 +4,10 @@
  * padded or not, and whichever request came first.
  */
 import { describe, expect, it } from 'vitest';
+import { catalogueOf, entry } from '../../test/support/catalogue.js';
 import { loadBuiltinCatalogue } from '../catalogue/builtin.js';
 import type { Platform } from '../catalogue/platform.js';
+import { classify } from '../engine/verdict/classify.js';
 import { buildRequest } from '../engine/verdict/request.js';
 import type { Behaviour, SimRequest, SimRoute } from './behaviour.js';
 import { emulateCatalogue } from './emulate.js';
@@ -99,6 +101,48 @@ describe('emulation answers kept', () => {
     expect(two?.body).toBe(one?.body);
     expect(account?.body).not.toBe(one?.body);
     expect(wire(account)).not.toEqual(wire(one));
+  });
+});
+
+describe('emulation of a platform whose pages name the account', () => {
+  const named = catalogueOf([
+    entry('Named', {
+      detect: {
+        exists: [{ status: [200] }, { text: '/u/{username}"' }],
+        missing: [{ text: 'No such user' }],
+      },
+      known: { claimed: ['alice', 'bob'], unclaimed: ['nobody-here-7'] },
+    }),
+  ]);
+  const p = named.platforms[0]!;
+  const page = (routes: readonly SimRoute[], name: string): string => {
+    const built = buildRequest(p, name, {});
+    if (!built.ok) throw new Error(built.message);
+    const b = serve(routes, requestFor(built.request.url, 'GET'));
+    return b?.kind === 'respond' ? Buffer.from(b.body ?? '').toString() : '';
+  };
+
+  it('serves each account a profile naming it, read as a hit for that name only', () => {
+    const { routes, problems } = emulateCatalogue(named.platforms, named.shields, { padBytes: 300 });
+    expect(problems).toEqual([]);
+    const [alice, bob] = [page(routes, 'alice'), page(routes, 'bob')];
+    expect(alice).toContain('/u/alice"');
+    expect(bob).toContain('/u/bob"');
+    expect(bob).not.toContain('alice');
+    const read = (body: string, name: string) => {
+      const view = {
+        status: 200,
+        headers: {},
+        url: 'https://named.test/',
+        redirected: false,
+        body,
+        complete: true,
+      };
+      const verdict = classify(p, view, named.shields, name);
+      return verdict === 'pending' ? verdict : verdict.status;
+    };
+    expect([read(alice, 'alice'), read(alice, 'bob')]).toEqual(['hit', 'unknown']);
+    expect(page(routes, 'nobody-here-7')).toContain('No such user');
   });
 });
 

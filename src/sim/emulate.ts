@@ -4,7 +4,13 @@
  * known claimed accounts). Used by the catalogue tests, `npm run sim` and the
  * benchmark.
  */
-import type { BasicSignal, Platform, Shield, Signal } from '../catalogue/platform.js';
+import {
+  type BasicSignal,
+  type Platform,
+  readsName,
+  type Shield,
+  type Signal,
+} from '../catalogue/platform.js';
 import { PLACEHOLDER, splitAuthority } from '../catalogue/template.js';
 import { platformUsername } from '../catalogue/username-rule.js';
 import { Lru } from '../lru.js';
@@ -12,7 +18,7 @@ import { AnswerMemo } from './answer-memo.js';
 import type { Behaviour, SimRequest, SimRoute } from './behaviour.js';
 import { defenceOf, type SimDefence } from './defence.js';
 import type { LimitAnswer } from './site-limits.js';
-import { type Synthesis, synthesizeExists, synthesizeMissing } from './synthesize.js';
+import { PROBE_NAME, type Synthesis, synthesizeExists, synthesizeMissing } from './synthesize.js';
 
 export interface EmulationOptions {
   /** Names that have an account on a platform. @default its known claimed accounts */
@@ -66,6 +72,8 @@ interface Matcher {
   readonly platform: Platform;
   /** Whether its answers are the same for every request to one origin (see `answerKey`). */
   readonly byOrigin: boolean;
+  /** Whether its answers name the account: one answer per name, then. */
+  readonly byName: boolean;
   readonly accounts: ReadonlySet<string>;
   /** Extracts the username from a request, or undefined when the request is not this platform's check. */
   readonly match: (req: SimRequest) => string | undefined;
@@ -132,7 +140,13 @@ function matcherFor(
   };
   return {
     host: hostRe ?? authority,
-    matcher: { platform, accounts, byOrigin: answersByOrigin(platform), match },
+    matcher: {
+      platform,
+      accounts,
+      byOrigin: answersByOrigin(platform),
+      byName: readsName(platform),
+      match,
+    },
   };
 }
 
@@ -201,10 +215,10 @@ export function emulateCatalogue(
     const names = [...(options.accounts?.(platform) ?? platform.known.claimed)].map((n) =>
       platformUsername(platform, n),
     );
-    const probeUrl = platform.check.url.split(PLACEHOLDER).join('probe');
+    const probeUrl = platform.check.url.split(PLACEHOLDER).join(PROBE_NAME);
     for (const [kind, synth] of [
-      ['exists', synthesizeExists(platform, probeUrl, shields)],
-      ['missing', synthesizeMissing(platform, probeUrl, shields)],
+      ['exists', synthesizeExists(platform, probeUrl, shields, 0, PROBE_NAME)],
+      ['missing', synthesizeMissing(platform, probeUrl, shields, 0, PROBE_NAME)],
     ] as [string, Synthesis][]) {
       if (!synth.ok) problems.push({ platform: platform.name, problem: `${kind}: ${synth.problem}` });
     }
@@ -224,12 +238,13 @@ export function emulateCatalogue(
 
   /**
    * What the request gets when the sim can answer it: a pure function of the
-   * platform, whether the account exists, the padding and the request URL, which
+   * platform, whether the account exists, the padding, the request URL, which
    * synthesis reads through its origin alone for most platforms, so one answer
-   * serves every name there.
+   * serves every name there, and the name, on a platform whose pages name the account.
    */
   const synthesized = (
     matcher: Matcher,
+    username: string,
     exists: boolean,
     pad: number | undefined,
     url: string,
@@ -238,8 +253,8 @@ export function emulateCatalogue(
     const { platform } = matcher;
     const make = (): Served => {
       const synth = exists
-        ? synthesizeExists(platform, url, shields, pad)
-        : synthesizeMissing(platform, url, shields, pad);
+        ? synthesizeExists(platform, url, shields, pad, username)
+        : synthesizeMissing(platform, url, shields, pad, username);
       if (!synth.ok) return { problem: synth.problem };
       const a = synth.answer;
       return {
@@ -263,7 +278,8 @@ export function emulateCatalogue(
     // With a path in origin form, the URL's origin is the text before it.
     const scope =
       matcher.byOrigin && req.path.startsWith('/') ? url.slice(0, url.length - req.path.length) : url;
-    return memo.get(`${index}|${exists ? 1 : 0}|${pad}|${scope}`, make);
+    const named = matcher.byName ? `|${username}` : '';
+    return memo.get(`${index}|${exists ? 1 : 0}|${pad}|${scope}${named}`, make);
   };
 
   const answer = (matcher: Matcher, username: string, req: SimRequest): Behaviour | undefined => {
@@ -273,7 +289,7 @@ export function emulateCatalogue(
     const url = `${req.tls ? 'https' : 'http'}://${req.host}${req.path}`;
     const exists = matcher.accounts.has(username);
     const pad = typeof options.padBytes === 'function' ? options.padBytes(platform) : options.padBytes;
-    const served = synthesized(matcher, exists, pad, url, req);
+    const served = synthesized(matcher, username, exists, pad, url, req);
     if ('problem' in served)
       return {
         kind: 'respond',

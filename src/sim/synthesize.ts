@@ -1,13 +1,15 @@
 /**
  * Builds, from a platform's own detection rules, an answer in which its account
  * exists (every exists signal holds, no missing signal does) or is missing (a
- * missing signal holds). Pure; each answer is checked with the real classifier
- * before it is used, so the simulated web never contradicts the catalogue.
+ * missing signal holds), for one name: a page that names the account names it. Pure;
+ * each answer is checked with the real classifier before it is used, so the simulated
+ * web never contradicts the catalogue.
  */
 import RandExp from 'randexp';
 import type { LinearRegex } from '../catalogue/linear-regex.js';
 import {
   isHitOnly,
+  namedText,
   type Platform,
   type Shield,
   type Signal,
@@ -28,6 +30,9 @@ export interface SimAnswer {
 export type Synthesis =
   | { readonly ok: true; readonly answer: SimAnswer }
   | { readonly ok: false; readonly problem: string };
+
+/** The name a synthesized answer is for when none is given (the sim's probe of an entry). */
+export const PROBE_NAME = 'probe';
 
 const FILLER = '<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>\n';
 
@@ -92,10 +97,10 @@ interface Draft {
   meta: [string, string][];
 }
 
-function apply(draft: Draft, signal: Signal | SignalPart, mode: 'hold' | 'exists'): void {
+function apply(draft: Draft, signal: Signal | SignalPart, mode: 'hold' | 'exists', name: string): void {
   switch (signal.kind) {
     case 'all':
-      for (const part of signal.parts) apply(draft, part, mode);
+      for (const part of signal.parts) apply(draft, part, mode, name);
       return;
     case 'not':
       // Nothing to add: the answer lacks what is not put in (the classifier checks it after).
@@ -105,6 +110,9 @@ function apply(draft: Draft, signal: Signal | SignalPart, mode: 'hold' | 'exists
       return;
     case 'text':
       draft.texts.push(signal.text);
+      return;
+    case 'name':
+      draft.texts.push(namedText(signal, name));
       return;
     case 'regex':
       draft.texts.push(sampleRegex(signal.re));
@@ -233,15 +241,16 @@ function withProfile(platform: Platform, draft: Draft, requestUrl: string): Draf
   };
 }
 
-/** An answer saying the account exists. */
+/** An answer saying `name`'s account exists. */
 export function synthesizeExists(
   platform: Platform,
   requestUrl: string,
   shields: readonly Shield[],
   padBytes = 0,
+  name = PROBE_NAME,
 ): Synthesis {
   const draft = emptyDraft();
-  for (const signal of platform.detect.exists) apply(draft, signal, 'exists');
+  for (const signal of platform.detect.exists) apply(draft, signal, 'exists', name);
   let verdict: ReturnType<typeof classify> = 'pending';
   // With the profile details the platform's rules read, when the answer still says exists; else without.
   const drafts = [withProfile(platform, draft, requestUrl), draft].filter((d): d is Draft => d !== undefined);
@@ -249,7 +258,7 @@ export function synthesizeExists(
     // A site whose missing page is told by its bare title (`<title>Name</title>`) gets a profile without one.
     for (const titled of [true, false]) {
       const answer = render(platform, structuredClone(candidate), requestUrl, padBytes, titled);
-      verdict = classify(platform, viewOf(answer, requestUrl), shields);
+      verdict = classify(platform, viewOf(answer, requestUrl), shields, name);
       if (verdict !== 'pending' && verdict.status === 'hit') return { ok: true, answer };
     }
   }
@@ -266,7 +275,7 @@ function siteStatus(platform: Platform): number {
 }
 
 /**
- * An answer saying the account is missing: the first missing signal that can be made to
+ * An answer saying `name`'s account is missing: the first missing signal that can be made to
  * hold alone. A hit-only platform has none: its page for a name nobody holds is one with
  * none of the exists markers, which it reads as unknown/no_miss_rule.
  */
@@ -275,16 +284,17 @@ export function synthesizeMissing(
   requestUrl: string,
   shields: readonly Shield[],
   padBytes = 0,
+  name = PROBE_NAME,
 ): Synthesis {
-  if (isHitOnly(platform)) return synthesizeNotAHit(platform, requestUrl, shields, padBytes);
+  if (isHitOnly(platform)) return synthesizeNotAHit(platform, requestUrl, shields, padBytes, name);
   const tried: string[] = [];
   for (const signal of platform.detect.missing) {
     const draft = emptyDraft();
-    apply(draft, signal, 'hold');
+    apply(draft, signal, 'hold', name);
     // Keep the page looking like the site's: the status the exists rules expect, unless the signal sets one.
     if (draft.status === undefined && signal.kind !== 'redirect') draft.status = siteStatus(platform);
     const answer = render(platform, draft, requestUrl, padBytes);
-    const verdict = classify(platform, viewOf(answer, requestUrl), shields);
+    const verdict = classify(platform, viewOf(answer, requestUrl), shields, name);
     if (verdict !== 'pending' && verdict.status === 'miss') return { ok: true, answer };
     tried.push(verdict === 'pending' ? 'pending' : verdict.rule);
   }
@@ -297,11 +307,12 @@ function synthesizeNotAHit(
   requestUrl: string,
   shields: readonly Shield[],
   padBytes: number,
+  name: string,
 ): Synthesis {
   const draft = emptyDraft();
   draft.status = siteStatus(platform);
   const answer = render(platform, draft, requestUrl, padBytes);
-  const verdict = classify(platform, viewOf(answer, requestUrl), shields);
+  const verdict = classify(platform, viewOf(answer, requestUrl), shields, name);
   if (verdict !== 'pending' && verdict.status === 'unknown' && verdict.reason === 'no_miss_rule')
     return { ok: true, answer };
   return {

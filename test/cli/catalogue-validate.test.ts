@@ -151,6 +151,28 @@ describe('catalogue validate: rules that cannot tell on their own', () => {
     expect(report.problems[0]!.message).toContain('add a body, JSON, header or redirect signal to exists');
   });
 
+  it('accepts the page naming the account as a marker of a profile, not the status alone', () => {
+    const report = validateDocument(
+      {
+        platforms: [
+          entry('Named', {
+            detect: { ...softMissing, exists: [{ status: [200] }, { text: '/u/{username}"' }] },
+          }),
+          entry('Bare Name', {
+            detect: { ...softMissing, exists: [{ status: [200] }, { text: '{username}' }] },
+          }),
+          entry('Named Hit Only', {
+            detect: { exists: [{ status: [200] }, { text: '{username}' }], missing: [] },
+          }),
+          entry('Soft', { detect: softMissing }),
+        ],
+      },
+      'mine.json',
+    );
+    expect(report.problems.map((p) => `${p.platform} ${p.field}`)).toEqual(['Soft /detect/exists']);
+    expect(report.problems[0]!.message).toContain('the page naming the account: {"text": "{username}"}');
+  });
+
   it('accepts a hit-only entry (an empty missing), but not one whose exists is status alone', () => {
     const report = validateDocument(
       {

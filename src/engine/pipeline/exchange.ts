@@ -4,6 +4,7 @@
  * reads on for its profile details: to the end of its answer, or as far as extractProfile reads.
  */
 import type { Shield } from '../../catalogue/platform.js';
+import { platformUsername } from '../../catalogue/username-rule.js';
 import { answerPrint } from '../controls/control.js';
 import { answerSignals } from '../heard-answer.js';
 import type { AttemptEnd } from '../retry.js';
@@ -31,8 +32,10 @@ export function exchangeCore(options: ExchangeOptions): Send {
   return async (check: Sending): Promise<Reply> => {
     const { platform, request, transport } = check;
     const signal = check.deadline.signal;
+    // The name as its request carried it, which a page naming the account shows.
+    const name = platformUsername(platform, check.username);
     const decide = (view: ResponseView): Decision | undefined => {
-      const decision = classify(platform, view, shields);
+      const decision = classify(platform, view, shields, name);
       if (decision === 'pending') return undefined;
       const enough = decision.status !== 'hit' || view.complete || view.body.length >= PROFILE_READ_CHARS;
       return enough ? decision : undefined;
@@ -59,7 +62,7 @@ export function exchangeCore(options: ExchangeOptions): Send {
         answered: true,
         transport,
         exchange: result,
-        verdict: finalVerdict(platform, result.view, shields, result.decision),
+        verdict: finalVerdict(platform, result.view, shields, result.decision, name),
         signals: answerSignals(result.view),
       };
     } catch (error) {

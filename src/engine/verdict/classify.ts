@@ -3,12 +3,14 @@
  * the same verdict. Order: bot shield, rate limit, missing (any), exists (all),
  * otherwise "could not tell". A hit needs every exists signal AND the certainty
  * that no missing signal holds. A hit-only platform (no missing signals) reads
- * every answer that is not a hit as unknown/no_miss_rule.
+ * every answer that is not a hit as unknown/no_miss_rule. A signal that names the
+ * account (a text holding `{username}`) is read with the name the check asked about.
  */
 import {
   type BasicSignal,
   describeSignal,
   isHitOnly,
+  namedText,
   type Platform,
   type Shield,
   type Signal,
@@ -42,7 +44,16 @@ export type Classification = Decision | 'pending';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
-export function classify(platform: Platform, view: ResponseView, shields: readonly Shield[]): Classification {
+/**
+ * `name`: the name the check asked about, as its request carried it (the platform's username
+ * rule applied); without one, a signal that names the account does not hold.
+ */
+export function classify(
+  platform: Platform,
+  view: ResponseView,
+  shields: readonly Shield[],
+  name?: string,
+): Classification {
   const shield = detectShield(shields, view);
   if (shield === 'pending') return 'pending';
   if (shield) return { status: 'unknown', reason: shield.reason, rule: `shield: ${shield.name}` };
@@ -50,14 +61,14 @@ export function classify(platform: Platform, view: ResponseView, shields: readon
 
   let missingPending = false;
   for (const signal of platform.detect.missing) {
-    const held = evaluateSignal(signal, view);
+    const held = evaluateSignal(signal, view, name);
     if (held === true)
       return { status: 'miss', rule: `missing: ${describeSignal(signal)}`, decidedBy: [signal] };
     if (held === 'pending') missingPending = true;
   }
   let existsPending = false;
   for (const signal of platform.detect.exists) {
-    const held = evaluateSignal(signal, view);
+    const held = evaluateSignal(signal, view, name);
     if (held === false) return notAHit(platform, view, missingPending);
     if (held === 'pending') existsPending = true;
   }
@@ -80,13 +91,14 @@ export function finalVerdict(
   view: ResponseView,
   shields: readonly Shield[],
   decided?: Decision,
+  name?: string,
 ): Verdict {
-  let decision = decided ?? classify(platform, view, shields);
-  if (decision === 'pending') decision = classify(platform, { ...view, complete: true }, shields);
+  let decision = decided ?? classify(platform, view, shields, name);
+  if (decision === 'pending') decision = classify(platform, { ...view, complete: true }, shields, name);
   if (decision === 'pending') return { status: 'unknown', reason: 'unexpected_response', rule: 'undecided' };
   const { decidedBy, ...verdict } = decision;
   for (const signal of decidedBy ?? []) {
-    const snippet = signalSnippet(signal, view.body);
+    const snippet = signalSnippet(signal, view.body, name);
     if (snippet !== undefined) return { ...verdict, snippet };
   }
   return verdict;
@@ -120,30 +132,37 @@ export function matchedNoRule(verdict: Pick<Verdict, 'status' | 'reason'>): bool
   );
 }
 
-export function evaluateSignal(signal: Signal, view: ResponseView): Tri {
-  if (signal.kind !== 'all') return evaluateBasic(signal, view);
+export function evaluateSignal(signal: Signal, view: ResponseView, name?: string): Tri {
+  if (signal.kind !== 'all') return evaluateBasic(signal, view, name);
   // All parts hold: one that fails decides at once, even while another still waits for the body.
   let pending = false;
   for (const part of signal.parts) {
-    const held = evaluatePart(part, view);
+    const held = evaluatePart(part, view, name);
     if (held === false) return false;
     if (held === 'pending') pending = true;
   }
   return pending ? 'pending' : true;
 }
 
-function evaluatePart(part: SignalPart, view: ResponseView): Tri {
-  if (part.kind !== 'not') return evaluateBasic(part, view);
-  const held = evaluateBasic(part.signal, view);
+function evaluatePart(part: SignalPart, view: ResponseView, name: string | undefined): Tri {
+  if (part.kind !== 'not') return evaluateBasic(part, view, name);
+  const held = evaluateBasic(part.signal, view, name);
   return held === 'pending' ? 'pending' : !held;
 }
 
-function evaluateBasic(signal: BasicSignal, view: ResponseView): Tri {
+function evaluateBasic(signal: BasicSignal, view: ResponseView, name: string | undefined): Tri {
   switch (signal.kind) {
     case 'status':
       return signal.codes.includes(view.status);
     case 'text':
       if (view.body.includes(signal.text)) return true;
+      return view.complete ? false : 'pending';
+    case 'name':
+      if (name === undefined) return false;
+      // Case and all, as a text is: a profile shows the name as it was asked (the username rule
+      // folds it where the site does), and on a site where Alice and alice are two accounts
+      // another case is another account; a page showing another case reads unknown, never a hit.
+      if (view.body.includes(namedText(signal, name))) return true;
       return view.complete ? false : 'pending';
     case 'regex':
       // Linear in the body's length, whatever the pattern (catalogue/linear-regex.ts).

@@ -19,6 +19,13 @@ describe('evidence snippets', () => {
     ).toBe('a <b>[Profile of bob]</b> c');
   });
 
+  it('shows the name a signal naming the account found, and nothing without the name checked', () => {
+    const named = { kind: 'name', text: '/u/{username}"', parts: ['/u/', '"'] } as const;
+    expect(signalSnippet(named, 'see <a href="/u/bob">', 'bob')).toBe('see <a href="[/u/bob"]>');
+    expect(signalSnippet(named, 'see <a href="/u/bob">', 'alice')).toBeUndefined();
+    expect(signalSnippet(named, 'see <a href="/u/{username}">')).toBeUndefined();
+  });
+
   it('gives nothing for a marker not in the body, or a signal that is not text', () => {
     expect(signalSnippet({ kind: 'text', text: 'absent' }, body)).toBeUndefined();
     expect(signalSnippet({ kind: 'status', codes: [200] }, body)).toBeUndefined();

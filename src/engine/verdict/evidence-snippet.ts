@@ -3,7 +3,7 @@
  * signal's match with about `SNIPPET_CONTEXT` characters on each side, so a
  * person can see why a hit is a hit without fetching the page again. Pure.
  */
-import type { Signal } from '../../catalogue/platform.js';
+import { namedText, type Signal } from '../../catalogue/platform.js';
 
 /** Characters of context kept on each side of the marker. */
 export const SNIPPET_CONTEXT = 60;
@@ -41,11 +41,20 @@ export function snippetAt(body: string, index: number, length: number, context =
   return oneLine(`${head}${before}[${marker}]${after}${tail}`);
 }
 
-/** The snippet of a text or regex signal that holds in `body`; undefined for other signals or no match. */
-export function signalSnippet(signal: Signal, body: string): string | undefined {
-  if (signal.kind === 'text') {
-    const index = body.indexOf(signal.text);
-    return index < 0 ? undefined : snippetAt(body, index, signal.text.length);
+/**
+ * The snippet of a text or regex signal that holds in `body` (a name signal's with `name`
+ * filled in); undefined for other signals or no match.
+ */
+export function signalSnippet(signal: Signal, body: string, name?: string): string | undefined {
+  const text =
+    signal.kind === 'text'
+      ? signal.text
+      : signal.kind === 'name' && name !== undefined
+        ? namedText(signal, name)
+        : undefined;
+  if (text !== undefined) {
+    const index = body.indexOf(text);
+    return index < 0 ? undefined : snippetAt(body, index, text.length);
   }
   if (signal.kind === 'regex') {
     const match = signal.re.exec(body);

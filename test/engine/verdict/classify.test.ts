@@ -222,6 +222,136 @@ describe('classify: partial bodies', () => {
   });
 });
 
+/** A soft-404 site whose profile names its account: a link to the profile, or the bare name. */
+const NAMED = {
+  exists: [{ status: [200] }, { text: '/u/{username}"' }],
+  missing: [{ text: 'No such user' }],
+};
+const BARE = { exists: [{ status: [200] }, { text: '{username}' }], missing: [{ text: 'No such user' }] };
+
+describe('classify: the page names the account', () => {
+  const read = (detect: PlatformSpec['detect'], over: Partial<ResponseView>, name?: string) => {
+    const cat = platform(detect);
+    const verdict = classify(cat.platforms[0]!, view(over), cat.shields, name);
+    return verdict === 'pending' ? verdict : `${verdict.status}${verdict.reason ? `/${verdict.reason}` : ''}`;
+  };
+
+  // Each case: the page of the account asked about is a hit, and the other page is not.
+  it.each<[string, PlatformSpec['detect'], string, string, Partial<ResponseView>, string]>([
+    [
+      "another account's link",
+      NAMED,
+      'alice',
+      '<a href="/u/alice">alice</a>',
+      { body: '<a href="/u/bob">bob</a>, a fan of alice' },
+      'unknown/unexpected_response',
+    ],
+    [
+      'a longer name holding the name',
+      NAMED,
+      'alice',
+      '<a href="/u/alice">',
+      { body: '<a href="/u/alice2">' },
+      'unknown/unexpected_response',
+    ],
+    [
+      'the error text alone',
+      NAMED,
+      'alice',
+      '<a href="/u/alice">',
+      { body: '<h1>No such user</h1>' },
+      'miss',
+    ],
+    [
+      // Missing is read first: an error page that echoes the name is still the error page.
+      'an error page echoing the name beside its error text',
+      NAMED,
+      'alice',
+      '<a href="/u/alice">',
+      { body: '<h1>No such user</h1><a href="/u/alice">try again</a>' },
+      'miss',
+    ],
+    [
+      'a changed error page that does not name the account',
+      NAMED,
+      'alice',
+      '<a href="/u/alice">',
+      { body: '<h1>We could not find that page</h1>' },
+      'unknown/unexpected_response',
+    ],
+    [
+      'the name in another case',
+      NAMED,
+      'alice',
+      '<a href="/u/alice">',
+      { body: '<a href="/u/Alice">Alice</a>' },
+      'unknown/unexpected_response',
+    ],
+    [
+      'the bare name of another account',
+      BARE,
+      'alice',
+      '<h1>alice</h1>',
+      { body: '<h1>bob</h1>' },
+      'unknown/unexpected_response',
+    ],
+    [
+      'the bare name on a 404',
+      BARE,
+      'alice',
+      '<h1>alice</h1>',
+      { status: 404, body: '<h1>alice</h1>' },
+      'unknown/unexpected_response',
+    ],
+    [
+      'a page naming the account once where the marker names it twice',
+      { exists: [{ text: '{username} ({username})' }], missing: [{ status: [404] }] },
+      'alice',
+      '<h1>alice (alice)</h1>',
+      { body: '<h1>alice (bob)</h1>' },
+      'unknown/unexpected_response',
+    ],
+    [
+      'a missing text that names the account',
+      { exists: [{ status: [200] }, { text: '/u/{username}"' }], missing: [{ text: 'No user {username}' }] },
+      'alice',
+      '<a href="/u/alice">',
+      { body: 'No user alice, but see <a href="/u/alice">' },
+      'miss',
+    ],
+  ])("the account's page is a hit; %s is not", (_, detect, name, profile, other, expected) => {
+    expect(read(detect, { body: profile }, name)).toBe('hit');
+    expect(read(detect, other, name)).toBe(expected);
+  });
+
+  it('reads no name where the check gave none: the marker does not hold', () => {
+    const cat = platform(NAMED);
+    expect(classify(cat.platforms[0]!, view({ body: '<a href="/u/{username}">' }), [])).toMatchObject({
+      status: 'unknown',
+      reason: 'unexpected_response',
+    });
+  });
+
+  it('names the rule as written, with the snippet of the name found', () => {
+    const cat = platform(NAMED);
+    expect(
+      finalVerdict(cat.platforms[0]!, view({ body: '<a href="/u/alice">' }), [], undefined, 'alice'),
+    ).toEqual({
+      status: 'hit',
+      rule: 'exists: status 200 & text "/u/{username}\\""',
+      snippet: '<a href="[/u/alice"]>',
+    });
+  });
+
+  it('waits on a partial body while the name could still arrive, and decides once it has', () => {
+    const p = platform({ exists: [{ text: '/u/{username}"' }], missing: [{ status: [404] }] }).platforms[0]!;
+    expect(classify(p, view({ body: '<a href="/u/bob">', complete: false }), [], 'alice')).toBe('pending');
+    expect(classify(p, view({ body: '<a href="/u/alice">', complete: false }), [], 'alice')).toMatchObject({
+      status: 'hit',
+    });
+  });
+});
+
 /** "status 200 and the body lacks the profile marker" on the missing side (WhatsMyName's Blogmarks). */
 const LACKS = {
   exists: [{ status: [200] }, { text: 'class="mark"' }],
