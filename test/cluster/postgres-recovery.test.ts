@@ -203,13 +203,22 @@ describe('cluster mode on Redis and PostgreSQL, Redis killed and restarted empty
         250,
       );
       expect(r.body.status, JSON.stringify(r.body.error)).toBe('completed');
-      const results = r.body.results as { platform: string; platformId: string; status: string }[];
+      const results = r.body.results as {
+        platform: string;
+        platformId: string;
+        status: string;
+        reason?: string;
+        evidence?: { rule?: string };
+      }[];
       expect(results).toHaveLength(PLATFORMS);
       expect(new Set(results.map((o) => o.platformId)).size).toBe(PLATFORMS);
       expect(r.body.progress).toMatchObject({ checked: PLATFORMS, total: PLATFORMS });
       const truth = emulation.truth();
+      // A failure says why the check read what it did (a check across the outage once read `error`).
       for (const o of results)
-        expect(o.status, o.platform).toBe(truth[o.platform]!.includes(search.username) ? 'hit' : 'miss');
+        expect(o.status, `${o.platform}: ${o.reason ?? ''} ${o.evidence?.rule ?? ''}`).toBe(
+          truth[o.platform]!.includes(search.username) ? 'hit' : 'miss',
+        );
     }
 
     // One worker of the two ran the recovery pass. How many jobs it put back is not asserted:
