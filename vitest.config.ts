@@ -37,6 +37,9 @@ export default defineConfig({
   test: {
     testTimeout: 30_000,
     hookTimeout: 30_000,
+    // A poll waits for a page or a service to get somewhere; on two loaded cores with Chromium
+    // beside it that takes seconds, not the default one. It ends as soon as its value holds.
+    expect: { poll: { timeout: 10_000 } },
     // Most files wait on the clock (deadlines, budgets, child processes) rather than the
     // CPU: three at once keep two cores busy; more starve the integration servers (their checks time out).
     maxWorkers: 3,
