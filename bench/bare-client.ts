@@ -8,6 +8,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Platform } from '../src/catalogue/platform.js';
+import { parseConnectTo, resolveConnectTo } from '../src/engine/transport/connect-to.js';
 import { buildRequest } from '../src/engine/verdict/request.js';
 import type { SimHandle } from './context.js';
 import { runToEnd } from './run-to-end.js';
@@ -33,13 +34,12 @@ export interface BareClientRun {
 const SCRIPT = `
 import { readFileSync } from 'node:fs';
 import tls from 'node:tls';
-const { urls, ca, connectTo, undici, atOnce, timeoutMs } = JSON.parse(readFileSync(process.env.BARE_CLIENT_INPUT, 'utf8'));
+const { urls, ca, routes, undici, atOnce, timeoutMs } = JSON.parse(readFileSync(process.env.BARE_CLIENT_INPUT, 'utf8'));
 const { Agent, request } = await import(undici);
 const secureContext = tls.createSecureContext({ ca: [...tls.rootCertificates, ca] });
-const ports = new Map(connectTo.map((rule) => { const [, port, host, to] = rule.split(':'); return [port, { host, port: Number(to) }]; }));
 const agent = new Agent({
   connect: (options, callback) => {
-    const to = ports.get(String(options.port || (options.protocol === 'https:' ? 443 : 80)));
+    const to = routes[options.hostname + ':' + (options.port || 443)];
     const socket = tls.connect({ host: to.host, port: to.port, servername: options.hostname, secureContext, ALPNProtocols: ['http/1.1'] });
     let told = false;
     const tell = (error) => {
@@ -86,12 +86,18 @@ export async function runBareClient(
     const built = buildRequest(platform, username, {});
     return built.ok && built.request.url.startsWith('https://') ? [built.request.url] : [];
   });
+  // Where each origin connects, by the CLI's own --connect-to rules, worked out here.
+  const rules = sim.connectTo.map(parseConnectTo);
+  const routes = Object.fromEntries(
+    urls.map((url) => {
+      const { hostname, port } = new URL(url);
+      const origin = `${hostname}:${port || 443}`;
+      return [origin, resolveConnectTo(rules, hostname, Number(port) || 443)];
+    }),
+  );
   const input = join(workDir, 'bare-client-input.json');
   const ca = readFileSync(sim.caFile, 'utf8');
-  writeFileSync(
-    input,
-    JSON.stringify({ urls, ca, connectTo: sim.connectTo, undici: UNDICI, atOnce: AT_ONCE, timeoutMs }),
-  );
+  writeFileSync(input, JSON.stringify({ urls, ca, routes, undici: UNDICI, atOnce: AT_ONCE, timeoutMs }));
   const { code, out, err } = await runToEnd(['--input-type=module', '-e', SCRIPT], {
     BARE_CLIENT_INPUT: input,
   });
