@@ -84,6 +84,26 @@ describe('loadCatalogue: a text that names the account', () => {
     expect(catalogue.platforms[0]!.detect.missing[0]).toEqual({ kind: 'text', text: 'No such user' });
   });
 
+  it('refuses the bare name: a short or common name is a word of any page', () => {
+    const bare = (name: string, text: string) =>
+      entry(name, {
+        detect: { exists: [{ status: [200] }, { text }], missing: [{ text: 'No such user' }] },
+      });
+    const { catalogue, problems } = loadCatalogue({
+      platforms: [
+        bare('Bare', '{username}'),
+        bare('Spaced', ' {username} {username} '),
+        bare('Linked', '/u/{username}"'),
+      ],
+    });
+    expect(catalogue.platforms.map((p) => p.name)).toEqual(['Linked']);
+    expect(problems.map((p) => [p.platform, p.field])).toEqual([
+      ['Bare', '/detect/exists/1'],
+      ['Spaced', '/detect/exists/1'],
+    ]);
+    expect(problems[0]!.message).toMatch(/needs text of its own beside the name/);
+  });
+
   it('refuses {username} in a regex, a redirect, a header value or a JSON value: only a text is filled in', () => {
     const named = (name: string, signal: object) =>
       entry(name, {

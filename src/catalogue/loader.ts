@@ -335,7 +335,20 @@ function signalProblem(signal: SignalSpec): string | undefined {
  */
 const NAMED_ELSEWHERE = `only a {"text"} signal can hold ${PLACEHOLDER}, filled with the name checked; name the account with one (e.g. {"text": "/u/${PLACEHOLDER}\\""})`;
 
+/**
+ * A bare name is on any page that shows the name anywhere: a short or common name (`a`,
+ * `home`, `login`) is in a changed error page or a login wall, where a random control name
+ * never is, so the control check does not catch the hit it reads there.
+ */
+const BARE_NAME = `a text holding ${PLACEHOLDER} needs text of its own beside the name, one only a profile shows (e.g. {"text": "/u/${PLACEHOLDER}\\""}): the bare name is in any page for a short or common name`;
+
 function basicSignalProblem(signal: BasicSignalSpec): string | undefined {
+  if (
+    'text' in signal &&
+    signal.text.includes(PLACEHOLDER) &&
+    signal.text.split(PLACEHOLDER).join('').trim() === ''
+  )
+    return BARE_NAME;
   const elsewhere =
     'regex' in signal
       ? signal.regex
