@@ -174,7 +174,7 @@ describe('catalogue validate: rules that cannot tell on their own', () => {
       'Bare Name /detect/exists/1',
       'Soft /detect/exists',
     ]);
-    expect(report.problems[0]!.message).toContain('needs text of its own beside the name');
+    expect(report.problems[0]!.message).toContain('needs a character no name holds');
     expect(report.problems[1]!.message).toContain(
       'the page naming the account: {"text": "/u/{username}\\""}',
     );

@@ -308,18 +308,21 @@ describe('classify: the page names the account', () => {
     ],
     [
       'a page naming the account once where the marker names it twice',
-      { exists: [{ text: '{username} ({username})' }], missing: [{ status: [404] }] },
+      { exists: [{ text: '>{username} / {username}<' }], missing: [{ status: [404] }] },
       'alice',
-      '<h1>alice (alice)</h1>',
-      { body: '<h1>alice (bob)</h1>' },
+      '<h1>alice / alice</h1>',
+      { body: '<h1>alice / bob</h1>' },
       'unknown/unexpected_response',
     ],
     [
       'a missing text that names the account',
-      { exists: [{ status: [200] }, { text: '/u/{username}"' }], missing: [{ text: 'No user {username}' }] },
+      {
+        exists: [{ status: [200] }, { text: '/u/{username}"' }],
+        missing: [{ text: 'No user "{username}"' }],
+      },
       'alice',
       '<a href="/u/alice">',
-      { body: 'No user alice, but see <a href="/u/alice">' },
+      { body: 'No user "alice", but see <a href="/u/alice">' },
       'miss',
     ],
   ])("the account's page is a hit; %s is not", (_, detect, name, profile, other, expected) => {
