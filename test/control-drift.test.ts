@@ -40,6 +40,10 @@ const drifted: PlatformSpec[] = [
   entry('Relabel', { detect: { exists: [{ status: [200] }], missing: [{ text: 'User not found' }] } }),
   // Hit-only, and now shows the marker for every name.
   entry('Echo', { detect: { exists: [{ status: [200] }, { text: 'class="mark"' }], missing: [] } }),
+  // Its profile names the account (a text holding {username}), and now every page names the name asked.
+  entry('Namer', {
+    detect: { exists: [{ status: [200] }, { text: '/u/{username}"' }], missing: [{ text: 'No such user' }] },
+  }),
   // Sends every name to the same landing page.
   entry('Funnel', {
     check: { url: 'https://funnel.test/u/{username}', redirects: 'follow' },
@@ -94,6 +98,12 @@ const sim = new SimWeb({
               kind: 'respond',
               status: 200,
               body: '<html><body>This account does not exist.</body></html>',
+            };
+          case 'Namer':
+            return {
+              kind: 'respond',
+              status: 200,
+              body: `<html><body><a href="/u/${username}">${username}</a></body></html>`,
             };
           case 'Funnel':
             return { kind: 'respond', status: 302, headers: { location: 'https://funnel.test/welcome' } };
@@ -178,6 +188,8 @@ describe('rule drift', () => {
       }
       // Without controls the drifted platforms read hit: what the controls caught.
       expect(off.get('Mirror')!.status).toBe('hit');
+      // The control's page names the control's own name: its marker is filled with that name.
+      expect(off.get('Namer')!.status).toBe('hit');
     }
   }, 60_000);
 

@@ -84,6 +84,34 @@ describe('loadCatalogue: a text that names the account', () => {
     expect(catalogue.platforms[0]!.detect.missing[0]).toEqual({ kind: 'text', text: 'No such user' });
   });
 
+  it('refuses a name not bounded on both sides by a character no name holds', () => {
+    const marked = (name: string, text: string) =>
+      entry(name, {
+        detect: { exists: [{ status: [200] }, { text }], missing: [{ text: 'No such user' }] },
+      });
+    const { catalogue, problems } = loadCatalogue({
+      platforms: [
+        // The bare name: a short or common name (home, login) is a word of any page.
+        marked('Bare', '{username}'),
+        // Open on one side: "@bobby" and "xbob's" hold "bob".
+        marked('Mention', '@{username}'),
+        marked('Owner', "{username}'s profile"),
+        marked('Dotted', '/u/{username}.html'),
+        marked('Linked', '/u/{username}"'),
+        marked('Heading', '<h1>{username}</h1>'),
+        marked('Spaced', 'by {username} on'),
+      ],
+    });
+    expect(catalogue.platforms.map((p) => p.name)).toEqual(['Linked', 'Heading', 'Spaced']);
+    expect(problems.map((p) => [p.platform, p.field])).toEqual([
+      ['Bare', '/detect/exists/1'],
+      ['Mention', '/detect/exists/1'],
+      ['Owner', '/detect/exists/1'],
+      ['Dotted', '/detect/exists/1'],
+    ]);
+    expect(problems[0]!.message).toMatch(/^a text holding \{username\} needs a character no name holds/);
+  });
+
   it('refuses {username} in a regex, a redirect, a header value or a JSON value: only a text is filled in', () => {
     const named = (name: string, signal: object) =>
       entry(name, {

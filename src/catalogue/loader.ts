@@ -27,7 +27,7 @@ import {
   type SignalSpec,
 } from './schema.js';
 import { fixedOrigin, inspectTemplate, PLACEHOLDER } from './template.js';
-import { compileUsernameRule, ruleViolation, type UsernameRule } from './username-rule.js';
+import { boundsName, compileUsernameRule, ruleViolation, type UsernameRule } from './username-rule.js';
 
 export { parseCatalogueText } from './parse-text.js';
 
@@ -335,7 +335,27 @@ function signalProblem(signal: SignalSpec): string | undefined {
  */
 const NAMED_ELSEWHERE = `only a {"text"} signal can hold ${PLACEHOLDER}, filled with the name checked; name the account with one (e.g. {"text": "/u/${PLACEHOLDER}\\""})`;
 
+/**
+ * A name in a page matches only where a character no name holds stands on each side of it:
+ * else `@{username}` finds "bob" in "@bobby", and the bare name finds a short or common
+ * name (home, login) in a changed error page or a login wall, where a random control name
+ * never is, so the control check does not catch the hit.
+ */
+const UNBOUNDED_NAME = `a text holding ${PLACEHOLDER} needs a character no name holds (white space, a quote, < > / and the like) right before and right after the name (e.g. {"text": "/u/${PLACEHOLDER}\\""}): else a longer name holding the name, or a common word of any page, matches`;
+
+/** Whether every `{username}` in `text` has a character no name holds right before and right after it. */
+function nameBounded(text: string): boolean {
+  const parts = text.split(PLACEHOLDER);
+  // The text before a name ends with a bound, and the text after it starts with one.
+  return parts.every(
+    (part, i) =>
+      (i === 0 || boundsName([...part].at(0))) && (i === parts.length - 1 || boundsName([...part].at(-1))),
+  );
+}
+
 function basicSignalProblem(signal: BasicSignalSpec): string | undefined {
+  if ('text' in signal && signal.text.includes(PLACEHOLDER) && !nameBounded(signal.text))
+    return UNBOUNDED_NAME;
   const elsewhere =
     'regex' in signal
       ? signal.regex

@@ -29,7 +29,7 @@ const BASIC_SIGNALS = [
       text: Type.String({
         minLength: 1,
         description:
-          'The body contains this text (case-sensitive). {username} in it stands for the name checked, as its request carried it: the page names the account',
+          'The body contains this text (case-sensitive). {username} in it stands for the name checked, as its request carried it, a character no name holds right before and after it (its own link, /u/{username}"): the page names the account',
       }),
     },
     strict,

@@ -81,7 +81,7 @@ export function statusAloneProblem(
   const codes = statusAloneCodes(platform);
   if (!codes) return undefined;
   const said = `exists is status ${codes.join('|')} alone`;
-  const fix = `add a body, JSON, header or redirect signal to exists (a marker only a profile has, or the page naming the account: {"text": "${PLACEHOLDER}"})`;
+  const fix = `add a body, JSON, header or redirect signal to exists (a marker only a profile has, or the page naming the account: {"text": "/u/${PLACEHOLDER}\\""})`;
   if (isHitOnly(platform))
     return `${said} on a hit-only entry (an empty missing): every answer with that status would read as an account; ${fix}`;
   const distinct = platform.detect.missing.some((signal) => {

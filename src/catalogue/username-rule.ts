@@ -35,6 +35,14 @@ export interface UsernameRuleData {
  */
 const FORBIDDEN = /[\p{Cc}\p{Cf}\p{Zs}\p{Zl}\p{Zp}/?#%\\@:<>"'`[\]{}|^]/u;
 
+/**
+ * Whether `ch` is a character no name holds (white space, a quote, `<`, `/`…): one on each
+ * side of a name in a page bounds it there, so a longer name holding it does not match.
+ */
+export function boundsName(ch: string | undefined): boolean {
+  return ch !== undefined && [...ch].length === 1 && FORBIDDEN.test(ch);
+}
+
 /** A character a person cannot see, named: "a tab", "a line break", else its code point ("U+200B"). */
 function describeInvisible(ch: string): string {
   if (ch === '\t') return 'tabs';

@@ -162,15 +162,22 @@ describe('catalogue validate: rules that cannot tell on their own', () => {
             detect: { ...softMissing, exists: [{ status: [200] }, { text: '{username}' }] },
           }),
           entry('Named Hit Only', {
-            detect: { exists: [{ status: [200] }, { text: '{username}' }], missing: [] },
+            detect: { exists: [{ status: [200] }, { text: '>{username}</h1>' }], missing: [] },
           }),
           entry('Soft', { detect: softMissing }),
         ],
       },
       'mine.json',
     );
-    expect(report.problems.map((p) => `${p.platform} ${p.field}`)).toEqual(['Soft /detect/exists']);
-    expect(report.problems[0]!.message).toContain('the page naming the account: {"text": "{username}"}');
+    // The bare name is refused at load: a short or common name is a word of any page.
+    expect(report.problems.map((p) => `${p.platform} ${p.field}`)).toEqual([
+      'Bare Name /detect/exists/1',
+      'Soft /detect/exists',
+    ]);
+    expect(report.problems[0]!.message).toContain('needs a character no name holds');
+    expect(report.problems[1]!.message).toContain(
+      'the page naming the account: {"text": "/u/{username}\\""}',
+    );
   });
 
   it('accepts a hit-only entry (an empty missing), but not one whose exists is status alone', () => {

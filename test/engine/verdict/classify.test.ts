@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { loadBuiltinCatalogue } from '../../../src/catalogue/builtin.js';
 import { loadCatalogue } from '../../../src/catalogue/loader.js';
+import { readsName } from '../../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../../src/catalogue/schema.js';
+import { platformUsername, ruleViolation } from '../../../src/catalogue/username-rule.js';
 import { classify, finalVerdict } from '../../../src/engine/verdict/classify.js';
 import type { ResponseView } from '../../../src/engine/verdict/response-view.js';
 import { SHIELD_BODY_WINDOW } from '../../../src/engine/verdict/shields.js';
@@ -222,12 +225,12 @@ describe('classify: partial bodies', () => {
   });
 });
 
-/** A soft-404 site whose profile names its account: a link to the profile, or the bare name. */
+/** A soft-404 site whose profile names its account: a link to the profile, or the name as an element's text. */
 const NAMED = {
   exists: [{ status: [200] }, { text: '/u/{username}"' }],
   missing: [{ text: 'No such user' }],
 };
-const BARE = { exists: [{ status: [200] }, { text: '{username}' }], missing: [{ text: 'No such user' }] };
+const BARE = { exists: [{ status: [200] }, { text: '>{username}<' }], missing: [{ text: 'No such user' }] };
 
 describe('classify: the page names the account', () => {
   const read = (detect: PlatformSpec['detect'], over: Partial<ResponseView>, name?: string) => {
@@ -305,18 +308,21 @@ describe('classify: the page names the account', () => {
     ],
     [
       'a page naming the account once where the marker names it twice',
-      { exists: [{ text: '{username} ({username})' }], missing: [{ status: [404] }] },
+      { exists: [{ text: '>{username} / {username}<' }], missing: [{ status: [404] }] },
       'alice',
-      '<h1>alice (alice)</h1>',
-      { body: '<h1>alice (bob)</h1>' },
+      '<h1>alice / alice</h1>',
+      { body: '<h1>alice / bob</h1>' },
       'unknown/unexpected_response',
     ],
     [
       'a missing text that names the account',
-      { exists: [{ status: [200] }, { text: '/u/{username}"' }], missing: [{ text: 'No user {username}' }] },
+      {
+        exists: [{ status: [200] }, { text: '/u/{username}"' }],
+        missing: [{ text: 'No user "{username}"' }],
+      },
       'alice',
       '<a href="/u/alice">',
-      { body: 'No user alice, but see <a href="/u/alice">' },
+      { body: 'No user "alice", but see <a href="/u/alice">' },
       'miss',
     ],
   ])("the account's page is a hit; %s is not", (_, detect, name, profile, other, expected) => {
@@ -350,6 +356,26 @@ describe('classify: the page names the account', () => {
       status: 'hit',
     });
   });
+});
+
+describe('classify: the built-in entries that read the page naming the account', () => {
+  // A changed error page, a login wall or a home page, without the missing text: it holds
+  // common words, which are names too; a random control name is never among them.
+  const page =
+    '<html><head><title>Sign in</title></head><body><a href="/">home</a> <a href="/login">login</a> <a href="/search">search</a></body></html>';
+  const { catalogue } = loadBuiltinCatalogue();
+  const named = catalogue.platforms.filter((p) => p.enabled && readsName(p));
+
+  it.each(named.map((p) => [p.name, p] as const))(
+    '%s reads no hit for a name that is a word of any page',
+    (_, p) => {
+      for (const word of ['home', 'login', 'search']) {
+        if (ruleViolation(p.username, word) !== undefined) continue;
+        const verdict = classify(p, view({ body: page }), catalogue.shields, platformUsername(p, word));
+        expect(verdict === 'pending' ? verdict : verdict.status, word).not.toBe('hit');
+      }
+    },
+  );
 });
 
 /** "status 200 and the body lacks the profile marker" on the missing side (WhatsMyName's Blogmarks). */
