@@ -20,11 +20,12 @@ export function budgetAllows(limit: BudgetLimit, windowMs: number, lateMs = LATE
 
 /**
  * The turns of the event loop a request waits for between its send and the simulated web's
- * log of it: the dispatch, the connect, the TLS handshake's flights each way, the request's
- * parse. On a loaded machine each may wait as long as the worst stall (a second from send to
- * log was seen with 342 ms stalls), so requests sent on time arrive together.
+ * log of it (the dispatch, the connect, the TLS handshake's flights, the request's parse), as
+ * many as late on a loaded machine: a second from send to log was seen with 342 ms stalls. A
+ * bound that grows to what a client breaking the budget would send cannot tell; where a stall
+ * could take it there, the test asserts that it still can.
  */
-const TURNS_TO_ARRIVE = 5;
+const TURNS_TO_ARRIVE = 4;
 
 /** How late a request sent on time may reach the simulated web when its loop's worst stall was `stallNs` (a histogram's max). */
 export function lateAfterStall(stallNs: number): number {
