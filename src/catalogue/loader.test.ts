@@ -137,6 +137,28 @@ describe('loadCatalogue: a text that names the account', () => {
     ]);
     expect(problems[0]!.message).toMatch(/^only a \{"text"\} signal can hold \{username\}/);
   });
+
+  it('refuses {username} in a {not}: a page lacking the name says nothing of the account', () => {
+    const { catalogue, problems } = loadCatalogue({
+      platforms: [
+        entry('Lacking', {
+          detect: {
+            exists: [{ status: [200] }, { text: 'data-profile' }],
+            missing: [{ all: [{ status: [200] }, { not: { text: '/u/{username}"' } }] }],
+          },
+        }),
+        entry('Showing', {
+          detect: {
+            exists: [{ all: [{ status: [200] }, { text: '/u/{username}"' }] }],
+            missing: [{ status: [404] }],
+          },
+        }),
+      ],
+    });
+    expect(catalogue.platforms.map((p) => p.name)).toEqual(['Showing']);
+    expect(problems.map((p) => [p.platform, p.field])).toEqual([['Lacking', '/detect/missing/0']]);
+    expect(problems[0]!.message).toMatch(/^a \{not\} cannot hold \{username\}/);
+  });
 });
 
 describe('loadCatalogue: other hosts of a site', () => {

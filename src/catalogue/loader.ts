@@ -320,6 +320,10 @@ function signalProblem(signal: SignalSpec): string | undefined {
     if (signal.all.every((part) => 'not' in part))
       return 'a compound signal needs at least one part that is not a {not}';
     for (const part of signal.all) {
+      // A page lacking the name says nothing of the account, and a check made without the
+      // name would read it as lacking: only what a page shows may name the account.
+      if ('not' in part && 'text' in part.not && part.not.text.includes(PLACEHOLDER))
+        return `a {not} cannot hold ${PLACEHOLDER}: name the account only in what the page shows`;
       const problem = basicSignalProblem('not' in part ? part.not : part);
       if (problem) return problem;
     }
