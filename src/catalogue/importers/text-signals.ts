@@ -5,6 +5,7 @@
  * `not` part (regexes run in linear time: no lookahead, linear-regex.ts).
  */
 import type { BasicSignalSpec, SignalSpec } from '../schema.js';
+import { PLACEHOLDER } from '../template.js';
 
 /** Escapes a string so it matches itself, with or without the `u` flag. */
 export function escapeRegex(text: string): string {
@@ -20,7 +21,8 @@ const ANY_ANSWER: BasicSignalSpec = { regex: '^' };
 
 /** The body contains at least one of the texts. */
 export function anyOfTexts(texts: readonly string[]): BasicSignalSpec {
-  if (texts.length === 1) return { text: texts[0]! };
+  // The lists mean the letters `{username}` where a marker holds them; our text would name the account.
+  if (texts.length === 1 && !texts[0]!.includes(PLACEHOLDER)) return { text: texts[0]! };
   return { regex: alternation(texts) };
 }
 

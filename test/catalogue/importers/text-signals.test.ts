@@ -18,6 +18,13 @@ describe('text signals', () => {
     expect(anyOfTexts(['a.b', '(c)'])).toEqual({ regex: 'a\\.b|\\(c\\)' });
   });
 
+  it('keeps a marker holding {username} to its letters, as the lists read it, never a name to fill in', () => {
+    const signal = anyOfTexts(['/u/{username}"']);
+    expect(signal).toEqual({ regex: '\\/u\\/\\{username\\}"' });
+    expect(matches(signal, 'href="/u/{username}"')).toBe(true);
+    expect(matches(signal, 'href="/u/alice"')).toBe(false);
+  });
+
   it.each([
     ['any of', anyOfTexts(['x.y', '[z]']), { 'has [z] here': true, 'x.y': true, xzy: false, '': false }],
     [
