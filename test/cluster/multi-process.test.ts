@@ -246,15 +246,14 @@ describe('cluster mode: 2 API processes, 2 workers, one Redis', () => {
     expect(sim.siteLog.length).toBeGreaterThanOrEqual(SEARCHES * PLATFORMS);
     expect(sim.stats().limited.total).toBe(0);
     // Each worker alone would send up to PER_HOST per LATENCY_MS (16 a second) to a site, twice
-    // that together; the shared budget's slots allow 9 in a second, more counting lateness
-    // (LATE_MS for a sender, plus the simulated web's own worst stall for each turn a request waits).
+    // that together. Read over 5 s, as a site's 15 s of traffic allows: the lateness a loaded
+    // machine adds (LATE_MS, and the simulated web's worst stall for each turn a request waits)
+    // shifts a window's count once, so over a long window it cannot hide a worker that ignores the
+    // shared budget (83 in 5 s), as it could over one second.
     simStall.disable();
-    const allowed = budgetAllows(BUDGET, 1000, lateAfterStall(simStall.max));
-    // The bound still tells a worker that ignores the shared budget from one that keeps it.
-    expect(allowed, 'the simulated web stalled too long for the bound to tell').toBeLessThan(
-      (PER_HOST * 1000) / LATENCY_MS,
-    );
-    const most = busiestWindow(sim.siteLog, 1000);
+    const windowMs = 5000;
+    const allowed = budgetAllows(BUDGET, windowMs, lateAfterStall(simStall.max));
+    const most = busiestWindow(sim.siteLog, windowMs);
     expect(most.size).toBe(HOSTS);
     for (const [key, n] of most) expect(n, key).toBeLessThanOrEqual(allowed);
     // The in-flight limit is each worker's own.
