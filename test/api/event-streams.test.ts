@@ -26,11 +26,10 @@ import {
 
 const PLATFORMS = 1000;
 // Plain HTTP: the simulated web shares the test's process, and TLS handshakes would blur the measure.
-const catalogue = catalogueOf(
-  Array.from({ length: PLATFORMS }, (_, i) =>
-    entry(`Site${i}`, { home: `http://site${i}.test/`, profile: `http://site${i}.test/u/{username}` }),
-  ),
+const specs = Array.from({ length: PLATFORMS }, (_, i) =>
+  entry(`Site${i}`, { home: `http://site${i}.test/`, profile: `http://site${i}.test/u/{username}` }),
 );
+const catalogue = catalogueOf(specs);
 /** How long every platform takes to answer; the tests set it per case. */
 let latencyMs = 0;
 const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
@@ -38,11 +37,19 @@ const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
   latency: () => latencyMs,
 });
 const sim = new SimWeb({ routes: emulation.routes });
+/**
+ * A few of the same platforms, for the tests that need a running search or none at all:
+ * a thousand checks held open would only cost CPU there, to start and to interrupt.
+ */
+const few = catalogueOf(specs.slice(0, 5));
 
 const running: RunningService[] = [];
 const sockets: Socket[] = [];
-async function serve(overrides: Parameters<typeof startService>[2] = {}): Promise<RunningService> {
-  const s = await startService(sim, catalogue, {
+async function serve(
+  overrides: Parameters<typeof startService>[2] = {},
+  platforms = catalogue,
+): Promise<RunningService> {
+  const s = await startService(sim, platforms, {
     budgetPerSecond: 10_000,
     budgetBurst: 10_000,
     ...overrides,
@@ -133,7 +140,7 @@ describe('many event streams on one search', () => {
 describe('caps on open event streams', () => {
   it('refuses a client past its cap, and a search past its cap, with 429 too_many_streams; a closed stream gives its place back', async () => {
     latencyMs = 30_000; // the search stays running
-    const { url, service } = await serve({ streamLimit: 2, proStreamLimit: 10, searchStreamLimit: 3 });
+    const { url, service } = await serve({ streamLimit: 2, proStreamLimit: 10, searchStreamLimit: 3 }, few);
     const id = (await postSearch(url, { username: 'sam' })).body.queryId as string;
 
     const [a, b] = await Promise.all([openStream(url, id), openStream(url, id)]);
@@ -191,7 +198,10 @@ describe('a refused request is cheap', () => {
       { port: 0, host: '127.0.0.1', dataDir, proReadLimit: 3, metricsToken: TEST_METRICS_TOKEN },
       {},
     );
-    const service: Service = await createService(config, { catalogue, logger: { level: 'info', stream } });
+    const service: Service = await createService(config, {
+      catalogue: few,
+      logger: { level: 'info', stream },
+    });
     const url = await service.listen();
     try {
       const { key } = await createKey(service.store, 'flood', 'professional');
@@ -225,7 +235,7 @@ describe('a refused request is cheap', () => {
 describe('shutdown with open streams', () => {
   it('sends a last reconnect event, not done, while the search goes on', async () => {
     latencyMs = 30_000;
-    const { url, service } = await serve();
+    const { url, service } = await serve({}, few);
     const id = (await postSearch(url, { username: 'sam' })).body.queryId as string;
     const response = await fetch(`${url}/api/search/${id}/events`, { signal: AbortSignal.timeout(20_000) });
     expect(response.status).toBe(200);

@@ -19,6 +19,7 @@ import {
   pollUntilDone,
   postSearch,
   type RunningService,
+  serviceForBlock,
   startService,
   tempDir,
 } from '../support/service.js';
@@ -153,6 +154,8 @@ function parseAnswer(text: string) {
 }
 
 describe("requests Node's HTTP parser refuses get our error shape", () => {
+  // One service for the block: each case checks it is unharmed after its bad request.
+  const shared = serviceForBlock(sim, catalogue);
   it.each([
     [
       'headers over 16 KB',
@@ -178,7 +181,7 @@ describe("requests Node's HTTP parser refuses get our error shape", () => {
       /percent-encoding/,
     ],
   ])('%s', async (_what, request, status, code, message) => {
-    const { url } = await serve();
+    const { url } = shared();
     const answer = parseAnswer(await rawExchange(url, request));
     expect(answer.status).toBe(status);
     expect(Object.keys(answer.body).sort()).toEqual(['code', 'error', 'requestId']);
@@ -193,7 +196,7 @@ describe("requests Node's HTTP parser refuses get our error shape", () => {
   });
 
   it('documents them in the OpenAPI document', async () => {
-    const { url } = await serve();
+    const { url } = shared();
     const doc = (await json(`${url}/openapi.json`)).body;
     expect(doc.info.description).toMatch(/HTTP parser/);
     for (const [path, method] of [
