@@ -412,7 +412,8 @@ describe('500 never leaks internals', () => {
     // A route that fails the way a bug would, added through the service's plugin hook.
     const { createService } = await import('../../src/service.js');
     const { loadConfig } = await import('../../src/config.js');
-    const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir: tempDir() }, {});
+    // On the API thread, where the failing route runs: a search thread would only cost its start.
+    const config = loadConfig({ port: 0, host: '127.0.0.1', dataDir: tempDir(), searchThread: false }, {});
     const service = await createService(config, {
       catalogue,
       plugins: [

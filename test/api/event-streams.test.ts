@@ -195,7 +195,15 @@ describe('a refused request is cheap', () => {
     });
     const dataDir = tempDir();
     const config = loadConfig(
-      { port: 0, host: '127.0.0.1', dataDir, proReadLimit: 3, metricsToken: TEST_METRICS_TOKEN },
+      // Refused on the API thread: a search thread would only cost its start.
+      {
+        port: 0,
+        host: '127.0.0.1',
+        dataDir,
+        proReadLimit: 3,
+        metricsToken: TEST_METRICS_TOKEN,
+        searchThread: false,
+      },
       {},
     );
     const service: Service = await createService(config, {

@@ -311,6 +311,8 @@ describe('a full queue is expected load', () => {
         refusePrivate: false,
         maxRunningSearches: 1,
         maxQueuedSearches: 0,
+        // The queue is the API thread's: a search thread would only cost its start.
+        searchThread: false,
       },
       {},
     );
