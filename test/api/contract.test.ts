@@ -93,8 +93,16 @@ function expectErrorShape(
 
 // On the search thread, as the service runs by default (other tests here search on the API thread).
 describe('a search, start to finish', () => {
+  // One service for the tests that see every check answered afresh: with no outcome reused,
+  // a search here never sees what an earlier one found. The cache has a test of its own below.
+  const fresh = serviceForBlock(sim, catalogue, {
+    searchThread: true,
+    cacheHitSeconds: 0,
+    cacheMissSeconds: 0,
+    cacheOtherSeconds: 0,
+  });
   it('starts at once and reports running, the platform count and an estimate in seconds', async () => {
-    const { url } = await serve({ searchThread: true });
+    const { url } = fresh();
     const r = await postSearch(url, { username: 'sam' });
     expect(r.status).toBe(200);
     expect(Object.keys(r.body).sort()).toEqual(['estimatedTime', 'queryId', 'status', 'totalPlatforms']);
@@ -108,7 +116,7 @@ describe('a search, start to finish', () => {
   });
 
   it('completes with exactly the hits, each with platform, profile url, status and responseTime in ms', async () => {
-    const { url } = await serve({ searchThread: true });
+    const { url } = fresh();
     const started = await postSearch(url, { username: 'sam' });
     const done = await pollUntilDone(url, started.body.queryId);
     expect(done.body).toMatchObject({
@@ -133,7 +141,7 @@ describe('a search, start to finish', () => {
   });
 
   it('gives every outcome with its reason under include=all', async () => {
-    const { url } = await serve({ searchThread: true });
+    const { url } = fresh();
     const started = await postSearch(url, { username: 'sam' });
     const done = await pollUntilDone(url, started.body.queryId, '&include=all');
     const byName = new Map(
@@ -160,7 +168,7 @@ describe('a search, start to finish', () => {
   });
 
   it('shows the hits found so far while running, with progress', async () => {
-    const { url } = await serve({ searchThread: true });
+    const { url } = fresh();
     latency.set('Echo', 1500);
     latency.set('Foxtrot', 1500);
     const started = await postSearch(url, { username: 'sam' });
@@ -186,7 +194,7 @@ describe('a search, start to finish', () => {
   });
 
   it('says how many platforms answered: coverage 1 and no warning when all did', async () => {
-    const { url } = await serve({ searchThread: true });
+    const { url } = fresh();
     const started = await postSearch(url, { username: 'sam', platforms: ['Alpha', 'Bravo', 'Charlie'] });
     const done = (await pollUntilDone(url, started.body.queryId)).body;
     expect(done.progress).toEqual({
@@ -232,7 +240,7 @@ describe('a search, start to finish', () => {
   });
 
   it('narrows to categories or named platforms, and includes NSFW only when asked', async () => {
-    const { url } = await serve({ searchThread: true });
+    const { url } = fresh();
     expect((await postSearch(url, { username: 'sam', categories: ['coding'] })).body.totalPlatforms).toBe(2);
     expect(
       (await postSearch(url, { username: 'sam', platforms: ['Alpha', 'echo'] })).body.totalPlatforms,
