@@ -11,7 +11,14 @@ import { createKey } from '../../src/cli/keys.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
-import { json, pollUntilDone, postSearch, type RunningService, startService } from '../support/service.js';
+import {
+  json,
+  pollUntilDone,
+  postSearch,
+  type RunningService,
+  serviceForBlock,
+  startService,
+} from '../support/service.js';
 
 // Alpha takes [a-z0-9_] only; Bravo states no rule; Charlie takes letters (any script), dots and
 // underscores; Delta answers slowly when a test says so. sam has an account on Alpha and Bravo.
@@ -246,6 +253,8 @@ describe.each([
   ['on the search thread', true],
   ['on the main thread', false],
 ])('DELETE /api/search/{id}: cancel, %s', (_, searchThread) => {
+  // For the tests that leave nothing running: the others need a slot or a queue of their own.
+  const idle = serviceForBlock(sim, catalogue, { searchThread });
   it('stops a running search: error "cancelled", what it found kept, its slot free at once', async () => {
     // Delta would take 20 s; the next search needs the only slot.
     latency.set('Delta', 20_000);
@@ -300,7 +309,7 @@ describe.each([
 
   it("hides another key's private search (404), and refuses a private batch without a professional key", async () => {
     latency.set('Delta', 3_000);
-    const s = await serve({ searchThread });
+    const s = idle();
     const { key } = await createKey(s.service.store, 'owner', 'professional');
     const { key: other } = await createKey(s.service.store, 'other', 'professional');
     const batch = await postBatch(
@@ -322,7 +331,7 @@ describe.each([
   });
 
   it('answers 404 for an unknown id and 400 for a malformed one', async () => {
-    const s = await serve({ searchThread });
+    const s = idle();
     expect((await cancel(s.url, '00000000-0000-4000-8000-000000000000')).body.code).toBe('search_not_found');
     expect((await cancel(s.url, 'nope')).status).toBe(400);
   });
