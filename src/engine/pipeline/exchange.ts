@@ -4,7 +4,6 @@
  * reads on for its profile details: to the end of its answer, or as far as extractProfile reads.
  */
 import type { Shield } from '../../catalogue/platform.js';
-import { platformUsername } from '../../catalogue/username-rule.js';
 import { answerPrint } from '../controls/control.js';
 import { answerSignals } from '../heard-answer.js';
 import type { AttemptEnd } from '../retry.js';
@@ -32,8 +31,7 @@ export function exchangeCore(options: ExchangeOptions): Send {
   return async (check: Sending): Promise<Reply> => {
     const { platform, request, transport } = check;
     const signal = check.deadline.signal;
-    // The name as its request carried it, which a page naming the account shows.
-    const name = platformUsername(platform, check.username);
+    const name = request.username;
     const decide = (view: ResponseView): Decision | undefined => {
       const decision = classify(platform, view, shields, name);
       if (decision === 'pending') return undefined;

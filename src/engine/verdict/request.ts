@@ -9,6 +9,8 @@ import type { InvalidReason } from './outcome.js';
 import type { Session } from './session.js';
 
 export interface CheckRequest {
+  /** The name as the request carries it (the platform's username rule applied): what a page naming the account shows. */
+  readonly username: string;
   readonly url: string;
   /** `scheme://host:port`: the key for per-host limits. */
   readonly origin: string;
@@ -180,6 +182,7 @@ export function buildRequest(
     ok: true,
     profileUrl,
     request: {
+      username,
       url: filled.href,
       origin: filled.url.origin,
       method: platform.check.method,

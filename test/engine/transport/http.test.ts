@@ -72,6 +72,7 @@ afterAll(async () => {
 
 function get(path: string): CheckRequest {
   return {
+    username: 'alice',
     url: `${base}${path}`,
     origin: base,
     method: 'GET',

@@ -65,6 +65,7 @@ describe('TLS session resumption', () => {
   const get = () =>
     exchange(
       {
+        username: 'alice',
         url: 'https://resume.test/u/alice',
         origin: 'https://resume.test',
         method: 'GET',
