@@ -4,7 +4,9 @@
  * --reference`, the coverage of the public lists): its own hosts, and the other hosts
  * the same site answers at (`otherHosts`, never asked). Pure.
  */
+import { specCheckUrl } from './normalise.js';
 import type { Platform } from './platform.js';
+import type { PlatformSpec } from './schema.js';
 import { fixedHost, PLACEHOLDER, splitAuthority } from './template.js';
 
 /**
@@ -50,6 +52,17 @@ export interface HostFields {
   readonly home: string;
   readonly otherHosts: readonly string[];
   readonly enabled: boolean;
+}
+
+/** An entry as written, read for the hosts it holds. */
+export function specHostFields(spec: PlatformSpec): HostFields {
+  return {
+    checkUrl: specCheckUrl(spec),
+    profile: spec.profile,
+    home: spec.home,
+    otherHosts: spec.otherHosts ?? [],
+    enabled: spec.enabled !== false,
+  };
 }
 
 /**

@@ -10,7 +10,7 @@ import { builtinFamilies } from './builtin-families.js';
 import { CATEGORIES } from './categories.js';
 import { expandFamilies } from './families.js';
 import { freezeCatalogue } from './freeze.js';
-import { heldHosts, ownFixedHosts } from './hosts.js';
+import { heldHosts, ownFixedHosts, specHostFields } from './hosts.js';
 import { LinearRegex } from './linear-regex.js';
 import { normalisePlatform, normaliseShield } from './normalise.js';
 import type { Catalogue, Platform, Shield } from './platform.js';
@@ -247,13 +247,7 @@ function validatePlatform(entry: unknown, label: string): CatalogueProblem[] {
   const overlap = spec.known.claimed.filter((n) => spec.known.unclaimed.includes(n));
   if (overlap.length > 0) add('/known', `a name cannot be both claimed and unclaimed: ${overlap.join(', ')}`);
   if (spec.otherHosts) {
-    const ownHosts = new Set(
-      ownFixedHosts({
-        checkUrl: spec.check?.url ?? spec.profile,
-        profile: spec.profile,
-        home: spec.home,
-      }).map((held) => held.host),
-    );
+    const ownHosts = new Set(ownFixedHosts(specHostFields(spec)).map((held) => held.host));
     spec.otherHosts.forEach((host, i) => {
       if (host.startsWith('www.'))
         add(`/otherHosts/${i}`, 'give the host without "www." (a host is read the same with or without it)');

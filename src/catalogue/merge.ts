@@ -7,7 +7,8 @@
  * other host (`otherHosts`: the loader refuses an entry whose other host is a host
  * of another enabled entry). The first occurrence wins and every entry dropped says why.
  */
-import { heldHosts } from './hosts.js';
+import { heldHosts, specHostFields } from './hosts.js';
+import { specCheckUrl } from './normalise.js';
 import { platformId } from './platform.js';
 import type { PlatformSpec } from './schema.js';
 import { PLACEHOLDER, splitAuthority } from './template.js';
@@ -96,15 +97,8 @@ export function mergeCatalogues(docs: readonly MergeInput[]): MergeResult {
  * hosts; and its other hosts, enabled or not.
  */
 function hostsOfSpec(spec: PlatformSpec): { hosts: string[]; others: readonly string[] } {
-  const others = spec.otherHosts ?? [];
-  const held = heldHosts({
-    checkUrl: spec.check?.url ?? spec.profile,
-    profile: spec.profile,
-    home: spec.home,
-    otherHosts: others,
-    enabled: spec.enabled !== false,
-  });
-  return { hosts: [...new Set(held.map((h) => h.host))], others };
+  const fields = specHostFields(spec);
+  return { hosts: [...new Set(heldHosts(fields).map((h) => h.host))], others: fields.otherHosts };
 }
 
 function describe(first: { name: string; source: string }): string {
@@ -117,7 +111,7 @@ function describe(first: { name: string; source: string }): string {
  * the body of a POST, since one API address can check different things.
  */
 export function checkKey(spec: Pick<PlatformSpec, 'profile' | 'check'>): string {
-  const template = spec.check?.url ?? spec.profile;
+  const template = specCheckUrl(spec);
   const method = spec.check?.method ?? 'GET';
   const parts = splitAuthority(template);
   const normalise = (text: string) => text.split(PLACEHOLDER).join('{}');

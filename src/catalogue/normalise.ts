@@ -100,9 +100,14 @@ function normaliseBasic(spec: BasicSignalSpec): BasicSignal {
 /** The other hosts of the many entries that have none: one shared, frozen list. */
 const NO_HOSTS: readonly string[] = Object.freeze([]);
 
+/** Where an entry's check goes: its own check URL, else its profile page. */
+export function specCheckUrl(spec: Pick<PlatformSpec, 'check' | 'profile'>): string {
+  return spec.check?.url ?? spec.profile;
+}
+
 export function normalisePlatform(spec: PlatformSpec): Platform {
   const check: CheckRequestSpec = {
-    url: spec.check?.url ?? spec.profile,
+    url: specCheckUrl(spec),
     method: spec.check?.method ?? 'GET',
     headers: { ...(spec.check?.headers ?? {}) },
     body: spec.check?.body,
