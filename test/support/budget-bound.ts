@@ -20,10 +20,9 @@ export function budgetAllows(limit: BudgetLimit, windowMs: number, lateMs = LATE
 
 /**
  * The turns of the event loop a request waits for between its send and the simulated web's
- * log of it (the dispatch, the connect, the TLS handshake's flights, the request's parse), as
- * many as late on a loaded machine: a second from send to log was seen with 342 ms stalls. The
- * lateness shifts a window's count once: a window several times as long as it still tells a
- * client that breaks its budget.
+ * log of it (the dispatch, the connect, the TLS handshake's flights, the request's parse), each
+ * as late as the worst stall on a loaded machine. The lateness shifts a window's count once: a
+ * window several times as long as it still tells a client that breaks its budget.
  */
 const TURNS_TO_ARRIVE = 4;
 
