@@ -1,0 +1,170 @@
+/**
+ * What the browser transport's failure, cap and tab tests share: a simulated web whose
+ * pages answer at once, late or never, pages that leave state behind, a challenged site,
+ * the catalogue naming them, and engines over Debian's Chromium that the suite closes.
+ * Each test file sets up its own, so the files run side by side, each with its browser.
+ */
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+import { afterAll, beforeAll } from 'vitest';
+import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
+import type { Engine } from '../../src/engine/engine.js';
+import { findBrowser } from '../../src/engine/transport/browser.js';
+import type { BrowserDirectory } from '../../src/engine/transport/browser-directory.js';
+import { TransportTally } from '../../src/engine/transport-tally.js';
+import type { SimRequest } from '../../src/sim/behaviour.js';
+import { SimWeb } from '../../src/sim/server.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+import { engineFor } from '../support/engine.js';
+
+export const hasBrowser = findBrowser('') !== undefined;
+
+/** Chromium processes this process started (the browsers, not their helpers, which are theirs). */
+export function browserPids(): number[] {
+  const out = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(process.pid)], { encoding: 'utf8' });
+  return out
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/))
+    .filter(([pid, comm]) => pid && comm && /chrom/.test(comm))
+    .map(([pid]) => Number(pid));
+}
+
+/**
+ * The memory (bytes) the given browsers and every process under them hold, each shared page
+ * counted in part (the proportional set size), so a renderer's share of the browser's is not
+ * counted again.
+ */
+export function browserMemory(browsers: readonly number[]): number {
+  const parents = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // The parent pid is the fourth field, after the command in parentheses.
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      parents.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // Gone between the listing and the read.
+    }
+  }
+  const tree = new Set(browsers);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [pid, parent] of parents)
+      if (!tree.has(pid) && tree.has(parent)) {
+        tree.add(pid);
+        grew = true;
+      }
+  }
+  let bytes = 0;
+  for (const pid of tree) {
+    try {
+      const kb = /^Pss:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/smaps_rollup`, 'utf8'))?.[1];
+      bytes += Number(kb ?? 0) * 1024;
+    } catch {
+      // Gone since it was listed.
+    }
+  }
+  return bytes;
+}
+
+/** `alice` exists; `/u/slow-*` answers after two seconds, `/u/slower-*` after four, `/u/hang-*` never. */
+function handle(req: SimRequest) {
+  const name = /^\/u\/([^/?]+)/.exec(req.path)?.[1];
+  if (name === undefined) return undefined;
+  if (name.startsWith('hang-')) return { kind: 'hang' as const };
+  const delayMs = name.startsWith('slow-') ? 2_000 : name.startsWith('slower-') ? 4_000 : 0;
+  return name === 'alice' || name === 'slow-alice' || name === 'slower-alice'
+    ? { kind: 'respond' as const, status: 200, body: `<html><h1>${name}</h1></html>`, delayMs }
+    : { kind: 'respond' as const, status: 404, body: '<html><title>Not found</title></html>', delayMs };
+}
+
+const HOSTS = ['plain.test', 'other.test'] as const;
+/** A page that says whether it found what its script leaves behind: a cookie, local or session storage. */
+export const STICKY = 'sticky.test';
+const STICKY_PAGE = `<html><body><div id="v">first visit</div><script>
+var seen = document.cookie.indexOf('seen=1') >= 0 || localStorage.getItem('seen') || sessionStorage.getItem('seen');
+if (seen) document.getElementById('v').textContent = 'return' + 'ing visitor';
+document.cookie = 'seen=1; path=/; max-age=3600'; localStorage.setItem('seen', '1'); sessionStorage.setItem('seen', '1');
+</script></body></html>`;
+/** The same, but what it leaves is written late: on a timer, as the page is left, and (for dave) by a popup it opens. */
+export const STICKY_LATE = 'sticky-late.test';
+const STICKY_LATE_PAGE = STICKY_PAGE.replace(
+  '</script>',
+  `function leave() { document.cookie = 'seen=1; path=/; max-age=3600'; localStorage.setItem('seen', '1'); sessionStorage.setItem('seen', '1'); }
+setInterval(leave, 5); addEventListener('pagehide', leave); if (!window.opener && location.pathname.endsWith('/dave')) window.open('/popup');
+</script>`,
+);
+/** A site behind a JavaScript challenge: only the browser gets past it. */
+export const CHALLENGED = 'challenged.test';
+
+export type EngineOverrides = Parameters<typeof engineFor>[2];
+
+/** Call inside a describe: starts the simulated web before its tests and closes every engine after. */
+export function browserFixture() {
+  const sim = new SimWeb({
+    routes: [
+      ...HOSTS.map((host) => ({ host, handle })),
+      { host: CHALLENGED, defence: 'challenge' as const, handle },
+      { host: STICKY, handle: () => ({ kind: 'respond' as const, status: 200, body: STICKY_PAGE }) },
+      {
+        host: STICKY_LATE,
+        handle: () => ({ kind: 'respond' as const, status: 200, body: STICKY_LATE_PAGE }),
+      },
+    ],
+  });
+  let catalogue: Catalogue;
+  const engines: Engine[] = [];
+  const platform = (host: string): Platform => {
+    const found = catalogue.platforms.find((p) => p.name === host);
+    if (!found) throw new Error(host);
+    return found;
+  };
+  /** An engine with a tally of its own (or the one given), its browser checks accepting the sim's certificates. */
+  const engine = (
+    overrides: EngineOverrides = {},
+    tally = new TransportTally(),
+    browserDirectory?: BrowserDirectory,
+  ) => {
+    const made = engineFor(
+      sim,
+      catalogue,
+      { insecureTls: true, timeoutMs: 20_000, browserChecksPerSiteMinute: 1_000, ...overrides },
+      { tally, ...(browserDirectory ? { browserDirectory } : {}) },
+    );
+    engines.push(made);
+    return { engine: made, tally };
+  };
+
+  beforeAll(async () => {
+    await sim.start();
+    catalogue = catalogueOf([
+      ...HOSTS.map((host) =>
+        entry(host, {
+          home: `https://${host}/`,
+          profile: `https://${host}/u/{username}`,
+          transport: 'browser',
+        }),
+      ),
+      // Read as found only when a check meets what an earlier one left behind.
+      entry(STICKY, {
+        home: `https://${STICKY}/`,
+        profile: `https://${STICKY}/u/{username}`,
+        transport: 'browser',
+        detect: { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] },
+      }),
+      entry(STICKY_LATE, {
+        home: `https://${STICKY_LATE}/`,
+        profile: `https://${STICKY_LATE}/u/{username}`,
+        transport: 'browser',
+        detect: { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] },
+      }),
+      // Named for http: it reaches the browser only by escalation.
+      entry(CHALLENGED, { home: `https://${CHALLENGED}/`, profile: `https://${CHALLENGED}/u/{username}` }),
+    ]);
+  });
+  afterAll(async () => {
+    await Promise.all(engines.map((e) => e.close()));
+    await sim.stop();
+  });
+  return { sim, platform, engine };
+}
