@@ -1,12 +1,12 @@
 /**
  * Comments say why; what a run measured, which commit did it and which issue asked
  * for it belong in bench/README.md, bench/results and docs/decisions. A comment in
- * src/ or bench/ that quotes a commit hash, a benchmark case or an issue number
- * fails here, with its file and line.
+ * src/, test/ or bench/ that quotes a commit hash, a benchmark case or an issue
+ * number fails here, with its file and line.
  *
- * bench/ may name its own cases ("case 3" is what its tables and bench/README.md
- * call them, as a function is called by its name); src/ may not, nor may either
- * quote a commit or an issue.
+ * bench/ and its tests in test/bench/ may name its cases by number (that is what
+ * its tables and bench/README.md call them, as a function is called by its name);
+ * nothing else may, and nothing may quote a commit or an issue.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -17,9 +17,9 @@ const root = new URL('..', import.meta.url).pathname;
 
 /** A word of 7 to 40 hex digits holding both a digit and a letter: how a commit is quoted. */
 const COMMIT = /\b(?=[0-9a-f]*[0-9])(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b/;
-/** "case 3", "cases 1 and 2", "case 3's": the benchmark's cases by number. */
+/** The word case or cases, then a digit: the benchmark's cases by number. */
 const BENCH_CASE = /\bcases?\s+\d/i;
-/** "issue 13", "issues 13", "#31": an issue or pull request by number. */
+/** The word issue or issues, then a number, or a hash sign and digits: an issue or pull request by number. */
 const ISSUE = /\bissues?\s+#?\d|(?:^|[\s(,;])#\d+\b/i;
 
 interface Quote {
@@ -69,13 +69,12 @@ describe('source comments', () => {
     expect(quotesIn(text, true).map((q) => q.kind)).toEqual(['commit', 'issue', 'issue']);
   });
 
-  it('in src/ and bench/ quote no commit, benchmark case or issue', () => {
+  it('in src/, test/ and bench/ quote no commit, benchmark case or issue', () => {
     const found: string[] = [];
-    for (const [dir, allowCases] of [
-      ['src', false],
-      ['bench', true],
-    ] as const) {
+    for (const dir of ['src', 'test', 'bench']) {
       for (const file of tsFiles(join(root, dir))) {
+        const allowCases =
+          file.startsWith(join(root, 'bench/')) || file.startsWith(join(root, 'test/bench/'));
         for (const q of quotesIn(readFileSync(file, 'utf8'), allowCases)) {
           found.push(`${relative(root, file)}:${q.line} (${q.kind}): ${q.text}`);
         }
