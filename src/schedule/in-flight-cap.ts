@@ -12,6 +12,7 @@
  * first (critical path first) lets the quick checks fill the slots around them.
  * No check waits forever: searches are admitted a bounded number at a time.
  */
+import { PATH_UNIT_MS } from '../tuning.js';
 import { RequestLine } from './request-line.js';
 
 interface Waiter {
@@ -35,9 +36,6 @@ function servedBefore(a: Waiter, b: Waiter): boolean {
 function reachOf(pathMs: number): number {
   return Math.floor(Math.log2(1 + Math.max(0, pathMs) / PATH_UNIT_MS));
 }
-
-/** Paths shorter than this are alike (ms). */
-const PATH_UNIT_MS = 500;
 
 export class InFlightCap {
   readonly #limit: number;
