@@ -47,6 +47,41 @@ export const MAX_TLS_SESSIONS = 4096;
  */
 export const IDLE_GRACE_MS = 4000;
 
+/**
+ * How long a browser page must stay on one document after its load to be read (ms): a challenge
+ * page reloads within it, so what is read is the page behind the challenge.
+ */
+export const BROWSER_SETTLE_MS = 400;
+
+// --- Scheduling (schedule) ---
+
+/**
+ * Share of the check deadline within which the requests not yet sent to a site, and a search's
+ * own, must all go for the site to admit the search: the rest of the deadline is left to control
+ * checks and retries, which take send times from the same budgets.
+ */
+export const ADMIT_SHARE = 0.9;
+
+/**
+ * Paths ahead shorter than this are alike to the in-flight cap (ms), and longer ones within a
+ * factor of two: a path is an estimate, so only a clear difference comes before priority.
+ */
+export const PATH_UNIT_MS = 500;
+
+/**
+ * The share of its rate a guessed site limit keeps after each rate-limited answer: halving finds
+ * a site's limit in a few answers, and the slow climb back (`recoveryPerMinute`) finds what it bears.
+ */
+export const LIMIT_DECREASE_FACTOR = 0.5;
+/** A learned limit sends one request at a time: a site that rate-limited us has shown it counts closely. */
+export const LEARNED_BURST = 1;
+
+/**
+ * Longest a search waits for the shelf (learned limits, transports) to be read again before it
+ * starts (ms): the copy read before serves meanwhile, so a store that does not answer holds no search.
+ */
+export const SHELF_READ_WAIT_MS = 1_000;
+
 // --- Reading a control check (engine) ---
 
 /**
@@ -56,6 +91,12 @@ export const IDLE_GRACE_MS = 4000;
 export const SAME_LENGTH_BYTES = 64;
 /** ...or this share of the longer one. */
 export const SAME_LENGTH_SHARE = 0.02;
+
+/**
+ * A control that got no answer (not sent, or no reply) is tried again after this at the latest
+ * (ms), sooner than its window: until one answers, the platform's hits have nothing to be read against.
+ */
+export const UNANSWERED_CONTROL_MS = 60_000;
 
 // --- Running searches (runner) ---
 
@@ -102,6 +143,36 @@ export const WRITES_IN_FLIGHT = 4;
  */
 export const SWEEP_BATCH_ROWS = 500;
 
+/**
+ * Weight of the newest answered check in a platform's `recentMs`, an exponentially weighted mean:
+ * an estimate follows a site that slowed down within a few checks, and one outlier moves it little.
+ */
+export const RECENT_MS_ALPHA = 0.2;
+
+/**
+ * How long one read of every platform's recent latency serves a process (ms): a read costs a
+ * networked store a command per platform, and latencies a few seconds old order a search as well.
+ */
+export const RECENT_LATENCIES_MAX_AGE_MS = 5_000;
+
+/**
+ * How long a SQLite statement waits for another process's write lock before failing with
+ * SQLITE_BUSY (ms): a write holds it for milliseconds, so only a stuck writer outlasts this.
+ */
+export const SQLITE_BUSY_TIMEOUT_MS = 5_000;
+
+/**
+ * Longest wait for one Redis command before Redis counts as unavailable (ms): far above a healthy
+ * command's milliseconds, short enough that a request answers 503 within seconds, never hangs.
+ */
+export const REDIS_COMMAND_TIMEOUT_MS = 3_000;
+
+/**
+ * Redis keeps a cache entry this long past its expiry by the wall clock (ms); reads compare with
+ * the caller's clock, so a process whose clock is a little behind still finds the entry it expects.
+ */
+export const REDIS_CACHE_GRACE_MS = 5 * 60_000;
+
 // --- The browser transport ---
 
 /**
@@ -135,6 +206,24 @@ export const SSE_HEARTBEAT_MS = 15_000;
 
 /** How often the API reads the platforms' health verdicts again (ms): a broken platform leaves searches within seconds. */
 export const HEALTH_REFRESH_MS = 5_000;
+
+/**
+ * How long a stream's client waits before it reconnects when its process shuts down (ms): long
+ * enough for the load balancer to stop sending to the process that leaves.
+ */
+export const SSE_RECONNECT_AFTER_MS = 2_000;
+
+/**
+ * Retry-After (s) when the store is unreachable: the connection is retried in the background, and
+ * a client asking again this often finds it back soon without adding to the outage's load.
+ */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
+/**
+ * How long a failed start may spend closing what it opened before the process ends anyway (ms):
+ * a store that hangs must not keep alive a process that has already failed.
+ */
+export const CLOSE_AFTER_FAILURE_MS = 3_000;
 
 // --- The command line ---
 

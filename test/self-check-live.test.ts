@@ -1,5 +1,6 @@
 /**
- * The scheduled self-check inside the running service (issue 17): with no
+ * The scheduled self-check inside the running service, so a site that changes
+ * is caught without an operator: with no
  * health file at all, the service re-checks every platform's known accounts on
  * its own, finds the one whose site changed broken, lists it with its reason
  * and leaves it out of default searches, while it runs.

@@ -716,7 +716,7 @@ export function describeStoreContract(
       });
     });
 
-    describe('a finished search (its outcomes packed, issue 16)', () => {
+    describe('a finished search (its outcomes packed)', () => {
       /** A hit with everything the engine adds to one: snippet, control, profile, linkedFrom. */
       function fullHit(platformId: string): Outcome {
         const base = outcome(platformId, 'hit');
@@ -1052,7 +1052,7 @@ export function describeStoreContract(
         expect(await store.getCachedOutcomes('Alice', ['github'], T0)).toEqual(new Map());
       });
 
-      it('gives back every kind of outcome exactly as put, cachedAt and key order included (issue 16)', async () => {
+      it('gives back every kind of outcome exactly as put, cachedAt and key order included', async () => {
         const cachedAt = T0 - 5 * MINUTE;
         // As the engine builds them (src/engine/verdict/outcome.ts, key order included) and the search
         // job caches them (cachedAt added last), so each takes the compact path, checked below.

@@ -6,6 +6,7 @@
  * once, and every stream writes the same Buffer.
  */
 import type { EventHub, SearchEvent } from '../runner/events.js';
+import { SSE_RECONNECT_AFTER_MS } from '../tuning.js';
 
 /** One Server-Sent Event, as text. */
 export function sseFrame(event: string, data: unknown, id?: number): string {
@@ -31,15 +32,12 @@ export function encodeSearchEvent(event: SearchEvent): Buffer {
   }
 }
 
-/** Milliseconds a client waits before it reconnects after a `reconnect` event. */
-const RECONNECT_AFTER_MS = 2_000;
-
 /**
  * The last event of a stream the server closes while the search goes on (shutdown,
  * restart): the client reconnects (with Last-Event-ID) and the stream resumes.
  */
 export const RECONNECT_FRAME = Buffer.from(
-  sseFrame('reconnect', { reason: 'shutdown', retryMs: RECONNECT_AFTER_MS }),
+  sseFrame('reconnect', { reason: 'shutdown', retryMs: SSE_RECONNECT_AFTER_MS }),
   'utf8',
 );
 

@@ -13,6 +13,7 @@ import { UserscoutError } from '../errors.js';
 import { createService } from '../service.js';
 import { SIM_DEFAULTS } from '../sim/defaults.js';
 import type { SimWeb } from '../sim/server.js';
+import { CLOSE_AFTER_FAILURE_MS } from '../tuning.js';
 import { loadCommandCatalogue } from './command-inputs.js';
 import type { Io } from './io.js';
 
@@ -26,9 +27,6 @@ export interface ServeOptions {
   role?: string;
   sim?: boolean;
 }
-
-/** How long a failed start may spend closing what it opened before the process ends anyway. */
-const CLOSE_AFTER_FAILURE_MS = 3_000;
 
 /** The flag and environment variable of each port setting, for the one line a listen failure prints. */
 const PORT_NAMES: Record<ListenPort['setting'], string> = {

@@ -12,6 +12,7 @@ import { budgetOrigin, originLoads } from '../schedule/politeness-bound.js';
 import type { BudgetLimit, RateBudget } from '../schedule/rate-budget.js';
 import { type Admission, type Cancellation, Scheduler, type SiteDemand } from '../schedule/scheduler.js';
 import type { SiteLimitBook } from '../schedule/site-limit-book.js';
+import { ADMIT_SHARE } from '../tuning.js';
 import type { ControlGuard } from './controls/control-guard.js';
 import { EscalationBudget } from './escalation.js';
 import { OriginBreaker } from './origin-breaker.js';
@@ -61,13 +62,6 @@ export function browserHeaders(userAgent: string): Record<string, string> {
 
 /** Signals the checks' engine-closed listeners are spread over (see Engine.#closing). */
 const CLOSING_SHARDS = 32;
-
-/**
- * Share of the check deadline the requests of started searches must all be sent within
- * for another search to start (the scheduler's admission); the rest is left to control
- * checks and retries, which take send times of the same budgets.
- */
-export const ADMIT_SHARE = 0.9;
 
 /**
  * The requests a search of `platforms` sends each site (politeness-bound.ts `originLoads`), by

@@ -5,9 +5,7 @@
  * keeps reconnecting in the background, so work resumes when Redis is back.
  */
 import { Redis, type RedisOptions } from 'ioredis';
-
-/** Longest wait for one Redis command before it counts as unavailable. */
-const REDIS_COMMAND_TIMEOUT_MS = 3_000;
+import { REDIS_COMMAND_TIMEOUT_MS } from '../tuning.js';
 
 /** Options for command connections (store, events, rate limits, request budgets). */
 function commandOptions(): RedisOptions {

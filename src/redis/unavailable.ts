@@ -4,9 +4,7 @@
  * 503 `store_unavailable` with Retry-After. Pure, except `withDeadline`'s timer.
  */
 import { isUserscoutError, UserscoutError } from '../errors.js';
-
-/** Seconds a client is told to wait when Redis is unreachable. */
-const STORE_RETRY_AFTER_SECONDS = 5;
+import { STORE_RETRY_AFTER_SECONDS } from '../tuning.js';
 
 const TRANSIENT_REPLY = /^(LOADING|BUSY|MASTERDOWN|READONLY|TRYAGAIN|CLUSTERDOWN|NOREPLICAS)\b/;
 const CONNECTION_MESSAGE =

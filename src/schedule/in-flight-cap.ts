@@ -1,17 +1,11 @@
 /**
  * At most `limit` checks in flight at once over all sites (open connections and
  * the memory of answers being read). Only a check whose send time has come waits
- * for a slot, so none is held through a budget's wait. They are served higher
- * priority first (a professional search's checks before a free one's), then the
- * one with the longest path still ahead of it first, then first come.
- *
- * A check's path is the longer of its expected answer time and the time its site
- * still needs for the requests not yet sent there: a check of the busiest site
- * delays every request after it there (its site may send only so many at once),
- * and a slow platform's answer ends its search last. Starting the longest paths
- * first (critical path first) lets the quick checks fill the slots around them.
- * No check waits forever: searches are admitted a bounded number at a time.
+ * for a slot, so none is held through a budget's wait. They are served in the order
+ * scheduler.ts's header states as order c, which `servedBefore` keeps. No check
+ * waits forever: searches are admitted a bounded number at a time.
  */
+import { PATH_UNIT_MS } from '../tuning.js';
 import { RequestLine } from './request-line.js';
 
 interface Waiter {
@@ -24,20 +18,17 @@ interface Waiter {
   readonly grant: () => void;
 }
 
-/** Whether `a` is served before `b`. */
+/** Whether `a` is served before `b` (order c, scheduler.ts). */
 function servedBefore(a: Waiter, b: Waiter): boolean {
   if (a.reach !== b.reach) return a.reach > b.reach;
   if (a.priority !== b.priority) return a.priority > b.priority;
   return a.seq < b.seq;
 }
 
-/** Paths within a factor of two of each other reach alike, so priority decides between them. */
+/** Paths within a factor of two of each other reach alike, so priority decides between them (order c). */
 function reachOf(pathMs: number): number {
   return Math.floor(Math.log2(1 + Math.max(0, pathMs) / PATH_UNIT_MS));
 }
-
-/** Paths shorter than this are alike (ms). */
-const PATH_UNIT_MS = 500;
 
 export class InFlightCap {
   readonly #limit: number;

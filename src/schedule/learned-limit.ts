@@ -3,13 +3,15 @@
  * times are wall-clock ms passed in, as a limit learned by one process is read by others.
  *
  * A 429 (or a 503 with rate-limit headers) lowers the rate: straight to the rate the site
- * states (RateLimit-Policy), else by half (multiplicative decrease). The rate then climbs
+ * states (RateLimit-Policy), else by `LIMIT_DECREASE_FACTOR` (multiplicative decrease). The rate then climbs
  * back by `recoveryPerMinute` a minute (additive increase) toward the catalogue's budget,
  * which stays the ceiling; a stated rate is held as stated until it expires, the site's
  * own word being better than a guess. Never below `floor`. A learned limit sends one
  * request at a time (a burst of 1): the site has shown it counts closely. A wait the site
  * asks for (Retry-After, the reset of a spent quota) holds every request to it until then.
  */
+
+import { LEARNED_BURST, LIMIT_DECREASE_FACTOR } from '../tuning.js';
 import type { BudgetLimit } from './rate-budget.js';
 import type { RateSignals } from './rate-signals.js';
 
@@ -42,11 +44,6 @@ export interface LearningSettings {
   /** How long a learned limit is kept (ms). */
   readonly ttlMs: number;
 }
-
-/** The share of its rate a guessed limit keeps after each rate-limited answer. */
-export const DECREASE_FACTOR = 0.5;
-/** A learned limit sends one request at a time. */
-const LEARNED_BURST = 1;
 
 /** How long (ms from `now`) nothing may be sent under `learned`, as the site asked. */
 export function quietMs(learned: LearnedLimit | undefined, now: number): number {
@@ -136,6 +133,6 @@ function lowered(
   }
   if (known && sentAt < known.at) return undefined;
   const from = known ? currentRate(known, ceiling.perSecond, settings, now) : ceiling.perSecond;
-  const perSecond = Math.max(settings.floor, from * DECREASE_FACTOR);
+  const perSecond = Math.max(settings.floor, from * LIMIT_DECREASE_FACTOR);
   return { perSecond, stated: false, at: now, expiresAt };
 }

@@ -1,12 +1,7 @@
 /**
- * The one priority order of requests waiting for a send time, and the line that
- * keeps it: a binary heap, cancelled entries dropped lazily when they reach the top.
- *
- * The order: a retry or control of a check already in flight before any check (its
- * check holds a connection and its deadline runs); then the higher priority (a
- * professional search's before a free one's); then the request booked first, which
- * is the search admitted first and, within a search, its own order (slowest
- * platform first, src/runner/check-order.ts).
+ * A line of waiting entries: a binary heap, cancelled entries dropped lazily when they
+ * reach the top. `goesBefore` is the order of requests waiting for a send time (order b
+ * in scheduler.ts's header, which states every order the scheduler keeps).
  */
 
 /** What the line orders by. */
@@ -20,7 +15,7 @@ export interface Ranked {
   queued: boolean;
 }
 
-/** Whether `a` goes before `b`. */
+/** Whether `a` goes before `b` (order b, scheduler.ts). */
 export function goesBefore(a: Ranked, b: Ranked): boolean {
   if (a.follows !== b.follows) return a.follows;
   if (a.priority !== b.priority) return a.priority > b.priority;

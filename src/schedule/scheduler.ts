@@ -6,21 +6,20 @@
  *    send (its checks and the controls they may take along). At each site they are
  *    admitted when the requests not yet sent there and its own would all go within
  *    `admitWithinMs` at the site's budget; until then they wait in that site's line
- *    of searches (higher priority first, then first come, only the first may be
- *    admitted), so an admitted request never loses its check to the budget. A search
- *    starts at once: its checks to sites with room go while those to a busy site wait
- *    their turn there, so a search that waits for the busiest site has its slow
- *    platforms answered meanwhile. Admitted requests are counted on the site.
- * 2. Booked. Each check joins its site's line of requests (request-line.ts: retries
- *    and controls of checks in flight first, then professional before free, then
- *    booking order). A booking is plain data: nothing runs for it yet.
+ *    of searches (order a, below; only the first may be admitted), so an admitted
+ *    request never loses its check to the budget. A search starts at once: its checks
+ *    to sites with room go while those to a busy site wait their turn there, so a
+ *    search that waits for the busiest site has its slow platforms answered
+ *    meanwhile. Admitted requests are counted on the site.
+ * 2. Booked. Each check joins its site's line of requests (request-line.ts, order b
+ *    below). A booking is plain data: nothing runs for it yet.
  * 3. Sent. Each (site, identity) has one ledger (ledger.ts) and one send loop: it
  *    takes the first in line, asks the budget backend (rate-budget.ts: this
  *    process's, the search threads' or the cluster's) for the next send time through
  *    its identity and sleeps until then. A retry or control then goes at once; a check
- *    waits for one of the `global` in-flight slots (in-flight-cap.ts: higher priority
- *    first, then the longest path ahead; none held through a budget's wait) while the loop goes on to the next
- *    send time, so a full cap delays a site's checks without slowing its pace. At most
+ *    waits for one of the `global` in-flight slots (in-flight-cap.ts, order c below;
+ *    none held through a budget's wait) while the loop goes on to the next send time,
+ *    so a full cap delays a site's checks without slowing its pace. At most
  *    `perSite` go at once per ledger, and each send keeps to what this process really
  *    sent there, so neither a stall nor slots freed together bunch requests. A request
  *    whose send time is further than its wait allowance (`maxWaitMs`, for a check
@@ -28,6 +27,31 @@
  * 4. Answered. The check runs holding its slots; its retries and its control
  *    (`pace`) are booked on its own identity's ledger, ahead of every check. When it
  *    ends, its slots go to the next in line and searches waiting there may be admitted.
+ *
+ * The order. Three lines, each ordered once, here; the files that keep them point here.
+ *
+ *  a. A site's searches waiting to be admitted: higher priority (professional before
+ *     free) first, then the one that asked first.
+ *  b. A site's requests waiting for a send time (request-line.ts `goesBefore`): a retry
+ *     or control of a check in flight first (its check holds a connection and its
+ *     deadline runs), then higher priority, then booking order (a check is booked once
+ *     its site has admitted its search, and a search books in its own order, slowest
+ *     platform first: src/runner/check-order.ts).
+ *  c. Sites' checks whose send time has come, waiting for an in-flight slot
+ *     (in-flight-cap.ts `servedBefore`): the longest path ahead first, then higher
+ *     priority, then first come at the cap. A path is the longer of the check's
+ *     expected answer time and the time its site still needs for every request not
+ *     yet sent there, admitted or waiting; paths within a factor of two (and all
+ *     under `PATH_UNIT_MS`, tuning.ts) count as alike, so priority decides among
+ *     them. Path comes before priority because the busiest site and the slowest
+ *     platforms set when searches end: ordered by priority first, a professional
+ *     search's quick checks starved a free search's busy-site checks, and every
+ *     search's bound with them (docs/decisions/0023). Retries and controls take no slot.
+ *     The rank is that of the check first in its site's line when its send time
+ *     was asked; the slot, once granted, sends whichever check is first there then.
+ *
+ * So priority orders searches at a site and requests within a site (a, b), and the
+ * longest path orders sites' due checks against each other (c).
  *
  * The budget of a (site, identity) comes from one place, `limits` (limits.ts): the
  * catalogue's, or lower where a site's answers taught a stricter one.
@@ -120,7 +144,7 @@ export interface Admission {
 /** A site's shared state: its searches waiting, its line of checks and one ledger per identity. */
 interface Site {
   readonly name: string;
-  /** Searches whose requests here wait to be admitted: priority (highest first), then arrival. */
+  /** Searches whose requests here wait to be admitted, in order a (top of this file). */
   readonly waiting: Claim[];
   readonly line: RequestLine<Booking>;
   readonly ledgers: readonly Ledger[];
@@ -510,8 +534,8 @@ export class Scheduler {
   }
 
   /**
-   * A check's send time has come: it takes an in-flight slot (in-flight-cap.ts: by `due`'s
-   * priority, then the longer of its expected answer and its site's backlog), keeps to what this process really sent there, and sends the first
+   * A check's send time has come: it takes an in-flight slot (order c, top of this file,
+   * ranked as `due`), keeps to what this process really sent there, and sends the first
    * check in line through `ledger`. Its site's claim ends either way.
    */
   async #whenSlot(site: Site, ledger: Ledger, limit: BudgetLimit, due: Booking): Promise<void> {

@@ -1,12 +1,10 @@
 /**
  * When a process reads again what every process keeps on a shelf (the store): the books that
  * answer from a copy of it (site-limit-book.ts, transport-book.ts) read it at most once a
- * refresh interval, one read at a time, and a search waits for a read at most `READ_WAIT_MS`:
+ * refresh interval, one read at a time, and a search waits for a read at most `SHELF_READ_WAIT_MS`:
  * a store that does not answer (an outage, commands queued until it is back) holds no search.
  */
-
-/** Longest a search waits for the shelf to be read before it starts (ms). */
-const READ_WAIT_MS = 1_000;
+import { SHELF_READ_WAIT_MS } from '../tuning.js';
 
 export interface ShelfRefreshOptions {
   /** Reads the shelf into the copy, as of `now` (wall-clock ms); a rejection is told to `onError`. */
@@ -32,7 +30,7 @@ export class ShelfRefresh {
     return now - this.#readAt >= this.#options.refreshMs;
   }
 
-  /** Reads the shelf again when the copy is stale; resolves once read, or after `READ_WAIT_MS` while the read goes on. */
+  /** Reads the shelf again when the copy is stale; resolves once read, or after `SHELF_READ_WAIT_MS` while the read goes on. */
   fresh(): Promise<void> {
     if (!this.stale()) return Promise.resolve();
     this.#reading ??= this.#read().finally(() => {
@@ -40,7 +38,7 @@ export class ShelfRefresh {
     });
     const reading = this.#reading;
     return new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, READ_WAIT_MS);
+      const timer = setTimeout(resolve, SHELF_READ_WAIT_MS);
       void reading.finally(() => {
         clearTimeout(timer);
         resolve();

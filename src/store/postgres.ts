@@ -21,6 +21,7 @@ import type { PlatformHealthEntry } from '../catalogue/health.js';
 import type { ControlRecord } from '../engine/controls/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
+import { RECENT_MS_ALPHA } from '../tuning.js';
 import { STATUS_INDEX } from './compact-outcome.js';
 import {
   COMPACT_PAGE_QUALITY,
@@ -49,7 +50,6 @@ import {
   isFinished,
   noSearchForOutcomes,
   type PlatformStats,
-  RECENT_MS_ALPHA,
   type SearchCursor,
   type SearchProgress,
   type SearchRecord,

@@ -2,6 +2,8 @@
  * The latency per platform that estimates and the order of checks read, from the platforms'
  * statistics (roles/stats-store.ts).
  */
+
+import { RECENT_LATENCIES_MAX_AGE_MS } from '../tuning.js';
 import { ANSWERED_STATUSES, type PlatformStats, type StatsStore } from './roles/stats-store.js';
 
 /**
@@ -21,9 +23,6 @@ export async function recentLatencies(
 ): Promise<Map<string, number>> {
   return new Map((await store.platformStats()).map((s) => [s.platformId, recentLatencyOf(s)]));
 }
-
-/** How long one read of `recentLatencies` serves a `recentLatenciesReader` (ms). */
-export const RECENT_LATENCIES_MAX_AGE_MS = 5_000;
 
 /**
  * `recentLatencies`, read again only once the last read is `maxAgeMs` old (by `clock`, a

@@ -23,7 +23,7 @@ import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { closeRedis, createRedisClient } from '../redis/connection.js';
 import { asStoreError } from '../redis/unavailable.js';
-import { CACHE_ROWS_KEPT } from '../tuning.js';
+import { CACHE_ROWS_KEPT, RECENT_MS_ALPHA, REDIS_CACHE_GRACE_MS } from '../tuning.js';
 import { decodeVarints, encodeVarints } from './compact-outcome.js';
 import { decodeCompactPage, encodeCompactPage, encodePageSeqs, pageSeqs } from './compact-page.js';
 import { recordCache } from './record-cache.js';
@@ -44,7 +44,6 @@ import {
   isFinished,
   noSearchForOutcomes,
   type PlatformStats,
-  RECENT_MS_ALPHA,
   type SearchCursor,
   type SearchProgress,
   type SearchRecord,
@@ -70,8 +69,6 @@ export interface RedisStoreOptions {
   readonly now: () => number;
 }
 
-/** Redis keeps a cache entry this long past its expiry by the wall clock; reads compare with `now`. */
-const CACHE_GRACE_MS = 5 * 60_000;
 const SWEEP_BATCH = 100;
 /** Checks written by one script call at most (Lua's unpack has a limit). */
 const SCRIPT_BATCH = 500;
@@ -798,7 +795,7 @@ export class RedisStore implements Store {
   /** Each row after its expiry as a varint, so a read skips expired rows without decoding them. */
   addCacheRow(username: string, row: Uint8Array, expiresAt: number): Promise<void> {
     return this.#guard(async () => {
-      const ttl = Math.max(0, Math.ceil(expiresAt - this.#now())) + CACHE_GRACE_MS;
+      const ttl = Math.max(0, Math.ceil(expiresAt - this.#now())) + REDIS_CACHE_GRACE_MS;
       await this.#redis.usAddCacheRow(
         this.#cacheKey(username),
         Buffer.concat([encodeVarints([Math.max(0, Math.round(expiresAt))]), row]),

@@ -17,7 +17,7 @@ import type { ControlRecord } from '../engine/controls/control.js';
 import type { Outcome, OutcomeStatus } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { Lru } from '../lru.js';
-import { SWEEP_BATCH_ROWS } from '../tuning.js';
+import { RECENT_MS_ALPHA, SQLITE_BUSY_TIMEOUT_MS, SWEEP_BATCH_ROWS } from '../tuning.js';
 import { decodeVarints, encodeVarints, STATUS_CODES, STATUS_INDEX } from './compact-outcome.js';
 import { decodeCompactPage, encodeCompactPage, encodePageSeqs, pageSeqs } from './compact-page.js';
 import { type OutcomeRow, PolledOutcomes } from './polled-outcomes.js';
@@ -39,7 +39,6 @@ import {
   isFinished,
   noSearchForOutcomes,
   type PlatformStats,
-  RECENT_MS_ALPHA,
   type SearchCursor,
   type SearchProgress,
   type SearchRecord,
@@ -50,9 +49,6 @@ import {
   type Tier,
 } from './store.js';
 import { TRANSPORT_MEMORY, type TransportMemoryStore, transportMemoryStore } from './transport-memory.js';
-
-/** How long a statement waits for another process's write lock before failing with SQLITE_BUSY. */
-const BUSY_TIMEOUT_MS = 5_000;
 
 /**
  * Schema versions in order: entry i takes `user_version` from i to i + 1.
@@ -388,7 +384,7 @@ export class SqliteStore implements Store {
     if (path !== ':memory:' && path !== '') mkdirSync(dirname(path), { recursive: true });
     this.#db = openDatabase(path);
     try {
-      this.#db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      this.#db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
       this.#db.exec('PRAGMA journal_mode = WAL');
       this.#db.exec('PRAGMA synchronous = NORMAL');
       this.#db.exec('PRAGMA foreign_keys = ON');

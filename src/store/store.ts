@@ -41,7 +41,6 @@ export {
   ANSWERED_STATUSES,
   type CheckStat,
   type PlatformStats,
-  RECENT_MS_ALPHA,
   type StatsStore,
 } from './roles/stats-store.js';
 

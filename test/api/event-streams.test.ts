@@ -1,6 +1,7 @@
 /**
- * Event streams under load and at their limits (issue 15, items 1, 2 and the
- * SIGTERM part of 7): many streams on one search do not stall other requests,
+ * Event streams under load and at their limits, because a client that opens
+ * many or never closes them must not cost others: many streams on one search
+ * do not stall other requests,
  * open streams are capped per client and per search (the place is given back
  * when a stream closes), a refused request is counted and not logged at info,
  * and a server that shuts down mid-search tells its streams to reconnect.

@@ -1,5 +1,5 @@
 /**
- * What a hostile or careless client found (issue 15), driven over real HTTP and
+ * What a hostile or careless client can send, driven over real HTTP and
  * raw sockets against the real service on the simulated web: names that are not
  * well-formed text, names that lowercasing turns into other names, requests Node's
  * HTTP parser refuses, security headers, the log line of a full queue, and

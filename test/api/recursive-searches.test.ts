@@ -1,5 +1,5 @@
 /**
- * Recursive searches end to end on the simulated web (issue 19): Alpha's
+ * Recursive searches end to end on the simulated web, as a user meets them: Alpha's
  * profile of alice links to Bravo's profile of bob and Charlie's of rabbit.
  * With recursive: true the completed search starts one follow-up per new
  * name, counted against the search limit (here 3: a plain search, the

@@ -1,5 +1,5 @@
 /**
- * The contract of issue 18's search routes, over real HTTP against the real
+ * The contract of the search routes clients build on, over real HTTP against the real
  * service on the simulated web: batches (POST /api/searches), lookalike names
  * (variants on POST /api/search), a key's own history (GET /api/searches),
  * cancelling (DELETE /api/search/{id}) on the search thread and on the main

@@ -1,5 +1,6 @@
 /**
- * Non-Latin names (issue 17, maigret#2633): a name in a script a platform does
+ * Non-Latin names, which other tools report as false hits (maigret#2633): a name
+ * in a script a platform does
  * not allow is `invalid` there and nothing is sent, so a CJK or Cyrillic name
  * can never be a hit on an ASCII-only platform.
  */

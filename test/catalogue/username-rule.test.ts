@@ -67,7 +67,8 @@ describe('ruleViolation: judged on the name as given, before lowercasing', () =>
     expect(platformUsername({ username: lower }, 'Kelvin')).toBe('kelvin');
     const greek = compileUsernameRule({ pattern: '^[α-ω]+$', lowercase: true });
     expect(ruleViolation(greek, 'ΑΣΣ')).toBeUndefined();
-    // Without a pattern of its own a platform is taken to allow ASCII only (issue 17).
+    // Without a pattern of its own a platform is taken to allow ASCII only: most sites do, and a
+    // non-Latin name read as a hit there would be false.
     expect(ruleViolation(loose, 'ΑΣΣ')).toMatch(/outside ASCII/);
   });
 

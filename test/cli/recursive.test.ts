@@ -1,5 +1,5 @@
 /**
- * `userscout search --recursive` (issue 19) on the simulated web of the
+ * `userscout search --recursive`, the CLI's side of follow-ups, on the simulated web of the
  * recursive-search tests: run here, the new names alice's hits give are
  * searched after her, and her report links to theirs; through a service, the
  * service's follow-ups are listed and linked to its reports.

@@ -1,5 +1,6 @@
 /**
- * Control checks across workers (issue 17): two engines sharing one Redis store
+ * Control checks across workers, so adding workers adds no requests to a site:
+ * two engines sharing one Redis store
  * stand for two workers. However many searches both run, each platform's
  * control goes out once per window, and a drift one worker found holds for the
  * other's hits too.

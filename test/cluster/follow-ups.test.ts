@@ -1,5 +1,5 @@
 /**
- * Recursive searches in cluster mode (issue 19): an API process queues a
+ * Recursive searches in cluster mode, where no process serves the answer: an API process queues a
  * recursive search, a worker process runs it on BullMQ and, as it completes,
  * starts its follow-ups itself, under the store lease and the search limit
  * shared in Redis, though no process ever serves the search's answer.

@@ -1,5 +1,6 @@
 /**
- * The simulated web of the recursive-search tests (issue 19): Alpha's profile
+ * The simulated web of the recursive-search tests, one fixture so each layer
+ * meets the same names: Alpha's profile
  * of alice links to Bravo's profile of bob and Charlie's of rabbit; Bravo's
  * profile of bob links on to Charlie's of carol.
  */

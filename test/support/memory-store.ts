@@ -21,7 +21,6 @@ import {
   emptyByStatus,
   noSearchForOutcomes,
   type PlatformStats,
-  RECENT_MS_ALPHA,
   type SearchCursor,
   type SearchProgress,
   type SearchRecord,
@@ -30,6 +29,7 @@ import {
   type StoredOutcome,
   writeEach,
 } from '../../src/store/store.js';
+import { RECENT_MS_ALPHA } from '../../src/tuning.js';
 
 interface SearchEntry {
   record: SearchRecord;

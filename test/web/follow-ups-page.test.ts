@@ -1,5 +1,5 @@
 /**
- * The web page and recursive searches (issue 19), in headless Chromium against
+ * The web page and recursive searches, as a user clicks through them, in headless Chromium against
  * the real service on the simulated web: with "Follow up new names" ticked, the
  * finished search lists each new name its hits' profiles gave, the hit that led
  * to it, and a link that opens its search on the page.

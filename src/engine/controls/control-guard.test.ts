@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { catalogueOf, entry } from '../../../test/support/catalogue.js';
+import { UNANSWERED_CONTROL_MS } from '../../tuning.js';
 import type { Outcome } from '../verdict/outcome.js';
-import { ControlGuard, type SentCheck, UNANSWERED_CONTROL_MS } from './control-guard.js';
+import { ControlGuard, type SentCheck } from './control-guard.js';
 import { type ControlLedger, MemoryControlLedger } from './control-ledger.js';
 
 const [platform] = catalogueOf([entry('Alpha')]).platforms;

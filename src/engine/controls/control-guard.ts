@@ -7,6 +7,7 @@
  * hit then stands, without a control.
  */
 import type { Platform } from '../../catalogue/platform.js';
+import { UNANSWERED_CONTROL_MS } from '../../tuning.js';
 import type { Outcome } from '../verdict/outcome.js';
 import { type AnswerPrint, type ControlRecord, controlName, controlRecord, judgeHit } from './control.js';
 import type { ControlLedger } from './control-ledger.js';
@@ -45,9 +46,6 @@ export interface ControlGuardOptions {
 function controlKey(platform: Platform, identity: string): string {
   return `${platform.id}\u0000${identity}`;
 }
-
-/** A control that got no answer (not sent, or no reply) is tried again sooner than the window. */
-export const UNANSWERED_CONTROL_MS = 60_000;
 
 /** How long a control record stands: the window, or less when the control got no answer. */
 function freshFor(record: ControlRecord, windowMs: number): number {

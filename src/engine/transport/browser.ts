@@ -15,6 +15,7 @@ import { existsSync } from 'node:fs';
 import type { Frame, Request, Response } from 'playwright-core';
 import { UserscoutError } from '../../errors.js';
 import type { BudgetLimit, RateBudget } from '../../schedule/rate-budget.js';
+import { BROWSER_SETTLE_MS } from '../../tuning.js';
 import {
   type BrowserSlots,
   once,
@@ -92,9 +93,6 @@ export function browserRefusal(options: Pick<BrowserOptions, 'ca' | 'insecure'>)
 
 /** Resources a check never needs to read a page: not fetched, to save the CPU and bytes. */
 const SKIPPED = new Set(['image', 'media', 'font', 'stylesheet']);
-
-/** How long a page must stay on one document, after its load, to be read (a challenge reloads within it). */
-const SETTLE_MS = 400;
 
 /** Run in the page: whether it holds a script or a meta refresh, the ways a page navigates itself. */
 const CAN_NAVIGATE_ITSELF = () =>
@@ -387,7 +385,7 @@ export class BrowserTransport {
         await Promise.race([page.waitForLoadState('load', { timeout: 0 }), aborted]);
         // A page with no script and no refresh cannot navigate itself: nothing to settle.
         if (!(await Promise.race([page.evaluate(CAN_NAVIGATE_ITSELF), aborted]).catch(() => true))) break;
-        await Promise.race([new Promise((resolve) => setTimeout(resolve, SETTLE_MS)), aborted]);
+        await Promise.race([new Promise((resolve) => setTimeout(resolve, BROWSER_SETTLE_MS)), aborted]);
       }
       const html = await Promise.race([page.content(), aborted]);
       const bytes = Buffer.from(html, 'utf8');

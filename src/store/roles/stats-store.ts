@@ -12,7 +12,7 @@ export interface PlatformStats {
   readonly checks: number;
   /** Mean response time of checks that got an answer, ms. */
   readonly meanMs: number;
-  /** Exponentially weighted recent response time (RECENT_MS_ALPHA), ms: what estimates use. */
+  /** Exponentially weighted recent response time (tuning.ts RECENT_MS_ALPHA), ms: what estimates use. */
   readonly recentMs: number;
   readonly byStatus: Readonly<Record<OutcomeStatus, number>>;
   readonly lastCheckedAt: number;
@@ -49,9 +49,6 @@ export const STATS_STORE_METHODS: RoleMethods<StatsStore> = {
   putPlatformHealth: true,
   listPlatformHealth: true,
 };
-
-/** Weight of the newest answered check in `recentMs`, an exponentially weighted mean. */
-export const RECENT_MS_ALPHA = 0.2;
 
 /** Statuses that mean the platform answered, so their response time says how fast it is. */
 export const ANSWERED_STATUSES: ReadonlySet<OutcomeStatus> = new Set(['hit', 'miss', 'unknown']);
