@@ -2,11 +2,12 @@
  * Sites that defend themselves, end to end: built-in platforms whose entry names a
  * transport, defended by the simulated web as their live sites are (a handshake check
  * for `impersonate`, a JavaScript challenge for `browser`), searched through the
- * service's HTTP API and through the CLI. Through the transport its entry names, or
+ * service's HTTP API and through the CLI, run as a child process. Through the transport its entry names, or
  * by escalation from an entry that names none, each reads `hit` for its known
  * accounts and `miss` for a random name, with no false hit; with escalation off, an
  * entry that names no transport reads `unknown`, the defence named.
  */
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,13 +16,12 @@ import { loadBuiltinCatalogue, readBuiltinDocument } from '../../src/catalogue/b
 import type { Platform } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import { EXIT_LOW_COVERAGE } from '../../src/cli/exit-codes.js';
-import { runSearch, type SearchCommandOptions } from '../../src/cli/search.js';
 import { findBrowser } from '../../src/engine/transport/browser.js';
 import { defenceOf } from '../../src/sim/defence.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf } from '../support/catalogue.js';
-import { captureIo } from '../support/cli-io.js';
+import { cliEntry } from '../support/cli-entry.js';
 import { pollUntilDone, postSearch, type RunningService, startService, tempDir } from '../support/service.js';
 
 const hasBrowser = findBrowser('') !== undefined;
@@ -189,31 +189,43 @@ describe('sites that defend themselves, end to end', () => {
     return byName;
   }
 
-  /** The names searched by `userscout search --format json --all`, in this process, with `env`. */
+  /** The names searched by `userscout search --format json --all`, run as a user runs it, with `env`. */
   async function viaCli(
-    extra: SearchCommandOptions,
+    extra: { catalogue?: string; platform?: readonly string[] },
     env: Record<string, string>,
   ): Promise<{ code: number; byName: Map<string, Read> }> {
-    const { io, out } = captureIo();
-    const options: SearchCommandOptions = {
-      connectTo: sim.connectTo,
-      caFile,
-      insecure: true,
-      progress: false,
-      timeout: settings.timeoutMs,
-      format: 'json',
-      all: true,
-      ...extra,
-    };
-    const code = await runSearch(NAMES, options, io, {
-      USERSCOUT_RETRIES: '0',
-      USERSCOUT_BROWSER_CONTEXTS: '1',
-      USERSCOUT_TRANSPORT_MEMORY_TTL_MS: '0',
-      USERSCOUT_LATENCY_FILE: join(dir, 'latencies.json'),
-      ...env,
+    const args = [
+      'search',
+      ...NAMES,
+      ...sim.connectTo.flatMap((rule) => ['--connect-to', rule]),
+      ...['--ca-file', caFile, '--insecure', '--no-progress', '--timeout', String(settings.timeoutMs)],
+      ...['--format', 'json', '--all'],
+      ...(extra.catalogue ? ['--catalogue', extra.catalogue] : []),
+      ...(extra.platform ?? []).flatMap((name) => ['--platform', name]),
+    ];
+    const child = spawn(process.execPath, [...cliEntry(), ...args], {
+      env: {
+        ...process.env,
+        USERSCOUT_DATA_DIR: join(dir, 'cli-data'),
+        USERSCOUT_RETRIES: '0',
+        USERSCOUT_BROWSER_CONTEXTS: '1',
+        USERSCOUT_TRANSPORT_MEMORY_TTL_MS: '0',
+        USERSCOUT_LATENCY_FILE: join(dir, 'latencies.json'),
+        ...env,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    const reports = JSON.parse(out.join('\n')) as { username: string; results: Row[] }[];
-    expect(reports.map((r) => r.username)).toEqual(NAMES);
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
+    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    const code = await new Promise<number>((resolve) => child.on('close', (exit) => resolve(exit ?? -1)));
+    const stdout = Buffer.concat(out).toString('utf8');
+    const reports = JSON.parse(stdout || '[]') as { username: string; results: Row[] }[];
+    expect(
+      reports.map((r) => r.username),
+      Buffer.concat(err).toString('utf8'),
+    ).toEqual(NAMES);
     return {
       code,
       byName: new Map(reports.map((r) => [r.username, new Map(r.results.map((row) => [row.platform, row]))])),
