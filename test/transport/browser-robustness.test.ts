@@ -12,15 +12,13 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { findBrowser } from '../../src/engine/transport/browser.js';
 import { BrowserDirectory } from '../../src/engine/transport/browser-directory.js';
 import { TransportTally } from '../../src/engine/transport-tally.js';
 import type { SimRequest } from '../../src/sim/behaviour.js';
 import { SimWeb } from '../../src/sim/server.js';
+import { hasBrowser } from '../support/browser-guard.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
-
-const hasBrowser = findBrowser('') !== undefined;
 
 /** Chromium processes this process started (the browsers, not their helpers, which are theirs). */
 function browserPids(): number[] {

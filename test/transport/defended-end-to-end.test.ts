@@ -16,15 +16,13 @@ import type { Platform } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import { EXIT_LOW_COVERAGE } from '../../src/cli/exit-codes.js';
 import { runSearch, type SearchCommandOptions } from '../../src/cli/search.js';
-import { findBrowser } from '../../src/engine/transport/browser.js';
 import { defenceOf } from '../../src/sim/defence.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
+import { hasBrowser } from '../support/browser-guard.js';
 import { catalogueOf } from '../support/catalogue.js';
 import { captureIo } from '../support/cli-io.js';
 import { pollUntilDone, postSearch, type RunningService, startService, tempDir } from '../support/service.js';
-
-const hasBrowser = findBrowser('') !== undefined;
 
 /**
  * Built-in platforms the sim defends by default, each on a host of its own: few, since each

@@ -9,7 +9,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { findBrowser } from '../../src/engine/transport/browser.js';
 import { MemoryTransportShelf } from '../../src/engine/transport-book.js';
 import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { budgetOrigin } from '../../src/schedule/politeness-bound.js';
@@ -19,10 +18,10 @@ import { SimWeb } from '../../src/sim/server.js';
 import { createTestCa } from '../../src/sim/tls.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { connectTestRedis, deleteKeys, uniquePrefix } from '../cluster/redis-support.js';
+import { hasBrowser } from '../support/browser-guard.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
 
-const hasBrowser = findBrowser('') !== undefined;
 const ca = await createTestCa();
 const TTL_MS = 60_000;
 const GUARDED = 'guarded.test';
