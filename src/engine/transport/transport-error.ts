@@ -38,17 +38,25 @@ const CERTIFICATE =
 /** Node's words, with code ECONNRESET, for a connection closed before the handshake was done (tls.connect). */
 const CLOSED_IN_HANDSHAKE = /disconnected before secure TLS connection was established/;
 
+interface Link {
+  readonly code?: unknown;
+  readonly name?: unknown;
+  readonly message?: unknown;
+  readonly cause?: unknown;
+}
+
 /** The error and its causes, outermost first: undici wraps socket errors. */
-function chain(error: unknown): { code?: unknown; name?: unknown; message?: unknown }[] {
-  const out: { code?: unknown; name?: unknown; message?: unknown }[] = [];
+function chain(error: unknown): Link[] {
+  const out: Link[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-    out.push(current as { code?: unknown; name?: unknown; message?: unknown });
-    current = (current as { cause?: unknown }).cause;
+    out.push(current as Link);
+    current = (current as Link).cause;
   }
   return out;
 }
 
+/** The codes of the error and its causes; an abort or timeout signal's reason reads ABORT_ERR. */
 function codes(error: unknown): string[] {
   const out: string[] = [];
   for (const { code, name } of chain(error)) {
@@ -65,11 +73,12 @@ function codes(error: unknown): string[] {
  * connection; nor a reset (RST) in the handshake, which Node tells from no other reset.
  */
 export function handshakeRefused(error: unknown): boolean {
-  const links = chain(error);
   const all = codes(error);
-  if (all.some((c) => CERTIFICATE.test(c) || TLS.has(c) || DNS.has(c) || TIMEOUT.has(c))) return false;
+  const other = (c: string) =>
+    CERTIFICATE.test(c) || TLS.has(c) || DNS.has(c) || TIMEOUT.has(c) || c === BLOCKED_DESTINATION_CODE;
+  if (all.some(other)) return false;
   if (all.some((c) => ALERT.test(c) || c === TLS_ALERT_CODE || c === HANDSHAKE_CLOSED_CODE)) return true;
-  return links.some(
+  return chain(error).some(
     ({ code, message }) =>
       code === 'ECONNRESET' && typeof message === 'string' && CLOSED_IN_HANDSHAKE.test(message),
   );
