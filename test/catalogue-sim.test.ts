@@ -11,13 +11,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadBuiltinCatalogue } from '../src/catalogue/builtin.js';
 import { isHitOnly, type Platform } from '../src/catalogue/platform.js';
 import type { Engine } from '../src/engine/engine.js';
-import { findBrowser } from '../src/engine/transport/browser.js';
 import type { Outcome } from '../src/engine/verdict/outcome.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { SimWeb } from '../src/sim/server.js';
+import { hasBrowser } from './support/browser-guard.js';
 import { engineFor } from './support/engine.js';
-
-const hasBrowser = findBrowser('') !== undefined;
 
 /** What an unclaimed name reads: a miss, or unknown/no_miss_rule on a hit-only entry. */
 const notThere = (p: Platform) => (isHitOnly(p) ? 'unknown/no_miss_rule' : 'miss');

@@ -14,18 +14,17 @@ import type { PlatformSpec } from '../src/catalogue/schema.js';
 import { runSearch } from '../src/cli/search.js';
 import { loadConfig } from '../src/config.js';
 import type { Engine } from '../src/engine/engine.js';
-import { findBrowser } from '../src/engine/transport/browser.js';
 import { createService, type Service } from '../src/service.js';
 import type { SimRequest } from '../src/sim/behaviour.js';
 import { SESSION_COOKIE, simSessionValue } from '../src/sim/defence.js';
 import { SimWeb } from '../src/sim/server.js';
 import { createTestCa } from '../src/sim/tls.js';
+import { hasBrowser } from './support/browser-guard.js';
 import { catalogueOf, entry } from './support/catalogue.js';
 import { captureIo } from './support/cli-io.js';
 import { engineFor } from './support/engine.js';
 import { json, pollUntilDone, postSearch, readEvents, tempDir } from './support/service.js';
 
-const hasBrowser = findBrowser('') !== undefined;
 const ca = await createTestCa();
 
 /** A header session's value: distinctive, so a grep finds any copy of it. */

@@ -298,7 +298,7 @@ export const Result = Type.Object(
   {
     $id: 'Result',
     description:
-      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf, captcha, rate_limited, unexpected_response, rule_drift (the platform rule also reads a name that cannot exist as a hit), no_miss_rule (not a hit, on a hit-only platform: its site never says an account is missing); or not asked: budget_exhausted, our request budget for the origin had no slot in time, needs_browser, the platform needs a browser and none is installed (or, escalating, its defence stood through every other transport and only the browser was left: then answered); session_required, the platform needs an operator session and none is configured), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
+      'status: hit (account exists), miss (no account), unknown (answered but could not tell: waf (a bot shield page, or a TLS handshake the site refused), captcha, rate_limited, unexpected_response, rule_drift (the platform rule also reads a name that cannot exist as a hit), no_miss_rule (not a hit, on a hit-only platform: its site never says an account is missing); or not asked: budget_exhausted, our request budget for the origin had no slot in time, needs_browser, the platform needs a browser and none is installed (or, escalating, its defence stood through every other transport and only the browser was left: then answered); session_required, the platform needs an operator session and none is configured), error (no answer: timeout, dns, connection, tls, blocked_destination, internal), invalid (the username breaks the platform rule; nothing sent)',
   },
 );
 

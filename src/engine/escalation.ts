@@ -5,11 +5,26 @@
  * path asks it once per answer (pipeline/transport-choice.ts).
  */
 import { TRANSPORTS, type Transport } from '../catalogue/platform.js';
+import { describeTransportError, handshakeRefused } from './transport/transport-error.js';
 import type { AnsweredDecision } from './verdict/outcome.js';
 
-/** An answer that a costlier transport may get past: a shield's block or challenge page. */
+/** An answer that a costlier transport may get past: a shield's block or challenge page, or a refused handshake. */
 export function isBotDefence(decision: Pick<AnsweredDecision, 'status' | 'reason'>): boolean {
   return decision.status === 'unknown' && decision.reason === 'waf';
+}
+
+/** What `evidence.rule` calls a TLS handshake the server refused, as it calls a shield by its name. */
+export const HANDSHAKE_REFUSED_RULE = 'shield: tls-handshake-refused';
+
+/**
+ * A request that got no answer because the server refused our TLS handshake
+ * (transport-error.ts), read as a shield's block page is: `unknown`/`waf`, the refusal named,
+ * so a costlier transport (another ClientHello) may get past it. Undefined for any other failure.
+ */
+export function refusedHandshake(error: unknown): AnsweredDecision | undefined {
+  if (!handshakeRefused(error)) return undefined;
+  const why = describeTransportError(error).replace(/\s+/g, ' ').trim();
+  return { status: 'unknown', reason: 'waf', rule: `${HANDSHAKE_REFUSED_RULE} (${why})` };
 }
 
 /** The transport after `transport`, the costlier, that `usable` allows; undefined when none is left. */

@@ -38,7 +38,13 @@ export type AttemptEnd =
       /** The wait the site asked for (ms): Retry-After, or the reset of a spent quota (src/schedule/rate-signals.ts). */
       readonly waitMs: number | undefined;
     }
-  | { readonly answered: false; readonly error: unknown; readonly timedOut: boolean };
+  | {
+      readonly answered: false;
+      readonly error: unknown;
+      readonly timedOut: boolean;
+      /** The server refused the handshake, as a shield does: not retried, as a shield's page is not. */
+      readonly defended?: boolean;
+    };
 
 /** One attempt: how it ended, and the result to give if it is the last. */
 export interface Attempt<T> {
@@ -48,7 +54,7 @@ export interface Attempt<T> {
 }
 
 export function worthRetrying(end: AttemptEnd, on: RetryOn): boolean {
-  if (!end.answered) return !end.timedOut && hasErrorCode(end.error, on.transportErrors);
+  if (!end.answered) return !end.timedOut && !end.defended && hasErrorCode(end.error, on.transportErrors);
   return on.statuses.includes(end.status) || (!end.explained && on.unexplainedStatuses.includes(end.status));
 }
 

@@ -7,8 +7,11 @@ import {
   challengePage,
   defenceOf,
   defend,
+  HANDSHAKE_FAILURE_ALERT,
+  HANDSHAKE_REFUSED,
   LOGIN_WALL,
   looksLikeBrowser,
+  refusesHandshake,
   SESSION_COOKIE,
   simSessionValue,
 } from './defence.js';
@@ -73,7 +76,26 @@ describe('sim defences', () => {
       LOGIN_WALL,
     );
     expect(defend('session', request(`a=b; ${SESSION_COOKIE}=${own}`), false)).toBeUndefined();
-    expect(defenceOf({ transport: 'browser', session: 'required' })).toBe('session');
-    expect(defenceOf({ transport: 'impersonate', session: 'optional' })).toBe('handshake');
+    expect(defenceOf({ id: 'a', transport: 'browser', session: 'required' })).toBe('session');
+  });
+
+  it('refuses a handshake not made by a browser with a block page, or with an alert, by a stable split', () => {
+    const forms = new Map<string, number>();
+    for (let i = 0; i < 40; i++) {
+      const platform = { id: `site-${i}`, transport: 'impersonate', session: 'optional' } as const;
+      const form = defenceOf(platform) ?? 'none';
+      expect(defenceOf(platform), platform.id).toBe(form);
+      forms.set(form, (forms.get(form) ?? 0) + 1);
+    }
+    expect([...forms.keys()].sort()).toEqual(['handshake', 'handshake-alert']);
+    expect(Math.min(...forms.values())).toBeGreaterThan(8);
+    // The alert ends only a handshake that is not a browser's; over plain HTTP, the block page.
+    expect(refusesHandshake('handshake-alert', NODE)).toBe(true);
+    expect(refusesHandshake('handshake-alert', undefined)).toBe(true);
+    expect(refusesHandshake('handshake-alert', CHROME)).toBe(false);
+    expect(refusesHandshake('handshake', NODE)).toBe(false);
+    expect(defend('handshake-alert', { ...request(), tls: false }, false)).toBe(HANDSHAKE_REFUSED);
+    expect(defend('handshake-alert', request(), true)).toBeUndefined();
+    expect(Buffer.from(HANDSHAKE_FAILURE_ALERT).toString('hex')).toBe('15030300020228');
   });
 });

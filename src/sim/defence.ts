@@ -1,7 +1,8 @@
 /**
  * How a simulated site defends itself against clients that are not browsers,
  * as the sites behind bot shields do: `handshake` refuses a TLS handshake that
- * does not look like a browser's (read from its ClientHello); `challenge`
+ * does not look like a browser's (read from its ClientHello) with a block page,
+ * `handshake-alert` with a TLS handshake_failure alert, ending it; `challenge`
  * answers a JavaScript challenge page until the client presents the cookie the
  * page's script computes from the page; `session` shows a login wall to a client
  * without the site's session cookie (an operator's login). Pure, apart from the
@@ -11,8 +12,9 @@ import { createHmac, randomBytes } from 'node:crypto';
 import { isGREASE, type TlsClientHelloMessage } from 'read-tls-client-hello';
 import type { Platform } from '../catalogue/platform.js';
 import type { Behaviour, SimRequest } from './behaviour.js';
+import { hashSeed, seededRandom } from './random.js';
 
-export type SimDefence = 'handshake' | 'challenge' | 'session';
+export type SimDefence = 'handshake' | 'handshake-alert' | 'challenge' | 'session';
 
 /** ALPN (16); compress_certificate (27): sent by Chromium and Firefox, never by Node's OpenSSL 3.0; ALPS (17513, 17613): Chromium's alone. */
 const ALPN = 16;
@@ -48,6 +50,25 @@ export const HANDSHAKE_REFUSED: Behaviour = {
   headers: { server: 'cloudflare', 'cf-ray': '8c1f0a0b0c0d0e10-AMS', 'content-type': 'text/html' },
   body: '<!DOCTYPE html><html><head><title>Attention Required! | Cloudflare</title></head><body><div id="cf-error-details"><h1>Sorry, you have been blocked</h1><p>You are unable to access this site.</p></div></body></html>',
 };
+
+/** A fatal handshake_failure alert (a TLS record: alert, TLS 1.2, 2 bytes, fatal, 40): how a shield ends a ClientHello it refuses. */
+export const HANDSHAKE_FAILURE_ALERT: Readonly<Uint8Array> = Uint8Array.of(
+  0x15,
+  0x03,
+  0x03,
+  0x00,
+  0x02,
+  0x02,
+  0x28,
+);
+
+/** The site ends this handshake with an alert before any page: it refuses at the TLS layer, and the ClientHello is not a browser's. */
+export function refusesHandshake(
+  defence: SimDefence | undefined,
+  hello: TlsClientHelloMessage | undefined,
+): boolean {
+  return defence === 'handshake-alert' && !looksLikeBrowser(hello);
+}
 
 export const CLEARANCE_COOKIE = 'cf_clearance';
 
@@ -132,7 +153,9 @@ export function defend(
   request: SimRequest,
   browserHello: boolean,
 ): Behaviour | undefined {
-  if (defence === 'handshake') return browserHello ? undefined : HANDSHAKE_REFUSED;
+  // A handshake refused with an alert never gets here over TLS: over plain HTTP, the block page.
+  if (defence === 'handshake' || defence === 'handshake-alert')
+    return browserHello ? undefined : HANDSHAKE_REFUSED;
   if (defence === 'session') return hasSession(request) ? undefined : LOGIN_WALL;
   return passesChallenge(request) ? undefined : challengePage(request);
 }
@@ -142,11 +165,19 @@ export function defend(
  * needs a session, else as the transport its entry names says the live site does (a
  * handshake check for `impersonate`, a challenge for `browser`).
  */
-export function defenceOf(platform: Pick<Platform, 'transport' | 'session'>): SimDefence | undefined {
+export function defenceOf(platform: Pick<Platform, 'id' | 'transport' | 'session'>): SimDefence | undefined {
   if (platform.session === 'required') return 'session';
   return platform.transport === 'impersonate'
-    ? 'handshake'
+    ? handshakeForm(platform.id)
     : platform.transport === 'browser'
       ? 'challenge'
       : undefined;
+}
+
+/**
+ * How a handshake check refuses, as live shields do one or the other: a block page, or an
+ * alert. A stable split by the platform's id, so tests, demo mode and the benchmark meet both.
+ */
+function handshakeForm(id: string): 'handshake' | 'handshake-alert' {
+  return seededRandom(hashSeed(`handshake:${id}`))() < 0.5 ? 'handshake-alert' : 'handshake';
 }

@@ -9,11 +9,11 @@ import type { Server } from 'node:http';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
-import type { TLSSocket } from 'node:tls';
+import type { Server as TlsServer } from 'node:tls';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { trackClientHellos } from 'read-tls-client-hello';
+import { readTlsClientHello, type TlsClientHelloMessage } from 'read-tls-client-hello';
 import { type Behaviour, type SimRequest, type SimRoute, wafResponse } from './behaviour.js';
-import { defend, looksLikeBrowser } from './defence.js';
+import { defend, HANDSHAKE_FAILURE_ALERT, looksLikeBrowser, refusesHandshake } from './defence.js';
 import { type LimitAnswer, limitHeaders, policyHeaders, SiteLimits, type SiteStats } from './site-limits.js';
 import { type BrokenTls, CertificateStore, createTestCa, type TestCa } from './tls.js';
 
@@ -63,10 +63,23 @@ function compressed(body: Uint8Array, encoding: Encoding): Buffer {
   return bytes;
 }
 
+/** The route answers this (lower-case) host. */
+function routeMatches(route: SimRoute, host: string): boolean {
+  return typeof route.host === 'string' ? route.host === host : route.host.test(host);
+}
+
+/** The host name a ClientHello asks for (SNI), lower-case. */
+function sniOf(hello: TlsClientHelloMessage): string | undefined {
+  const sni = hello.extensions.find((e) => e.id === 0)?.data as { serverName?: unknown } | null | undefined;
+  return typeof sni?.serverName === 'string' ? sni.serverName.toLowerCase() : undefined;
+}
+
 export class SimWeb {
   readonly #routes: SimRoute[];
   readonly #options: SimWebOptions;
   readonly #sockets = new Set<Socket>();
+  /** Each TLS connection's ClientHello, by its raw TCP socket. */
+  readonly #hellos = new WeakMap<Socket, TlsClientHelloMessage>();
   /** When each connection began (performance.now()), until its first request is read. */
   readonly #connectedAt = new WeakMap<Socket, number>();
   readonly #timers = new Set<NodeJS.Timeout>();
@@ -156,7 +169,7 @@ export class SimWeb {
       handler,
     );
     // Every handshake's ClientHello is read, for the sites that refuse one not made by a browser.
-    trackClientHellos(https);
+    this.#readClientHellos(https);
     const listenHost = this.#options.listenHost ?? '127.0.0.1';
     const listen = async (server: Server, port: number): Promise<number> => {
       server.on('connection', (socket: Socket) => {
@@ -207,6 +220,41 @@ export class SimWeb {
     const servers = this.#servers;
     this.#servers = [];
     await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+  }
+
+  /**
+   * Reads each connection's ClientHello before TLS starts (as read-tls-client-hello's
+   * `trackClientHellos` does), kept for the sites that read it once the handshake is done;
+   * a site that refuses at the TLS layer (defence.ts `refusesHandshake`) is sent a
+   * handshake_failure alert instead, and the connection ends there.
+   */
+  #readClientHellos(server: TlsServer): void {
+    const startTls = server.listeners('connection')[0] as ((socket: Socket) => void) | undefined;
+    if (!startTls) throw new Error('the HTTPS server does not start TLS on its connections');
+    server.removeListener('connection', startTls);
+    server.on('connection', async (socket: Socket) => {
+      let hello: TlsClientHelloMessage | undefined;
+      try {
+        hello = await readTlsClientHello(socket);
+      } catch {
+        // Not a TLS hello: the TLS layer answers it as it would any other.
+      }
+      const host = hello ? sniOf(hello) : undefined;
+      if (host !== undefined && refusesHandshake(this.#siteRoute(host)?.defence, hello)) {
+        const seen = this.defended.get(host) ?? { plain: 0, refused: 0 };
+        this.defended.set(host, { plain: seen.plain + 1, refused: seen.refused + 1 });
+        socket.on('error', () => socket.destroy());
+        socket.end(HANDSHAKE_FAILURE_ALERT);
+        return;
+      }
+      if (hello) this.#hellos.set(socket, hello);
+      startTls.call(server, socket);
+    });
+  }
+
+  /** The first route for `host` that names a defence: how its site defends itself at the handshake. */
+  #siteRoute(host: string): SimRoute | undefined {
+    return this.#routes.find((route) => route.defence !== undefined && routeMatches(route, host));
   }
 
   #later(ms: number, fn: () => void): void {
@@ -265,13 +313,14 @@ export class SimWeb {
         let perSecond: number | undefined;
         let answer: LimitAnswer = 'retry-after';
         for (const route of this.#routes) {
-          const matches = typeof route.host === 'string' ? route.host === host : route.host.test(host);
-          if (!matches) continue;
+          if (!routeMatches(route, host)) continue;
           behaviour = route.handle(request);
           if (behaviour) {
             if (route.limit) ({ key: site, perSecond, answer = 'retry-after' } = route.limit);
             if (route.defence) {
-              const browserHello = looksLikeBrowser((req.socket as TLSSocket).tlsClientHello);
+              // Under TLS the raw TCP socket, whose hello was read, is the TLS socket's parent.
+              const raw = (req.socket as Socket & { _parent?: Socket })._parent ?? req.socket;
+              const browserHello = looksLikeBrowser(this.#hellos.get(raw));
               const answer = defend(route.defence, request, browserHello);
               const seen = this.defended.get(host) ?? { plain: 0, refused: 0 };
               this.defended.set(host, {

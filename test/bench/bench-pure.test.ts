@@ -268,9 +268,12 @@ describe('platform sets', () => {
     expect(Math.abs(handshake.size - challenge.size)).toBeLessThanOrEqual(1);
     expect(new Map([...handshake, ...challenge])).toEqual(both);
     expect(named('none').size).toBe(0);
-    // The simulated web defends exactly those: a site of its own each.
+    // The simulated web defends exactly those: a site of its own each, the handshake's refused
+    // by a block page or a TLS alert (both met).
     const { routes } = emulatePlatformSet(loadPlatformSet('defended-both', 1), 'zero', 1);
-    expect(routes.filter((r) => r.defence === 'handshake')).toHaveLength(handshake.size);
+    const refused = routes.filter((r) => r.defence === 'handshake' || r.defence === 'handshake-alert');
+    expect(refused).toHaveLength(handshake.size);
+    expect(new Set(refused.map((r) => r.defence))).toEqual(new Set(['handshake', 'handshake-alert']));
     expect(routes.filter((r) => r.defence === 'challenge')).toHaveLength(challenge.size);
     expect(() => loadPlatformSet('defended-most' as 'defended-none', 1)).toThrow(/no defended set/);
   });

@@ -28,6 +28,16 @@ describe('worthRetrying with the configured policy', () => {
     const dns = Object.assign(new Error('nope'), { code: 'ENOTFOUND' });
     expect(worthRetrying({ answered: false, error: dns, timedOut: false }, RETRY_ON)).toBe(false);
   });
+
+  it('does not retry a handshake the server refused, though its code is a reset: a defence, as a block page', () => {
+    const closed = Object.assign(
+      new Error('Client network socket disconnected before secure TLS connection was established'),
+      { code: 'ECONNRESET' },
+    );
+    expect(worthRetrying({ answered: false, error: closed, timedOut: false, defended: true }, RETRY_ON)).toBe(
+      false,
+    );
+  });
 });
 
 describe('withRetries', () => {

@@ -9,7 +9,6 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
 import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { findBrowser } from '../../src/engine/transport/browser.js';
 import type { BrowserDirectory } from '../../src/engine/transport/browser-directory.js';
 import { TransportTally } from '../../src/engine/transport-tally.js';
 import type { SimRequest } from '../../src/sim/behaviour.js';
@@ -17,7 +16,7 @@ import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
 
-export const hasBrowser = findBrowser('') !== undefined;
+export { hasBrowser } from '../support/browser-guard.js';
 
 /** Chromium processes this process started (the browsers, not their helpers, which are theirs). */
 export function browserPids(): number[] {

@@ -1,8 +1,9 @@
 /**
  * Sites that defend themselves, end to end: built-in platforms whose entry names a
  * transport, defended by the simulated web as their live sites are (a handshake check
- * for `impersonate`, a JavaScript challenge for `browser`), searched through the
- * service's HTTP API and through the CLI, run as a child process. Through the transport its entry names, or
+ * for `impersonate`, refused with a block page or a TLS alert; a JavaScript challenge
+ * for `browser`), searched through the service's HTTP API and through the CLI, run as a
+ * child process. Through the transport its entry names, or
  * by escalation from an entry that names none, each reads `hit` for its known
  * accounts and `miss` for a random name, with no false hit; with escalation off, an
  * entry that names no transport reads `unknown`, the defence named.
@@ -16,22 +17,23 @@ import { loadBuiltinCatalogue, readBuiltinDocument } from '../../src/catalogue/b
 import type { Platform } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import { EXIT_LOW_COVERAGE } from '../../src/cli/exit-codes.js';
-import { findBrowser } from '../../src/engine/transport/browser.js';
 import { defenceOf } from '../../src/sim/defence.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
+import { hasBrowser } from '../support/browser-guard.js';
 import { catalogueOf } from '../support/catalogue.js';
 import { cliEntry } from '../support/cli-entry.js';
 import { pollUntilDone, postSearch, type RunningService, startService, tempDir } from '../support/service.js';
 
-const hasBrowser = findBrowser('') !== undefined;
-
 /**
- * Built-in platforms the sim defends by default, each on a host of its own: few, since each
- * name searched costs a browser check per challenged platform.
+ * Built-in platforms the sim defends by default, each on a host of its own, by the check
+ * that stops them: few, since each name searched costs a browser check per challenged
+ * platform. The handshake's two refuse it each their own way (a block page, a TLS alert).
  */
 const DEFENDED = { handshake: ['Codeberg', 'Ko-fi'], challenge: ['Trakt'] } as const;
-type Defence = keyof typeof DEFENDED;
+type Check = keyof typeof DEFENDED;
+/** How the sim defends a platform (defence.ts `defenceOf`). */
+type Defence = 'handshake' | 'handshake-alert' | 'challenge';
 
 const builtin = loadBuiltinCatalogue().catalogue;
 const named: Platform[] = Object.values(DEFENDED)
@@ -68,18 +70,30 @@ const claimed = (platform: string, username: string) => origin(platform).known.c
 
 const defenceOfPlatform = (platform: string): Defence => {
   const defence = defenceOfName.get(origin(platform).name);
-  if (defence !== 'handshake' && defence !== 'challenge') throw new Error(`${platform}: ${defence}`);
+  if (defence !== 'handshake' && defence !== 'handshake-alert' && defence !== 'challenge')
+    throw new Error(`${platform}: ${defence}`);
   return defence;
 };
 
-/** What the engine reads in each defence's answer: Cloudflare's block page, its challenge page. */
-const SHIELD_RULE: Record<Defence, string> = {
-  handshake: 'shield: cloudflare-block',
-  challenge: 'shield: cloudflare-mitigated',
+/**
+ * What the engine reads in each defence's answer: Cloudflare's block page (403), the TLS
+ * alert that ended the handshake (no answer, no status), Cloudflare's challenge page (403).
+ */
+const SHIELD_READ: Record<Defence, { rule: RegExp; httpStatus: number | undefined }> = {
+  handshake: { rule: /^shield: cloudflare-block$/, httpStatus: 403 },
+  'handshake-alert': {
+    rule: /^shield: tls-handshake-refused \(ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: /,
+    httpStatus: undefined,
+  },
+  challenge: { rule: /^shield: cloudflare-mitigated$/, httpStatus: 403 },
 };
 
 /** The transport that gets past a defence. */
-const PAST: Record<Defence, string> = { handshake: 'impersonate', challenge: 'browser' };
+const PAST: Record<Defence, string> = {
+  handshake: 'impersonate',
+  'handshake-alert': 'impersonate',
+  challenge: 'browser',
+};
 
 interface Row {
   platform: string;
@@ -122,19 +136,18 @@ function expectDefenceNamed(byName: Map<string, Read>, platforms: readonly strin
     for (const platform of platforms) {
       const row = read.get(platform);
       // The shield's answer to that defence, and no word of escalation: it is off, not spent.
-      expect(row, `${platform} for ${username}`).toMatchObject({
-        status: 'unknown',
-        reason: 'waf',
-        evidence: { rule: SHIELD_RULE[defenceOfPlatform(platform)], httpStatus: 403 },
-      });
+      const shield = SHIELD_READ[defenceOfPlatform(platform)];
+      expect(row, `${platform} for ${username}`).toMatchObject({ status: 'unknown', reason: 'waf' });
+      expect(row!.evidence.rule, platform).toMatch(shield.rule);
+      expect(row!.evidence.httpStatus, platform).toBe(shield.httpStatus);
       expect(row!.evidence.transport, platform).toBeUndefined();
     }
 }
 
-const namesOf = (defences: readonly Defence[], suffix = '') =>
-  defences.flatMap((d) => DEFENDED[d].map((name) => `${name}${suffix}`));
+const namesOf = (checks: readonly Check[], suffix = '') =>
+  checks.flatMap((d) => DEFENDED[d].map((name) => `${name}${suffix}`));
 /** The defences this machine can get past: the challenge needs Chromium. */
-const REACHABLE: Defence[] = hasBrowser ? ['handshake', 'challenge'] : ['handshake'];
+const REACHABLE: Check[] = hasBrowser ? ['handshake', 'challenge'] : ['handshake'];
 
 describe('sites that defend themselves, end to end', () => {
   const dir = tempDir();
@@ -231,6 +244,12 @@ describe('sites that defend themselves, end to end', () => {
       byName: new Map(reports.map((r) => [r.username, new Map(r.results.map((row) => [row.platform, row]))])),
     };
   }
+
+  it('meets the handshake check in both its forms: a block page and a TLS alert', () => {
+    expect(new Set(DEFENDED.handshake.map((name) => defenceOfName.get(name)))).toEqual(
+      new Set(['handshake', 'handshake-alert']),
+    );
+  });
 
   describe('through the service', () => {
     it('reads the built-in platforms behind each defence through the transport their entries name, escalation off', async () => {

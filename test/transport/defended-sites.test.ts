@@ -1,8 +1,8 @@
 /**
  * The sites that defend themselves, on the simulated web: one refuses a handshake
- * that is not a browser's, one answers a JavaScript challenge. Each transport is
- * sent to both, and each defended platform is read with its ordinary rules through
- * the transport that gets past its defence.
+ * that is not a browser's with a block page, one with a TLS alert, one answers a
+ * JavaScript challenge. Each transport is sent to them, and each defended platform is
+ * read with its ordinary rules through the transport that gets past its defence.
  */
 import { createServer } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
@@ -10,15 +10,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { findBrowser } from '../../src/engine/transport/browser.js';
 import type { SimRequest } from '../../src/sim/behaviour.js';
 import type { SimDefence } from '../../src/sim/defence.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { createTestCa } from '../../src/sim/tls.js';
+import { hasBrowser } from '../support/browser-guard.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
-
-const hasBrowser = findBrowser('') !== undefined;
 
 /** One CA for every sim of this file: impit trusts one set of CAs per process (impit-trust.ts). */
 const ca = await createTestCa();
@@ -49,10 +47,15 @@ function spec(name: string, host: string, transport: PlatformSpec['transport']):
 
 const SITES = {
   handshake: 'guarded.test',
+  alert: 'refusing.test',
   challenge: 'challenged.test',
   plain: 'plain.test',
+  reset: 'reset.test',
   huge: 'huge.test',
 } as const;
+
+/** A site that defends nothing and resets every connection once its request is read. */
+const RESET = { host: SITES.reset, handle: () => ({ kind: 'reset' as const }) };
 
 /** Two megabytes of page, its marker at the end: past any small body cap. */
 const HUGE = {
@@ -75,7 +78,13 @@ const CLOSED_ONCE = {
 describe('sites that defend themselves', () => {
   const sim = new SimWeb({
     ca,
-    routes: [site(SITES.handshake, 'handshake'), site(SITES.challenge, 'challenge'), site(SITES.plain)],
+    routes: [
+      site(SITES.handshake, 'handshake'),
+      site(SITES.alert, 'handshake-alert'),
+      site(SITES.challenge, 'challenge'),
+      site(SITES.plain),
+      RESET,
+    ],
   });
   let catalogue: Catalogue;
   /** No escalation: each platform goes by its own transport. */
@@ -126,6 +135,23 @@ describe('sites that defend themselves', () => {
       status: 'hit',
     });
     expect(await engine.check(platform('handshake by impersonate'), 'nobody-here-7')).toMatchObject({
+      status: 'miss',
+    });
+  });
+
+  it('ends the handshake of Node (http) with an alert, read unknown naming the refusal, and lets impersonate through', async () => {
+    const before = { plain: 0, refused: 0, ...sim.defended.get(SITES.alert) };
+    const refused = await engine.check(platform('alert by http'), 'alice');
+    // No answer, no status: the refusal named, sent once (a defence is not retried).
+    expect(refused).toMatchObject({ status: 'unknown', reason: 'waf', evidence: { attempts: 1 } });
+    expect(refused.evidence.rule).toMatch(
+      /^shield: tls-handshake-refused \(ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: /,
+    );
+    expect(refused.evidence.httpStatus).toBeUndefined();
+    expect(refused.evidence.transport).toBeUndefined();
+    expect(sim.defended.get(SITES.alert)).toEqual({ plain: before.plain + 1, refused: before.refused + 1 });
+    expect(await engine.check(platform('alert by impersonate'), 'alice')).toMatchObject({ status: 'hit' });
+    expect(await engine.check(platform('alert by impersonate'), 'nobody-here-7')).toMatchObject({
       status: 'miss',
     });
   });
@@ -193,6 +219,27 @@ describe('sites that defend themselves', () => {
     const off = await engine.check(platform('handshake by http'), 'alice');
     expect(off).toMatchObject({ reason: 'waf' });
     expect(off.evidence.rule).not.toMatch(/spent/);
+  });
+
+  it('escalates a handshake refused with an alert as it does a block page', async () => {
+    expect(await escalating.check(platform('alert by http'), 'alice')).toMatchObject({
+      status: 'hit',
+      evidence: { transport: 'impersonate', httpStatus: 200 },
+    });
+    expect(await escalating.check(platform('alert by http'), 'nobody-here-7')).toMatchObject({
+      status: 'miss',
+      evidence: { transport: 'impersonate', httpStatus: 404 },
+    });
+  });
+
+  it('does not escalate a connection reset by a site that defends nothing', async () => {
+    const before = sim.hits.get(SITES.reset) ?? 0;
+    const outcome = await escalating.check(platform('reset by http'), 'alice');
+    expect(outcome).toMatchObject({ status: 'error', reason: 'connection' });
+    expect(outcome.evidence.transport).toBeUndefined();
+    expect(outcome.evidence.rule).not.toMatch(/tls-handshake-refused/);
+    // Each request it sent, retries included, went by http: none through impersonate.
+    expect(sim.hits.get(SITES.reset) ?? 0).toBe(before + outcome.evidence.attempts);
   });
 
   it.runIf(hasBrowser)(

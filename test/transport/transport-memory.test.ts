@@ -9,7 +9,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { findBrowser } from '../../src/engine/transport/browser.js';
 import { MemoryTransportShelf } from '../../src/engine/transport-book.js';
 import type { Outcome } from '../../src/engine/verdict/outcome.js';
 import { budgetOrigin } from '../../src/schedule/politeness-bound.js';
@@ -19,13 +18,14 @@ import { SimWeb } from '../../src/sim/server.js';
 import { createTestCa } from '../../src/sim/tls.js';
 import { RedisStore } from '../../src/store/redis.js';
 import { connectTestRedis, deleteKeys, uniquePrefix } from '../cluster/redis-support.js';
+import { hasBrowser } from '../support/browser-guard.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
 
-const hasBrowser = findBrowser('') !== undefined;
 const ca = await createTestCa();
 const TTL_MS = 60_000;
 const GUARDED = 'guarded.test';
+const REFUSING = 'refusing.test';
 const CHALLENGED = 'challenged.test';
 
 /** A site where only `alice` has an account: 200 with her page, 404 otherwise. */
@@ -49,7 +49,10 @@ function spec(name: string, host: string, path = 'u'): PlatformSpec {
 }
 
 describe('a site remembers the transport it needs', () => {
-  const sim = new SimWeb({ ca, routes: [site(GUARDED, 'handshake'), site(CHALLENGED, 'challenge')] });
+  const sim = new SimWeb({
+    ca,
+    routes: [site(GUARDED, 'handshake'), site(REFUSING, 'handshake-alert'), site(CHALLENGED, 'challenge')],
+  });
   let catalogue: Catalogue;
   const engines: Engine[] = [];
   const engine = (
@@ -96,6 +99,7 @@ describe('a site remembers the transport it needs', () => {
       spec('Guarded', GUARDED),
       spec('Guarded people', GUARDED, 'people'),
       spec('Guarded members', GUARDED, 'members'),
+      spec('Refusing', REFUSING),
       spec('Challenged', CHALLENGED),
     ]);
   });
@@ -135,6 +139,19 @@ describe('a site remembers the transport it needs', () => {
     vi.setSystemTime(Date.now() + TTL_MS + 1_000);
     expect(verdicts(await search(scout, 'alice', [guarded!]))).toEqual(verdicts(first));
     expect(seen(GUARDED)).toEqual({ plain: 2, refused: 2 });
+  });
+
+  it('remembers a site that refused the handshake with an alert as one that answered a block page', async () => {
+    const scout = engine({});
+    const [refusing] = platforms('Refusing');
+    const first = await search(scout, 'alice', [refusing!]);
+    expect(verdicts(first)).toEqual([{ status: 'hit', reason: undefined, transport: 'impersonate' }]);
+    expect(seen(REFUSING)).toEqual({ plain: 1, refused: 1 });
+    // Remembered: the next search starts at impersonate, and its handshake is not refused again.
+    expect(verdicts(await search(scout, 'nobody-here-7', [refusing!]))).toEqual([
+      { status: 'miss', reason: undefined, transport: 'impersonate' },
+    ]);
+    expect(seen(REFUSING)).toEqual({ plain: 1, refused: 1 });
   });
 
   it('shares what one process learned with the others of a cluster, through Redis', async () => {

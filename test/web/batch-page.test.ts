@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { browserTestsRun } from '../support/browser-guard.js';
 import { type RunningService, startService } from '../support/service.js';
 import {
   ALICE,
@@ -18,7 +19,7 @@ import {
 } from './support.js';
 
 const FINISH_MS = 20_000;
-const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
+const noBrowser = !browserTestsRun(existsSync(CHROMIUM));
 const BOB_HITS = ['Chirper', 'ClipCity', 'GitPlace', 'Hashbook'];
 
 let fixture: WebFixture;

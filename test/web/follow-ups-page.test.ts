@@ -8,11 +8,12 @@ import { existsSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { followUpId } from '../../src/api/follow-ups.js';
+import { browserTestsRun } from '../support/browser-guard.js';
 import { followUpsCatalogue, followUpsSim } from '../support/follow-ups-fixture.js';
 import { type RunningService, startService } from '../support/service.js';
 import { buildWebPage, CHROMIUM, launchBrowser, SERVICE_SETTINGS, screenshotPath } from './support.js';
 
-const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
+const noBrowser = !browserTestsRun(existsSync(CHROMIUM));
 
 describe.skipIf(noBrowser)('the search page and follow-up searches', () => {
   const sim = followUpsSim();

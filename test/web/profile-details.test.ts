@@ -11,11 +11,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Behaviour } from '../../src/sim/behaviour.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
+import { browserTestsRun } from '../support/browser-guard.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { type RunningService, startService } from '../support/service.js';
 import { buildWebPage, CHROMIUM, launchBrowser, SERVICE_SETTINGS } from './support.js';
 
-const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
+const noBrowser = !browserTestsRun(existsSync(CHROMIUM));
 const FINISH_MS = 20_000;
 
 const attr = (text: string) =>

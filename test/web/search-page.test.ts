@@ -11,6 +11,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { hashApiKey } from '../../src/api/auth.js';
 import { CONTENT_SECURITY_POLICY } from '../../src/api/web-page.js';
+import { browserTestsRun } from '../support/browser-guard.js';
 import { json, pollUntilDone, postSearch, type RunningService, startService } from '../support/service.js';
 import {
   ALICE,
@@ -26,8 +27,7 @@ import {
 } from './support.js';
 
 const FINISH_MS = 20_000;
-// CI installs Chromium (.ci/run) and must run these; elsewhere they need /usr/bin/chromium or CHROMIUM_PATH.
-const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
+const noBrowser = !browserTestsRun(existsSync(CHROMIUM));
 
 let fixture: WebFixture;
 let webDir: string;

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/cli/keys.js';
+import { browserTestsRun } from '../support/browser-guard.js';
 import { type RunningService, startService } from '../support/service.js';
 import {
   buildWebPage,
@@ -17,7 +18,7 @@ import {
   type WebFixture,
 } from './support.js';
 
-const noBrowser = !existsSync(CHROMIUM) && !process.env.CI;
+const noBrowser = !browserTestsRun(existsSync(CHROMIUM));
 
 let fixture: WebFixture;
 let browser: Browser;

@@ -87,7 +87,7 @@ export interface Sending extends Check {
   readonly deadline: Deadline;
 }
 
-/** How one request ended: an answer read and classified, or none. */
+/** How one request ended: an answer read and classified, or none (a refused handshake read as a defence). */
 export type Reply =
   | {
       readonly answered: true;
@@ -104,6 +104,11 @@ export type Reply =
       readonly error: unknown;
       /** It ended at the check's deadline. */
       readonly timedOut: boolean;
+      /**
+       * The server refused the TLS handshake: read as a shield's block page is, a defence to
+       * escalate from (escalation.ts `refusedHandshake`); absent for any other failure.
+       */
+      readonly defence?: AnsweredDecision | undefined;
     };
 
 export type Send = (check: Sending) => Promise<Reply>;

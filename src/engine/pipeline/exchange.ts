@@ -5,13 +5,20 @@
  */
 import type { Shield } from '../../catalogue/platform.js';
 import { answerPrint } from '../controls/control.js';
+import { refusedHandshake } from '../escalation.js';
 import { answerSignals } from '../heard-answer.js';
 import type { AttemptEnd } from '../retry.js';
 import { exchange } from '../transport/http.js';
 import { describeTransportError, hasErrorCode, transportErrorReason } from '../transport/transport-error.js';
 import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type Transports } from '../transport/transports.js';
 import { classify, type Decision, finalVerdict, matchedNoRule } from '../verdict/classify.js';
-import { answeredOutcome, errorOutcome, type Outcome, unsentUnknownOutcome } from '../verdict/outcome.js';
+import {
+  answeredOutcome,
+  errorOutcome,
+  type Outcome,
+  refusedOutcome,
+  unsentUnknownOutcome,
+} from '../verdict/outcome.js';
 import { extractProfile, PROFILE_READ_CHARS } from '../verdict/profile-extract.js';
 import type { ResponseView } from '../verdict/response-view.js';
 import type { Check, Reply, Send, Sending, Sent } from './dispatch.js';
@@ -67,14 +74,24 @@ export function exchangeCore(options: ExchangeOptions): Send {
       if (check.signal?.aborted) throw check.signal.reason;
       // A transport that declined to send did not time out, whenever it said so.
       const declined = hasErrorCode(error, [NEEDS_BROWSER_CODE, BROWSER_HELD_BACK_CODE]);
-      return { answered: false, transport, error, timedOut: !declined && signal.aborted };
+      const timedOut = !declined && signal.aborted;
+      const defence = timedOut ? undefined : refusedHandshake(error);
+      return defence
+        ? { answered: false, transport, error, timedOut, defence }
+        : { answered: false, transport, error, timedOut };
     }
   };
 }
 
 /** How a request ended, as the retries read it. */
 export function attemptEnd(reply: Reply): AttemptEnd {
-  if (!reply.answered) return { answered: false, error: reply.error, timedOut: reply.timedOut };
+  if (!reply.answered)
+    return {
+      answered: false,
+      error: reply.error,
+      timedOut: reply.timedOut,
+      defended: reply.defence !== undefined,
+    };
   const { verdict } = reply;
   return {
     answered: true,
@@ -91,6 +108,16 @@ export function readReply(
   timing: { readonly attempts: number; readonly responseTime: number; readonly deadline: AbortSignal },
 ): Sent {
   const { platform, profileUrl } = check;
+  if (!reply.answered && reply.defence) {
+    const spent = { responseTime: timing.responseTime, attempts: timing.attempts };
+    const { reason = 'waf', rule } = reply.defence;
+    const outcome = refusedOutcome(platform, profileUrl, reason, rule, spent);
+    const { transport } = reply;
+    return {
+      outcome: transport === 'http' ? outcome : { ...outcome, evidence: { ...outcome.evidence, transport } },
+      answer: undefined,
+    };
+  }
   if (!reply.answered) return { outcome: unanswered(check, reply.error, reply.timedOut, timing) };
   const { exchange: answered, verdict, transport } = reply;
   const outcome = answeredOutcome(platform, profileUrl, verdict, {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { catalogueOf, entry } from '../../../test/support/catalogue.js';
 import { checkOf } from '../../../test/support/check.js';
 import type { Transport } from '../../catalogue/platform.js';
-import { EscalationBudget } from '../escalation.js';
+import { EscalationBudget, refusedHandshake } from '../escalation.js';
 import type { Transports } from '../transport/transports.js';
 import { TransportBook } from '../transport-book.js';
 import type { AnsweredDecision } from '../verdict/outcome.js';
@@ -85,6 +85,32 @@ function defended(through: Transport) {
   return { send, tried };
 }
 
+/** The alert Node reads when a server refuses its ClientHello, and a reset after the handshake. */
+const ALERT = Object.assign(new Error('sslv3 alert handshake failure'), {
+  code: 'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
+});
+const RESET = Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+const CERTIFICATE = Object.assign(new Error('self-signed certificate'), {
+  code: 'DEPTH_ZERO_SELF_SIGNED_CERT',
+});
+
+/**
+ * A site whose transports before `through` fail with `error` (no answer), as the core reads
+ * it: a refused handshake carries its defence; `through` and later answer a miss.
+ */
+function failing(through: Transport, error: Error) {
+  const { send: answer, tried } = defended('http');
+  const order: Transport[] = ['http', 'impersonate', 'browser'];
+  const send: Send = async (check) => {
+    if (order.indexOf(check.transport) >= order.indexOf(through)) return answer(check);
+    tried.push(check.transport);
+    const defence = refusedHandshake(error);
+    const reply: Reply = { answered: false, transport: check.transport, error, timedOut: false };
+    return defence ? { ...reply, defence } : reply;
+  };
+  return { send, tried };
+}
+
 function sending(escalations: number): Sending {
   const check = checkOf(platform!, 'alice', { escalations: new EscalationBudget(escalations) });
   return { ...check, deadline: { started: 0, at: 1_000, signal: new AbortController().signal } };
@@ -124,6 +150,58 @@ describe('escalation', () => {
         rule: "shield: challenge; not tried through impersonate: this search's escalations (USERSCOUT_ESCALATIONS) are spent",
       },
     });
+  });
+
+  it('asks a refused handshake again through the next transport, as a block page, and remembers it', async () => {
+    const book = new TransportBook({ ttlMs: 60_000 });
+    const { send, tried } = failing('impersonate', ALERT);
+    const check = sending(1);
+    const reply = await escalate({ transports: transportsLacking(), book })(send)(check);
+    expect(tried).toEqual(['http', 'impersonate']);
+    expect(reply).toMatchObject({ answered: true, transport: 'impersonate', verdict: { status: 'miss' } });
+    expect(book.needed(check.site, check.egress.name)).toBe('impersonate');
+  });
+
+  it('leaves a refused handshake standing, named, once escalations are spent or only a lacking browser is left', async () => {
+    const budget = new EscalationBudget(1);
+    budget.take();
+    const spent = await escalate({ transports: transportsLacking() })(failing('impersonate', ALERT).send)({
+      ...sending(1),
+      escalations: budget,
+    });
+    expect(spent).toMatchObject({
+      answered: false,
+      transport: 'http',
+      defence: { status: 'unknown', reason: 'waf' },
+    });
+    expect(!spent.answered && spent.defence?.rule).toMatch(
+      /^shield: tls-handshake-refused \(ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: .*\); not tried through impersonate: this search's escalations \(USERSCOUT_ESCALATIONS\) are spent$/,
+    );
+    // Refused through impersonate too, and the browser missing: needs_browser, the refusal named.
+    const lacking = await escalate({ transports: transportsLacking('browser') })(
+      failing('browser', ALERT).send,
+    )(sending(3));
+    expect(lacking).toMatchObject({
+      answered: false,
+      transport: 'impersonate',
+      defence: { reason: 'needs_browser' },
+    });
+    expect(!lacking.answered && lacking.defence?.rule).toMatch(
+      /^shield: tls-handshake-refused .*; not tried through browser: no browser here$/,
+    );
+  });
+
+  it('does not escalate a reset or a refused certificate: no defence there, and no transport should skip a check', async () => {
+    const book = new TransportBook({ ttlMs: 60_000 });
+    for (const error of [RESET, CERTIFICATE]) {
+      const { send, tried } = failing('impersonate', error);
+      const check = sending(2);
+      const reply = await escalate({ transports: transportsLacking(), book })(send)(check);
+      expect(tried, error.message).toEqual(['http']);
+      expect(reply, error.message).toMatchObject({ answered: false, transport: 'http', error });
+      expect(check.escalations?.left).toBe(2);
+      expect(book.needed(check.site, check.egress.name)).toBeUndefined();
+    }
   });
 
   it('reads needs_browser when only a browser this process lacks could get past the defence', async () => {

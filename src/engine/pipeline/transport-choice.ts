@@ -19,7 +19,7 @@ import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type Transports } from '../
 import type { TransportBook } from '../transport-book.js';
 import { type AnsweredDecision, unsentUnknownOutcome } from '../verdict/outcome.js';
 import type { CheckRequest } from '../verdict/request.js';
-import type { Check, SendWrapper, Wrapper } from './dispatch.js';
+import type { Check, Reply, SendWrapper, Wrapper } from './dispatch.js';
 import { needsBrowser } from './unsent.js';
 
 export interface TransportChoiceOptions {
@@ -87,8 +87,9 @@ async function waitForBrowser(
 }
 
 /**
- * A bot defence asked again through the next transport, if the search may still escalate; an
- * escalation that fails leaves the defence's answer standing. A defence that could have been
+ * A bot defence (a shield's page, or a refused handshake) asked again through the next
+ * transport, if the search may still escalate; an escalation that fails leaves the defence's
+ * answer standing. A defence that could have been
  * tried further, but for the search's spent escalations or the browser's caps, says why it
  * was not; one that only a transport this process lacks (the browser) could be tried past
  * reads needs_browser: installing it is what would reach the site.
@@ -99,7 +100,8 @@ export function escalate(options: TransportChoiceOptions): SendWrapper {
   return (send) => async (check) => {
     const first = await send(check);
     const escalations = check.escalations;
-    if (!first.answered || !escalations) return first;
+    const firstRead = defenceOrVerdict(first);
+    if (!firstRead || !escalations) return first;
     const start = check.transport;
     const fits = (t: Transport) => t !== 'http' && keepsSession(t, check.request);
     let unescalated: string | undefined;
@@ -114,10 +116,11 @@ export function escalate(options: TransportChoiceOptions): SendWrapper {
       return undefined;
     };
     let reply = first;
-    let verdict = first.verdict;
+    let verdict = firstRead;
     for (let next = escalation(verdict, reply.transport); next; next = escalation(verdict, reply.transport)) {
       const tried = await send({ ...check, transport: next });
-      if (!tried.answered) {
+      const read = defenceOrVerdict(tried);
+      if (!tried.answered && !read) {
         if (hasErrorCode(tried.error, [BROWSER_HELD_BACK_CODE]))
           unescalated = (tried.error as Error).message.replace(/^not sent/, `not tried through ${next}`);
         if (hasErrorCode(tried.error, [NEEDS_BROWSER_CODE]))
@@ -125,15 +128,20 @@ export function escalate(options: TransportChoiceOptions): SendWrapper {
         break;
       }
       reply = tried;
-      verdict = tried.verdict;
+      verdict = read ?? verdict;
     }
     if (unescalated) verdict = { ...verdict, rule: `${verdict.rule}; ${unescalated}` };
     // Learned from the defence's own answer: reading needs_browser teaches nothing of the site.
     const learned = transportLearned(start, reply.transport, verdict);
     if (learned) book?.learned(check.site, check.egress.name, learned);
     if (lacking) verdict = lackingVerdict(verdict, lacking);
-    return { ...reply, verdict };
+    return reply.answered ? { ...reply, verdict } : { ...reply, defence: verdict };
   };
+}
+
+/** What a reply reads: its answer's verdict, or the defence a refused handshake is read as; undefined for any other failure. */
+function defenceOrVerdict(reply: Reply): AnsweredDecision | undefined {
+  return reply.answered ? reply.verdict : reply.defence;
 }
 
 /** A browser keeps cookies to one host, not headers (browser.ts): a header session goes by no browser. */

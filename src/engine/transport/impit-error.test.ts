@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { impitErrorCode, impitTransportError } from './impit-error.js';
-import { BLOCKED_DESTINATION_CODE, transportErrorReason } from './transport-error.js';
+import { BLOCKED_DESTINATION_CODE, HANDSHAKE_CLOSED_CODE, transportErrorReason } from './transport-error.js';
 
 /** Texts impit 0.14 gave on this machine for each failure, as its error classes carry them. */
 class ConnectError extends Error {
@@ -39,10 +39,13 @@ const BAD_CERTIFICATE = connectFailure(
 
 describe('impit failures as error codes', () => {
   it('reads a connection that broke before an answer as a reset, whatever TLS words its text holds', () => {
-    for (const error of [CLOSED_AFTER_REQUEST, HANDSHAKE_EOF, RESET]) {
+    for (const error of [CLOSED_AFTER_REQUEST, RESET]) {
       expect(impitErrorCode(error)).toBe('ECONNRESET');
       expect(transportErrorReason(impitTransportError(error))).toBe('connection');
     }
+    // Closed before the handshake was done: a refusal of the handshake, its own code.
+    expect(impitErrorCode(HANDSHAKE_EOF)).toBe(HANDSHAKE_CLOSED_CODE);
+    expect(transportErrorReason(impitTransportError(HANDSHAKE_EOF))).toBe('connection');
   });
 
   it('reads a refused certificate as a TLS failure, and a refused connection as one', () => {

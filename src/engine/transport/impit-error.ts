@@ -5,7 +5,7 @@
  * names, not from a word such as "tls" that a broken connection's text also holds
  * (rustls: "peer closed connection without sending TLS close_notify"). Pure.
  */
-import { BLOCKED_DESTINATION_CODE } from './transport-error.js';
+import { BLOCKED_DESTINATION_CODE, HANDSHAKE_CLOSED_CODE, TLS_ALERT_CODE } from './transport-error.js';
 
 /** Rust error kinds and rustls errors that mean the server's certificate was refused. */
 const CERTIFICATE =
@@ -13,6 +13,8 @@ const CERTIFICATE =
 /** A TLS alert or protocol refusal during the handshake: the server would not talk TLS with us. */
 const HANDSHAKE_REFUSED =
   /AlertReceived|HandshakeFailure|PeerIncompatible|NoApplicationProtocol|InappropriateHandshakeMessage/;
+/** The server closed the connection before the handshake was done (tokio-rustls), as a shield refusing it may. */
+const HANDSHAKE_CLOSED = /tls handshake eof/;
 const REFUSED = /ConnectionRefused|Connection refused/;
 const DNS = /dns error|failed to lookup address|Name or service not known/i;
 
@@ -24,7 +26,8 @@ export function impitErrorCode(error: unknown): string {
   if (status === 403 || /\b403\b/.test(message)) return BLOCKED_DESTINATION_CODE;
   if (/Timeout/i.test(name)) return 'ETIMEDOUT';
   if (CERTIFICATE.test(message)) return 'ERR_TLS_CERT_INVALID';
-  if (HANDSHAKE_REFUSED.test(message)) return 'ERR_SSL_HANDSHAKE_FAILURE';
+  if (HANDSHAKE_REFUSED.test(message)) return TLS_ALERT_CODE;
+  if (HANDSHAKE_CLOSED.test(message)) return HANDSHAKE_CLOSED_CODE;
   if (REFUSED.test(message)) return 'ECONNREFUSED';
   if (DNS.test(message)) return 'ENOTFOUND';
   // An end of file, a reset, a closed HTTP/2 stream: the connection broke before an answer.

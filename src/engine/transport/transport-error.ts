@@ -1,6 +1,6 @@
 /**
  * Reads a failure of the HTTP exchange: its outcome reason, its evidence text,
- * and its error codes. Pure.
+ * its error codes, and whether the server refused our TLS handshake. Pure.
  */
 import type { ErrorReason } from '../verdict/outcome.js';
 
@@ -26,17 +26,62 @@ const TLS = new Set([
   'HOSTNAME_MISMATCH',
 ]);
 
-/** Follows `cause` links: undici wraps socket errors. */
-function codes(error: unknown): string[] {
-  const out: string[] = [];
+/** impit's code for a TLS alert the server sent in the handshake (impit-error.ts). */
+export const TLS_ALERT_CODE = 'ERR_SSL_HANDSHAKE_FAILURE';
+/** impit's code for a connection the server closed before the TLS handshake was done (impit-error.ts). */
+export const HANDSHAKE_CLOSED_CODE = 'EUSERSCOUT_HANDSHAKE_CLOSED';
+/** A fatal alert the server sent in the handshake, as Node names OpenSSL's reasons (`ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE`). */
+const ALERT = /^ERR_SSL_(?:SSLV3|TLSV1|TLSV13)_ALERT_/;
+/** A certificate our side refused: never the server refusing us. */
+const CERTIFICATE =
+  /^(?:CERT_|ERR_TLS_CERT|DEPTH_ZERO_SELF_SIGNED|SELF_SIGNED_CERT|UNABLE_TO_|HOSTNAME_MISMATCH)/;
+/** Node's words, with code ECONNRESET, for a connection closed before the handshake was done (tls.connect). */
+const CLOSED_IN_HANDSHAKE = /disconnected before secure TLS connection was established/;
+
+interface Link {
+  readonly code?: unknown;
+  readonly name?: unknown;
+  readonly message?: unknown;
+  readonly cause?: unknown;
+}
+
+/** The error and its causes, outermost first: undici wraps socket errors. */
+function chain(error: unknown): Link[] {
+  const out: Link[] = [];
   let current: unknown = error;
   for (let depth = 0; depth < 5 && current && typeof current === 'object'; depth++) {
-    const { code, name } = current as { code?: unknown; name?: unknown };
-    if (typeof code === 'string') out.push(code);
-    if (name === 'TimeoutError' || name === 'AbortError') out.push('ABORT_ERR');
-    current = (current as { cause?: unknown }).cause;
+    out.push(current as Link);
+    current = (current as Link).cause;
   }
   return out;
+}
+
+/** The codes of the error and its causes; an abort or timeout signal's reason reads ABORT_ERR. */
+function codes(error: unknown): string[] {
+  const out: string[] = [];
+  for (const { code, name } of chain(error)) {
+    if (typeof code === 'string') out.push(code);
+    if (name === 'TimeoutError' || name === 'AbortError') out.push('ABORT_ERR');
+  }
+  return out;
+}
+
+/**
+ * The server refused our TLS handshake: it sent an alert, or closed the connection before
+ * the handshake was done, as a shield refusing a client's ClientHello does. Not a
+ * certificate we refused, a timeout, a name that did not resolve or a refused TCP
+ * connection; nor a reset (RST) in the handshake, which Node tells from no other reset.
+ */
+export function handshakeRefused(error: unknown): boolean {
+  const all = codes(error);
+  const other = (c: string) =>
+    CERTIFICATE.test(c) || TLS.has(c) || DNS.has(c) || TIMEOUT.has(c) || c === BLOCKED_DESTINATION_CODE;
+  if (all.some(other)) return false;
+  if (all.some((c) => ALERT.test(c) || c === TLS_ALERT_CODE || c === HANDSHAKE_CLOSED_CODE)) return true;
+  return chain(error).some(
+    ({ code, message }) =>
+      code === 'ECONNRESET' && typeof message === 'string' && CLOSED_IN_HANDSHAKE.test(message),
+  );
 }
 
 export function transportErrorReason(error: unknown): ErrorReason {

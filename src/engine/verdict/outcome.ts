@@ -174,6 +174,20 @@ export function unsentUnknownOutcome(
   return withoutAnswer(platform, url, 'unknown', reason, rule, NOTHING_SENT);
 }
 
+/**
+ * A check whose request was refused before any answer, as a defence refuses (a TLS handshake
+ * the server would not finish): `unknown`, `rule` naming the refusal, with what was spent.
+ */
+export function refusedOutcome(
+  platform: OutcomeSubject,
+  url: string,
+  reason: UnknownReason,
+  rule: string,
+  spent: Spent,
+): Outcome {
+  return withoutAnswer(platform, url, 'unknown', reason, rule, spent);
+}
+
 /** A check never sent because the username breaks a rule; `rule` says which. */
 export function invalidOutcome(
   platform: OutcomeSubject,
