@@ -119,15 +119,15 @@ await runChild<EngineInput, EngineReady>(async (input) => {
           seen.push(outcome);
           outcomes++;
           statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
-          if (outcome.status === 'invalid') continue;
           const via = outcome.evidence.transport ?? 'http';
-          transports[via] = (transports[via] ?? 0) + 1;
           if (tracing.has(outcome.platformId))
             traced[outcome.platformId] = {
               transport: via,
               status: outcome.status,
               ...(outcome.reason ? { reason: outcome.reason } : {}),
             };
+          if (outcome.status === 'invalid') continue;
+          transports[via] = (transports[via] ?? 0) + 1;
           checkedIds.push(outcome.platformId);
           doneAtMs.push(Math.round(performance.now() - t0));
         }

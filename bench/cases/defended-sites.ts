@@ -39,10 +39,12 @@ interface SearchSpec {
  * escalated searches (the headline), then the named ones, which `--quick` leaves out.
  */
 const BASELINE: SearchSpec = { start: 'named', mix: 'none' };
-const ESCALATED: readonly SearchSpec[] = (['both', 'handshake', 'challenge'] as const).map((mix) => ({
-  start: 'escalated',
-  mix,
-}));
+const ESCALATED: readonly SearchSpec[] = (['both', 'handshake', 'challenge', 'challenge-only'] as const).map(
+  (mix) => ({
+    start: 'escalated',
+    mix,
+  }),
+);
 const NAMED: readonly SearchSpec[] = (['handshake', 'challenge', 'both', 'challenge-only'] as const).map(
   (mix) => ({ start: 'named', mix }),
 );
@@ -75,6 +77,8 @@ interface DefendedSearch {
   readonly answeredByHttp: number;
   readonly answeredByImpersonate: number;
   readonly answeredByBrowser: number;
+  /** Checks of any platform that got no usable answer (status error: timeouts mostly). */
+  readonly endedError: number;
   /** Defended platforms that read hit or miss: the defence was got past. */
   readonly pastDefence: number;
   /** Defended platforms that did not, by outcome reason (status when it has none). */
@@ -121,8 +125,6 @@ function measureDefended(ctx: BenchContext, spec: SearchSpec): Promise<DefendedS
       const why = `${o.reason ?? o.status} (last answer by ${o.transport})`;
       stillDefended[why] = (stillDefended[why] ?? 0) + 1;
     }
-    const unanswered = defendedIds.length - traced.length;
-    if (unanswered > 0) stillDefended['no outcome'] = unanswered;
     return {
       spec,
       platforms: ready.platforms,
@@ -132,6 +134,7 @@ function measureDefended(ctx: BenchContext, spec: SearchSpec): Promise<DefendedS
       answeredByHttp: report.transports.http ?? 0,
       answeredByImpersonate: report.transports.impersonate ?? 0,
       answeredByBrowser: report.transports.browser ?? 0,
+      endedError: report.statuses.error ?? 0,
       pastDefence: past.length,
       stillDefended,
       wallMs: report.wallMs,
@@ -152,6 +155,7 @@ const COLUMNS: readonly Column[] = [
   { key: 'answeredByHttp', title: 'checks answered by http', better: 'none' },
   { key: 'answeredByImpersonate', title: 'checks answered by impersonate', better: 'none' },
   { key: 'answeredByBrowser', title: 'checks answered by browser', better: 'none' },
+  { key: 'checksEndedError', title: 'checks ended error', better: 'lower' },
   { key: 'defendedPastDefence', title: 'defended read hit/miss', better: 'higher' },
   { key: 'defendedStillUnknown', title: 'defended not read', better: 'lower' },
   { key: 'wallMs', title: 'wall ms', better: 'lower' },
@@ -178,16 +182,17 @@ const COLUMNS: readonly Column[] = [
 
 function labelOf(spec: SearchSpec): string {
   if (spec.mix === 'none') return 'no defended site';
-  if (spec.mix === 'challenge-only') return 'named: the challenge half searched alone (no other platform)';
   const what =
     spec.mix === 'both'
       ? `${DEFENDED_SHARE * 100}% defended, half by handshake, half by challenge`
-      : `the ${spec.mix} half alone`;
+      : spec.mix === 'challenge-only'
+        ? 'the challenge half searched alone (no other platform)'
+        : `the ${spec.mix} half alone`;
   if (spec.start === 'named') return `named: ${what}`;
   const path =
     spec.mix === 'handshake'
       ? 'http → impersonate'
-      : spec.mix === 'challenge'
+      : spec.mix === 'challenge' || spec.mix === 'challenge-only'
         ? 'http → impersonate → browser'
         : 'http → impersonate (→ browser)';
   return `escalated (${path}): ${what}`;
@@ -211,6 +216,7 @@ function row(m: DefendedSearch, base: DefendedSearch): Row {
       answeredByHttp: m.answeredByHttp,
       answeredByImpersonate: m.answeredByImpersonate,
       answeredByBrowser: m.answeredByBrowser,
+      checksEndedError: m.endedError,
       defendedPastDefence: m.pastDefence,
       defendedStillUnknown: m.defended - m.pastDefence,
       wallMs: Math.round(m.wallMs),
@@ -239,7 +245,7 @@ function stillDefendedNote(measured: readonly DefendedSearch[]): string {
     );
   return parts.length === 0
     ? 'every defended platform read hit or miss'
-    : `defended platforms not read, by reason: ${parts.join('; ')} (budget_exhausted: no browser slot within the check's deadline; needs_browser: no Chromium installed, apt-get install chromium)`;
+    : `defended platforms not read, by reason: ${parts.join('; ')} (waf: the defence still standing, its escalation not taken or failed; timeout: the check's deadline passed, on whichever try; budget_exhausted: no browser slot within the deadline; needs_browser: no Chromium installed, apt-get install chromium)`;
 }
 
 export const defendedSitesCase: BenchCase = {
@@ -263,9 +269,9 @@ export const defendedSitesCase: BenchCase = {
       notes: [
         `the defended platforms: a seeded ${DEFENDED_SHARE * 100}% of the default search's (${headline.defended} of ${headline.platforms}; ${challenged} of them by challenge), pages read by status and text, each alone on its host; the first half refuse a handshake that is not a browser's (a Cloudflare block page), the rest answer a challenge whose script sets a cookie and reloads; every other platform goes by http`,
         `escalated rows (the headline): the defended platforms name no transport, as a site not known to defend itself, so each check starts by http, reads the defence (unknown, waf) and is asked again through the next transport (impersonate, then browser) within its deadline; escalations = ${ESCALATIONS_PER_DEFENDED} per defended platform (a handshake needs one, a challenge two), so every defended platform can escalate as far as it needs; transport memory off (transportMemoryTtlMs 0) and a fresh engine process per search, so every check escalates from scratch`,
-        'named rows: the defended platforms name the transport their defence needs (impersonate, browser), so their checks start there and nothing escalates (escalations 0, the default); the last searches the challenged platforms and nothing else, so a browser check does not compete with the rest of the search for the CPU, and its figures are read against nothing (all its CPU and memory, the launch included, over the browser checks answered)',
+        'named rows: the defended platforms name the transport their defence needs (impersonate, browser), so their checks start there and nothing escalates (escalations 0, the default); the challenge half searched alone (escalated and named) searches the challenged platforms and nothing else, so a browser check does not compete with the rest of the search for the CPU, and its figures are read against nothing (all its CPU and memory, the launch included, over the browser checks answered)',
         'the halves defend one half each alone, so what each transport costs is read apart: the handshake half is the cost of an escalation to impersonate, the challenge half of one through impersonate to the browser',
-        'checks answered by a transport: outcomes whose last answer came through it, every platform counted (an escalation whose next try was not sent leaves the answer before it standing); defended read hit/miss: defended platforms whose defence was got past',
+        'checks answered by a transport: outcomes whose last answer came through it, every platform counted (an escalation whose next try was not sent or failed leaves the answer before it standing; an outcome with no answer, error, counts as http); checks ended error: the outcomes of every platform with no usable answer (timeouts mostly); defended read hit/miss: defended platforms whose defence was got past',
         'CPU ms per escalated (or named) check = (engine CPU + browser CPU − engine CPU of the search with no defended site) ÷ the checks answered through impersonate or browser; peak MB likewise with peak RSS; CPU ms per defended check read: the same CPU over the defended platforms read hit or miss; the browser launch is in the first search that needs it, so it is in these figures',
         "browser CPU and peak RSS: Chromium's processes (the engine's descendants, read from /proc by the benchmark; those that ended counted through the process that waited for them), memory sampled every 100 ms",
         "limit = the slowest checked platform's seeded latency, or the timeout when one never answers; a defence answers at once (a challenge's reload after the platform's latency), so an escalation adds none to the limit",
