@@ -13,7 +13,8 @@ import {
 import { loadConfig, type SettingName } from '../src/config.js';
 import { createEngine } from '../src/engine/create-engine.js';
 import type { Engine } from '../src/engine/engine.js';
-import type { Outcome, OutcomeStatus } from '../src/engine/verdict/outcome.js';
+import { type TallyReading, TransportTally } from '../src/engine/transport-tally.js';
+import type { Outcome, OutcomeReason, OutcomeStatus } from '../src/engine/verdict/outcome.js';
 import { slowestFirst } from '../src/runner/check-order.js';
 import { SLOW_SHARE_OF_TIMEOUT } from '../src/tuning.js';
 import { runChild } from './child.js';
@@ -33,6 +34,15 @@ export interface EngineInput {
    * `userscout search` does. Absent: catalogue order, nothing remembered.
    */
   readonly latencyFile?: string;
+  /** Platform ids whose outcomes are reported one by one (`traced`). @default none */
+  readonly traced?: readonly string[];
+}
+
+/** How one platform's check ended: the transport of its last answer, its status and reason. */
+export interface TracedOutcome {
+  readonly transport: Transport;
+  readonly status: OutcomeStatus;
+  readonly reason?: OutcomeReason;
 }
 
 export interface EngineReady {
@@ -57,6 +67,10 @@ export interface SearchesReport {
   readonly doneAtMs: number[];
   /** Outcomes by the transport that got their answer (evidence.transport; http when it names none). */
   readonly transports: Partial<Record<Transport, number>>;
+  /** The outcomes of the platforms the input traced, by id. */
+  readonly traced: Readonly<Record<string, TracedOutcome>>;
+  /** What the costlier transports cost over the searches: escalations, launches, slot waits (each a difference). */
+  readonly tally: TallyReading;
   /**
    * The engine's descendants (the browser it launched): their CPU over the searches and
    * their largest resident memory, measured from outside (engine-run.ts), when asked for.
@@ -74,13 +88,14 @@ await runChild<EngineInput, EngineReady>(async (input) => {
   );
   // As `userscout search` does: platforms remembered as slow send their controls with their checks.
   const remembered = readLatencyMemory(input.latencyFile);
-  const engine: Engine = createEngine(
-    config,
-    set.catalogue,
-    input.latencyFile
+  const tally = new TransportTally();
+  const engine: Engine = createEngine(config, set.catalogue, {
+    tally,
+    ...(input.latencyFile
       ? { eagerControls: maybeSlow(remembered, config.timeoutMs * SLOW_SHARE_OF_TIMEOUT) }
-      : {},
-  );
+      : {}),
+  });
+  const tracing = new Set(input.traced ?? []);
   const startupMs = performance.now() - started;
 
   /** Searches for each username in turn (one search at a time, as the CLI does). */
@@ -89,6 +104,8 @@ await runChild<EngineInput, EngineReady>(async (input) => {
     const transports: Partial<Record<Transport, number>> = {};
     const checkedIds: string[] = [];
     const doneAtMs: number[] = [];
+    const traced: Record<string, TracedOutcome> = {};
+    const before = tally.read();
     let outcomes = 0;
     const { result: wallMs, usage } = await measure(readUsage, async () => {
       const t0 = performance.now();
@@ -102,8 +119,14 @@ await runChild<EngineInput, EngineReady>(async (input) => {
           seen.push(outcome);
           outcomes++;
           statuses[outcome.status] = (statuses[outcome.status] ?? 0) + 1;
-          if (outcome.status === 'invalid') continue;
           const via = outcome.evidence.transport ?? 'http';
+          if (tracing.has(outcome.platformId))
+            traced[outcome.platformId] = {
+              transport: via,
+              status: outcome.status,
+              ...(outcome.reason ? { reason: outcome.reason } : {}),
+            };
+          if (outcome.status === 'invalid') continue;
           transports[via] = (transports[via] ?? 0) + 1;
           checkedIds.push(outcome.platformId);
           doneAtMs.push(Math.round(performance.now() - t0));
@@ -112,6 +135,10 @@ await runChild<EngineInput, EngineReady>(async (input) => {
       }
       return performance.now() - t0;
     });
+    const after = tally.read();
+    const spent = Object.fromEntries(
+      Object.entries(after).map(([name, n]) => [name, n - before[name as keyof TallyReading]]),
+    ) as TallyReading;
     return {
       searches: usernames.length,
       outcomes,
@@ -122,6 +149,8 @@ await runChild<EngineInput, EngineReady>(async (input) => {
       checkedIds,
       doneAtMs,
       transports,
+      traced,
+      tally: spent,
     };
   };
 

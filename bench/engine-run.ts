@@ -21,6 +21,8 @@ export async function runEngineSearches(
   nodeFlags: readonly string[] = [],
   /** Measure the engine's descendants too (the browser it launches), from this process. @default false */
   descendants = false,
+  /** Platform ids whose outcomes the reports give one by one. @default none */
+  traced: readonly string[] = [],
 ): Promise<{ ready: EngineReady; reports: SearchesReport[] }> {
   const sim = await ctx.sim(set, profile);
   const engine = await Child.start<EngineReady>(
@@ -32,6 +34,7 @@ export async function runEngineSearches(
       caFile: sim.caFile,
       overrides,
       ...(latencyFile ? { latencyFile } : {}),
+      ...(traced.length > 0 ? { traced } : {}),
     } satisfies EngineInput,
     undefined,
     nodeFlags,

@@ -13,6 +13,7 @@ import { PLACEHOLDER } from '../src/catalogue/template.js';
 import { originLoads } from '../src/schedule/politeness-bound.js';
 import type { BudgetLimit } from '../src/schedule/rate-budget.js';
 import type { SimRoute } from '../src/sim/behaviour.js';
+import { defenceOf, type SimDefence } from '../src/sim/defence.js';
 import { emulateCatalogue } from '../src/sim/emulate.js';
 import { type Latency, type LatencyProfile, platformLatency } from '../src/sim/latency.js';
 import { hashSeed, seededRandom } from '../src/sim/random.js';
@@ -20,20 +21,26 @@ import { type LimitAnswer, siteLimit } from '../src/sim/site-limits.js';
 import { syntheticPlatforms } from '../src/sim/synthetic.js';
 
 /**
- * Which platforms of a `defended-` set defend themselves (the simulated web defends a
- * platform as the transport its entry names, src/sim/defence.ts): `both`, a seeded
- * DEFENDED_SHARE of them, the first half by handshake (`impersonate`), the rest by
- * challenge (`browser`); `handshake` or `challenge`, that half alone; `none`, none;
- * `challenge-only`, the challenge half with nothing else searched (what a browser check
- * costs when nothing else competes for the CPU).
+ * Which platforms of a `defended-` or `escalating-` set defend themselves: `both`, a seeded
+ * DEFENDED_SHARE of them, the first half by handshake, the rest by challenge; `handshake`
+ * or `challenge`, that half alone; `none`, none; `challenge-only`, the challenge half with
+ * nothing else searched (what a browser check costs when nothing else competes for the CPU).
  */
 export type DefendedMix = 'none' | 'handshake' | 'challenge' | 'both' | 'challenge-only';
 
 /**
  * `builtin`; `synthetic-N`: N generated platforms that answer as their rules say;
- * `defended-MIX`: the built-in catalogue with every transport `http` but those of MIX.
+ * `defended-MIX`: the built-in catalogue with every transport `http` but those MIX defends,
+ * named as their defence needs (`impersonate` for a handshake, `browser` for a challenge), so
+ * their checks start there; `escalating-MIX`: the same platforms defended the same way, but
+ * every transport `http`, as for sites not known to defend themselves: their checks start by
+ * http, meet the defence and escalate.
  */
-export type PlatformSetId = 'builtin' | `synthetic-${number}` | `defended-${DefendedMix}`;
+export type PlatformSetId =
+  | 'builtin'
+  | `synthetic-${number}`
+  | `defended-${DefendedMix}`
+  | `escalating-${DefendedMix}`;
 
 /** The share of a default search's platforms a `defended-both` set defends. */
 export const DEFENDED_SHARE = 0.05;
@@ -43,6 +50,11 @@ export interface PlatformSet {
   readonly catalogue: Catalogue;
   /** What a default search covers (the built-in set: enabled, not NSFW). */
   readonly searched: readonly Platform[];
+  /**
+   * How the simulated web defends each platform of the set the catalogue does not say it
+   * defends (by id); absent: as its entry's transport says (src/sim/defence.ts `defenceOf`).
+   */
+  readonly defences?: ReadonlyMap<string, SimDefence>;
 }
 
 /** Usernames with accounts on a seeded 40% of platforms each; others exist nowhere. */
@@ -60,10 +72,14 @@ export function loadPlatformSet(id: PlatformSetId, seed: number): PlatformSet {
   const hit = cache.get(key);
   if (hit) return hit;
   let catalogue: Catalogue;
+  let defences: ReadonlyMap<string, SimDefence> | undefined;
+  const defended = /^(defended|escalating)-(.+)$/.exec(id);
   if (id === 'builtin') {
     catalogue = loadBuiltinCatalogue().catalogue;
-  } else if (id.startsWith('defended-')) {
-    catalogue = defendedCatalogue(loadBuiltinCatalogue().catalogue, id.slice('defended-'.length), seed);
+  } else if (defended) {
+    const builtin = loadBuiltinCatalogue().catalogue;
+    defences = defendedPlatforms(builtin, defended[2]!, seed);
+    catalogue = defendedCatalogue(builtin, defended[1] === 'defended' ? defences : new Map());
   } else {
     const count = Number(id.slice('synthetic-'.length));
     const specs = syntheticPlatforms(count, { seed, mix: 'normal' }).map((s) => s.spec);
@@ -73,9 +89,10 @@ export function loadPlatformSet(id: PlatformSetId, seed: number): PlatformSet {
     catalogue = loaded.catalogue;
   }
   const selected = selectPlatforms(catalogue);
-  const searched =
-    id === 'defended-challenge-only' ? selected.filter((p) => p.transport === 'browser') : selected;
-  const set = { id, catalogue, searched };
+  const searched = id.endsWith('-challenge-only')
+    ? selected.filter((p) => defences?.get(p.id) === 'challenge')
+    : selected;
+  const set = { id, catalogue, searched, ...(defences ? { defences } : {}) };
   cache.set(key, set);
   return set;
 }
@@ -101,12 +118,18 @@ function pageAlone(platform: Platform, hostCount: ReadonlyMap<string, number>): 
   return codes.every((c) => c < 300 || c >= 400);
 }
 
+/** The transport a defence is read past by, the cheapest that gets through. */
+const PASSED_BY: Readonly<Record<'handshake' | 'challenge', Transport>> = {
+  handshake: 'impersonate',
+  challenge: 'browser',
+};
+
 /**
- * The built-in catalogue with every transport `http` but a seeded DEFENDED_SHARE of the
- * default search's platforms (pages alone on their host, so no other platform shares
- * their defence): the first half `impersonate`, the rest `browser`, as `mix` keeps them.
+ * A seeded DEFENDED_SHARE of the default search's platforms (pages alone on their host, so
+ * no other platform shares their defence), the first half defended by handshake, the rest
+ * by challenge, as `mix` keeps them.
  */
-function defendedCatalogue(builtin: Catalogue, mix: string, seed: number): Catalogue {
+function defendedPlatforms(builtin: Catalogue, mix: string, seed: number): Map<string, SimDefence> {
   if (!['none', 'handshake', 'challenge', 'both', 'challenge-only'].includes(mix))
     throw new Error(`no defended set ${mix}`);
   const searched = selectPlatforms(builtin);
@@ -119,20 +142,27 @@ function defendedCatalogue(builtin: Catalogue, mix: string, seed: number): Catal
     .sort((a, b) => order(a) - order(b))
     .slice(0, Math.round(DEFENDED_SHARE * searched.length));
   const half = Math.ceil(chosen.length / 2);
-  const kept = (transport: Transport) =>
+  const kept = (defence: SimDefence) =>
     mix === 'both' ||
-    (mix === 'handshake' && transport === 'impersonate') ||
-    ((mix === 'challenge' || mix === 'challenge-only') && transport === 'browser');
-  const named = new Map<string, Transport>();
+    (mix === 'handshake' && defence === 'handshake') ||
+    ((mix === 'challenge' || mix === 'challenge-only') && defence === 'challenge');
+  const defences = new Map<string, SimDefence>();
   chosen.forEach((p, i) => {
-    const transport = i < half ? 'impersonate' : 'browser';
-    if (kept(transport)) named.set(p.id, transport);
+    const defence = i < half ? 'handshake' : 'challenge';
+    if (kept(defence)) defences.set(p.id, defence);
   });
+  return defences;
+}
+
+/** The built-in catalogue with every transport `http` but those `named`, named as their defence needs. */
+function defendedCatalogue(builtin: Catalogue, named: ReadonlyMap<string, SimDefence>): Catalogue {
+  const transport = (p: Platform): Transport => {
+    const defence = named.get(p.id);
+    return defence === 'handshake' || defence === 'challenge' ? PASSED_BY[defence] : 'http';
+  };
   return Object.freeze({
     ...builtin,
-    platforms: Object.freeze(
-      builtin.platforms.map((p) => Object.freeze({ ...p, transport: named.get(p.id) ?? 'http' })),
-    ),
+    platforms: Object.freeze(builtin.platforms.map((p) => Object.freeze({ ...p, transport: transport(p) }))),
   });
 }
 
@@ -212,7 +242,9 @@ export function emulatePlatformSet(
 ): { routes: SimRoute[]; problems: number } {
   const platforms = set.catalogue.platforms.filter((p) => p.enabled);
   const latencies = new Map(platforms.map((p) => [p.id, latencyOf(profile, seed, p)]));
+  const { defences } = set;
   const emulation = emulateCatalogue(platforms, set.catalogue.shields, {
+    ...(defences ? { defence: (p: Platform) => defenceOf(p) ?? defences.get(p.id) } : {}),
     accounts: (p) => accountsOf(seed, p),
     latency: (p) => {
       const l = latencies.get(p.id);
