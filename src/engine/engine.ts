@@ -21,9 +21,9 @@ import { type CheckPlatform, checkPipeline } from './pipeline/pipeline.js';
 import type { EgressRoute } from './pipeline/schedule.js';
 import type { RetryPolicy } from './retry.js';
 import type { SharedChecks } from './shared-checks.js';
+import type { TransportTally } from './transport/transport-tally.js';
 import type { Transports } from './transport/transports.js';
 import type { TransportBook } from './transport-book.js';
-import type { TransportTally } from './transport-tally.js';
 import { errorOutcome, type Outcome } from './verdict/outcome.js';
 import type { Sessions } from './verdict/session.js';
 

@@ -11,7 +11,7 @@ import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { Engine } from '../../src/engine/engine.js';
 import { findBrowser } from '../../src/engine/transport/browser.js';
 import type { BrowserDirectory } from '../../src/engine/transport/browser-directory.js';
-import { TransportTally } from '../../src/engine/transport-tally.js';
+import { TransportTally } from '../../src/engine/transport/transport-tally.js';
 import type { SimRequest } from '../../src/sim/behaviour.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
