@@ -21,7 +21,7 @@ import { loadCatalogueFrom } from './catalogue/source.js';
 import { createRedisBackend, listenPort, throttled } from './cluster.js';
 import type { Config } from './config.js';
 import { createEngine, loadSessions } from './engine/create-engine.js';
-import { TransportTally } from './engine/transport-tally.js';
+import { TransportTally } from './engine/transport/transport-tally.js';
 import { ConfigError } from './errors.js';
 import { leanHeap } from './lean-heap.js';
 import { type EventHub, LocalEventHub } from './runner/events.js';

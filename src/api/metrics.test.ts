@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ControlRecord } from '../engine/controls/control.js';
-import { TransportTally } from '../engine/transport-tally.js';
+import { TransportTally } from '../engine/transport/transport-tally.js';
 import type { Outcome } from '../engine/verdict/outcome.js';
 import { Metrics, withoutCredentials } from './metrics.js';
 

@@ -4,7 +4,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ControlRecord } from '../engine/controls/control.js';
-import type { TallyName, TallyReading, TransportTally } from '../engine/transport-tally.js';
+import type { TallyName, TallyReading, TransportTally } from '../engine/transport/transport-tally.js';
 import type { Outcome } from '../engine/verdict/outcome.js';
 
 /**

@@ -15,7 +15,7 @@ import { checkUsername } from '../catalogue/check-username.js';
 import { lookalikeNames, platformsForVariant, type VariantKind } from '../catalogue/lookalike-names.js';
 import type { Platform } from '../catalogue/platform.js';
 import { selectPlatforms } from '../catalogue/select.js';
-import { browserChecksAtOnce } from '../engine/browser-slots.js';
+import { browserChecksAtOnce } from '../engine/transport/browser-slots.js';
 import { UserscoutError } from '../errors.js';
 import { estimateSeconds } from '../runner/estimate.js';
 import { EstimateCalibration } from '../runner/estimate-calibration.js';

@@ -13,18 +13,19 @@ import type { RateBudget } from '../schedule/rate-budget.js';
 import { DEFAULT_IDENTITY } from '../schedule/scheduler.js';
 import { type LearnedLimitShelf, SiteLimitBook } from '../schedule/site-limit-book.js';
 import { BROWSER_CLOSE_MS } from '../tuning.js';
-import { type BrowserSlots, browserChecksAtOnce, UNBOUNDED_SLOTS } from './browser-slots.js';
+import { browserSiteBudget } from './browser-site-budget.js';
 import type { ControlRecord } from './controls/control.js';
 import { ControlGuard } from './controls/control-guard.js';
 import { type ControlLedger, MemoryControlLedger } from './controls/control-ledger.js';
 import { type EgressRoute, Engine } from './engine.js';
 import type { SharedChecks } from './shared-checks.js';
 import type { BrowserDirectory } from './transport/browser-directory.js';
+import { type BrowserSlots, browserChecksAtOnce, UNBOUNDED_SLOTS } from './transport/browser-slots.js';
 import { parseConnectTo } from './transport/connect-to.js';
 import { createDispatcher } from './transport/dispatcher.js';
 import { TransportSet } from './transport/transport-set.js';
+import { TransportTally } from './transport/transport-tally.js';
 import { TransportBook, type TransportShelf } from './transport-book.js';
-import { TransportTally } from './transport-tally.js';
 import { type SessionSource, Sessions } from './verdict/session.js';
 
 export type EngineConfig = Pick<
@@ -172,11 +173,10 @@ export function createEngine(
     clusterCap: config.browserChecksAtOnce,
     // A check's read, then its tab's wipe and, failing that, its close: each close-bound.
     holdMs: config.timeoutMs + 2 * BROWSER_CLOSE_MS,
-    // Reserved like a request's send slot, under keys of their own: shared by the cluster's workers.
-    siteBudget: {
-      budget: options.rateBudget ?? new LocalRateBudget(),
-      limit: { perSecond: config.browserChecksPerSiteMinute / 60, burst: config.browserChecksPerSiteMinute },
-    },
+    siteBudget: browserSiteBudget(
+      options.rateBudget ?? new LocalRateBudget(),
+      config.browserChecksPerSiteMinute,
+    ),
   });
   return new Engine(
     catalogue,

@@ -5,7 +5,6 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
-import { platformUsername, usernameProblem } from '../catalogue/username-rule.js';
 import { ControlCount } from '../schedule/control-count.js';
 import type { LimitSource } from '../schedule/limits.js';
 import { budgetOrigin, originLoads } from '../schedule/politeness-bound.js';
@@ -13,17 +12,18 @@ import type { BudgetLimit, RateBudget } from '../schedule/rate-budget.js';
 import { type Admission, type Cancellation, Scheduler, type SiteDemand } from '../schedule/scheduler.js';
 import type { SiteLimitBook } from '../schedule/site-limit-book.js';
 import { ADMIT_SHARE } from '../tuning.js';
+import { ChecksInFlight } from './checks-in-flight.js';
 import type { ControlGuard } from './controls/control-guard.js';
 import { EscalationBudget } from './escalation.js';
 import { OriginBreaker } from './origin-breaker.js';
-import type { BookCheck } from './pipeline/dispatch.js';
+import type { BookCheck, Sent } from './pipeline/dispatch.js';
 import { type CheckPlatform, checkPipeline } from './pipeline/pipeline.js';
 import type { EgressRoute } from './pipeline/schedule.js';
 import type { RetryPolicy } from './retry.js';
 import type { SharedChecks } from './shared-checks.js';
+import type { TransportTally } from './transport/transport-tally.js';
 import type { Transports } from './transport/transports.js';
 import type { TransportBook } from './transport-book.js';
-import type { TransportTally } from './transport-tally.js';
 import { errorOutcome, type Outcome } from './verdict/outcome.js';
 import type { Sessions } from './verdict/session.js';
 
@@ -81,15 +81,6 @@ function siteDemand(
   );
 }
 
-/** A check in flight in this process, shared by the searches and callers that want it. */
-interface SharedCheck {
-  readonly key: string;
-  readonly outcome: Promise<Outcome>;
-  /** Searches still waiting for it; none left before it is sent cancels its booking. */
-  waiters: number;
-  readonly cancel: Cancellation;
-}
-
 export interface SearchOptions {
   /** Checks of a higher priority get free slots first (professional searches). @default 0 */
   readonly priority?: number;
@@ -105,8 +96,8 @@ export class Engine {
   readonly #siteLimits: SiteLimitBook | undefined;
   readonly #transports: Transports | undefined;
   readonly #transportBook: TransportBook | undefined;
-  /** Checks in flight by platform and username: identical checks at the same time are sent once. */
-  readonly #inflight = new Map<string, SharedCheck>();
+  /** Checks in flight, which identical checks join (pipeline/send-once.ts); cancelled on close. */
+  readonly #inFlight = new ChecksInFlight<Sent>();
   /**
    * Abort every check when the engine closes. Several, each check listening to one in
    * turn: adding or removing a listener costs O(listeners) (a duplicate check), and
@@ -115,7 +106,6 @@ export class Engine {
   readonly #closing = Array.from({ length: CLOSING_SHARDS }, () => new AbortController());
   #nextClosing = 0;
   #closed: Promise<void> | undefined;
-  readonly #sharedChecks: SharedChecks | undefined;
   readonly #egress: readonly EgressRoute[];
   readonly #escalationsPerSearch: number;
   readonly #tally: TransportTally | undefined;
@@ -157,7 +147,6 @@ export class Engine {
     this.catalogue = catalogue;
     // Every check in flight listens to one of them: many at once is expected, not a leak.
     for (const closing of this.#closing) setMaxListeners(0, closing.signal);
-    this.#sharedChecks = deps.sharedChecks;
     const now = deps.now ?? (() => performance.now());
     const egress = deps.egress.length ? deps.egress : undefined;
     if (!egress) throw new Error('an engine needs at least one egress identity');
@@ -184,6 +173,8 @@ export class Engine {
     this.#transports = deps.transports;
     this.#transportBook = deps.transportBook;
     this.#checkPlatform = checkPipeline({
+      inFlight: this.#inFlight,
+      sharedChecks: deps.sharedChecks,
       egress,
       scheduler: this.#scheduler,
       budget: options.budget,
@@ -218,57 +209,16 @@ export class Engine {
    * waiting, while the shared check runs on for the others, bounded by its timeout.
    */
   check(platform: Platform, username: string, signal?: AbortSignal, priority = 0): Promise<Outcome> {
-    // A check alone is a search of one platform: its own budget of escalations.
+    // A check alone is a search of one platform: its own budget of escalations. Given no
+    // `cancel`, it is a caller that never leaves: its check runs on.
     const escalations = this.#escalationBudget();
-    const shared = this.#sharedCheck(platform, username, priority, undefined, undefined, escalations);
-    // A caller on its own is not counted as a waiter that leaves: its check runs on.
-    shared.waiters++;
-    return signal ? untilAborted(shared.outcome, signal) : shared.outcome;
+    const outcome = this.#checkPlatform(platform, username, this.#closingSignal(), { priority, escalations });
+    return signal ? untilAborted(outcome, signal) : outcome;
   }
 
-  /**
-   * The check of `platform` for `username`, shared with a caller already waiting for it.
-   * `book`: where a new check books its send time (its search's admission). `waiting`: called
-   * when it waits for another process's identical check instead of booking its own.
-   */
-  #sharedCheck(
-    platform: Platform,
-    username: string,
-    priority: number,
-    book?: BookCheck,
-    waiting?: () => void,
-    escalations?: EscalationBudget,
-  ): SharedCheck {
-    const key = `${platform.id}\u0000${platformUsername(platform, username)}`;
-    const found = this.#inflight.get(key);
-    if (found) return found;
-    const closing = this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
-    const cancel: Cancellation = {};
-    const run = () =>
-      this.#checkPlatform(platform, username, closing, { priority, book, cancel, escalations });
-    // A name no platform can be sent is decided without a request: nothing to share with
-    // other processes (and its key could not be written: a lone surrogate has no URI encoding).
-    const across = usernameProblem(username) === undefined ? this.#sharedChecks : undefined;
-    const outcome = (
-      across
-        ? across.run(
-            `${platform.id}:${encodeURIComponent(platformUsername(platform, username))}`,
-            run,
-            waiting,
-          )
-        : run()
-    ).finally(() => {
-      if (this.#inflight.get(key) === shared) this.#inflight.delete(key);
-    });
-    const shared: SharedCheck = { key, outcome, waiters: 0, cancel };
-    this.#inflight.set(key, shared);
-    return shared;
-  }
-
-  /** Nobody waits for `shared` any more: cancelled if not sent yet, and never shared again. */
-  #cancel(shared: SharedCheck): void {
-    if (this.#inflight.get(shared.key) === shared) this.#inflight.delete(shared.key);
-    shared.cancel.cancel?.(new Error('search ended'));
+  /** The engine-closed signal a check listens to, the shards taken in turn. */
+  #closingSignal(): AbortSignal {
+    return this.#closing[this.#nextClosing++ % CLOSING_SHARDS]!.signal;
   }
 
   /**
@@ -312,8 +262,8 @@ export class Engine {
       throw error;
     }
     signal?.addEventListener('abort', onCancel, { once: true });
-    // The checks this search still waits for: left, they are cancelled unless another waits too.
-    const waitingFor = new Set<SharedCheck>();
+    // How it stops waiting for each check not ended: left, a check is cancelled unless another waits too.
+    const waitingFor = new Set<Cancellation>();
     /** Starts the check of `platform`, once its site has admitted the search. */
     const start = (platform: Platform, site: string) => {
       // Its request is counted on its site until it is booked, or known never to be.
@@ -329,20 +279,16 @@ export class Engine {
         counted = false;
         return admission.book(expectedMs > 0 ? { ...request, expectedMs } : request);
       };
-      let mine: SharedCheck | undefined;
-      let outcome: Promise<Outcome>;
-      try {
-        const shared = this.#sharedCheck(platform, username, priority, book, uncount, escalations);
-        // Shared with a check already made: this search books nothing for it.
-        if (shared.waiters > 0) uncount();
-        shared.waiters++;
-        waitingFor.add(shared);
-        mine = shared;
-        outcome = shared.outcome;
-      } catch (error) {
-        outcome = Promise.reject(error);
-      }
-      outcome
+      const leave: Cancellation = {};
+      waitingFor.add(leave);
+      // Joining a check already made (here or elsewhere), this search books nothing for it.
+      this.#checkPlatform(platform, username, this.#closingSignal(), {
+        priority,
+        book,
+        cancel: leave,
+        joined: uncount,
+        escalations,
+      })
         .then(
           (o) => {
             if (!ended) ready.push(o);
@@ -352,7 +298,7 @@ export class Engine {
           },
         )
         .finally(() => {
-          if (mine) waitingFor.delete(mine);
+          waitingFor.delete(leave);
           uncount();
           if (controlled.delete(platform)) {
             this.#controlCount.release(platform);
@@ -388,7 +334,7 @@ export class Engine {
     } finally {
       ended = true;
       // Checks not sent yet that no one else waits for never will be.
-      for (const shared of waitingFor) if (--shared.waiters === 0) this.#cancel(shared);
+      for (const leave of waitingFor) leave.cancel?.(new Error('search ended'));
       waitingFor.clear();
       for (const platform of controlled) this.#controlCount.release(platform);
       controlled.clear();
@@ -412,7 +358,7 @@ export class Engine {
   async #close(): Promise<void> {
     const reason = new Error('engine closed');
     for (const closing of this.#closing) closing.abort(reason);
-    for (const shared of this.#inflight.values()) shared.cancel.cancel?.(reason);
+    this.#inFlight.cancelAll(reason);
     await Promise.all([...this.#egress.map((route) => route.dispatcher.close()), this.#transports?.close()]);
   }
 }

@@ -1,8 +1,8 @@
 /**
  * Identical checks at the same time, shared beyond this process: in cluster
  * mode two workers checking the same username on the same platform send one
- * request (src/redis/shared-checks.ts). Inside a process the engine already
- * shares them.
+ * request (src/redis/shared-checks.ts). A step of the check pipeline asks it
+ * (pipeline/send-once.ts), after the one that shares them inside a process.
  */
 import type { Outcome } from './verdict/outcome.js';
 

@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
-import { type BrowserSlots, once, type SlotRelease } from '../engine/browser-slots.js';
+import { type BrowserSlots, once, type SlotRelease } from '../engine/transport/browser-slots.js';
 
 export interface RedisBrowserSlotsOptions {
   readonly redis: Redis;

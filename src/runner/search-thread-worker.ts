@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { catalogueFromClone } from '../catalogue/thread-copy.js';
 import { createEngine } from '../engine/create-engine.js';
 import { BrowserDirectory } from '../engine/transport/browser-directory.js';
-import { TransportTally } from '../engine/transport-tally.js';
+import { TransportTally } from '../engine/transport/transport-tally.js';
 import { createStore } from '../store/create-store.js';
 import type { EventHub, SearchEvent } from './events.js';
 import { runSearchJob, SearchCancelledError, searchJobDeps } from './search-job.js';

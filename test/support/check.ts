@@ -18,6 +18,7 @@ export function checkOf(platform: Platform, username = 'alice', extra: Partial<C
     priority: 0,
     book: undefined,
     cancel: undefined,
+    joined: undefined,
     signal: undefined,
     escalations: undefined,
     egress: { index: 0, name: 'default', dispatcher: {} as Dispatcher },

@@ -5,7 +5,7 @@
  * saying why.
  */
 import { describe, expect, it } from 'vitest';
-import { TransportTally } from '../../src/engine/transport-tally.js';
+import { TransportTally } from '../../src/engine/transport/transport-tally.js';
 import { browserFixture, CHALLENGED, hasBrowser } from './browser-fixture.js';
 
 describe.runIf(hasBrowser)('the browser transport at its caps', () => {

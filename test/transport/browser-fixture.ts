@@ -10,7 +10,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { BrowserDirectory } from '../../src/engine/transport/browser-directory.js';
-import { TransportTally } from '../../src/engine/transport-tally.js';
+import { TransportTally } from '../../src/engine/transport/transport-tally.js';
 import type { SimRequest } from '../../src/sim/behaviour.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';

@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BrowserDirectory } from '../../src/engine/transport/browser-directory.js';
-import { TransportTally } from '../../src/engine/transport-tally.js';
+import { TransportTally } from '../../src/engine/transport/transport-tally.js';
 import { browserFixture, browserPids, hasBrowser } from './browser-fixture.js';
 
 describe.runIf(hasBrowser)('the browser transport when its browser fails', () => {

@@ -7,10 +7,11 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../src/catalogue/platform.js';
-import { UNBOUNDED_SLOTS } from '../../src/engine/browser-slots.js';
+import { browserSiteBudget } from '../../src/engine/browser-site-budget.js';
 import { BrowserTransport } from '../../src/engine/transport/browser.js';
+import { UNBOUNDED_SLOTS } from '../../src/engine/transport/browser-slots.js';
+import { TransportTally } from '../../src/engine/transport/transport-tally.js';
 import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE } from '../../src/engine/transport/transports.js';
-import { TransportTally } from '../../src/engine/transport-tally.js';
 import { buildRequest } from '../../src/engine/verdict/request.js';
 import { LocalRateBudget } from '../../src/schedule/local-rate-budget.js';
 import { budgetOrigin } from '../../src/schedule/politeness-bound.js';
@@ -34,7 +35,7 @@ describe('the browser budget of a site', () => {
     clusterSlots: UNBOUNDED_SLOTS,
     clusterCap: 8,
     holdMs: 10_000,
-    siteBudget: { budget: new LocalRateBudget(() => 0), limit: { perSecond: 1 / 60, burst: 1 } },
+    siteBudget: browserSiteBudget(new LocalRateBudget(() => 0), 1),
     ca: [],
     insecure: true,
   });

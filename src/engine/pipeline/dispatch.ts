@@ -54,6 +54,8 @@ export interface Check {
   readonly book: BookCheck | undefined;
   /** Cancels it while it waits for its send time (its search ended). */
   readonly cancel: Cancellation | undefined;
+  /** Told when it joins an identical check already made, here or elsewhere, instead of booking its own (send-once.ts). */
+  readonly joined: (() => void) | undefined;
   /** Aborts it whatever it is doing (the engine closing). */
   readonly signal: AbortSignal | undefined;
   /** Its search's escalations to costlier transports; absent: none. */

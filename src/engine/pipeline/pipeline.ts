@@ -4,19 +4,21 @@
  * A check passes, in order:
  *
  * 0. Built (pure): its request, or `invalid` when the name cannot be sent there.
- * 1. Session gate (session-gate.ts): a platform that needs a session, with none: not sent.
- * 2. Breaker refusal (breaker.ts): an origin that stopped answering is not even booked.
- * 3. Schedule (schedule.ts): its send time booked; it goes on at that time through the identity
+ * 1. Sent once (send-once.ts): an identical check in flight, in this process or in another of
+ *    the cluster, is joined, its outcome shared, instead of sending this one.
+ * 2. Session gate (session-gate.ts): a platform that needs a session, with none: not sent.
+ * 3. Breaker refusal (breaker.ts): an origin that stopped answering is not even booked.
+ * 4. Schedule (schedule.ts): its send time booked; it goes on at that time through the identity
  *    the time came through, or reads `budget_exhausted` when none came within its deadline.
- * 4. Breaker guard (breaker.ts): admitted at its send time, its end recorded once it has one.
- * 5. Controls (controls.ts): a hit vetted by its platform's control, which goes through the
+ * 5. Breaker guard (breaker.ts): admitted at its send time, its end recorded once it has one.
+ * 6. Controls (controls.ts): a hit vetted by its platform's control, which goes through the
  *    steps below as a check does (the eager control alongside it).
- * 6. Transport choice (transport-choice.ts): the transport it starts at; one this process lacks: not sent.
- * 7. Retries (retries.ts): its deadline starts, and its request is sent, and sent again while
+ * 7. Transport choice (transport-choice.ts): the transport it starts at; one this process lacks: not sent.
+ * 8. Retries (retries.ts): its deadline starts, and its request is sent, and sent again while
  *    worth it, each retry at a send time of its own. From here each step is one request's:
- * 8. Site-limit learning (site-limits.ts): the answer's rate signals taught to the site's limit.
- * 9. Escalation (transport-choice.ts): a bot defence asked again through the next transport.
- * 10. Core (exchange.ts): the exchange, its answer classified as it is read.
+ * 9. Site-limit learning (site-limits.ts): the answer's rate signals taught to the site's limit.
+ * 10. Escalation (transport-choice.ts): a bot defence asked again through the next transport.
+ * 11. Core (exchange.ts): the exchange, its answer classified as it is read.
  *
  * A check's steps share the `Dispatch` shape and a request's the `Send` shape (dispatch.ts);
  * the retries are the one step between the two, as a retry is where a check becomes requests.
@@ -26,10 +28,12 @@ import { budgetOrigin } from '../../schedule/politeness-bound.js';
 import type { BudgetLimit } from '../../schedule/rate-budget.js';
 import type { Cancellation, Scheduler } from '../../schedule/scheduler.js';
 import type { SiteLimitBook } from '../../schedule/site-limit-book.js';
+import type { ChecksInFlight } from '../checks-in-flight.js';
 import type { ControlGuard } from '../controls/control-guard.js';
 import type { EscalationBudget } from '../escalation.js';
 import type { OriginBreaker } from '../origin-breaker.js';
 import type { RetryPolicy } from '../retry.js';
+import type { SharedChecks } from '../shared-checks.js';
 import type { Transports } from '../transport/transports.js';
 import type { TransportBook } from '../transport-book.js';
 import { invalidOutcome, type Outcome } from '../verdict/outcome.js';
@@ -37,16 +41,28 @@ import { buildRequest } from '../verdict/request.js';
 import type { Sessions } from '../verdict/session.js';
 import { guardSend, refuseOpen } from './breaker.js';
 import { controls } from './controls.js';
-import { type BookCheck, compose, type Dispatch, type SendWrapper, type Wrapper } from './dispatch.js';
+import {
+  type BookCheck,
+  compose,
+  type Dispatch,
+  type SendWrapper,
+  type Sent,
+  type Wrapper,
+} from './dispatch.js';
 import { exchangeCore } from './exchange.js';
 import { retried } from './retries.js';
 import { type EgressRoute, schedule } from './schedule.js';
+import { sendOnce, sendOnceAcross } from './send-once.js';
 import { sessionGate } from './session-gate.js';
 import { learnSiteLimits } from './site-limits.js';
 import { chooseTransport, escalate } from './transport-choice.js';
 
 /** What the engine has to build the pipeline from; an absent part leaves its step out. */
 export interface PipelineParts {
+  /** The checks in flight in this process, where an identical check joins one (checks-in-flight.ts). */
+  readonly inFlight: ChecksInFlight<Sent>;
+  /** Identical checks shared with the cluster's other processes; absent: this process's alone. */
+  readonly sharedChecks?: SharedChecks | undefined;
   /** The egress identities, at least one, in the scheduler's order. */
   readonly egress: readonly EgressRoute[];
   /** When each request goes (src/schedule/scheduler.ts). */
@@ -84,8 +100,13 @@ export interface CheckOptions {
   readonly priority?: number;
   /** Where its send time is booked. @default the scheduler, outside any search */
   readonly book?: BookCheck | undefined;
-  /** Cancels the check while it waits for its send time (its search ended); no effect once sent. */
+  /**
+   * Filled in with how its caller stops waiting (its search ended): the check is cancelled while
+   * it waits for its send time if no other caller waits for it. Absent: the caller never leaves.
+   */
   readonly cancel?: Cancellation | undefined;
+  /** Told when the check joins an identical one already made instead of booking its own. */
+  readonly joined?: (() => void) | undefined;
   /** Its search's escalations to costlier transports (escalation.ts); absent: none. */
   readonly escalations?: EscalationBudget | undefined;
 }
@@ -105,6 +126,8 @@ export type CheckPlatform = (
 export function checkSteps(parts: PipelineParts): Wrapper[] {
   const { breaker, transports, transportBook: book } = parts;
   return [
+    sendOnce(parts.inFlight),
+    ...(parts.sharedChecks ? [sendOnceAcross(parts.sharedChecks)] : []),
     sessionGate,
     ...(breaker ? [refuseOpen(breaker)] : []),
     schedule(parts),
@@ -150,6 +173,7 @@ export function checkPipeline(parts: PipelineParts): CheckPlatform {
       priority: options.priority ?? 0,
       book: options.book,
       cancel: options.cancel,
+      joined: options.joined,
       signal,
       escalations: options.escalations,
       egress: { index: 0, name: first.name, dispatcher: first.dispatcher },

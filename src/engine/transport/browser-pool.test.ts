@@ -1,8 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TransportTally } from '../transport-tally.js';
 import { BrowserDirectory } from './browser-directory.js';
 import { BrowserPool } from './browser-pool.js';
+import { TransportTally } from './transport-tally.js';
 
 interface FakeServer {
   readonly endpoint: string;

@@ -11,8 +11,8 @@
  */
 import type { Browser, BrowserServer, LaunchOptions } from 'playwright-core';
 import { BROWSER_CLOSE_MS, BROWSER_LAUNCH_MS, BROWSER_SLOT_POLL_MS } from '../../tuning.js';
-import type { TransportTally } from '../transport-tally.js';
 import type { BrowserDirectory } from './browser-directory.js';
+import type { TransportTally } from './transport-tally.js';
 
 /** `work`'s answer, or false when it fails or takes longer than `ms`. */
 export async function within(ms: number, work: () => Promise<boolean>): Promise<boolean> {

@@ -14,23 +14,17 @@
 import { existsSync } from 'node:fs';
 import type { Frame, Request, Response } from 'playwright-core';
 import { UserscoutError } from '../../errors.js';
-import type { BudgetLimit, RateBudget } from '../../schedule/rate-budget.js';
 import { BROWSER_SETTLE_MS } from '../../tuning.js';
-import {
-  type BrowserSlots,
-  once,
-  ProcessBrowserSlots,
-  type SlotRelease,
-  takeSlot,
-} from '../browser-slots.js';
-import type { TransportTally } from '../transport-tally.js';
 import type { CheckRequest } from '../verdict/request.js';
 import type { ResponseView } from '../verdict/response-view.js';
+import type { BrowserBudget } from './browser-budget.js';
 import type { BrowserDirectory } from './browser-directory.js';
 import { BrowserPool } from './browser-pool.js';
+import { type BrowserSlots, once, ProcessBrowserSlots, type SlotRelease, takeSlot } from './browser-slots.js';
 import { endTab, IdleTabs, type Opened, type Tab, wipe } from './browser-tabs.js';
 import type { EgressGateway } from './egress-gateway.js';
 import type { Exchange } from './http.js';
+import type { TransportTally } from './transport-tally.js';
 import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type TransportExchangeOptions } from './transports.js';
 
 /** Where Debian, Ubuntu and Google's packages put the browser. */
@@ -59,8 +53,8 @@ export interface BrowserOptions {
   readonly clusterCap: number;
   /** Longest a check holds a cluster slot: its deadline, and the time to close its context. */
   readonly holdMs: number;
-  /** Each site's browser budget, separate from its request budget (keys `browser:<host>`); absent: none. */
-  readonly siteBudget?: { readonly budget: RateBudget; readonly limit: BudgetLimit } | undefined;
+  /** Each site's browser budget, separate from its request budget; absent: none. */
+  readonly siteBudget?: BrowserBudget | undefined;
   /** Extra CA certificates: Chromium cannot be given any (see `browserRefusal`). */
   readonly ca: readonly string[];
   readonly insecure: boolean;
@@ -192,10 +186,10 @@ export class BrowserTransport {
       if (!options.admitted && !release) throw heldBack(this.noSlotMessage('within the deadline'));
       const site = this.#options.siteBudget;
       const host = new URL(request.url).hostname;
-      if (site && !(await site.budget.reserve([`browser:${host}`], site.limit, 0))) {
+      if (site && !(await site.take(host))) {
         tally.add('siteBudgetSpent');
         throw heldBack(
-          `not sent: the browser budget of ${host} (${site.limit.burst} browser checks a minute, USERSCOUT_BROWSER_CHECKS_PER_SITE_MINUTE) is spent`,
+          `not sent: the browser budget of ${host} (${site.perMinute} browser checks a minute, USERSCOUT_BROWSER_CHECKS_PER_SITE_MINUTE) is spent`,
         );
       }
       // A browser that died under the check is not the site's answer: tried once more on its replacement.

@@ -5,7 +5,7 @@
  * so a check that finds none asks again every BROWSER_SLOT_POLL_MS until one is
  * free or its deadline comes.
  */
-import { BROWSER_SLOT_POLL_MS } from '../tuning.js';
+import { BROWSER_SLOT_POLL_MS } from '../../tuning.js';
 import type { TransportTally } from './transport-tally.js';
 
 /**
