@@ -13,7 +13,7 @@ import {
 import { loadConfig, type SettingName } from '../src/config.js';
 import { createEngine } from '../src/engine/create-engine.js';
 import type { Engine } from '../src/engine/engine.js';
-import { type TallyReading, TransportTally } from '../src/engine/transport-tally.js';
+import { type TallyReading, TransportTally } from '../src/engine/transport/transport-tally.js';
 import type { Outcome, OutcomeReason, OutcomeStatus } from '../src/engine/verdict/outcome.js';
 import { slowestFirst } from '../src/runner/check-order.js';
 import { SLOW_SHARE_OF_TIMEOUT } from '../src/tuning.js';
