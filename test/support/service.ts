@@ -200,15 +200,19 @@ export async function expectStoreOutage(url: string, username: string) {
   return ready;
 }
 
-/** One service for the enclosing block (or file), started before its tests and closed after them. */
+/**
+ * One service for the enclosing block (or file), started before its tests and closed after them;
+ * `start` is `startService` (listening) or `injectService` (in memory).
+ */
 export function serviceForBlock(
   sim: SimWeb,
   catalogue: Catalogue,
   overrides: Parameters<typeof loadConfig>[0] = {},
+  start: typeof startService = startService,
 ): () => RunningService {
   let running: RunningService | undefined;
   beforeAll(async () => {
-    running = await startService(sim, catalogue, overrides);
+    running = await start(sim, catalogue, overrides);
   });
   afterAll(async () => {
     await running?.service.close();
