@@ -16,10 +16,11 @@ export function inMemoryOrigin(app: FastifyInstance): string {
 }
 
 /** fetch, except that a registered origin is answered in memory. */
-export function send(url: string, init: RequestInit = {}): Promise<Response> {
-  const target = new URL(url);
+export function send(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+  if (input instanceof Request) return fetch(input, init);
+  const target = new URL(input);
   const app = apps.get(target.origin);
-  return app ? injected(app, target, init) : fetch(url, init);
+  return app ? injected(app, target, init) : fetch(input, init);
 }
 
 async function injected(app: FastifyInstance, url: URL, init: RequestInit): Promise<Response> {
