@@ -2,6 +2,8 @@
  * The API in memory: a service's app registered under an origin of its own (`.invalid`, never
  * resolved) answers requests to that origin through `app.inject`, as a fetch Response, so a test
  * reaches it with the same helpers it would use over HTTP, and without a socket of its own.
+ * Not for what needs the socket: inject answers once the response has ended (no event stream,
+ * no client disconnect), and every request comes from 127.0.0.1.
  */
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import type { Page } from 'playwright-core';
