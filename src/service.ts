@@ -41,7 +41,12 @@ export interface Service {
   readonly store: Store;
   readonly runner: Runner;
   readonly catalogue: Catalogue;
-  /** Starts the runner (resuming unfinished searches) and listens. Returns the base URL. */
+  /**
+   * Starts the runner (resuming unfinished searches), the sweeper, health and watchlists, without
+   * listening: the app then answers `app.inject`, as an embedding process or a test drives it.
+   */
+  start(): Promise<void>;
+  /** `start`, then listens. Returns the base URL. */
   listen(): Promise<string>;
   /** Stops accepting, interrupts running searches (they stay resumable), closes everything. */
   close(): Promise<void>;
@@ -250,40 +255,40 @@ export async function createService(config: Config, options: ServiceOptions = {}
   };
   let sweeper: NodeJS.Timeout | undefined;
 
+  const start = async () => {
+    if (backend && !(await backend.waitUntilReady(2_000)))
+      app.log.warn('Redis does not answer yet: answering 503 until it does');
+    // The schema first (PostgreSQL migrates before its first query); during an outage it
+    // migrates at a later one instead, and the service answers 503 until then.
+    if (records && !(await store.ping()))
+      app.log.warn('The store of record does not answer yet: answering 503 until it does');
+    if (backend) {
+      await runner.start();
+      await sweep().catch((err: unknown) => app.log.warn({ err }, 'sweep failed'));
+    } else {
+      await thread?.start();
+      await runner.start();
+      await sweep();
+    }
+    sweeper = setInterval(
+      () => void sweep().catch((err: unknown) => app.log.error({ err }, 'sweep failed')),
+      3_600_000,
+    );
+    sweeper.unref();
+    await health.refresh();
+    health.start();
+    scheduler?.start();
+  };
+
   return {
     app,
     store,
     runner,
     catalogue,
+    start,
     async listen() {
-      if (backend && !(await backend.waitUntilReady(2_000)))
-        app.log.warn('Redis does not answer yet: answering 503 until it does');
-      // The schema first (PostgreSQL migrates before its first query); during an outage it
-      // migrates at a later one instead, and the service answers 503 until then.
-      if (records && !(await store.ping()))
-        app.log.warn('The store of record does not answer yet: answering 503 until it does');
-      if (backend) {
-        await runner.start();
-        await sweep().catch((err: unknown) => app.log.warn({ err }, 'sweep failed'));
-      } else {
-        await thread?.start();
-        await runner.start();
-        await sweep();
-      }
-      sweeper = setInterval(
-        () => void sweep().catch((err: unknown) => app.log.error({ err }, 'sweep failed')),
-        3_600_000,
-      );
-      sweeper.unref();
-      await health.refresh();
-      health.start();
-      const url = await app.listen({
-        host: config.host,
-        port: listenPort(config).port,
-        backlog: config.listenBacklog,
-      });
-      scheduler?.start();
-      return url;
+      await start();
+      return app.listen({ host: config.host, port: listenPort(config).port, backlog: config.listenBacklog });
     },
     async close() {
       shuttingDown = true;

@@ -2,17 +2,18 @@
  * What browser checks cost, as the embedded service's /metrics tells it: the
  * checks run on the search thread, and its counts reach the main thread's
  * metrics through the memory they share.
+ * Drives the API by inject (test/support/in-memory-api.ts): no socket of the test's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findBrowser } from '../../src/engine/transport/browser.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import {
+  injectService,
   metricsText,
   pollUntilDone,
   postSearch,
   type RunningService,
-  startService,
 } from '../support/service.js';
 
 describe.runIf(findBrowser('') !== undefined)('browser checks in /metrics', () => {
@@ -40,7 +41,7 @@ describe.runIf(findBrowser('') !== undefined)('browser checks in /metrics', () =
   beforeAll(async () => {
     await sim.start();
     // The browser cannot trust the sim's CA: it accepts its certificates. Room for Chromium's launch.
-    running = await startService(sim, catalogue, {
+    running = await injectService(sim, catalogue, {
       insecureTls: true,
       timeoutMs: 30_000,
       searchThread: true,
@@ -77,7 +78,7 @@ describe.runIf(findBrowser('') !== undefined)('browser checks in /metrics', () =
 
   it("launches one browser for the process's search threads together", async () => {
     // Two threads, each given a search at once (the one with the fewer running takes the next).
-    const threads = await startService(sim, catalogue, {
+    const threads = await injectService(sim, catalogue, {
       insecureTls: true,
       timeoutMs: 30_000,
       searchThread: true,

@@ -3,12 +3,13 @@
  * prefix of its IPv6 address, so a host rotating through its /64 gets no more
  * searches; the client address is taken from X-Forwarded-For only as far as
  * USERSCOUT_TRUST_PROXY trusts the proxies in front.
+ * Drives the API by inject (test/support/in-memory-api.ts), whose requests come from 127.0.0.1.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
-import { json, postSearch, type RunningService, startService } from '../support/service.js';
+import { injectService, json, postSearch, type RunningService } from '../support/service.js';
 
 const catalogue = catalogueOf([entry('Alpha')]);
 const sim = new SimWeb({
@@ -16,8 +17,8 @@ const sim = new SimWeb({
 });
 
 const running: RunningService[] = [];
-async function serve(overrides: Parameters<typeof startService>[2]): Promise<RunningService> {
-  const s = await startService(sim, catalogue, overrides);
+async function serve(overrides: Parameters<typeof injectService>[2]): Promise<RunningService> {
+  const s = await injectService(sim, catalogue, overrides);
   running.push(s);
   return s;
 }

@@ -3,13 +3,15 @@
  * simulated web: a hit's page carries Open Graph tags, JSON-LD and a rel="me"
  * link to another platform's profile; the API answers the details and the
  * link, and the report renders them in Chromium with no request and no error.
+ * Drives the API by inject (test/support/in-memory-api.ts); Chromium's requests are routed to it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Behaviour } from '../../src/sim/behaviour.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
-import { json, pollUntilDone, postSearch, type RunningService, startService } from '../support/service.js';
+import { routeInMemory, send } from '../support/in-memory-api.js';
+import { injectService, json, pollUntilDone, postSearch, type RunningService } from '../support/service.js';
 import { launchBrowser } from '../web/support.js';
 
 const XSS = '<script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">';
@@ -43,7 +45,7 @@ describe('profile details, linked accounts and the report', () => {
 
   beforeAll(async () => {
     await sim.start();
-    running = await startService(sim, catalogue);
+    running = await injectService(sim, catalogue);
     const started = await postSearch(running.url, { username: 'alice' });
     id = started.body.queryId;
     await pollUntilDone(running.url, id);
@@ -80,7 +82,7 @@ describe('profile details, linked accounts and the report', () => {
   });
 
   it('serves a self-contained report that shows hostile text as text', async () => {
-    const response = await fetch(`${running.url}/api/search/${id}/report.html`);
+    const response = await send(`${running.url}/api/search/${id}/report.html`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/^text\/html/);
     expect(response.headers.get('content-security-policy')).toMatch(/default-src 'none'/);
@@ -88,7 +90,7 @@ describe('profile details, linked accounts and the report', () => {
     expect(html).not.toMatch(/<script|<img|javascript:/i);
     expect(html).toContain('Alice Liddell');
     expect(html).toMatch(/Misses \(answered: no account\)<\/th><td class="n">2</);
-    const missing = await fetch(`${running.url}/api/search/00000000-0000-4000-8000-000000000000/report.html`);
+    const missing = await send(`${running.url}/api/search/00000000-0000-4000-8000-000000000000/report.html`);
     expect(missing.status).toBe(404);
   });
 
@@ -96,6 +98,7 @@ describe('profile details, linked accounts and the report', () => {
     const browser = await launchBrowser();
     try {
       const page = await browser.newPage();
+      await routeInMemory(page);
       const problems: string[] = [];
       const requests: string[] = [];
       page.on('console', (m) => {
@@ -145,7 +148,7 @@ describe('a linked platform that had not answered, stored before the link was se
   beforeAll(async () => {
     await sim.start();
     // One check at a time, Bravo first (measured slowest): its failure is settled before Alpha is asked.
-    running = await startService(sim, catalogue, { concurrency: 1 });
+    running = await injectService(sim, catalogue, { concurrency: 1 });
     await running.service.store.recordCheck('bravo', 'miss', 9_000, Date.now());
   });
   afterAll(async () => {

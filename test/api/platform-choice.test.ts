@@ -1,13 +1,22 @@
 /**
  * Narrowing a search by tag and to the curated top set, through the API (POST
  * /api/search and POST /api/searches) and the typed client, on the simulated web.
+ * Drives the API by inject (test/support/in-memory-api.ts): no socket of the test's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UserscoutClient } from '../../src/client/client.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
-import { json, pollUntilDone, postSearch, type RunningService, serviceForBlock } from '../support/service.js';
+import { send } from '../support/in-memory-api.js';
+import {
+  injectService,
+  json,
+  pollUntilDone,
+  postSearch,
+  type RunningService,
+  serviceForBlock,
+} from '../support/service.js';
 
 // GitHub and Codeberg are in the top set by id; the others are not.
 const catalogue = catalogueOf([
@@ -19,7 +28,7 @@ const catalogue = catalogueOf([
 const sim = new SimWeb({ routes: emulateCatalogue(catalogue.platforms, catalogue.shields).routes });
 beforeAll(() => sim.start());
 afterAll(() => sim.stop());
-const service = serviceForBlock(sim, catalogue);
+const service = serviceForBlock(sim, catalogue, {}, injectService);
 let running: RunningService;
 beforeAll(() => {
   running = service();
@@ -57,7 +66,7 @@ describe('a search narrowed by tag or to the top set', () => {
     });
     expect(batch.status).toBe(200);
     for (const s of batch.body.searches as { totalPlatforms: number }[]) expect(s.totalPlatforms).toBe(1);
-    const client = new UserscoutClient({ baseUrl: running.url });
+    const client = new UserscoutClient({ baseUrl: running.url, fetch: send });
     expect((await client.start('carol', { tags: ['opensource'] })).totalPlatforms).toBe(1);
   });
 

@@ -3,6 +3,7 @@
  * broken by `catalogue self-check`, which writes health.json in the data dir;
  * the service started on that data dir leaves it out of searches and lists it
  * as disabled with the reason and the time it was last validated.
+ * Drives the API by inject (test/support/in-memory-api.ts): no socket of the test's own.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,12 +14,13 @@ import { runSelfCheck } from '../../src/cli/catalogue-self-check.js';
 import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
+import { send } from '../support/in-memory-api.js';
 import {
+  injectService,
   json,
   pollUntilDone,
   postSearch,
   type RunningService,
-  startService,
   tempDir,
 } from '../support/service.js';
 
@@ -55,7 +57,7 @@ beforeAll(async () => {
     { env: { USERSCOUT_RETRIES: '0', USERSCOUT_CONNECT_TIMEOUT_MS: '20000' }, now: () => VALIDATED_AT },
   );
   expect(report).toMatchObject({ healthy: 2, broken: 1, blocked: 1 });
-  running = await startService(sim, catalogue, { dataDir });
+  running = await injectService(sim, catalogue, { dataDir });
 }, 60_000);
 afterAll(async () => {
   await running?.service.close();
@@ -141,7 +143,7 @@ describe('the report and the platform list', () => {
       ['delta', 'blocked'],
     ]);
 
-    const html = await (await fetch(`${running.url}/api/search/${id}/report.html`)).text();
+    const html = await (await send(`${running.url}/api/search/${id}/report.html`)).text();
     const section = html.slice(html.indexOf('<h2>Platform health at the time</h2>'));
     const rows = [...section.matchAll(/<tr><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><\/tr>/g)].map(
       (m) => [m[1], m[2], m[3]],

@@ -7,6 +7,7 @@
  * each; bob's profile links further, but a follow-up never recurses. They
  * start as the search completes, whether anyone reads it or not (on the search
  * thread or without it), and a read starts those a dead process left unstarted.
+ * Drives the API by inject (test/support/in-memory-api.ts): no socket of the test's own.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,8 @@ import { followUpClaim, followUpId } from '../../src/api/follow-ups.js';
 import { UserscoutError } from '../../src/errors.js';
 import type { SearchRecord } from '../../src/store/store.js';
 import { followUpsCatalogue as catalogue, followUpsSim } from '../support/follow-ups-fixture.js';
-import { json, pollUntilDone, postSearch, type RunningService, startService } from '../support/service.js';
+import { send } from '../support/in-memory-api.js';
+import { injectService, json, pollUntilDone, postSearch, type RunningService } from '../support/service.js';
 
 /** Polls the search until it is finished and its follow-ups (if any) are recorded. */
 async function pollUntilFollowedUp(url: string, id: string) {
@@ -32,12 +34,12 @@ async function pollUntilFollowedUp(url: string, id: string) {
  * A service on the follow-ups' simulated web with these settings, for the describe
  * block that calls it: started before its tests, closed after.
  */
-function followUpsService(settings: Parameters<typeof startService>[2]): { running: RunningService } {
+function followUpsService(settings: Parameters<typeof injectService>[2]): { running: RunningService } {
   const sim = followUpsSim();
   const service = {} as { running: RunningService };
   beforeAll(async () => {
     await sim.start();
-    service.running = await startService(sim, catalogue, settings);
+    service.running = await injectService(sim, catalogue, settings);
   });
   afterAll(async () => {
     await service.running?.service.close();
@@ -115,7 +117,7 @@ describe('recursive searches', () => {
 
     // The report lists them from the same view: which hit led to each, a link to the one started.
     const report = await (
-      await fetch(`${service.running.url}/api/search/${started.body.queryId}/report.html`)
+      await send(`${service.running.url}/api/search/${started.body.queryId}/report.html`)
     ).text();
     const section = report.slice(report.indexOf('<h2>Follow-up searches (2)</h2>'));
     expect(section).toContain(
@@ -125,7 +127,7 @@ describe('recursive searches', () => {
       '<tr><td><code>rabbit</code></td><td>Alpha</td><td><span class="muted">not searched: search limit reached</span></td></tr>',
     );
     // The link leads to the follow-up's own report (relative to this one's address).
-    const linked = await fetch(
+    const linked = await send(
       new URL(
         `../${bobId}/report.html`,
         `${service.running.url}/api/search/${started.body.queryId}/report.html`,
@@ -226,7 +228,7 @@ describe('follow-ups a dead process left unstarted', () => {
     expect(early.body.status).toBe('completed');
     expect(early.body.followUpsPending).toBe(true);
     expect(early.body.followUps).toBeUndefined();
-    const earlyReport = await (await fetch(`${service.running.url}/api/search/${id}/report.html`)).text();
+    const earlyReport = await (await send(`${service.running.url}/api/search/${id}/report.html`)).text();
     expect(earlyReport).toContain('The follow-up searches of this recursive search are being started');
 
     const late = await pollUntilFollowedUp(service.running.url, id);

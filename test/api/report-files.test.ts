@@ -3,13 +3,15 @@
  * web of the recursive-search tests: Alpha's profile of alice links to Bravo's
  * profile of bob and Charlie's of rabbit, who are followed up; Bravo's profile
  * of bob links on to Charlie's of carol.
+ * Drives the API by inject (test/support/in-memory-api.ts): no socket of the test's own.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/cli/keys.js';
 import { followUpsCatalogue as catalogue, followUpsSim } from '../support/follow-ups-fixture.js';
+import { send } from '../support/in-memory-api.js';
 import { readPdf } from '../support/pdf-text.js';
 import { csvObjects, readGraphMl } from '../support/read-graph.js';
-import { json, pollUntilDone, postSearch, type RunningService, startService } from '../support/service.js';
+import { injectService, json, pollUntilDone, postSearch, type RunningService } from '../support/service.js';
 import { CHROMIUM } from '../web/support.js';
 
 describe('report and graph files of a search', () => {
@@ -20,8 +22,8 @@ describe('report and graph files of a search', () => {
 
   beforeAll(async () => {
     await sim.start();
-    running = await startService(sim, catalogue, { freeLimit: 10, browserPath: CHROMIUM });
-    noChromium = await startService(sim, catalogue, { browserPath: '/nonexistent/chromium' });
+    running = await injectService(sim, catalogue, { freeLimit: 10, browserPath: CHROMIUM });
+    noChromium = await injectService(sim, catalogue, { browserPath: '/nonexistent/chromium' });
     const started = await postSearch(running.url, { username: 'alice', recursive: true });
     id = started.body.queryId;
     const deadline = Date.now() + 30_000;
@@ -42,7 +44,7 @@ describe('report and graph files of a search', () => {
   });
 
   it('prints the report as a PDF whose pages name the hits and the follow-ups', async () => {
-    const response = await fetch(`${running.url}/api/search/${id}/report.pdf`);
+    const response = await send(`${running.url}/api/search/${id}/report.pdf`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/pdf');
     expect(response.headers.get('content-disposition')).toBe('inline; filename="userscout-alice.pdf"');
@@ -65,13 +67,11 @@ describe('report and graph files of a search', () => {
       error: expect.stringContaining('apt-get install chromium'),
     });
     // The HTML report does not need it.
-    expect((await fetch(`${noChromium.url}/api/search/${started.body.queryId}/report.html`)).status).toBe(
-      200,
-    );
+    expect((await send(`${noChromium.url}/api/search/${started.body.queryId}/report.html`)).status).toBe(200);
   });
 
   it('gives the graph as GraphML: the name, its accounts, their links and the follow-ups with their hits', async () => {
-    const response = await fetch(`${running.url}/api/search/${id}/graph.graphml`);
+    const response = await send(`${running.url}/api/search/${id}/graph.graphml`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/graphml+xml; charset=utf-8');
     expect(response.headers.get('content-disposition')).toBe(
@@ -117,7 +117,7 @@ describe('report and graph files of a search', () => {
   it('gives the same graph as node and edge CSV files', async () => {
     const [nodesFile, edgesFile, graphml] = await Promise.all(
       ['graph-nodes.csv', 'graph-edges.csv', 'graph.graphml'].map((f) =>
-        fetch(`${running.url}/api/search/${id}/${f}`),
+        send(`${running.url}/api/search/${id}/${f}`),
       ),
     );
     expect(nodesFile!.headers.get('content-type')).toBe('text/csv; charset=utf-8; header=present');
@@ -143,7 +143,7 @@ describe('report and graph files of a search', () => {
       const stranger = await json(`${running.url}/api/search/${privateId}/${file}`);
       expect([file, stranger.status, stranger.body.code]).toEqual([file, 404, 'search_not_found']);
     }
-    const own = await fetch(`${running.url}/api/search/${privateId}/graph.graphml`, {
+    const own = await send(`${running.url}/api/search/${privateId}/graph.graphml`, {
       headers: { 'x-api-key': owner.key },
     });
     expect(own.status).toBe(200);

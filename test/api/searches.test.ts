@@ -1,9 +1,10 @@
 /**
- * The contract of the search routes clients build on, over real HTTP against the real
- * service on the simulated web: batches (POST /api/searches), lookalike names
+ * The contract of the search routes clients build on, against the real service on the
+ * simulated web: batches (POST /api/searches), lookalike names
  * (variants on POST /api/search), a key's own history (GET /api/searches),
  * cancelling (DELETE /api/search/{id}) on the search thread and on the main
  * thread, and GET /api/usage.
+ * Drives the API by inject (test/support/in-memory-api.ts): no socket of the test's own.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Platform } from '../../src/catalogue/platform.js';
@@ -12,12 +13,12 @@ import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import {
+  injectService,
   json,
   pollUntilDone,
   postSearch,
   type RunningService,
   serviceForBlock,
-  startService,
 } from '../support/service.js';
 
 // Alpha takes [a-z0-9_] only; Bravo states no rule; Charlie takes letters (any script), dots and
@@ -44,8 +45,8 @@ const emulation = emulateCatalogue(catalogue.platforms, catalogue.shields, {
 const sim = new SimWeb({ routes: emulation.routes });
 
 const running: RunningService[] = [];
-async function serve(overrides: Parameters<typeof startService>[2] = {}): Promise<RunningService> {
-  const s = await startService(sim, catalogue, overrides);
+async function serve(overrides: Parameters<typeof injectService>[2] = {}): Promise<RunningService> {
+  const s = await injectService(sim, catalogue, overrides);
   running.push(s);
   return s;
 }
@@ -254,7 +255,7 @@ describe.each([
   ['on the main thread', false],
 ])('DELETE /api/search/{id}: cancel, %s', (_, searchThread) => {
   // For the tests that leave nothing running: the others need a slot or a queue of their own.
-  const idle = serviceForBlock(sim, catalogue, { searchThread });
+  const idle = serviceForBlock(sim, catalogue, { searchThread }, injectService);
   it('stops a running search: error "cancelled", what it found kept, its slot free at once', async () => {
     // Delta would take 20 s; the next search needs the only slot.
     latency.set('Delta', 20_000);

@@ -6,6 +6,7 @@ import type { Catalogue } from '../../src/catalogue/platform.js';
 import { type Config, loadConfig } from '../../src/config.js';
 import { createService, type Service } from '../../src/service.js';
 import type { SimWeb } from '../../src/sim/server.js';
+import { inMemoryOrigin, send } from './in-memory-api.js';
 
 export interface RunningService {
   readonly service: Service;
@@ -22,7 +23,7 @@ export const TEST_METRICS_TOKEN = 'test-metrics-token';
 
 /** The Prometheus text a service serves, asked with the test token. */
 export function metricsText(url: string): Promise<string> {
-  return fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` } }).then((r) =>
+  return send(`${url}/metrics`, { headers: { authorization: `Bearer ${TEST_METRICS_TOKEN}` } }).then((r) =>
     r.text(),
   );
 }
@@ -33,10 +34,33 @@ export async function startService(
   catalogue: Catalogue,
   overrides: Parameters<typeof loadConfig>[0] = {},
 ): Promise<RunningService> {
+  const config = testConfig(sim, overrides);
+  const service = await createService(config, { catalogue });
+  const url = await service.listen();
+  return { service, url, config };
+}
+
+/**
+ * The same service started without listening: its `url` is answered in memory through
+ * `app.inject` (test/support/in-memory-api.ts) by these helpers and `send`. Its checks still
+ * go to the simulated web; only the test's own hop to the API has no socket.
+ */
+export async function injectService(
+  sim: SimWeb,
+  catalogue: Catalogue,
+  overrides: Parameters<typeof loadConfig>[0] = {},
+): Promise<RunningService> {
+  const config = testConfig(sim, overrides);
+  const service = await createService(config, { catalogue });
+  await service.start();
+  return { service, url: inMemoryOrigin(service.app), config };
+}
+
+function testConfig(sim: SimWeb, overrides: Parameters<typeof loadConfig>[0] = {}): Config {
   const dataDir = (overrides.dataDir as string | undefined) ?? tempDir();
   const caFile = join(dataDir, 'sim-ca.pem');
   writeFileSync(caFile, sim.caCert);
-  const config = loadConfig(
+  return loadConfig(
     {
       port: 0,
       host: '127.0.0.1',
@@ -58,9 +82,6 @@ export async function startService(
     },
     {},
   );
-  const service = await createService(config, { catalogue });
-  const url = await service.listen();
-  return { service, url, config };
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: tests read whatever JSON the API answered and assert on it.
@@ -70,7 +91,7 @@ export async function json(
   url: string,
   init: RequestInit = {},
 ): Promise<{ status: number; headers: Headers; body: JsonBody }> {
-  const response = await fetch(url, init);
+  const response = await send(url, init);
   const text = await response.text();
   let body: unknown = text;
   try {
@@ -117,7 +138,7 @@ export async function readEvents(
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), limitMs);
   try {
-    const response = await fetch(url, { headers, signal: controller.signal });
+    const response = await send(url, { headers, signal: controller.signal });
     if (response.status !== 200) throw new Error(`events answered ${response.status}`);
     const reader = response.body!.getReader();
     const decoder = new TextDecoder();
@@ -179,15 +200,19 @@ export async function expectStoreOutage(url: string, username: string) {
   return ready;
 }
 
-/** One service for the enclosing block (or file), started before its tests and closed after them. */
+/**
+ * One service for the enclosing block (or file), started before its tests and closed after them;
+ * `start` is `startService` (listening) or `injectService` (in memory).
+ */
 export function serviceForBlock(
   sim: SimWeb,
   catalogue: Catalogue,
   overrides: Parameters<typeof loadConfig>[0] = {},
+  start: typeof startService = startService,
 ): () => RunningService {
   let running: RunningService | undefined;
   beforeAll(async () => {
-    running = await startService(sim, catalogue, overrides);
+    running = await start(sim, catalogue, overrides);
   });
   afterAll(async () => {
     await running?.service.close();

@@ -1,8 +1,9 @@
 /**
- * What one API key may hold, over real HTTP: watchlists and names per key
+ * What one API key may hold, through the API: watchlists and names per key
  * (409 watchlist_limit), redeliveries per hour (429 rate_limited, with
  * retryAfter), stored deliveries (409 delivery_limit once all are pending);
  * and a revoked key's watchlists stop and its pending deliveries are cancelled.
+ * Drives the API by inject (test/support/in-memory-api.ts); the webhooks still go over loopback.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -11,7 +12,7 @@ import { emulateCatalogue } from '../../src/sim/emulate.js';
 import { SimWeb } from '../../src/sim/server.js';
 import type { DeliveryRecord } from '../../src/store/watchlists.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
-import { json, type RunningService, startService } from '../support/service.js';
+import { injectService, json, type RunningService } from '../support/service.js';
 import { Receiver } from './support.js';
 
 const catalogue = catalogueOf([entry('Alpha')]);
@@ -22,7 +23,7 @@ let s: RunningService;
 beforeAll(async () => {
   await sim.start();
   await receiver.start();
-  s = await startService(sim, catalogue, {
+  s = await injectService(sim, catalogue, {
     webhookAllowPrivate: true,
     watchlistTickMs: 50,
     watchlistMaxPerKey: 2,
