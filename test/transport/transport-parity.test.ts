@@ -1,0 +1,151 @@
+/**
+ * What the http path honours, honoured by the other transports too, on the simulated
+ * web: the body cap (a page past it, with and without Content-Length, is read no
+ * further through the browser than through http).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
+import type { PlatformSpec } from '../../src/catalogue/schema.js';
+import type { Engine } from '../../src/engine/engine.js';
+import { findBrowser } from '../../src/engine/transport/browser.js';
+import type { SimRequest } from '../../src/sim/behaviour.js';
+import { SimWeb } from '../../src/sim/server.js';
+import { createTestCa } from '../../src/sim/tls.js';
+import { catalogueOf, entry } from '../support/catalogue.js';
+import { engineFor } from '../support/engine.js';
+
+const hasBrowser = findBrowser('') !== undefined;
+
+/** One CA for every sim of this file: impit trusts one set of CAs per process (impit-trust.ts). */
+const ca = await createTestCa();
+
+const TRANSPORTS = ['http', 'impersonate', 'browser'] as const;
+
+/** A platform on `host` through `transport`. */
+function spec(
+  name: string,
+  host: string,
+  transport: PlatformSpec['transport'],
+  extra: Partial<PlatformSpec> = {},
+) {
+  return entry(name, {
+    home: `https://${host}/`,
+    profile: `https://${host}/u/{username}`,
+    transport,
+    ...extra,
+  });
+}
+
+/** The site has `alice`; every request's client address is recorded by host. */
+function plain(host: string, from: Map<string, string[]>) {
+  return {
+    host,
+    handle: (req: SimRequest) => {
+      from.set(host, [...(from.get(host) ?? []), req.remoteAddress]);
+      const name = /^\/u\/([^/?]+)/.exec(req.path)?.[1];
+      if (name === undefined) return undefined;
+      return name === 'alice'
+        ? { kind: 'respond' as const, status: 200, body: '<html><title>alice</title><h1>alice</h1></html>' }
+        : { kind: 'respond' as const, status: 404, body: '<html><title>Not found</title></html>' };
+    },
+  };
+}
+
+describe('the body cap, through every transport', () => {
+  const CAP = 16_384;
+  const PAGE_BYTES = 4 * 1024 * 1024;
+  /**
+   * What only a client that read the page to its end does: its title becomes the marker
+   * the platform's rule looks for, and it asks for `/reached-end`.
+   */
+  const TAIL = `<script>document.title = 'read-' + 'to-the-end'; fetch('/reached-end');</script></body></html>`;
+  const filler = '<p>lorem ipsum dolor sit amet</p>\n'.repeat(Math.ceil(PAGE_BYTES / 34));
+  /** Past the cap by megabytes, with Content-Length. */
+  const SIZED = 'sized.test';
+  /** The same, chunked: no Content-Length says how long it is. */
+  const CHUNKED = 'chunked.test';
+  const ended: string[] = [];
+  const sim = new SimWeb({
+    ca,
+    routes: [
+      {
+        host: SIZED,
+        handle: (req: SimRequest) => {
+          if (req.path === '/reached-end') ended.push(req.host);
+          return {
+            kind: 'respond' as const,
+            status: 200,
+            body: `<html><head><title>a page</title></head><body>${filler}${TAIL}`,
+          };
+        },
+      },
+      {
+        host: CHUNKED,
+        handle: (req: SimRequest) => {
+          if (req.path === '/reached-end') ended.push(req.host);
+          return { kind: 'huge' as const, status: 200, bytes: PAGE_BYTES, marker: TAIL };
+        },
+      },
+      plain('plain.test', new Map()),
+    ],
+  });
+  let catalogue: Catalogue;
+  let engine: Engine;
+  const platform = (name: string): Platform => {
+    const found = catalogue.platforms.find((p) => p.name === name);
+    if (!found) throw new Error(name);
+    return found;
+  };
+
+  beforeAll(async () => {
+    await sim.start();
+    const detect = { exists: [{ text: 'read-to-the-end' }], missing: [{ status: [404] }] };
+    const specs: PlatformSpec[] = [];
+    for (const transport of TRANSPORTS) {
+      specs.push(spec(`sized by ${transport}`, SIZED, transport, { detect }));
+      specs.push(spec(`chunked by ${transport}`, CHUNKED, transport, { detect }));
+    }
+    specs.push(spec('plain by browser', 'plain.test', 'browser'));
+    catalogue = catalogueOf(specs);
+    // The browser cannot trust the sim's CA (browser.ts); its first launch takes seconds.
+    engine = engineFor(sim, catalogue, {
+      insecureTls: true,
+      bodyCapBytes: CAP,
+      timeoutMs: 30_000,
+      retries: 0,
+      browserContexts: 1,
+    });
+  });
+  afterAll(async () => {
+    await engine?.close();
+    await sim.stop();
+  });
+
+  for (const site of ['sized', 'chunked'])
+    it.runIf(hasBrowser)(
+      `reads a ${site} page past the cap no further through the browser than through http`,
+      async () => {
+        const http = await engine.check(platform(`${site} by http`), 'alice');
+        // The end of the page is past the cap: http never sees the marker its script would make.
+        expect(http).toMatchObject({ status: 'unknown', evidence: { httpStatus: 200 } });
+        expect(http.evidence.bytesRead).toBe(CAP);
+        for (const transport of ['impersonate', 'browser'] as const) {
+          ended.length = 0;
+          const outcome = await engine.check(platform(`${site} by ${transport}`), 'alice');
+          expect(outcome, transport).toMatchObject({
+            status: http.status,
+            reason: http.reason,
+            evidence: { httpStatus: 200, bytesRead: CAP },
+          });
+          // Nothing past the cap was run: the script at the page's end never asked for anything.
+          expect(ended, transport).toEqual([]);
+        }
+        // The tab that stopped reading serves the next check as usual.
+        expect(await engine.check(platform('plain by browser'), 'alice')).toMatchObject({
+          status: 'hit',
+          evidence: { transport: 'browser' },
+        });
+      },
+      90_000,
+    );
+});
