@@ -1,8 +1,12 @@
 /**
  * What the http path honours, honoured by the other transports too, on the simulated
  * web: the body cap (a page past it, with and without Content-Length, is read no
- * further through the browser than through http).
+ * further through the browser than through http), and the egress identities (a
+ * proxy sees the browser's requests; a source address is where impersonate's and
+ * the browser's requests come from).
  */
+import { createServer } from 'node:http';
+import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
@@ -148,4 +152,90 @@ describe('the body cap, through every transport', () => {
       },
       90_000,
     );
+});
+
+describe('egress identities, through every transport', () => {
+  /** Client addresses each site saw, by host. */
+  const from = new Map<string, string[]>();
+  const sim = new SimWeb({ ca, routes: [plain('plain.test', from), plain('other.test', from)] });
+  /** What the proxy was asked to connect to. */
+  const asked: string[] = [];
+  /** A CONNECT proxy that tunnels every request to the sim's HTTPS port. */
+  const proxy = createServer();
+  proxy.on('connect', (req, socket: Socket) => {
+    asked.push(req.url ?? '');
+    const tunnel = connect(sim.tlsPort, '127.0.0.1', () => {
+      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      tunnel.pipe(socket).pipe(tunnel);
+    });
+    tunnel.on('error', () => socket.destroy());
+    socket.on('error', () => tunnel.destroy());
+  });
+  let catalogue: Catalogue;
+  const engines: Engine[] = [];
+  const engine = (egress: string[]) => {
+    // The browser cannot trust the sim's CA (browser.ts); its first launch takes seconds.
+    const made = engineFor(sim, catalogue, { insecureTls: true, timeoutMs: 30_000, retries: 0, egress });
+    engines.push(made);
+    return made;
+  };
+  const platform = (name: string): Platform => {
+    const found = catalogue.platforms.find((p) => p.name === name);
+    if (!found) throw new Error(name);
+    return found;
+  };
+
+  beforeAll(async () => {
+    await sim.start();
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
+    const specs: PlatformSpec[] = [];
+    for (const transport of TRANSPORTS) {
+      specs.push(spec(`plain by ${transport}`, 'plain.test', transport));
+      specs.push(spec(`other by ${transport}`, 'other.test', transport));
+    }
+    catalogue = catalogueOf(specs);
+  });
+  afterAll(async () => {
+    await Promise.all(engines.map((e) => e.close()));
+    proxy.closeAllConnections();
+    await new Promise((resolve) => proxy.close(resolve));
+    await sim.stop();
+  });
+
+  it.runIf(hasBrowser)(
+    'sends browser checks through the proxy of their identity',
+    async () => {
+      const { port } = proxy.address() as AddressInfo;
+      const proxied = engine([`proxy:http://127.0.0.1:${port}`]);
+      asked.length = 0;
+      expect(await proxied.check(platform('plain by browser'), 'alice')).toMatchObject({
+        status: 'hit',
+        evidence: { transport: 'browser' },
+      });
+      expect(await proxied.check(platform('plain by browser'), 'nobody-here-7')).toMatchObject({
+        status: 'miss',
+      });
+      // The proxy is asked for the site's name, as on the http path.
+      expect(asked).toContain('plain.test:443');
+      expect(asked.every((authority) => authority === 'plain.test:443')).toBe(true);
+    },
+    90_000,
+  );
+
+  // The whole of 127.0.0.0/8 is this machine's: 127.0.0.2 is a source address the sim tells apart.
+  it.runIf(hasBrowser)(
+    'sends every transport from the source address of its identity',
+    async () => {
+      const sourced = engine(['addr:127.0.0.2']);
+      for (const transport of TRANSPORTS) {
+        from.clear();
+        expect(await sourced.check(platform(`other by ${transport}`), 'alice'), transport).toMatchObject({
+          status: 'hit',
+        });
+        expect(from.get('other.test')?.length, transport).toBeGreaterThan(0);
+        expect(new Set(from.get('other.test')), transport).toEqual(new Set(['127.0.0.2']));
+      }
+    },
+    90_000,
+  );
 });
