@@ -1,7 +1,7 @@
 /**
  * What the http path honours, honoured by the other transports too, on the simulated
  * web: the body cap (a page past it, with and without Content-Length, is read no
- * further through the browser than through http), and the egress identities (a
+ * further through the browser than through http, its connection closed), and the egress identities (a
  * proxy sees the browser's requests; a source address is where impersonate's and
  * the browser's requests come from).
  */
@@ -55,6 +55,43 @@ function plain(host: string, from: Map<string, string[]>) {
   };
 }
 
+/**
+ * A CONNECT proxy on loopback that tunnels every request to the sim's HTTPS port: what it
+ * was asked to connect to, in order, and the bytes the sim sent back by that authority.
+ */
+class SimProxy {
+  readonly asked: string[] = [];
+  readonly down = new Map<string, number>();
+  readonly #server = createServer();
+
+  constructor(sim: SimWeb) {
+    this.#server.on('connect', (req, socket: Socket) => {
+      const authority = req.url ?? '';
+      this.asked.push(authority);
+      const tunnel = connect(sim.tlsPort, '127.0.0.1', () => {
+        socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        tunnel.on('data', (chunk: Buffer) =>
+          this.down.set(authority, (this.down.get(authority) ?? 0) + chunk.length),
+        );
+        tunnel.pipe(socket).pipe(tunnel);
+      });
+      tunnel.on('error', () => socket.destroy());
+      socket.on('error', () => tunnel.destroy());
+    });
+  }
+
+  /** Listens; the egress identity that goes through it. */
+  async start(): Promise<string> {
+    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', () => resolve()));
+    return `proxy:http://127.0.0.1:${(this.#server.address() as AddressInfo).port}`;
+  }
+
+  async stop(): Promise<void> {
+    this.#server.closeAllConnections();
+    await new Promise((resolve) => this.#server.close(resolve));
+  }
+}
+
 describe('the body cap, through every transport', () => {
   const CAP = 16_384;
   const PAGE_BYTES = 4 * 1024 * 1024;
@@ -68,6 +105,9 @@ describe('the body cap, through every transport', () => {
   const SIZED = 'sized.test';
   /** The same, chunked: no Content-Length says how long it is. */
   const CHUNKED = 'chunked.test';
+  /** Chunked, and long enough that reading it to its end would show. */
+  const ENDLESS = 'endless.test';
+  const ENDLESS_BYTES = 64 * 1024 * 1024;
   const ended: string[] = [];
   const sim = new SimWeb({
     ca,
@@ -90,9 +130,14 @@ describe('the body cap, through every transport', () => {
           return { kind: 'huge' as const, status: 200, bytes: PAGE_BYTES, marker: TAIL };
         },
       },
+      {
+        host: ENDLESS,
+        handle: () => ({ kind: 'huge' as const, status: 200, bytes: ENDLESS_BYTES }),
+      },
       plain('plain.test', new Map()),
     ],
   });
+  const proxy = new SimProxy(sim);
   let catalogue: Catalogue;
   let engine: Engine;
   const platform = (name: string): Platform => {
@@ -103,27 +148,47 @@ describe('the body cap, through every transport', () => {
 
   beforeAll(async () => {
     await sim.start();
+    const through = await proxy.start();
     const detect = { exists: [{ text: 'read-to-the-end' }], missing: [{ status: [404] }] };
     const specs: PlatformSpec[] = [];
     for (const transport of TRANSPORTS) {
       specs.push(spec(`sized by ${transport}`, SIZED, transport, { detect }));
       specs.push(spec(`chunked by ${transport}`, CHUNKED, transport, { detect }));
+      specs.push(spec(`endless by ${transport}`, ENDLESS, transport, { detect }));
     }
     specs.push(spec('plain by browser', 'plain.test', 'browser'));
     catalogue = catalogueOf(specs);
-    // The browser cannot trust the sim's CA (browser.ts); its first launch takes seconds.
+    // The browser cannot trust the sim's CA (browser.ts); its first launch takes seconds. Through
+    // the proxy, what each connection carried is counted.
     engine = engineFor(sim, catalogue, {
       insecureTls: true,
       bodyCapBytes: CAP,
       timeoutMs: 30_000,
       retries: 0,
       browserContexts: 1,
+      egress: [through],
     });
   });
   afterAll(async () => {
     await engine?.close();
+    await proxy.stop();
     await sim.stop();
   });
+
+  it.runIf(hasBrowser)(
+    'closes the connection of a page past the cap rather than read it to its end, as http does',
+    async () => {
+      for (const transport of TRANSPORTS) {
+        proxy.down.clear();
+        const outcome = await engine.check(platform(`endless by ${transport}`), 'alice');
+        expect(outcome, transport).toMatchObject({ status: 'unknown', evidence: { bytesRead: CAP } });
+        // What was read, and what sat in buffers on the way, when the connection closed.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(proxy.down.get(`${ENDLESS}:443`), transport).toBeLessThan(ENDLESS_BYTES / 8);
+      }
+    },
+    90_000,
+  );
 
   for (const site of ['sized', 'chunked'])
     it.runIf(hasBrowser)(
@@ -158,19 +223,8 @@ describe('egress identities, through every transport', () => {
   /** Client addresses each site saw, by host. */
   const from = new Map<string, string[]>();
   const sim = new SimWeb({ ca, routes: [plain('plain.test', from), plain('other.test', from)] });
-  /** What the proxy was asked to connect to. */
-  const asked: string[] = [];
-  /** A CONNECT proxy that tunnels every request to the sim's HTTPS port. */
-  const proxy = createServer();
-  proxy.on('connect', (req, socket: Socket) => {
-    asked.push(req.url ?? '');
-    const tunnel = connect(sim.tlsPort, '127.0.0.1', () => {
-      socket.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-      tunnel.pipe(socket).pipe(tunnel);
-    });
-    tunnel.on('error', () => socket.destroy());
-    socket.on('error', () => tunnel.destroy());
-  });
+  const proxy = new SimProxy(sim);
+  let through = '';
   let catalogue: Catalogue;
   const engines: Engine[] = [];
   const engine = (egress: string[]) => {
@@ -187,7 +241,7 @@ describe('egress identities, through every transport', () => {
 
   beforeAll(async () => {
     await sim.start();
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', () => resolve()));
+    through = await proxy.start();
     const specs: PlatformSpec[] = [];
     for (const transport of TRANSPORTS) {
       specs.push(spec(`plain by ${transport}`, 'plain.test', transport));
@@ -197,17 +251,15 @@ describe('egress identities, through every transport', () => {
   });
   afterAll(async () => {
     await Promise.all(engines.map((e) => e.close()));
-    proxy.closeAllConnections();
-    await new Promise((resolve) => proxy.close(resolve));
+    await proxy.stop();
     await sim.stop();
   });
 
   it.runIf(hasBrowser)(
     'sends browser checks through the proxy of their identity',
     async () => {
-      const { port } = proxy.address() as AddressInfo;
-      const proxied = engine([`proxy:http://127.0.0.1:${port}`]);
-      asked.length = 0;
+      const proxied = engine([through]);
+      proxy.asked.length = 0;
       expect(await proxied.check(platform('plain by browser'), 'alice')).toMatchObject({
         status: 'hit',
         evidence: { transport: 'browser' },
@@ -216,8 +268,8 @@ describe('egress identities, through every transport', () => {
         status: 'miss',
       });
       // The proxy is asked for the site's name, as on the http path.
-      expect(asked).toContain('plain.test:443');
-      expect(asked.every((authority) => authority === 'plain.test:443')).toBe(true);
+      expect(proxy.asked).toContain('plain.test:443');
+      expect(proxy.asked.every((authority) => authority === 'plain.test:443')).toBe(true);
     },
     90_000,
   );
