@@ -94,7 +94,7 @@ class SimProxy {
 
 describe('the body cap, through every transport', () => {
   const CAP = 16_384;
-  const PAGE_BYTES = 4 * 1024 * 1024;
+  const PAGE_BYTES = 32 * 1024 * 1024;
   /**
    * What only a client that read the page to its end does: its title becomes the marker
    * the platform's rule looks for, and it asks for `/reached-end`.
@@ -107,7 +107,7 @@ describe('the body cap, through every transport', () => {
   const CHUNKED = 'chunked.test';
   /** Chunked, and long enough that reading it to its end would show. */
   const ENDLESS = 'endless.test';
-  const ENDLESS_BYTES = 64 * 1024 * 1024;
+  const ENDLESS_BYTES = 128 * 1024 * 1024;
   const ended: string[] = [];
   const sim = new SimWeb({
     ca,
@@ -182,9 +182,10 @@ describe('the body cap, through every transport', () => {
         proxy.down.clear();
         const outcome = await engine.check(platform(`endless by ${transport}`), 'alice');
         expect(outcome, transport).toMatchObject({ status: 'unknown', evidence: { bytesRead: CAP } });
-        // What was read, and what sat in buffers on the way, when the connection closed.
+        // What was read, and what sat in buffers on the way, when the connection closed. The browser
+        // stops once the count reaches this process, later than http: megabytes past the cap, not the whole.
         await new Promise((resolve) => setTimeout(resolve, 500));
-        expect(proxy.down.get(`${ENDLESS}:443`), transport).toBeLessThan(ENDLESS_BYTES / 8);
+        expect(proxy.down.get(`${ENDLESS}:443`), transport).toBeLessThan(ENDLESS_BYTES / 4);
       }
     },
     90_000,

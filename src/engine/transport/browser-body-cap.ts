@@ -3,7 +3,9 @@
  * body is counted as it arrives (the DevTools protocol's Network.dataReceived: decoded
  * bytes, as http.ts counts them behind its decompression) and the page's loading is
  * stopped once one answer passes the cap: its connection is closed rather than read on,
- * as http.ts closes one, and nothing past the cap is parsed or run after that.
+ * as http.ts closes one. Chromium reads on while the count travels to this process, so it
+ * stops some way past the cap (megabytes on a busy machine), not at it; what the page
+ * shows is then cut to the cap (browser.ts).
  */
 import type { CDPSession } from 'playwright-core';
 

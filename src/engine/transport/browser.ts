@@ -335,9 +335,10 @@ export class BrowserTransport {
           }
           return route.continue();
         });
-        // The page's answers are counted against the body cap through it (browser-body-cap.ts).
+        // The page's answers are counted against the body cap through it (browser-body-cap.ts);
+        // it keeps no copy of their bodies, which Chromium would otherwise hold for each session.
         const session = await context.newCDPSession(page);
-        await session.send('Network.enable');
+        await session.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
         return { context, page, session };
       } catch (error) {
         await context.close().catch(() => undefined);
