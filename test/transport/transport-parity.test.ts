@@ -11,14 +11,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import type { Engine } from '../../src/engine/engine.js';
-import { findBrowser } from '../../src/engine/transport/browser.js';
 import type { SimRequest } from '../../src/sim/behaviour.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { createTestCa } from '../../src/sim/tls.js';
+import { hasBrowser } from '../support/browser-guard.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
-
-const hasBrowser = findBrowser('') !== undefined;
 
 /** One CA for every sim of this file: impit trusts one set of CAs per process (impit-trust.ts). */
 const ca = await createTestCa();
