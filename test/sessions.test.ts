@@ -5,7 +5,8 @@
  * platform's check host only (not on a redirect elsewhere, not to another platform),
  * and its value never appears in a log line, an API answer, a report or an error.
  */
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,6 +102,11 @@ const SPECS: PlatformSpec[] = [
   }),
   entry('Plain', { home: `https://${HOSTS.plain}/`, profile: `https://${HOSTS.plain}/u/{username}` }),
 ];
+
+/** A PDF's text, as a reader would copy it: its streams are compressed, so its bytes prove nothing. */
+function pdfText(file: string): string {
+  return execFileSync('pdftotext', [file, '-'], { encoding: 'utf8' });
+}
 
 describe('operator sessions', () => {
   const sim = new SimWeb({
@@ -333,6 +339,48 @@ describe('operator sessions', () => {
         await through.close();
       }
     });
+
+    it.skipIf(!hasBrowser)(
+      'the browser follows a redirect to another host, leaving the session cookie behind',
+      async () => {
+        const paged = catalogueOf([
+          entry('Hopper Browser', {
+            home: `https://${HOSTS.hopper}/`,
+            profile: `https://${HOSTS.hopper}/u/{username}`,
+            check: { redirects: 'follow' },
+            transport: 'browser',
+          }),
+        ]);
+        const secret = simSessionValue(HOSTS.walledBrowser);
+        // Chromium cannot trust the sim's CA (browser.ts): this engine accepts any certificate.
+        const browsing = engineFor(sim, paged, {
+          sessions: JSON.stringify({ 'Hopper Browser': { cookies: { sid: secret } } }),
+          insecureTls: true,
+          retries: 0,
+          // Chromium's first launch takes seconds.
+          timeoutMs: 30_000,
+        });
+        try {
+          seen.length = 0;
+          const outcome = await browsing.check(paged.platforms[0]!, 'alice');
+          expect(outcome, JSON.stringify(outcome)).toMatchObject({
+            status: 'hit',
+            evidence: { finalUrl: `https://${HOSTS.elsewhere}/u/alice`, transport: 'browser' },
+          });
+          secretFree('the outcome', JSON.stringify(outcome));
+          const hops = seen.filter((s) => s.host === HOSTS.hopper);
+          expect(hops.length).toBeGreaterThan(0);
+          for (const hop of hops) expect(hop.cookie).toBe(`sid=${secret}`);
+          // Every request the page made elsewhere (its document, anything it asked for) went without it.
+          const elsewhere = seen.filter((s) => s.host !== HOSTS.hopper);
+          expect(elsewhere.map((s) => s.host)).toContain(HOSTS.elsewhere);
+          for (const other of elsewhere) secretFree(`request to ${other.host}`, JSON.stringify(other));
+        } finally {
+          await browsing.close();
+        }
+      },
+      60_000,
+    );
   });
 
   it('through the service: hit and miss with a session, session_required without, and no value in logs, answers or reports', async () => {
@@ -406,6 +454,16 @@ describe('operator sessions', () => {
         ])
           expect((await get(path)).status).toBe(200);
         answers.push(await readEvents(`${url}/api/search/${id}/events`, 5_000));
+      }
+      if (hasBrowser) {
+        const pdf = await fetch(`${url}/api/search/${searched.alice}/report.pdf`);
+        expect(pdf.status).toBe(200);
+        const file = join(dir, 'service-report.pdf');
+        writeFileSync(file, Buffer.from(await pdf.arrayBuffer()));
+        const printed = pdfText(file);
+        expect(printed).toContain('Walled');
+        // A table cell wraps long text across lines: a value cut in two is still found.
+        answers.push(printed, printed.replace(/\s+/g, ''));
       }
       await get('/api/platforms');
       await get('/metrics', { authorization: 'Bearer metrics-token' });
@@ -516,6 +574,26 @@ describe('operator sessions', () => {
         }
       }
     }, 60_000);
+
+    it.skipIf(!hasBrowser)(
+      'prints a PDF report with --sessions-file that holds no session value',
+      async () => {
+        const sessionsFile = join(dir, 'cli-sessions-pdf.json');
+        writeFileSync(sessionsFile, sessionsJson);
+        const output = join(dir, 'report.pdf');
+        const { io, text, errors } = capture();
+        await runSearch(['alice'], options({ sessionsFile, format: 'pdf', output }), io, env);
+        secretFree('--format pdf', `${text.join('\n')}\n${errors.join('\n')}`);
+        const printed = pdfText(output);
+        expect(printed).toContain('Hits (2)');
+        expect(printed).toContain('Walled');
+        secretFree('the PDF report', printed);
+        // A table cell wraps long text across lines: a value cut in two is still found.
+        secretFree('the PDF report, unwrapped', printed.replace(/\s+/g, ''));
+        secretFree('the PDF file', readFileSync(output, 'latin1'));
+      },
+      60_000,
+    );
 
     it('reads unknown/session_required without one', async () => {
       const { io, text } = capture();

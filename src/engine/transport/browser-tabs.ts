@@ -11,10 +11,11 @@ import { BROWSER_CLOSE_MS, BROWSER_TAB_IDLE_MS } from '../../tuning.js';
 import type { CheckRequest } from '../verdict/request.js';
 import { BrowserPool, type ContextEnd, type PooledBrowser, within } from './browser-pool.js';
 
-/** A context and its page, once opened. */
+/** A context and its page, once opened, with the page's DevTools session (its Network domain enabled). */
 export interface Opened {
   readonly context: BrowserContext;
   readonly page: Page;
+  readonly session: CDPSession;
 }
 
 /** The check a tab serves now: its request, and whether its own navigation is still to come. */
@@ -32,7 +33,6 @@ export interface Tab {
   readonly opening: Promise<Opened>;
   /** What the page's routing reads: the check it serves now, none between checks. */
   readonly serving: { current?: TabCheck | undefined };
-  cdp?: CDPSession;
 }
 
 /**
@@ -42,12 +42,10 @@ export interface Tab {
  * writes again after the clearing. False when the context holds another page (a popup
  * goes on writing) or the wipe could not be done in time: the tab is then closed.
  */
-export async function wipe(tab: Tab, opened: Opened, origin: string): Promise<boolean> {
+export async function wipe(opened: Opened, origin: string): Promise<boolean> {
   return within(BROWSER_CLOSE_MS, async () => {
-    const { context, page } = opened;
+    const { context, page, session: cdp } = opened;
     if (context.pages().length !== 1) return false;
-    tab.cdp ??= await context.newCDPSession(page);
-    const cdp = tab.cdp;
     await cdp.send('Emulation.setScriptExecutionDisabled', { value: true });
     // Through the protocol, not the page's own sessionStorage, which a script may have replaced.
     await cdp.send('DOMStorage.enable');

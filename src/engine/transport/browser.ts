@@ -17,6 +17,7 @@ import { UserscoutError } from '../../errors.js';
 import { BROWSER_SETTLE_MS } from '../../tuning.js';
 import type { CheckRequest } from '../verdict/request.js';
 import type { ResponseView } from '../verdict/response-view.js';
+import { BodyCapWatch } from './browser-body-cap.js';
 import type { BrowserBudget } from './browser-budget.js';
 import type { BrowserDirectory } from './browser-directory.js';
 import { BrowserPool } from './browser-pool.js';
@@ -87,6 +88,9 @@ export function browserRefusal(options: Pick<BrowserOptions, 'ca' | 'insecure'>)
 
 /** Resources a check never needs to read a page: not fetched, to save the CPU and bytes. */
 const SKIPPED = new Set(['image', 'media', 'font', 'stylesheet']);
+
+/** What a wait gives when the body cap stopped the page's loading before it ended. */
+const STOPPED = Symbol('stopped at the body cap');
 
 /** Run in the page: whether it holds a script or a meta refresh, the ways a page navigates itself. */
 const CAN_NAVIGATE_ITSELF = () =>
@@ -268,8 +272,7 @@ export class BrowserTransport {
         const origin = new URL(request.url).origin;
         // Storage written by another origin's document would not be wiped: such a tab is closed.
         const ownOnly = () => origins.size === 1 && origins.has(origin);
-        kept =
-          !this.#closed && !signal.aborted && ownOnly() && (await wipe(tab, opened, origin)) && ownOnly();
+        kept = !this.#closed && !signal.aborted && ownOnly() && (await wipe(opened, origin)) && ownOnly();
         return exchange;
       } finally {
         opened.context.off('request', onRequest);
@@ -332,7 +335,11 @@ export class BrowserTransport {
           }
           return route.continue();
         });
-        return { context, page };
+        // The page's answers are counted against the body cap through it (browser-body-cap.ts);
+        // it keeps no copy of their bodies, which Chromium would otherwise hold for each session.
+        const session = await context.newCDPSession(page);
+        await session.send('Network.enable', { maxTotalBufferSize: 0, maxResourceBufferSize: 0 });
+        return { context, page, session };
       } catch (error) {
         await context.close().catch(() => undefined);
         throw error;
@@ -342,7 +349,11 @@ export class BrowserTransport {
     return { identity, pooled, done, opening, serving };
   }
 
-  /** Reads the check's page once it settled. */
+  /**
+   * Reads the check's page once it settled, or as it stands once an answer passed the body
+   * cap (its loading then stopped, as http.ts stops reading: what came within the cap is
+   * the body, classified as complete).
+   */
   async #read<D>(
     tab: Tab,
     opened: Opened,
@@ -362,27 +373,32 @@ export class BrowserTransport {
     };
     page.on('response', onResponse);
     page.on('framenavigated', onNavigated);
+    const cap = new BodyCapWatch(opened.session, options.bodyCapBytes);
     const aborted = new Promise<never>((_, reject) => {
       if (options.signal.aborted) reject(options.signal.reason);
       options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true });
     });
     aborted.catch(() => undefined);
+    const stopped = cap.stopped.then((): typeof STOPPED => STOPPED);
+    /** `work`, unless the check's deadline or the body cap ends the wait first. */
+    const until = <T>(work: Promise<T>) => Promise.race([work, aborted, stopped]);
     try {
-      const answered = await Promise.race([
-        page.goto(request.url, { waitUntil: 'load', timeout: 0 }),
-        aborted,
-      ]);
-      document ??= answered ?? undefined;
+      const going = page.goto(request.url, { waitUntil: 'load', timeout: 0 });
+      // Stopped before its document came, the navigation fails: the page is read as it stands.
+      going.catch(() => undefined);
+      const answered = await until(going);
+      if (answered !== STOPPED) document ??= answered ?? undefined;
       // A challenge's script sets its cookie and reloads: read once the page stays on one document.
-      for (let seen = -1; seen !== navigations; ) {
+      for (let seen = -1; seen !== navigations && !cap.passed; ) {
         seen = navigations;
-        await Promise.race([page.waitForLoadState('load', { timeout: 0 }), aborted]);
+        if ((await until(page.waitForLoadState('load', { timeout: 0 }))) === STOPPED) break;
         // A page with no script and no refresh cannot navigate itself: nothing to settle.
-        if (!(await Promise.race([page.evaluate(CAN_NAVIGATE_ITSELF), aborted]).catch(() => true))) break;
-        await Promise.race([new Promise((resolve) => setTimeout(resolve, BROWSER_SETTLE_MS)), aborted]);
+        if (!(await until(page.evaluate(CAN_NAVIGATE_ITSELF)).catch(() => true))) break;
+        await until(new Promise((resolve) => setTimeout(resolve, BROWSER_SETTLE_MS)));
       }
       const html = await Promise.race([page.content(), aborted]);
       const bytes = Buffer.from(html, 'utf8');
+      // The page's scripts may have written more than came: the classifier reads no more than the cap.
       const capped =
         bytes.length > options.bodyCapBytes ? bytes.subarray(0, options.bodyCapBytes).toString('utf8') : html;
       const url = page.url();
@@ -395,8 +411,10 @@ export class BrowserTransport {
         complete: true,
       };
       const decision = options.decide(view);
-      return { view, bytesRead: Math.min(bytes.length, options.bodyCapBytes), decision };
+      const bytesRead = cap.passed ? options.bodyCapBytes : Math.min(bytes.length, options.bodyCapBytes);
+      return { view, bytesRead, decision };
     } finally {
+      cap.end();
       page.off('response', onResponse);
       page.off('framenavigated', onNavigated);
     }
