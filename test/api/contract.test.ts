@@ -228,7 +228,8 @@ describe('a search, start to finish', () => {
     expect(done.coverage).toBeLessThan(0.5);
     expect(done.warning).toMatch(
       new RegExp(
-        `^Only 1 of ${1 + unreached} platforms answered; ${unreached} could not be reached or could not tell \\(connection \\d+`,
+        // Reset connections, most often; on a loaded machine some end at their deadline first.
+        `^Only 1 of ${1 + unreached} platforms answered; ${unreached} could not be reached or could not tell \\((connection|timeout) \\d+`,
       ),
     );
     expect(done.warning).toContain('A missing hit on those proves nothing.');

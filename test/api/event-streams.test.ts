@@ -131,9 +131,9 @@ describe('many event streams on one search', () => {
     expect(streams.every((s) => s.status === 200)).toBe(true);
     // Every platform answers at about the same moment: a burst of 1,000 results to 200 streams.
     await probing;
-    // Generous (the simulated web shares the process; under 1 s here): when each stream
-    // encoded and wrote every event itself, this burst held the server for about 15 s.
-    expect(slowest).toBeLessThan(5_000);
+    // Generous, as the simulated web and a full suite share the cores (5 s seen there): when
+    // each stream encoded and wrote every event itself, this burst held the server for about 15 s.
+    expect(slowest).toBeLessThan(10_000);
     await until(() => streams.every((s) => s.text().includes('event: done')));
   }, 60_000);
 });
