@@ -82,7 +82,7 @@ const defenceOfPlatform = (platform: string): Defence => {
 const SHIELD_READ: Record<Defence, { rule: RegExp; httpStatus: number | undefined }> = {
   handshake: { rule: /^shield: cloudflare-block$/, httpStatus: 403 },
   'handshake-alert': {
-    rule: /^shield: tls-handshake-refused \(ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: /,
+    rule: /^shield: tls-handshake-refused \(ERR_SSL_(?:SSLV3|SSL\/TLS)_ALERT_HANDSHAKE_FAILURE: /,
     httpStatus: undefined,
   },
   challenge: { rule: /^shield: cloudflare-mitigated$/, httpStatus: 403 },

@@ -145,7 +145,7 @@ describe('sites that defend themselves', () => {
     // No answer, no status: the refusal named, sent once (a defence is not retried).
     expect(refused).toMatchObject({ status: 'unknown', reason: 'waf', evidence: { attempts: 1 } });
     expect(refused.evidence.rule).toMatch(
-      /^shield: tls-handshake-refused \(ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE: /,
+      /^shield: tls-handshake-refused \(ERR_SSL_(?:SSLV3|SSL\/TLS)_ALERT_HANDSHAKE_FAILURE: /,
     );
     expect(refused.evidence.httpStatus).toBeUndefined();
     expect(refused.evidence.transport).toBeUndefined();

@@ -13,6 +13,11 @@ const ALERT = nodeError(
   'ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE',
   '80CCE955477F0000:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1601:SSL alert number 40\n',
 );
+/** The same alert as Node 24 names it (OpenSSL 3.5 reworded the reason). */
+const ALERT_NODE_24 = nodeError(
+  'ERR_SSL_SSL/TLS_ALERT_HANDSHAKE_FAILURE',
+  '403D4A2F207F0000:error:0A000410:SSL routines:ssl3_read_bytes:ssl/tls alert handshake failure:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:918:SSL alert number 40\n',
+);
 const CLOSED_IN_HANDSHAKE = nodeError(
   'ECONNRESET',
   'Client network socket disconnected before secure TLS connection was established',
@@ -57,6 +62,8 @@ describe('a TLS handshake the server refused', () => {
     for (const error of [
       ALERT,
       nodeError('ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', ALERT.message, true),
+      ALERT_NODE_24,
+      nodeError('ERR_SSL_SSL/TLS_ALERT_HANDSHAKE_FAILURE', ALERT_NODE_24.message, true),
       CLOSED_IN_HANDSHAKE,
     ])
       expect(handshakeRefused(error), String(error)).toBe(true);

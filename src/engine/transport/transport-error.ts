@@ -30,8 +30,11 @@ const TLS = new Set([
 export const TLS_ALERT_CODE = 'ERR_SSL_HANDSHAKE_FAILURE';
 /** impit's code for a connection the server closed before the TLS handshake was done (impit-error.ts). */
 export const HANDSHAKE_CLOSED_CODE = 'EUSERSCOUT_HANDSHAKE_CLOSED';
-/** A fatal alert the server sent in the handshake, as Node names OpenSSL's reasons (`ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE`). */
-const ALERT = /^ERR_SSL_(?:SSLV3|TLSV1|TLSV13)_ALERT_/;
+/**
+ * A fatal alert the server sent in the handshake, as Node names OpenSSL's reasons: the
+ * prefix follows OpenSSL's wording (`ERR_SSL_SSLV3_ALERT_…` on Node 20, `ERR_SSL_SSL/TLS_ALERT_…` on 24).
+ */
+const ALERT = /^ERR_SSL_(?:SSLV3|TLSV1|TLSV13|SSL\/TLS)_ALERT_/;
 /** A certificate our side refused: never the server refusing us. */
 const CERTIFICATE =
   /^(?:CERT_|ERR_TLS_CERT|DEPTH_ZERO_SELF_SIGNED|SELF_SIGNED_CERT|UNABLE_TO_|HOSTNAME_MISMATCH)/;
