@@ -21,6 +21,7 @@ import { loadCatalogueFrom } from './catalogue/source.js';
 import { createRedisBackend, listenPort, throttled } from './cluster.js';
 import type { Config } from './config.js';
 import { createEngine, loadSessions } from './engine/create-engine.js';
+import { browserStartNotice } from './engine/transport/browser.js';
 import { TransportTally } from './engine/transport/transport-tally.js';
 import { ConfigError } from './errors.js';
 import { leanHeap } from './lean-heap.js';
@@ -256,6 +257,13 @@ export async function createService(config: Config, options: ServiceOptions = {}
   let sweeper: NodeJS.Timeout | undefined;
 
   const start = async () => {
+    const browserOff =
+      config.role !== 'api' &&
+      browserStartNotice(
+        { caFile: config.caFile, insecure: config.insecureTls, escalations: config.escalations },
+        catalogue.platforms,
+      );
+    if (browserOff) app.log.warn(browserOff);
     if (backend && !(await backend.waitUntilReady(2_000)))
       app.log.warn('Redis does not answer yet: answering 503 until it does');
     // The schema first (PostgreSQL migrates before its first query); during an outage it

@@ -86,6 +86,26 @@ export function browserRefusal(options: Pick<BrowserOptions, 'ca' | 'insecure'>)
   );
 }
 
+/**
+ * What to say once at start when the settings keep the browser off while some of
+ * `platforms` may need it (their entry names it, or escalation may reach it), so a user
+ * learns it there and not from each check's unknown. Undefined when nothing is kept off.
+ */
+export function browserStartNotice(
+  settings: { readonly caFile: string; readonly insecure: boolean; readonly escalations: number },
+  platforms: readonly { readonly transport: string }[],
+): string | undefined {
+  const refusal = browserRefusal({ ca: settings.caFile ? [settings.caFile] : [], insecure: settings.insecure });
+  if (!refusal) return undefined;
+  const named = platforms.filter((p) => p.transport === 'browser').length;
+  if (named === 0 && settings.escalations === 0) return undefined;
+  const who = [
+    ...(named > 0 ? [`${named} platform${named === 1 ? '' : 's'} naming it will read unknown (needs_browser)`] : []),
+    ...(settings.escalations > 0 ? ['escalations stop before it'] : []),
+  ].join(', and ');
+  return `browser transport off: ${refusal.message}; ${who}`;
+}
+
 /** Resources a check never needs to read a page: not fetched, to save the CPU and bytes. */
 const SKIPPED = new Set(['image', 'media', 'font', 'stylesheet']);
 
