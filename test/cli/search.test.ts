@@ -203,7 +203,12 @@ describe('userscout search', () => {
   it('says once, at start, that --ca-file keeps the browser off, and its platform reads unknown for it', async () => {
     const browsing = file('browsing.json', [specs[0]!, { ...specs[1]!, transport: 'browser' }]);
     const { io, lines } = capture();
-    const code = await runSearch(['alice'], options({ catalogue: browsing, format: 'json', all: true }), io, env);
+    const code = await runSearch(
+      ['alice'],
+      options({ catalogue: browsing, format: 'json', all: true }),
+      io,
+      env,
+    );
     expect(code).toBe(0);
     const warnings = lines.filter((l) => l.startsWith('err warning:'));
     expect(warnings).toEqual([
@@ -213,9 +218,16 @@ describe('userscout search', () => {
     ]);
     // Said before any result is written.
     expect(lines.indexOf(warnings[0]!)).toBeLessThan(lines.findIndex((l) => l.startsWith('out ')));
-    const results = JSON.parse(lines.filter((l) => l.startsWith('out ')).map((l) => l.slice(4)).join('\n'))
-      .results as { platform: string; status: string; reason?: string }[];
-    expect(results.find((r) => r.platform === 'Bravo')).toMatchObject({ status: 'unknown', reason: 'needs_browser' });
+    const results = JSON.parse(
+      lines
+        .filter((l) => l.startsWith('out '))
+        .map((l) => l.slice(4))
+        .join('\n'),
+    ).results as { platform: string; status: string; reason?: string }[];
+    expect(results.find((r) => r.platform === 'Bravo')).toMatchObject({
+      status: 'unknown',
+      reason: 'needs_browser',
+    });
     expect(results.find((r) => r.platform === 'Alpha')).toMatchObject({ status: 'hit' });
     // Without a platform that needs it, or with certificates not checked, nothing is said.
     const quiet = capture();

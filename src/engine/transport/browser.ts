@@ -95,12 +95,17 @@ export function browserStartNotice(
   settings: { readonly caFile: string; readonly insecure: boolean; readonly escalations: number },
   platforms: readonly { readonly transport: string }[],
 ): string | undefined {
-  const refusal = browserRefusal({ ca: settings.caFile ? [settings.caFile] : [], insecure: settings.insecure });
+  const refusal = browserRefusal({
+    ca: settings.caFile ? [settings.caFile] : [],
+    insecure: settings.insecure,
+  });
   if (!refusal) return undefined;
   const named = platforms.filter((p) => p.transport === 'browser').length;
   if (named === 0 && settings.escalations === 0) return undefined;
   const who = [
-    ...(named > 0 ? [`${named} platform${named === 1 ? '' : 's'} naming it will read unknown (needs_browser)`] : []),
+    ...(named > 0
+      ? [`${named} platform${named === 1 ? '' : 's'} naming it will read unknown (needs_browser)`]
+      : []),
     ...(settings.escalations > 0 ? ['escalations stop before it'] : []),
   ].join(', and ');
   return `browser transport off: ${refusal.message}; ${who}`;
