@@ -5,7 +5,6 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
-import { ControlCount } from '../schedule/control-count.js';
 import type { LimitSource } from '../schedule/limits.js';
 import { budgetOrigin, originLoads } from '../schedule/politeness-bound.js';
 import type { BudgetLimit, RateBudget } from '../schedule/rate-budget.js';
@@ -65,19 +64,23 @@ const CLOSING_SHARDS = 32;
 
 /**
  * The requests a search of `platforms` sends each site (politeness-bound.ts `originLoads`), by
- * site: a check each, and a control each for the `controlled` platforms.
+ * site: a check each, and the controls they may take along, with the identities each is
+ * `due` through (none without controls).
  */
 function siteDemand(
   platforms: readonly Platform[],
   budget: BudgetLimit,
-  controlled: ReadonlySet<Platform>,
+  due: ((platform: Platform) => number) | undefined,
 ): Map<string, SiteDemand> {
   return new Map(
-    originLoads(platforms, budget).map((o) => {
-      let requests = o.platforms.length;
-      for (const p of o.platforms) if (controlled.has(p)) requests++;
-      return [o.origin, { requests, ceiling: o.limit }];
-    }),
+    originLoads(platforms, budget).map((o) => [
+      o.origin,
+      {
+        requests: o.platforms.length,
+        ceiling: o.limit,
+        controls: due && new Map(o.platforms.map((p) => [p.id, due(p)])),
+      },
+    ]),
   );
 }
 
@@ -111,8 +114,6 @@ export class Engine {
   readonly #tally: TransportTally | undefined;
   /** Admits searches and books every request's send time (src/schedule/scheduler.ts). */
   readonly #scheduler: Scheduler;
-  /** Due controls counted by searches before they start (src/schedule/control-count.ts). */
-  readonly #controlCount = new ControlCount();
   /** The egress identities' names, in the order of their dispatchers. */
   readonly #identities: readonly string[];
   readonly catalogue: Catalogue;
@@ -241,26 +242,17 @@ export class Engine {
     let wake: (() => void) | undefined;
     const onCancel = () => wake?.();
     // A check may send its platform's control alongside it (eager controls, due once a window
-    // per identity), a request of the same budget: each due control is counted by one search
-    // (its check sends it, or another's does), until that search's check ends, sent or not.
+    // per identity), a request of the same budget, which the scheduler counts (control-count.ts).
     const controls = this.#controls;
-    const controlled = controls
-      ? this.#controlCount.count(platforms, (p) => controls.controlsDue(p, this.#identities))
-      : new Set<Platform>();
+    const due = controls && ((p: Platform) => controls.controlsDue(p, this.#identities));
     // Each site admits its requests when they fit there, so none waits past its deadline.
-    let admission: Admission;
-    try {
-      // Its sites' limits as the cluster last learned them, so its start and its sends count them.
-      await Promise.all([this.#siteLimits?.fresh(), this.#transportBook?.fresh()]);
-      admission = await this.#scheduler.admit(
-        siteDemand(platforms, this.#budget, controlled),
-        priority,
-        signal,
-      );
-    } catch (error) {
-      for (const platform of controlled) this.#controlCount.release(platform);
-      throw error;
-    }
+    // Its sites' limits as the cluster last learned them, so its start and its sends count them.
+    await Promise.all([this.#siteLimits?.fresh(), this.#transportBook?.fresh()]);
+    const admission: Admission = await this.#scheduler.admit(
+      siteDemand(platforms, this.#budget, due),
+      priority,
+      signal,
+    );
     signal?.addEventListener('abort', onCancel, { once: true });
     // How it stops waiting for each check not ended: left, a check is cancelled unless another waits too.
     const waitingFor = new Set<Cancellation>();
@@ -300,10 +292,7 @@ export class Engine {
         .finally(() => {
           waitingFor.delete(leave);
           uncount();
-          if (controlled.delete(platform)) {
-            this.#controlCount.release(platform);
-            admission.release(site);
-          }
+          admission.checkEnded(platform.id);
           remaining--;
           wake?.();
         });
@@ -336,8 +325,6 @@ export class Engine {
       // Checks not sent yet that no one else waits for never will be.
       for (const leave of waitingFor) leave.cancel?.(new Error('search ended'));
       waitingFor.clear();
-      for (const platform of controlled) this.#controlCount.release(platform);
-      controlled.clear();
       admission.close();
       ready.length = 0;
       signal?.removeEventListener('abort', onCancel);

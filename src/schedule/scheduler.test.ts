@@ -71,6 +71,46 @@ describe('Scheduler', () => {
     expect(scheduler.sites).toBe(0);
   });
 
+  it('counts a due control for one search at a time, until its check ends or its search does', async () => {
+    const { scheduler } = setup();
+    // Alpha's control is due through one identity, Bravo's through none.
+    const withControls = () =>
+      new Map([
+        [
+          's',
+          {
+            requests: 2,
+            ceiling: FOUR,
+            controls: new Map([
+              ['alpha', 1],
+              ['bravo', 0],
+            ]),
+          },
+        ],
+      ]);
+    const first = await scheduler.admit(withControls());
+    expect(scheduler.unsent('s')).toBe(3);
+    // Started beside it, a second search finds Alpha's control counted: its checks alone.
+    const second = await scheduler.admit(withControls());
+    expect(scheduler.unsent('s')).toBe(5);
+    // The second's check of Alpha ending releases nothing it did not count.
+    second.checkEnded('alpha');
+    expect(scheduler.unsent('s')).toBe(5);
+    // The first's does: its control leaves the site's count, and the next search counts it again.
+    first.checkEnded('alpha');
+    first.checkEnded('alpha');
+    expect(scheduler.unsent('s')).toBe(4);
+    const third = await scheduler.admit(withControls());
+    expect(scheduler.unsent('s')).toBe(7);
+    // A search that ends releases the control it counted, with its other requests.
+    third.close();
+    expect(scheduler.unsent('s')).toBe(4);
+    const fourth = await scheduler.admit(withControls());
+    expect(scheduler.unsent('s')).toBe(7);
+    for (const admission of [first, second, fourth]) admission.close();
+    expect(scheduler.unsent('s')).toBe(0);
+  });
+
   it('starts a search at once: its checks to sites with room go while its busy site admits it later', async () => {
     const { clock, scheduler, sends, check } = setup({ admitWithinMs: 1000 });
     const ahead = await scheduler.admit(demand('busy', 4));

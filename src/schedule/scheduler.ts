@@ -3,7 +3,8 @@
  * retries alike. The path of a check:
  *
  * 1. Admitted, site by site. A search tells, per site, how many requests it will
- *    send (its checks and the controls they may take along). At each site they are
+ *    send: its checks, and the controls they may take along, each due control
+ *    counted by one search at a time (control-count.ts). At each site they are
  *    admitted when the requests not yet sent there and its own would all go within
  *    `admitWithinMs` at the site's budget; until then they wait in that site's line
  *    of searches (order a, below; only the first may be admitted), so an admitted
@@ -59,6 +60,7 @@
 
 import type { Booking } from './booking.js';
 import { type Clock, sleep, systemClock } from './clock.js';
+import { ControlCount } from './control-count.js';
 import { InFlightCap } from './in-flight-cap.js';
 import { Ledger } from './ledger.js';
 import { catalogueLimits, type LimitSource, withinCeiling } from './limits.js';
@@ -91,7 +93,13 @@ export interface SchedulerOptions {
 
 /** What a search will send one site. */
 export interface SiteDemand {
+  /** Its checks there. */
   readonly requests: number;
+  /**
+   * The controls those checks may take along: platform id → the identities its control is
+   * due through. The scheduler counts each for one search at a time, until its check ends.
+   */
+  readonly controls?: ReadonlyMap<string, number> | undefined;
   /** The catalogue's budget of the site. */
   readonly ceiling: BudgetLimit;
 }
@@ -135,8 +143,10 @@ export interface Admission {
   admitted(site: string): boolean;
   /** Settles once `site` admits this search's requests, or the search ends first; undefined if admitted. */
   whenAdmitted(site: string): Promise<void> | undefined;
-  /** One request counted on `site` will not be booked (a control not needed). */
+  /** One request counted on `site` will not be booked. */
   release(site: string): void;
+  /** The search's check of `platform` ended: the control it counted for it, if any, is released. */
+  checkEnded(platform: string): void;
   /** Releases every request counted and not booked (the search ended). */
   close(): void;
 }
@@ -177,6 +187,8 @@ export class Scheduler {
   readonly #clock: Clock;
   readonly #cap: InFlightCap;
   readonly #sites = new Map<string, Site>();
+  /** Due controls counted by searches admitted or waiting, until their checks end. */
+  readonly #controls = new ControlCount();
   /** Send records of ledgers forgotten while their sends still count, by key. */
   readonly #recent = new Map<string, number>();
   #seq = 0;
@@ -209,14 +221,21 @@ export class Scheduler {
   admit(demand: ReadonlyMap<string, SiteDemand>, priority = 0, signal?: AbortSignal): Promise<Admission> {
     signal?.throwIfAborted();
     const claims = new Map<string, Claim>();
+    /** The controls this search counts, by platform: the site each is counted on. */
+    const controlled = new Map<string, string>();
     for (const [name, d] of demand) {
-      if (d.requests <= 0) continue;
+      let requests = d.requests;
+      for (const platform of d.controls ? this.#controls.count(d.controls) : []) {
+        controlled.set(platform, name);
+        requests++;
+      }
+      if (requests <= 0) continue;
       const site = this.#site(name);
       const claim: Claim = {
         site,
         ceiling: d.ceiling,
         priority,
-        left: d.requests,
+        left: requests,
         admitted: false,
         pending: [],
       };
@@ -225,7 +244,7 @@ export class Scheduler {
       site.waiting.splice(at === -1 ? site.waiting.length : at, 0, claim);
       this.#admitAt(site);
     }
-    return Promise.resolve(this.#admission(claims));
+    return Promise.resolve(this.#admission(claims, controlled));
   }
 
   /** Requests not yet sent to `site`: counted by searches, in line, or retries and controls waiting. */
@@ -278,7 +297,7 @@ export class Scheduler {
     if (site.waiting.length > 0) this.#admitAt(site);
   }
 
-  #admission(claims: Map<string, Claim>): Admission {
+  #admission(claims: Map<string, Claim>, controlled: Map<string, string>): Admission {
     /** One request of `claim` is booked or released: counted off its site, or its claim shrinks while it waits. */
     const takeOne = (claim: Claim): void => {
       claim.left--;
@@ -288,6 +307,12 @@ export class Scheduler {
         if (claim.left === 0) this.#withdraw(claim);
         else if (claim.site.waiting[0] === claim) this.#admitAt(claim.site);
       }
+    };
+    const release = (name: string): void => {
+      const claim = claims.get(name);
+      if (!claim) return;
+      takeOne(claim);
+      if (claim.admitted) this.#settled(claim.site);
     };
     return {
       book: <T>(request: CheckBooking<T>): Promise<Scheduled<T>> => {
@@ -329,13 +354,17 @@ export class Scheduler {
         );
         return claim.settled;
       },
-      release: (name) => {
-        const claim = claims.get(name);
-        if (!claim) return;
-        takeOne(claim);
-        if (claim.admitted) this.#settled(claim.site);
+      release,
+      checkEnded: (platform) => {
+        const site = controlled.get(platform);
+        if (site === undefined) return;
+        controlled.delete(platform);
+        this.#controls.release(platform);
+        release(site);
       },
       close: () => {
+        for (const platform of controlled.keys()) this.#controls.release(platform);
+        controlled.clear();
         for (const claim of [...claims.values()]) {
           claims.delete(claim.site.name);
           if (claim.admitted) {
