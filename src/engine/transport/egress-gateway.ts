@@ -237,7 +237,11 @@ export class EgressGateway {
     }
     this.#sockets.add(upstream);
     upstream.once('close', () => this.#sockets.delete(upstream));
-    upstream.on('error', () => client.destroy());
+    // A reset is passed on as one: closed quietly instead, a reset in the TLS handshake would
+    // read to the client (impit) as a site ending the handshake, a refusal (transport-error.ts).
+    upstream.on('error', (error: NodeJS.ErrnoException) =>
+      error.code === 'ECONNRESET' ? client.resetAndDestroy() : client.destroy(),
+    );
     client.on('close', () => upstream.destroy());
     client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
     if (head.length) upstream.write(head);
