@@ -5,7 +5,8 @@
  * stopped once one answer passes the cap: its connection is closed rather than read on,
  * as http.ts closes one. Chromium reads on while the count travels to this process, so it
  * stops some way past the cap (megabytes on a busy machine), not at it; what the page
- * shows is then cut to the cap (browser.ts).
+ * shows is then cut to the cap (browser.ts). A subresource (a script) may be reported in
+ * large steps, at worst once it has all come: the cap then stops the page after it.
  */
 import type { CDPSession } from 'playwright-core';
 
