@@ -111,6 +111,34 @@ describe('Scheduler', () => {
     expect(scheduler.unsent('s')).toBe(0);
   });
 
+  it('leaves nothing counted by a search whose admission failed part-way', async () => {
+    let broken = false;
+    const { scheduler } = setup({
+      limits: {
+        limitOf: (site, _identity, ceiling) => {
+          if (broken && site === 't') throw new Error('limit source down');
+          return ceiling;
+        },
+      },
+    });
+    const controls = new Map([['alpha', 1]]);
+    // Requests ahead at t, so admitting there reads its limit.
+    const ahead = await scheduler.admit(demand('t', 1));
+    broken = true;
+    const both = new Map<string, SiteDemand>([
+      ['s', { requests: 2, ceiling: FOUR, controls }],
+      ['t', { requests: 1, ceiling: FOUR }],
+    ]);
+    expect(() => scheduler.admit(both)).toThrow('limit source down');
+    expect([scheduler.unsent('s'), scheduler.unsent('t'), scheduler.waitingClaims]).toEqual([0, 1, 0]);
+    // Alpha's control was released too: the next search counts it.
+    broken = false;
+    const next = await scheduler.admit(new Map([['s', { requests: 2, ceiling: FOUR, controls }]]));
+    expect(scheduler.unsent('s')).toBe(3);
+    next.close();
+    ahead.close();
+  });
+
   it('starts a search at once: its checks to sites with room go while its busy site admits it later', async () => {
     const { clock, scheduler, sends, check } = setup({ admitWithinMs: 1000 });
     const ahead = await scheduler.admit(demand('busy', 4));

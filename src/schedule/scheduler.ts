@@ -223,26 +223,32 @@ export class Scheduler {
     const claims = new Map<string, Claim>();
     /** The controls this search counts, by platform: the site each is counted on. */
     const controlled = new Map<string, string>();
-    for (const [name, d] of demand) {
-      let requests = d.requests;
-      for (const platform of d.controls ? this.#controls.count(d.controls) : []) {
-        controlled.set(platform, name);
-        requests++;
+    try {
+      for (const [name, d] of demand) {
+        let requests = d.requests;
+        for (const platform of d.controls ? this.#controls.count(d.controls) : []) {
+          controlled.set(platform, name);
+          requests++;
+        }
+        if (requests <= 0) continue;
+        const site = this.#site(name);
+        const claim: Claim = {
+          site,
+          ceiling: d.ceiling,
+          priority,
+          left: requests,
+          admitted: false,
+          pending: [],
+        };
+        claims.set(name, claim);
+        const at = site.waiting.findIndex((c) => c.priority < priority);
+        site.waiting.splice(at === -1 ? site.waiting.length : at, 0, claim);
+        this.#admitAt(site);
       }
-      if (requests <= 0) continue;
-      const site = this.#site(name);
-      const claim: Claim = {
-        site,
-        ceiling: d.ceiling,
-        priority,
-        left: requests,
-        admitted: false,
-        pending: [],
-      };
-      claims.set(name, claim);
-      const at = site.waiting.findIndex((c) => c.priority < priority);
-      site.waiting.splice(at === -1 ? site.waiting.length : at, 0, claim);
-      this.#admitAt(site);
+    } catch (error) {
+      // Nothing counted stays counted for a search that never started (a limit source that threw).
+      this.#admission(claims, controlled).close();
+      throw error;
     }
     return Promise.resolve(this.#admission(claims, controlled));
   }
