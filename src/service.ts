@@ -20,8 +20,7 @@ import type { Catalogue } from './catalogue/platform.js';
 import { loadCatalogueFrom } from './catalogue/source.js';
 import { createRedisBackend, listenPort, throttled } from './cluster.js';
 import type { Config } from './config.js';
-import { createEngine, loadSessions } from './engine/create-engine.js';
-import { browserStartNotice } from './engine/transport/browser.js';
+import { browserNotice, createEngine, loadSessions } from './engine/create-engine.js';
 import { TransportTally } from './engine/transport/transport-tally.js';
 import { ConfigError } from './errors.js';
 import { leanHeap } from './lean-heap.js';
@@ -256,13 +255,8 @@ export async function createService(config: Config, options: ServiceOptions = {}
   };
   let sweeper: NodeJS.Timeout | undefined;
 
-  const start = async () => {
-    const browserOff =
-      config.role !== 'api' &&
-      browserStartNotice(
-        { caFile: config.caFile, insecure: config.insecureTls, escalations: config.escalations },
-        catalogue.platforms,
-      );
+  const startOnce = async () => {
+    const browserOff = config.role !== 'api' && browserNotice(config, catalogue.platforms);
     if (browserOff) app.log.warn(browserOff);
     if (backend && !(await backend.waitUntilReady(2_000)))
       app.log.warn('Redis does not answer yet: answering 503 until it does');
@@ -286,6 +280,12 @@ export async function createService(config: Config, options: ServiceOptions = {}
     await health.refresh();
     health.start();
     scheduler?.start();
+  };
+  // `listen` starts it too: a caller that started it first must not start a second sweeper and runner.
+  let starting: Promise<void> | undefined;
+  const start = () => {
+    starting ??= startOnce();
+    return starting;
   };
 
   return {

@@ -16,7 +16,8 @@ import { lookalikeNames, type Variant } from '../catalogue/lookalike-names.js';
 import { selectPlatforms } from '../catalogue/select.js';
 import { usernameProblem } from '../catalogue/username-rule.js';
 import { type Config, loadConfig } from '../config.js';
-import { browserStartNotice, chromiumPath } from '../engine/transport/browser.js';
+import { browserNotice } from '../engine/create-engine.js';
+import { chromiumPath } from '../engine/transport/browser.js';
 import { ERROR_REASONS, INVALID_REASONS, type Outcome, UNKNOWN_REASONS } from '../engine/verdict/outcome.js';
 import { UserscoutError } from '../errors.js';
 import { countStatuses, coverageOf } from '../report/coverage.js';
@@ -348,10 +349,7 @@ async function localCheckerFor(
     includeNsfw: options.nsfw ?? config.includeNsfw,
   });
   if (platforms.length === 0) throw new UserscoutError('invalid_argument', 'no platform matches the filters');
-  const notice = browserStartNotice(
-    { caFile: config.caFile, insecure: config.insecureTls, escalations: config.escalations },
-    platforms,
-  );
+  const notice = browserNotice(config, platforms);
   if (notice) io.err(`warning: ${notice}`);
   return localChecker(config, catalogue, platforms);
 }

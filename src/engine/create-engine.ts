@@ -19,6 +19,7 @@ import { ControlGuard } from './controls/control-guard.js';
 import { type ControlLedger, MemoryControlLedger } from './controls/control-ledger.js';
 import { type EgressRoute, Engine } from './engine.js';
 import type { SharedChecks } from './shared-checks.js';
+import { browserStartNotice } from './transport/browser.js';
 import type { BrowserDirectory } from './transport/browser-directory.js';
 import { type BrowserSlots, browserChecksAtOnce, UNBOUNDED_SLOTS } from './transport/browser-slots.js';
 import { parseConnectTo } from './transport/connect-to.js';
@@ -244,6 +245,17 @@ export function createEngine(
           }
         : {}),
     },
+  );
+}
+
+/** What to say at start when these settings keep the browser off for some of `platforms` (transport/browser.ts). */
+export function browserNotice(
+  config: Pick<Config, 'caFile' | 'insecureTls' | 'escalations'>,
+  platforms: readonly Platform[],
+): string | undefined {
+  return browserStartNotice(
+    { caFile: config.caFile, insecure: config.insecureTls, escalations: config.escalations },
+    platforms,
   );
 }
 

@@ -229,7 +229,7 @@ describe('userscout search', () => {
       reason: 'needs_browser',
     });
     expect(results.find((r) => r.platform === 'Alpha')).toMatchObject({ status: 'hit' });
-    // Without a platform that needs it, or with certificates not checked, nothing is said.
+    // Without a platform that needs it, nothing is said (certificates not checked: browser.test.ts).
     const quiet = capture();
     await runSearch(['alice'], options({ catalogue: reachableFile, format: 'json' }), quiet.io, env);
     expect(quiet.lines.filter((l) => l.startsWith('err warning:'))).toEqual([]);
