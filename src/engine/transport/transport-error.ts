@@ -26,7 +26,7 @@ const TLS = new Set([
   'HOSTNAME_MISMATCH',
 ]);
 
-/** impit's code for a TLS alert the server sent in the handshake (impit-error.ts). */
+/** impit's code for a handshake the server refused: an alert, or a protocol it would not speak with us (impit-error.ts). */
 export const TLS_ALERT_CODE = 'ERR_SSL_HANDSHAKE_FAILURE';
 /** impit's code for a connection the server closed before the TLS handshake was done (impit-error.ts). */
 export const HANDSHAKE_CLOSED_CODE = 'EUSERSCOUT_HANDSHAKE_CLOSED';
