@@ -2,14 +2,11 @@
  * Starting the service: what it says once at start, however it is started (`start`, then
  * `listen`, as an embedding process may; `listen` starts it too).
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import { createService } from '../../src/service.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
-import { tempDir } from '../support/service.js';
+import { testConfig } from '../support/service.js';
 
 describe('the service at start', () => {
   const sim = new SimWeb({ routes: [] });
@@ -17,22 +14,8 @@ describe('the service at start', () => {
   afterAll(() => sim.stop());
 
   it('says once that --ca-file keeps the browser off when a platform names it, started then listening', async () => {
-    const dataDir = tempDir();
-    const caFile = join(dataDir, 'sim-ca.pem');
-    writeFileSync(caFile, sim.caCert);
-    const config = loadConfig(
-      {
-        port: 0,
-        host: '127.0.0.1',
-        dataDir,
-        connectTo: sim.connectTo,
-        caFile,
-        refusePrivate: false,
-        searchThread: false,
-        selfCheckIntervalMs: 0,
-      },
-      {},
-    );
+    // The simulated web's CA in --ca-file, as every test service trusts it.
+    const config = testConfig(sim);
     const lines: { msg?: string }[] = [];
     const service = await createService(config, {
       catalogue: catalogueOf([entry('Alpha'), entry('Bravo', { transport: 'browser' })]),

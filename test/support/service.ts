@@ -56,7 +56,8 @@ export async function injectService(
   return { service, url: inMemoryOrigin(service.app), config };
 }
 
-function testConfig(sim: SimWeb, overrides: Parameters<typeof loadConfig>[0] = {}): Config {
+/** The settings of a test's service: every connection to the simulated web, trusting its CA. */
+export function testConfig(sim: SimWeb, overrides: Parameters<typeof loadConfig>[0] = {}): Config {
   const dataDir = (overrides.dataDir as string | undefined) ?? tempDir();
   const caFile = join(dataDir, 'sim-ca.pem');
   writeFileSync(caFile, sim.caCert);
