@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalogue, Platform } from '../src/catalogue/platform.js';
+import type { Catalogue } from '../src/catalogue/platform.js';
 import type { PlatformSpec } from '../src/catalogue/schema.js';
 import { runSearch } from '../src/cli/search.js';
 import { loadConfig } from '../src/config.js';
@@ -21,7 +21,7 @@ import { SESSION_COOKIE, simSessionValue } from '../src/sim/defence.js';
 import { SimWeb } from '../src/sim/server.js';
 import { createTestCa } from '../src/sim/tls.js';
 import { hasBrowser } from './support/browser-guard.js';
-import { catalogueOf, entry } from './support/catalogue.js';
+import { catalogueOf, entry, platformNamed } from './support/catalogue.js';
 import { captureIo } from './support/cli-io.js';
 import { engineFor } from './support/engine.js';
 import { json, pollUntilDone, postSearch, readEvents, tempDir } from './support/service.js';
@@ -126,11 +126,7 @@ describe('operator sessions', () => {
   /** The session values the sim accepts: secrets as an operator would copy them. */
   let secrets: string[] = [];
   let sessionsJson = '';
-  const platform = (name: string): Platform => {
-    const found = catalogue.platforms.find((p) => p.name === name);
-    if (!found) throw new Error(name);
-    return found;
-  };
+  const platform = (name: string) => platformNamed(catalogue, name);
 
   beforeAll(async () => {
     await sim.start();

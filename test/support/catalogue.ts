@@ -1,6 +1,6 @@
 import { readShieldsDocument } from '../../src/catalogue/builtin.js';
 import { loadCatalogue } from '../../src/catalogue/loader.js';
-import type { Catalogue } from '../../src/catalogue/platform.js';
+import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 
 /** A catalogue from inline entries, with the built-in shield fingerprints; fails the test on any problem. */
@@ -24,4 +24,11 @@ export function entry(name: string, overrides: Partial<PlatformSpec> = {}): Plat
     known: { claimed: ['alice'], unclaimed: ['nobody-here-7'] },
     ...overrides,
   };
+}
+
+/** The platform of `catalogue` named `name`; a test naming one it lacks fails here, saying which. */
+export function platformNamed(catalogue: Catalogue, name: string): Platform {
+  const found = catalogue.platforms.find((p) => p.name === name);
+  if (!found) throw new Error(`no platform named ${name}`);
+  return found;
 }

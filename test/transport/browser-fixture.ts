@@ -7,13 +7,13 @@
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll } from 'vitest';
-import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
+import type { Catalogue } from '../../src/catalogue/platform.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { BrowserDirectory } from '../../src/engine/transport/browser-directory.js';
 import { TransportTally } from '../../src/engine/transport/transport-tally.js';
 import type { SimRequest } from '../../src/sim/behaviour.js';
 import { SimWeb } from '../../src/sim/server.js';
-import { catalogueOf, entry } from '../support/catalogue.js';
+import { catalogueOf, entry, platformNamed } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
 
 export { hasBrowser } from '../support/browser-guard.js';
@@ -113,11 +113,7 @@ export function browserFixture() {
   });
   let catalogue: Catalogue;
   const engines: Engine[] = [];
-  const platform = (host: string): Platform => {
-    const found = catalogue.platforms.find((p) => p.name === host);
-    if (!found) throw new Error(host);
-    return found;
-  };
+  const platform = (host: string) => platformNamed(catalogue, host);
   /** An engine with a tally of its own (or the one given), its browser checks accepting the sim's certificates. */
   const engine = (
     overrides: EngineOverrides = {},

@@ -15,7 +15,7 @@ import type { SimDefence } from '../../src/sim/defence.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { createTestCa } from '../../src/sim/tls.js';
 import { hasBrowser } from '../support/browser-guard.js';
-import { catalogueOf, entry } from '../support/catalogue.js';
+import { catalogueOf, entry, platformNamed } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
 
 /** One CA for every sim of this file: impit trusts one set of CAs per process (impit-trust.ts). */
@@ -93,11 +93,7 @@ describe('sites that defend themselves', () => {
   let escalating: Engine;
   /** Escalation on, with the browser: the only engine that launches Chromium. */
   let browsing: Engine;
-  const platform = (name: string): Platform => {
-    const found = catalogue.platforms.find((p) => p.name === name);
-    if (!found) throw new Error(name);
-    return found;
-  };
+  const platform = (name: string) => platformNamed(catalogue, name);
 
   beforeAll(async () => {
     await sim.start();

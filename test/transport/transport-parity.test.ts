@@ -8,14 +8,14 @@
 import { createServer } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Catalogue, Platform } from '../../src/catalogue/platform.js';
+import type { Catalogue } from '../../src/catalogue/platform.js';
 import type { PlatformSpec } from '../../src/catalogue/schema.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { SimRequest } from '../../src/sim/behaviour.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { createTestCa } from '../../src/sim/tls.js';
 import { hasBrowser } from '../support/browser-guard.js';
-import { catalogueOf, entry } from '../support/catalogue.js';
+import { catalogueOf, entry, platformNamed } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
 
 /** One CA for every sim of this file: impit trusts one set of CAs per process (impit-trust.ts). */
@@ -138,11 +138,7 @@ describe('the body cap, through every transport', () => {
   const proxy = new SimProxy(sim);
   let catalogue: Catalogue;
   let engine: Engine;
-  const platform = (name: string): Platform => {
-    const found = catalogue.platforms.find((p) => p.name === name);
-    if (!found) throw new Error(name);
-    return found;
-  };
+  const platform = (name: string) => platformNamed(catalogue, name);
 
   beforeAll(async () => {
     await sim.start();
@@ -232,11 +228,7 @@ describe('egress identities, through every transport', () => {
     engines.push(made);
     return made;
   };
-  const platform = (name: string): Platform => {
-    const found = catalogue.platforms.find((p) => p.name === name);
-    if (!found) throw new Error(name);
-    return found;
-  };
+  const platform = (name: string) => platformNamed(catalogue, name);
 
   beforeAll(async () => {
     await sim.start();
