@@ -18,6 +18,15 @@ const ALERT_NODE_24 = nodeError(
   'ERR_SSL_SSL/TLS_ALERT_HANDSHAKE_FAILURE',
   '403D4A2F207F0000:error:0A000410:SSL routines:ssl3_read_bytes:ssl/tls alert handshake failure:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:918:SSL alert number 40\n',
 );
+/** The same alert come while a write was under way: Node gives it code EPROTO, OpenSSL's words kept. */
+const ALERT_UNDER_WRITE = nodeError(
+  'EPROTO',
+  'write EPROTO 40B7F8A1127F0000:error:0A000410:SSL routines:ssl3_read_bytes:sslv3 alert handshake failure:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 40\n',
+);
+const EPROTO = nodeError(
+  'EPROTO',
+  'write EPROTO 40B7F8A1127F0000:error:0A00010B:SSL routines:ssl3_get_record:wrong version number',
+);
 const CLOSED_IN_HANDSHAKE = nodeError(
   'ECONNRESET',
   'Client network socket disconnected before secure TLS connection was established',
@@ -64,6 +73,8 @@ describe('a TLS handshake the server refused', () => {
       nodeError('ERR_SSL_SSLV3_ALERT_HANDSHAKE_FAILURE', ALERT.message, true),
       ALERT_NODE_24,
       nodeError('ERR_SSL_SSL/TLS_ALERT_HANDSHAKE_FAILURE', ALERT_NODE_24.message, true),
+      ALERT_UNDER_WRITE,
+      nodeError('EPROTO', ALERT_UNDER_WRITE.message, true),
       CLOSED_IN_HANDSHAKE,
     ])
       expect(handshakeRefused(error), String(error)).toBe(true);
@@ -74,6 +85,8 @@ describe('a TLS handshake the server refused', () => {
   it('is not a certificate we refused, nor a timeout, a DNS failure, a refused or reset connection', () => {
     for (const error of [
       ...CERTIFICATES,
+      // A protocol error with no alert from the server (a plain-text answer on a TLS port).
+      EPROTO,
       IMPIT_CERTIFICATE,
       TIMEOUT,
       DNS,

@@ -35,6 +35,8 @@ export const HANDSHAKE_CLOSED_CODE = 'EUSERSCOUT_HANDSHAKE_CLOSED';
  * prefix follows OpenSSL's wording (`ERR_SSL_SSLV3_ALERT_…` on Node 20, `ERR_SSL_SSL/TLS_ALERT_…` on 24).
  */
 const ALERT = /^ERR_SSL_(?:SSLV3|TLSV1|TLSV13|SSL\/TLS)_ALERT_/;
+/** OpenSSL's words for an alert the server sent; Node gives such an alert code EPROTO when it came during a write. */
+const ALERT_TEXT = /\bSSL alert number \d+/;
 /** A certificate our side refused: never the server refusing us. */
 const CERTIFICATE =
   /^(?:CERT_|ERR_TLS_CERT|DEPTH_ZERO_SELF_SIGNED|SELF_SIGNED_CERT|UNABLE_TO_|HOSTNAME_MISMATCH)/;
@@ -76,10 +78,14 @@ function codes(error: unknown): string[] {
  * connection; nor a reset (RST) in the handshake, which Node tells from no other reset.
  */
 export function handshakeRefused(error: unknown): boolean {
-  const all = codes(error);
+  const alertUnderWrite = chain(error).some(
+    ({ code, message }) => code === 'EPROTO' && typeof message === 'string' && ALERT_TEXT.test(message),
+  );
+  const all = codes(error).filter((c) => !(alertUnderWrite && c === 'EPROTO'));
   const other = (c: string) =>
     CERTIFICATE.test(c) || TLS.has(c) || DNS.has(c) || TIMEOUT.has(c) || c === BLOCKED_DESTINATION_CODE;
   if (all.some(other)) return false;
+  if (alertUnderWrite) return true;
   if (all.some((c) => ALERT.test(c) || c === TLS_ALERT_CODE || c === HANDSHAKE_CLOSED_CODE)) return true;
   return chain(error).some(
     ({ code, message }) =>
