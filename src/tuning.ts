@@ -53,6 +53,14 @@ export const IDLE_GRACE_MS = 4000;
  */
 export const BROWSER_SETTLE_MS = 400;
 
+/**
+ * How many times the body cap a browser page's subresources (its scripts, its data requests) may
+ * read together. A single-page site's script bundle is often past the cap of one answer, and it
+ * must run for the page to say anything; a page that asks for more is stopped as one whose
+ * document passed the cap is.
+ */
+export const BROWSER_SUBRESOURCE_CAP_FACTOR = 8;
+
 // --- Scheduling (schedule) ---
 
 /**

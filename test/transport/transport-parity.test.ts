@@ -106,6 +106,9 @@ describe('the body cap, through every transport', () => {
   /** Chunked, and long enough that reading it to its end would show. */
   const ENDLESS = 'endless.test';
   const ENDLESS_BYTES = 128 * 1024 * 1024;
+  /** A single-page site: its document is small, its script bundle past the cap of one answer, and the page says nothing until the bundle ran. */
+  const BUNDLED = 'bundled.test';
+  const BUNDLE = `/* ${'x'.repeat(CAP * 3)} */ document.title = 'read-' + 'to-the-end';`;
   const ended: string[] = [];
   const sim = new SimWeb({
     ca,
@@ -132,6 +135,20 @@ describe('the body cap, through every transport', () => {
         host: ENDLESS,
         handle: () => ({ kind: 'huge' as const, status: 200, bytes: ENDLESS_BYTES }),
       },
+      {
+        host: BUNDLED,
+        // Sent a piece at a time, so Chromium counts it while it comes.
+        handle: (req: SimRequest) =>
+          req.path === '/bundle.js'
+            ? { kind: 'drip' as const, status: 200, body: BUNDLE, chunkBytes: 4096, intervalMs: 20 }
+            : req.path === '/u/alice'
+              ? {
+                  kind: 'respond' as const,
+                  status: 200,
+                  body: '<html><head><title>loading</title><script src="/bundle.js"></script></head><body></body></html>',
+                }
+              : { kind: 'respond' as const, status: 404, body: 'no such account' },
+      },
       plain('plain.test', new Map()),
     ],
   });
@@ -151,6 +168,7 @@ describe('the body cap, through every transport', () => {
       specs.push(spec(`endless by ${transport}`, ENDLESS, transport, { detect }));
     }
     specs.push(spec('plain by browser', 'plain.test', 'browser'));
+    specs.push(spec('bundled by browser', BUNDLED, 'browser', { detect }));
     catalogue = catalogueOf(specs);
     // The browser cannot trust the sim's CA (browser.ts); its first launch takes seconds. Through
     // the proxy, what each connection carried is counted.
@@ -212,6 +230,16 @@ describe('the body cap, through every transport', () => {
       },
       90_000,
     );
+
+  it.runIf(hasBrowser)(
+    "runs a page's script bundle past the cap of one answer, within its subresources' own cap",
+    async () => {
+      const outcome = await engine.check(platform('bundled by browser'), 'alice');
+      // The bundle wrote the page's words: the page is read as a user sees it, not stopped at the cap.
+      expect(outcome).toMatchObject({ status: 'hit', evidence: { transport: 'browser', httpStatus: 200 } });
+    },
+    90_000,
+  );
 });
 
 describe('egress identities, through every transport', () => {
