@@ -428,8 +428,12 @@ describe('engine against the simulated web', () => {
       expect(refused.outcome.evidence.rule).toMatch(/not sent: the last 2 checks to this origin timed out/);
       // Refused without waiting on the network: nothing reached the host.
       expect(refused.sent).toBe(0);
-      // Other origins are still checked.
-      expect(await quick.check(platform('Status Hit'), 'alice')).toMatchObject({ status: 'hit' });
+      // Other origins are still checked: sent, not refused. Its answer may take longer than this
+      // engine's short deadline on a loaded machine, so it reads a hit or a timeout of its own.
+      const other = await quick.check(platform('Status Hit'), 'alice');
+      expect(other.evidence.attempts).toBeGreaterThanOrEqual(1);
+      expect(other.evidence.rule ?? '').not.toMatch(/not sent/);
+      expect(other.status === 'hit' || other.reason === 'timeout', JSON.stringify(other)).toBe(true);
     } finally {
       await quick.close();
     }
