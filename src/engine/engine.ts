@@ -8,7 +8,7 @@ import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { LimitSource } from '../schedule/limits.js';
 import { budgetOrigin, originLoads } from '../schedule/politeness-bound.js';
 import type { BudgetLimit, RateBudget } from '../schedule/rate-budget.js';
-import { type Admission, type Cancellation, Scheduler, type SiteDemand } from '../schedule/scheduler.js';
+import { type Cancellation, Scheduler, type SiteDemand } from '../schedule/scheduler.js';
 import type { SiteLimitBook } from '../schedule/site-limit-book.js';
 import { ADMIT_SHARE } from '../tuning.js';
 import { ChecksInFlight } from './checks-in-flight.js';
@@ -248,11 +248,7 @@ export class Engine {
     // Each site admits its requests when they fit there, so none waits past its deadline.
     // Its sites' limits as the cluster last learned them, so its start and its sends count them.
     await Promise.all([this.#siteLimits?.fresh(), this.#transportBook?.fresh()]);
-    const admission: Admission = await this.#scheduler.admit(
-      siteDemand(platforms, this.#budget, due),
-      priority,
-      signal,
-    );
+    const admission = await this.#scheduler.admit(siteDemand(platforms, this.#budget, due), priority, signal);
     signal?.addEventListener('abort', onCancel, { once: true });
     // How it stops waiting for each check not ended: left, a check is cancelled unless another waits too.
     const waitingFor = new Set<Cancellation>();
