@@ -159,6 +159,11 @@ let filter: ResultFilter = DEFAULT_FILTER;
 let pageIndex = 0;
 let ticker: ReturnType<typeof setInterval> | undefined;
 let renderPending = false;
+/**
+ * Rows whose details the user opened, by row id. A redraw (results arriving, a filter committed)
+ * builds the rows anew; without this it would close them, and drop the keyboard's place.
+ */
+const openRows = new Set<string>();
 let announcedQuarter = 0;
 
 // ---------------------------------------------------------------- account
@@ -420,6 +425,7 @@ function openSearch(id: string): void {
   stopFollowing();
   hideAlert();
   outcomes.clear();
+  openRows.clear();
   current = undefined;
   followMode = undefined;
   announcedQuarter = 0;
@@ -628,7 +634,9 @@ function renderResults(): void {
   const page = pageOf(shown, pageIndex);
   pageIndex = page.index;
   const linked = linkedAccounts(all);
+  const focused = focusedRow();
   el.body.replaceChildren(...page.items.map((o) => resultRow(o, linked(o.platformId))));
+  keepRowState(focused);
   el.noResults.hidden = shown.length > 0;
   el.noResults.textContent = emptyMessage(filter, all.length, current.status === 'running');
   const what = filter.showAll ? 'results' : 'hits';
@@ -685,6 +693,38 @@ el.filters.addEventListener('change', () => {
   pageIndex = 0;
   scheduleRender();
 });
+
+// 'toggle' does not bubble; a listener in the capture phase still hears it from every row.
+el.body.addEventListener(
+  'toggle',
+  (event) => {
+    const details = event.target;
+    const row = details instanceof HTMLDetailsElement ? details.closest('tr') : null;
+    if (!row?.id) return;
+    if (details instanceof HTMLDetailsElement && details.open) openRows.add(row.id);
+    else openRows.delete(row.id);
+  },
+  true,
+);
+
+/** The row holding the keyboard's focus, and whether it was on the row's details summary. */
+function focusedRow(): { readonly id: string; readonly summary: boolean } | undefined {
+  const active = document.activeElement;
+  if (!active || !el.body.contains(active)) return undefined;
+  const row = active.closest('tr');
+  return row?.id ? { id: row.id, summary: active.tagName === 'SUMMARY' } : undefined;
+}
+
+function keepRowState(focused: ReturnType<typeof focusedRow>): void {
+  for (const id of openRows) {
+    const details = document.getElementById(id)?.querySelector('details');
+    if (details) details.open = true;
+  }
+  if (!focused) return;
+  const row = document.getElementById(focused.id);
+  const target = focused.summary ? row?.querySelector('summary') : row;
+  (target as HTMLElement | null | undefined)?.focus({ preventScroll: true });
+}
 
 function turnPage(by: number): void {
   pageIndex += by;

@@ -95,11 +95,13 @@ async function searchAlice(): Promise<Page> {
   return page;
 }
 
-/** The terms and values of a row's profile, opened from the keyboard. */
+/** The terms and values of a row's profile, opened from the keyboard when it is closed. */
 async function profileOf(page: Page, platformId: string): Promise<Record<string, string>> {
   const row = page.locator(`#row-${platformId}`);
   await row.locator('summary').focus();
-  await page.keyboard.press('Enter');
+  // Opened already (a redraw keeps a row open): pressing Enter again would close it.
+  if (!(await row.locator('details').evaluate((d) => (d as HTMLDetailsElement).open)))
+    await page.keyboard.press('Enter');
   await expect.poll(() => row.locator('details').evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
   const profile = row.locator('.profile');
   const terms = await profile.locator('dt').allTextContents();
@@ -138,6 +140,38 @@ describe.skipIf(noBrowser)("a hit's profile in its row's details", () => {
 
     // Bravo's alice is linked from Alpha, and says so, linking back.
     expect(await profileOf(page, 'bravo')).toMatchObject({ 'Linked from': 'Alpha' });
+  }, 60_000);
+
+  it("keeps a row's details open, and the keyboard on them, when the table is redrawn", async () => {
+    const page = await searchAlice();
+    await profileOf(page, 'alpha');
+    // Mark the row as drawn now, then commit the filters (as leaving a field does): the rows are drawn anew.
+    await page.evaluate(() => {
+      (document.getElementById('row-alpha') as unknown as { drawn: boolean }).drawn = true;
+      document.getElementById('sort')?.dispatchEvent(new Event('change', { bubbles: true }));
+    });
+    await expect
+      .poll(() =>
+        page.evaluate(() => (document.getElementById('row-alpha') as unknown as { drawn?: boolean }).drawn),
+      )
+      .toBeUndefined();
+    const open = (id: string) =>
+      page.locator(`#row-${id} details`).evaluate((d) => (d as HTMLDetailsElement).open);
+    expect(await open('alpha')).toBe(true);
+    expect(await open('bravo')).toBe(false);
+    expect(
+      await page.evaluate(
+        () => document.activeElement?.tagName + ' ' + document.activeElement?.closest('tr')?.id,
+      ),
+    ).toBe('SUMMARY row-alpha');
+    // Closed by the user, it stays closed at the next redraw.
+    await page.keyboard.press('Enter');
+    await expect.poll(() => open('alpha')).toBe(false);
+    await page.evaluate(() =>
+      document.getElementById('sort')?.dispatchEvent(new Event('change', { bubbles: true })),
+    );
+    await page.waitForTimeout(300);
+    expect(await open('alpha')).toBe(false);
   }, 60_000);
 
   it("takes a linked account's link to its row, bringing it back when the filters hide it", async () => {
