@@ -78,8 +78,12 @@ export function chromiumPath(configured: string): string {
  * added per launch, and ignoring errors for a CA's key would also accept any server
  * that merely presents that CA's certificate. So `--ca-file` without `--insecure` is refused.
  */
-export function browserRefusal(options: Pick<BrowserOptions, 'ca' | 'insecure'>): UserscoutError | undefined {
-  if (options.ca.length === 0 || options.insecure) return undefined;
+export function browserRefusal(options: {
+  /** Whether the operator gave CAs to trust beyond the system's (`--ca-file`). */
+  readonly extraCa: boolean;
+  readonly insecure: boolean;
+}): UserscoutError | undefined {
+  if (!options.extraCa || options.insecure) return undefined;
   return new UserscoutError(
     'transport_unavailable',
     'the browser transport cannot trust an extra CA (--ca-file): Chromium verifies with its own store only; add the CA to the system store, or use --insecure for a test CA',
@@ -95,10 +99,7 @@ export function browserStartNotice(
   settings: { readonly caFile: string; readonly insecure: boolean; readonly escalations: number },
   platforms: readonly { readonly transport: string }[],
 ): string | undefined {
-  const refusal = browserRefusal({
-    ca: settings.caFile ? [settings.caFile] : [],
-    insecure: settings.insecure,
-  });
+  const refusal = browserRefusal({ extraCa: settings.caFile !== '', insecure: settings.insecure });
   if (!refusal) return undefined;
   const named = platforms.filter((p) => p.transport === 'browser').length;
   if (named === 0 && settings.escalations === 0) return undefined;
@@ -162,7 +163,10 @@ export class BrowserTransport {
   async #launchOptions() {
     const executablePath = findBrowser(this.#options.executablePath);
     if (!executablePath) throw needsBrowser(this.missing() ?? 'no browser installed');
-    const refusal = browserRefusal(this.#options);
+    const refusal = browserRefusal({
+      extraCa: this.#options.ca.length > 0,
+      insecure: this.#options.insecure,
+    });
     if (refusal) throw refusal;
     let chromium: typeof import('playwright-core').chromium;
     try {
@@ -389,12 +393,16 @@ export class BrowserTransport {
     tab.serving.current = { request, first: true };
     let document: Response | undefined;
     let navigations = 0;
+    /** Ends the settling wait early: the page's next document committed. */
+    let settled: (() => void) | undefined;
     const onResponse = (response: Response) => {
       if (response.request().isNavigationRequest() && response.frame() === page.mainFrame())
         document = response;
     };
     const onNavigated = (frame: Frame) => {
-      if (frame === page.mainFrame()) navigations++;
+      if (frame !== page.mainFrame()) return;
+      navigations++;
+      settled?.();
     };
     page.on('response', onResponse);
     page.on('framenavigated', onNavigated);
@@ -419,7 +427,20 @@ export class BrowserTransport {
         if ((await until(page.waitForLoadState('load', { timeout: 0 }))) === STOPPED) break;
         // A page with no script and no refresh cannot navigate itself: nothing to settle.
         if (!(await until(page.evaluate(CAN_NAVIGATE_ITSELF)).catch(() => true))) break;
-        await until(new Promise((resolve) => setTimeout(resolve, BROWSER_SETTLE_MS)));
+        // Waits the settling time, or less when the next document commits (a challenge's reload):
+        // a navigation that never commits (a download, a 204) does not end it.
+        if (seen === navigations)
+          await until(
+            new Promise<void>((resolve) => {
+              const timer = setTimeout(resolve, BROWSER_SETTLE_MS);
+              settled = () => {
+                clearTimeout(timer);
+                resolve();
+              };
+            }),
+          ).finally(() => {
+            settled = undefined;
+          });
       }
       const html = await Promise.race([page.content(), aborted]);
       const bytes = Buffer.from(html, 'utf8');

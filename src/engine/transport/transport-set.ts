@@ -61,7 +61,7 @@ export class TransportSet implements Transports {
           maxRedirects: options.maxRedirects,
         }),
     );
-    this.#refusal = browserRefusal(options);
+    this.#refusal = browserRefusal({ extraCa: options.ca.length > 0, insecure: options.insecure });
     this.#browser = new BrowserTransport({
       gateways: this.#gateways,
       executablePath: options.browserPath,
