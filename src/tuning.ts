@@ -48,8 +48,9 @@ export const MAX_TLS_SESSIONS = 4096;
 export const IDLE_GRACE_MS = 4000;
 
 /**
- * How long a browser page must stay on one document after its load to be read (ms): a challenge
- * page reloads within it, so what is read is the page behind the challenge.
+ * How long a browser page must stay on one document after its load, with no navigation of its
+ * own under way, to be read (ms): a challenge page's script starts its reload within it, and the
+ * page behind the challenge is read once that reload's document comes (transport/page-settling.ts).
  */
 export const BROWSER_SETTLE_MS = 400;
 

@@ -12,7 +12,7 @@
  * and the proxy hold as on the http path.
  */
 import { existsSync } from 'node:fs';
-import type { Frame, Request, Response } from 'playwright-core';
+import type { Request, Response } from 'playwright-core';
 import { UserscoutError } from '../../errors.js';
 import { BROWSER_SETTLE_MS } from '../../tuning.js';
 import type { CheckRequest } from '../verdict/request.js';
@@ -24,6 +24,7 @@ import { BrowserPool } from './browser-pool.js';
 import { type BrowserSlots, once, ProcessBrowserSlots, type SlotRelease, takeSlot } from './browser-slots.js';
 import { endTab, IdleTabs, type Opened, type Tab, wipe } from './browser-tabs.js';
 import type { EgressGateway } from './egress-gateway.js';
+import { PageSettling } from './page-settling.js';
 import type { Exchange } from './http.js';
 import type { TransportTally } from './transport-tally.js';
 import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type TransportExchangeOptions } from './transports.js';
@@ -392,20 +393,12 @@ export class BrowserTransport {
     const { page } = opened;
     tab.serving.current = { request, first: true };
     let document: Response | undefined;
-    let navigations = 0;
-    /** Ends the settling wait early: the page's next document committed. */
-    let settled: (() => void) | undefined;
     const onResponse = (response: Response) => {
       if (response.request().isNavigationRequest() && response.frame() === page.mainFrame())
         document = response;
     };
-    const onNavigated = (frame: Frame) => {
-      if (frame !== page.mainFrame()) return;
-      navigations++;
-      settled?.();
-    };
     page.on('response', onResponse);
-    page.on('framenavigated', onNavigated);
+    const settling = new PageSettling(page);
     const cap = new BodyCapWatch(opened.session, options.bodyCapBytes);
     const aborted = new Promise<never>((_, reject) => {
       if (options.signal.aborted) reject(options.signal.reason);
@@ -422,25 +415,12 @@ export class BrowserTransport {
       const answered = await until(going);
       if (answered !== STOPPED) document ??= answered ?? undefined;
       // A challenge's script sets its cookie and reloads: read once the page stays on one document.
-      for (let seen = -1; seen !== navigations && !cap.passed; ) {
-        seen = navigations;
+      for (let seen = -1; seen !== settling.commits && !cap.passed; ) {
+        seen = settling.commits;
         if ((await until(page.waitForLoadState('load', { timeout: 0 }))) === STOPPED) break;
         // A page with no script and no refresh cannot navigate itself: nothing to settle.
         if (!(await until(page.evaluate(CAN_NAVIGATE_ITSELF)).catch(() => true))) break;
-        // Waits the settling time, or less when the next document commits (a challenge's reload):
-        // a navigation that never commits (a download, a 204) does not end it.
-        if (seen === navigations)
-          await until(
-            new Promise<void>((resolve) => {
-              const timer = setTimeout(resolve, BROWSER_SETTLE_MS);
-              settled = () => {
-                clearTimeout(timer);
-                resolve();
-              };
-            }),
-          ).finally(() => {
-            settled = undefined;
-          });
+        await until(settling.quiet(BROWSER_SETTLE_MS, seen));
       }
       const html = await Promise.race([page.content(), aborted]);
       const bytes = Buffer.from(html, 'utf8');
@@ -461,8 +441,8 @@ export class BrowserTransport {
       return { view, bytesRead, decision };
     } finally {
       cap.end();
+      settling.end();
       page.off('response', onResponse);
-      page.off('framenavigated', onNavigated);
     }
   }
 
