@@ -1,6 +1,7 @@
 /**
  * What the browser transport's failure, cap and tab tests share: a simulated web whose
- * pages answer at once, late or never, pages that leave state behind, a challenged site,
+ * pages answer at once, late or never, pages that leave state behind or navigate where
+ * nothing commits, a challenged site,
  * the catalogue naming them, and engines over Debian's Chromium that the suite closes.
  * Each test file sets up its own, so the files run side by side, each with its browser.
  */
@@ -93,6 +94,27 @@ const STICKY_LATE_PAGE = STICKY_PAGE.replace(
 setInterval(leave, 5); addEventListener('pagehide', leave); if (!window.opener && location.pathname.endsWith('/dave')) window.open('/popup');
 </script>`,
 );
+/** A page that, once loaded, navigates to an address answering 204 No Content a second later: a navigation that never commits. */
+export const NO_COMMIT = 'no-commit.test';
+function noCommit(req: SimRequest) {
+  if (req.path === '/nothing') return { kind: 'respond' as const, status: 204, body: '', delayMs: 1_000 };
+  const name = /^\/u\/([^/?]+)/.exec(req.path)?.[1];
+  if (name === undefined) return undefined;
+  const body = `<html><body><h1>${name}</h1><script>addEventListener('load', function () { location.href = '/nothing'; });</script></body></html>`;
+  return { kind: 'respond' as const, status: name === 'alice' ? 200 : 404, body };
+}
+/**
+ * A challenge whose script works a moment after the page's load before it sets its cookie
+ * and reloads, as one that computes does; the reload is answered as the plain sites answer.
+ */
+export const LATE_RELOAD = 'late-reload.test';
+const LATE_RELOAD_PAGE = `<html><head><title>Just a moment...</title></head><body><script>
+addEventListener('load', function () { setTimeout(function () { document.cookie = 'passed=1; path=/'; location.reload(); }, 100); });
+</script></body></html>`;
+function lateReload(req: SimRequest) {
+  if (/(?:^|;\s*)passed=1/.test(String(req.headers.cookie ?? ''))) return handle(req);
+  return { kind: 'respond' as const, status: 403, body: LATE_RELOAD_PAGE };
+}
 /** A site behind a JavaScript challenge: only the browser gets past it. */
 export const CHALLENGED = 'challenged.test';
 
@@ -104,6 +126,8 @@ export function browserFixture() {
     routes: [
       ...HOSTS.map((host) => ({ host, handle })),
       { host: CHALLENGED, defence: 'challenge' as const, handle },
+      { host: NO_COMMIT, handle: noCommit },
+      { host: LATE_RELOAD, handle: lateReload },
       { host: STICKY, handle: () => ({ kind: 'respond' as const, status: 200, body: STICKY_PAGE }) },
       {
         host: STICKY_LATE,
@@ -152,6 +176,16 @@ export function browserFixture() {
         profile: `https://${STICKY_LATE}/u/{username}`,
         transport: 'browser',
         detect: { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] },
+      }),
+      entry(LATE_RELOAD, {
+        home: `https://${LATE_RELOAD}/`,
+        profile: `https://${LATE_RELOAD}/u/{username}`,
+        transport: 'browser',
+      }),
+      entry(NO_COMMIT, {
+        home: `https://${NO_COMMIT}/`,
+        profile: `https://${NO_COMMIT}/u/{username}`,
+        transport: 'browser',
       }),
       // Named for http: it reaches the browser only by escalation.
       entry(CHALLENGED, { home: `https://${CHALLENGED}/`, profile: `https://${CHALLENGED}/u/{username}` }),

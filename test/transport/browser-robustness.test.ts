@@ -1,5 +1,5 @@
 /**
- * The browser transport under failure and load, with Debian's Chromium, in three parts over
+ * The browser transport under failure and load, with Debian's Chromium, in four parts over
  * one fixture each (a file runs them one after another: Chromium beside Chromium starves the
  * deadlines these tests read). When its browser fails: a browser killed or frozen mid-check
  * is replaced and the next check reads the site; the search threads of a process share its
@@ -8,7 +8,9 @@
  * slots or their site's browser budget end unknown, unsent; a check's deadline starts once it
  * holds a slot; an escalation so held back leaves the defence's answer, saying why. Its tabs:
  * a tab handed to the next check carries nothing over, however late a page writes; after 50
- * checks the tabs were reused, memory is back at its level, and none is left open.
+ * checks the tabs were reused, memory is back at its level, and none is left open. Its
+ * reading: a challenge's reload answered late is waited for; a navigation that never commits is
+ * waited for only until it ends, and its answer is not taken for the page's.
  */
 
 import { setFlagsFromString } from 'node:v8';
@@ -22,6 +24,8 @@ import {
   browserPids,
   CHALLENGED,
   hasBrowser,
+  LATE_RELOAD,
+  NO_COMMIT,
   STICKY,
   STICKY_LATE,
 } from './browser-fixture.js';
@@ -289,4 +293,33 @@ describe.runIf(hasBrowser)("the browser transport's tabs", () => {
     await busy.close();
     expect(tally.read()).toMatchObject({ contexts: 0, pages: 0 });
   }, 300_000);
+});
+
+describe.runIf(hasBrowser)('the browser transport reading a page', () => {
+  const { platform, engine } = browserFixture();
+
+  it('reads the page behind a challenge once its reload is answered, however late', async () => {
+    const { engine: reading } = engine({ controlWindowMs: 0 });
+    // The reload, started a moment after the load, is answered two seconds later: past the settling time.
+    for (const [name, status] of [
+      ['slow-alice', 'hit'],
+      ['slow-nobody-7', 'miss'],
+    ] as const)
+      expect(await reading.check(platform(LATE_RELOAD), name)).toMatchObject({
+        status,
+        evidence: { transport: 'browser' },
+      });
+  }, 120_000);
+
+  it('reads a page whose own navigation never commits (a 204) as the page it stayed on', async () => {
+    const { engine: reading } = engine({ timeoutMs: 10_000, controlWindowMs: 0 });
+    expect(await reading.check(platform(NO_COMMIT), 'alice')).toMatchObject({
+      status: 'hit',
+      evidence: { transport: 'browser', httpStatus: 200 },
+    });
+    expect(await reading.check(platform(NO_COMMIT), 'nobody-here-7')).toMatchObject({
+      status: 'miss',
+      evidence: { httpStatus: 404 },
+    });
+  }, 60_000);
 });

@@ -12,7 +12,7 @@
  * and the proxy hold as on the http path.
  */
 import { existsSync } from 'node:fs';
-import type { Request, Response } from 'playwright-core';
+import type { Request } from 'playwright-core';
 import { UserscoutError } from '../../errors.js';
 import { BROWSER_SETTLE_MS } from '../../tuning.js';
 import type { CheckRequest } from '../verdict/request.js';
@@ -24,8 +24,8 @@ import { BrowserPool } from './browser-pool.js';
 import { type BrowserSlots, once, ProcessBrowserSlots, type SlotRelease, takeSlot } from './browser-slots.js';
 import { endTab, IdleTabs, type Opened, type Tab, wipe } from './browser-tabs.js';
 import type { EgressGateway } from './egress-gateway.js';
-import { PageSettling } from './page-settling.js';
 import type { Exchange } from './http.js';
+import { PageSettling } from './page-settling.js';
 import type { TransportTally } from './transport-tally.js';
 import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type TransportExchangeOptions } from './transports.js';
 
@@ -392,12 +392,6 @@ export class BrowserTransport {
   ): Promise<Exchange<D>> {
     const { page } = opened;
     tab.serving.current = { request, first: true };
-    let document: Response | undefined;
-    const onResponse = (response: Response) => {
-      if (response.request().isNavigationRequest() && response.frame() === page.mainFrame())
-        document = response;
-    };
-    page.on('response', onResponse);
     const settling = new PageSettling(page);
     const cap = new BodyCapWatch(opened.session, options.bodyCapBytes);
     const aborted = new Promise<never>((_, reject) => {
@@ -413,7 +407,6 @@ export class BrowserTransport {
       // Stopped before its document came, the navigation fails: the page is read as it stands.
       going.catch(() => undefined);
       const answered = await until(going);
-      if (answered !== STOPPED) document ??= answered ?? undefined;
       // A challenge's script sets its cookie and reloads: read once the page stays on one document.
       for (let seen = -1; seen !== settling.commits && !cap.passed; ) {
         seen = settling.commits;
@@ -422,6 +415,7 @@ export class BrowserTransport {
         if (!(await until(page.evaluate(CAN_NAVIGATE_ITSELF)).catch(() => true))) break;
         await until(settling.quiet(BROWSER_SETTLE_MS, seen));
       }
+      const document = settling.document ?? (answered === STOPPED ? undefined : (answered ?? undefined));
       const html = await Promise.race([page.content(), aborted]);
       const bytes = Buffer.from(html, 'utf8');
       // The page's scripts may have written more than came: the classifier reads no more than the cap.
@@ -442,7 +436,6 @@ export class BrowserTransport {
     } finally {
       cap.end();
       settling.end();
-      page.off('response', onResponse);
     }
   }
 

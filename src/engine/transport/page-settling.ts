@@ -3,9 +3,9 @@
  * cookie and reloads: the reload's answer takes the site's own time, longer than any fixed
  * wait, so a page is not read while a navigation of its main frame is under way. A
  * navigation that never commits (a 204, a download, one cancelled) ends when its request
- * does, and the wait with it.
+ * does, and the wait with it; its answer is not the page's.
  */
-import type { Frame, Page, Request } from 'playwright-core';
+import type { Frame, Page, Request, Response } from 'playwright-core';
 
 export class PageSettling {
   readonly #page: Page;
@@ -14,6 +14,9 @@ export class PageSettling {
   readonly #pending = new Set<Request>();
   /** Looks again whether the wait in progress may end. */
   #wake: (() => void) | undefined;
+  /** The main frame's latest navigation answer, and the one whose document it shows. */
+  #answered: Response | undefined;
+  #document: Response | undefined;
 
   constructor(page: Page) {
     this.#page = page;
@@ -21,6 +24,12 @@ export class PageSettling {
     page.on('request', this.#onRequest);
     page.on('requestfinished', this.#onDone);
     page.on('requestfailed', this.#onDone);
+    page.on('response', this.#onResponse);
+  }
+
+  /** The answer whose document the main frame shows: a navigation's answer once it committed. */
+  get document(): Response | undefined {
+    return this.#document;
   }
 
   /** Documents the main frame committed since this began. */
@@ -56,16 +65,24 @@ export class PageSettling {
     this.#page.off('request', this.#onRequest);
     this.#page.off('requestfinished', this.#onDone);
     this.#page.off('requestfailed', this.#onDone);
+    this.#page.off('response', this.#onResponse);
   }
 
   readonly #onNavigated = (frame: Frame) => {
     if (frame !== this.#page.mainFrame()) return;
+    // A document commits once its answer's headers came: the latest answer is the one it shows.
+    this.#document = this.#answered;
     this.#commits++;
     this.#wake?.();
   };
 
   readonly #onRequest = (request: Request) => {
     if (request.isNavigationRequest() && this.#ofMainFrame(request)) this.#pending.add(request);
+  };
+
+  readonly #onResponse = (response: Response) => {
+    if (response.request().isNavigationRequest() && this.#ofMainFrame(response.request()))
+      this.#answered = response;
   };
 
   readonly #onDone = (request: Request) => {
