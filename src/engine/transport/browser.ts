@@ -20,6 +20,7 @@ import type { ResponseView } from '../verdict/response-view.js';
 import { BodyCapWatch } from './browser-body-cap.js';
 import type { BrowserBudget } from './browser-budget.js';
 import type { BrowserDirectory } from './browser-directory.js';
+import { browserErrorCode } from './browser-error.js';
 import { BrowserPool } from './browser-pool.js';
 import { type BrowserSlots, once, ProcessBrowserSlots, type SlotRelease, takeSlot } from './browser-slots.js';
 import { endTab, IdleTabs, type Opened, type Tab, wipe } from './browser-tabs.js';
@@ -486,14 +487,14 @@ async function proxyOf(gateway: EgressGateway) {
 }
 
 /**
- * A failed navigation with the code transport-error.ts reads: Chromium reports every
- * refused tunnel alike, so the gateway is asked why it refused this one.
+ * A failed check with the code transport-error.ts reads: Chromium reports every refused
+ * tunnel alike, so the gateway is asked first why it refused this one.
  */
 function refusalOf(error: unknown, gateway: EgressGateway, url: string): unknown {
   if (!(error instanceof Error) || (error as { code?: unknown }).code !== undefined) return error;
   const { hostname, port, protocol } = new URL(url);
   const refused = gateway.refusal(hostname, Number(port) || (protocol === 'https:' ? 443 : 80));
-  const code = refused ?? (/ERR_TIMED_OUT/.test(error.message) ? 'ETIMEDOUT' : 'ECONNREFUSED');
+  const code = refused ?? browserErrorCode(error.message);
   return Object.assign(new Error(`browser: ${error.message.split('\n')[0]}`, { cause: error }), { code });
 }
 
