@@ -635,6 +635,7 @@ function renderResults(): void {
   pageIndex = page.index;
   const linked = linkedAccounts(all);
   const focused = focusedRow();
+  noteOpenRows();
   el.body.replaceChildren(...page.items.map((o) => resultRow(o, linked(o.platformId))));
   keepRowState(focused);
   el.noResults.hidden = shown.length > 0;
@@ -694,18 +695,15 @@ el.filters.addEventListener('change', () => {
   scheduleRender();
 });
 
-// 'toggle' does not bubble; a listener in the capture phase still hears it from every row.
-el.body.addEventListener(
-  'toggle',
-  (event) => {
-    const details = event.target;
-    const row = details instanceof HTMLDetailsElement ? details.closest('tr') : null;
-    if (!row?.id) return;
-    if (details instanceof HTMLDetailsElement && details.open) openRows.add(row.id);
+/** Notes which of the rows shown have their details open, before they are drawn anew. */
+function noteOpenRows(): void {
+  for (const row of el.body.rows) {
+    const details = row.querySelector('details');
+    if (!row.id || !details) continue;
+    if (details.open) openRows.add(row.id);
     else openRows.delete(row.id);
-  },
-  true,
-);
+  }
+}
 
 /** The row holding the keyboard's focus, and whether it was on the row's details summary. */
 function focusedRow(): { readonly id: string; readonly summary: boolean } | undefined {

@@ -109,7 +109,7 @@ function noCommit(req: SimRequest) {
  */
 export const LATE_RELOAD = 'late-reload.test';
 const LATE_RELOAD_PAGE = `<html><head><title>Just a moment...</title></head><body><script>
-addEventListener('load', function () { setTimeout(function () { document.cookie = 'passed=1; path=/'; location.reload(); }, 100); });
+addEventListener('load', function () { setTimeout(function () { document.cookie = 'passed=1; path=/'; location.reload(); }, 20); });
 </script></body></html>`;
 function lateReload(req: SimRequest) {
   if (/(?:^|;\s*)passed=1/.test(String(req.headers.cookie ?? ''))) return handle(req);
@@ -119,6 +119,16 @@ function lateReload(req: SimRequest) {
 export const CHALLENGED = 'challenged.test';
 
 export type EngineOverrides = Parameters<typeof engineFor>[2];
+
+/** A platform on `host` whose entry names the browser; its profiles at /u/{username}. */
+function browserEntry(host: string, detect?: NonNullable<Parameters<typeof entry>[1]>['detect']) {
+  return entry(host, {
+    home: `https://${host}/`,
+    profile: `https://${host}/u/{username}`,
+    transport: 'browser',
+    ...(detect ? { detect } : {}),
+  });
+}
 
 /** Call inside a describe: starts the simulated web before its tests and closes every engine after. */
 export function browserFixture() {
@@ -156,37 +166,12 @@ export function browserFixture() {
 
   beforeAll(async () => {
     await sim.start();
+    const sticky = { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] };
     catalogue = catalogueOf([
-      ...HOSTS.map((host) =>
-        entry(host, {
-          home: `https://${host}/`,
-          profile: `https://${host}/u/{username}`,
-          transport: 'browser',
-        }),
-      ),
+      ...[...HOSTS, LATE_RELOAD, NO_COMMIT].map((host) => browserEntry(host)),
       // Read as found only when a check meets what an earlier one left behind.
-      entry(STICKY, {
-        home: `https://${STICKY}/`,
-        profile: `https://${STICKY}/u/{username}`,
-        transport: 'browser',
-        detect: { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] },
-      }),
-      entry(STICKY_LATE, {
-        home: `https://${STICKY_LATE}/`,
-        profile: `https://${STICKY_LATE}/u/{username}`,
-        transport: 'browser',
-        detect: { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] },
-      }),
-      entry(LATE_RELOAD, {
-        home: `https://${LATE_RELOAD}/`,
-        profile: `https://${LATE_RELOAD}/u/{username}`,
-        transport: 'browser',
-      }),
-      entry(NO_COMMIT, {
-        home: `https://${NO_COMMIT}/`,
-        profile: `https://${NO_COMMIT}/u/{username}`,
-        transport: 'browser',
-      }),
+      browserEntry(STICKY, sticky),
+      browserEntry(STICKY_LATE, sticky),
       // Named for http: it reaches the browser only by escalation.
       entry(CHALLENGED, { home: `https://${CHALLENGED}/`, profile: `https://${CHALLENGED}/u/{username}` }),
     ]);

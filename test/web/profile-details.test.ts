@@ -145,16 +145,19 @@ describe.skipIf(noBrowser)("a hit's profile in its row's details", () => {
   it("keeps a row's details open, and the keyboard on them, when the table is redrawn", async () => {
     const page = await searchAlice();
     await profileOf(page, 'alpha');
-    // Mark the row as drawn now, then commit the filters (as leaving a field does): the rows are drawn anew.
-    await page.evaluate(() => {
-      (document.getElementById('row-alpha') as unknown as { drawn: boolean }).drawn = true;
-      document.getElementById('sort')?.dispatchEvent(new Event('change', { bubbles: true }));
-    });
-    await expect
-      .poll(() =>
-        page.evaluate(() => (document.getElementById('row-alpha') as unknown as { drawn?: boolean }).drawn),
-      )
-      .toBeUndefined();
+    // Commit the filters (as leaving a field does), and wait until the rows were drawn anew.
+    const redraw = async () => {
+      await page.evaluate(() => {
+        (document.getElementById('row-alpha') as unknown as { drawn: boolean }).drawn = true;
+        document.getElementById('sort')?.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      await expect
+        .poll(() =>
+          page.evaluate(() => (document.getElementById('row-alpha') as unknown as { drawn?: boolean }).drawn),
+        )
+        .toBeUndefined();
+    };
+    await redraw();
     const open = (id: string) =>
       page.locator(`#row-${id} details`).evaluate((d) => (d as HTMLDetailsElement).open);
     expect(await open('alpha')).toBe(true);
@@ -167,10 +170,7 @@ describe.skipIf(noBrowser)("a hit's profile in its row's details", () => {
     // Closed by the user, it stays closed at the next redraw.
     await page.keyboard.press('Enter');
     await expect.poll(() => open('alpha')).toBe(false);
-    await page.evaluate(() =>
-      document.getElementById('sort')?.dispatchEvent(new Event('change', { bubbles: true })),
-    );
-    await page.waitForTimeout(300);
+    await redraw();
     expect(await open('alpha')).toBe(false);
   }, 60_000);
 

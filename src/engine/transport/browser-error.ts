@@ -7,6 +7,12 @@
 
 /** A browser failure that names no network error. */
 export const BROWSER_PAGE_ERROR_CODE = 'EUSERSCOUT_BROWSER_PAGE';
+/**
+ * A network error with no Node code of the same meaning. Resets among them: the http path
+ * retries a reset, but a browser retry costs a slot and the site's browser budget, and a
+ * shield closing the handshake reads the same in Chromium.
+ */
+export const BROWSER_NET_ERROR_CODE = 'EUSERSCOUT_BROWSER_NET';
 
 const NET_CODES: Readonly<Record<string, string>> = {
   ERR_CONNECTION_REFUSED: 'ECONNREFUSED',
@@ -14,12 +20,15 @@ const NET_CODES: Readonly<Record<string, string>> = {
   ERR_TUNNEL_CONNECTION_FAILED: 'ECONNREFUSED',
   ERR_PROXY_CONNECTION_FAILED: 'ECONNREFUSED',
   ERR_NAME_NOT_RESOLVED: 'ENOTFOUND',
-  ERR_CONNECTION_RESET: 'ECONNRESET',
-  ERR_CONNECTION_CLOSED: 'ECONNRESET',
-  ERR_EMPTY_RESPONSE: 'ECONNRESET',
+  ERR_NAME_RESOLUTION_FAILED: 'ENOTFOUND',
   ERR_TIMED_OUT: 'ETIMEDOUT',
   ERR_CONNECTION_TIMED_OUT: 'ETIMEDOUT',
 };
+
+/** Chromium's names of a refused tunnel: the egress gateway knows why it refused. */
+export function isTunnelRefusal(message: string): boolean {
+  return /\bnet::ERR_(?:TUNNEL|PROXY)_CONNECTION_FAILED\b/.test(message);
+}
 
 /** The code for a browser failure's message. */
 export function browserErrorCode(message: string): string {
@@ -28,7 +37,8 @@ export function browserErrorCode(message: string): string {
   const known = NET_CODES[name];
   if (known) return known;
   // A certificate Chromium refused reads as one we refused; its other TLS failures as TLS.
-  if (name.startsWith('ERR_CERT_')) return `ERR_TLS_CERT_${name.slice('ERR_CERT_'.length)}`;
+  const certificate = /^ERR_CERT(?:IFICATE)?_(.+)$/.exec(name)?.[1];
+  if (certificate !== undefined) return `ERR_TLS_CERT_${certificate}`;
   if (name.startsWith('ERR_SSL_')) return name;
-  return 'ECONNREFUSED';
+  return BROWSER_NET_ERROR_CODE;
 }

@@ -20,7 +20,7 @@ import type { ResponseView } from '../verdict/response-view.js';
 import { BodyCapWatch } from './browser-body-cap.js';
 import type { BrowserBudget } from './browser-budget.js';
 import type { BrowserDirectory } from './browser-directory.js';
-import { browserErrorCode } from './browser-error.js';
+import { browserErrorCode, isTunnelRefusal } from './browser-error.js';
 import { BrowserPool } from './browser-pool.js';
 import { type BrowserSlots, once, ProcessBrowserSlots, type SlotRelease, takeSlot } from './browser-slots.js';
 import { endTab, IdleTabs, type Opened, type Tab, wipe } from './browser-tabs.js';
@@ -488,12 +488,14 @@ async function proxyOf(gateway: EgressGateway) {
 
 /**
  * A failed check with the code transport-error.ts reads: Chromium reports every refused
- * tunnel alike, so the gateway is asked first why it refused this one.
+ * tunnel alike, so for one of those the gateway is asked why it refused it.
  */
 function refusalOf(error: unknown, gateway: EgressGateway, url: string): unknown {
   if (!(error instanceof Error) || (error as { code?: unknown }).code !== undefined) return error;
   const { hostname, port, protocol } = new URL(url);
-  const refused = gateway.refusal(hostname, Number(port) || (protocol === 'https:' ? 443 : 80));
+  const refused = isTunnelRefusal(error.message)
+    ? gateway.refusal(hostname, Number(port) || (protocol === 'https:' ? 443 : 80))
+    : undefined;
   const code = refused ?? browserErrorCode(error.message);
   return Object.assign(new Error(`browser: ${error.message.split('\n')[0]}`, { cause: error }), { code });
 }

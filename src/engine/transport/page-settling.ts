@@ -10,11 +10,11 @@ import type { Frame, Page, Request, Response } from 'playwright-core';
 export class PageSettling {
   readonly #page: Page;
   #commits = 0;
-  /** The main frame's navigation requests not yet finished or failed. */
+  /** The main frame's navigation requests not yet finished or failed, a redirect's hop until the next is asked. */
   readonly #pending = new Set<Request>();
-  /** Looks again whether the wait in progress may end. */
-  #wake: (() => void) | undefined;
-  /** The main frame's latest navigation answer, and the one whose document it shows. */
+  /** Ends the wait in progress: looks again whether it may end, or gives it up (`end`). */
+  #wake: ((giveUp?: boolean) => void) | undefined;
+  /** The main frame's latest navigation answer not yet committed, and the one whose document it shows. */
   #answered: Response | undefined;
   #document: Response | undefined;
 
@@ -22,8 +22,8 @@ export class PageSettling {
     this.#page = page;
     page.on('framenavigated', this.#onNavigated);
     page.on('request', this.#onRequest);
-    page.on('requestfinished', this.#onDone);
-    page.on('requestfailed', this.#onDone);
+    page.on('requestfinished', this.#onFinished);
+    page.on('requestfailed', this.#onFailed);
     page.on('response', this.#onResponse);
   }
 
@@ -44,8 +44,8 @@ export class PageSettling {
   quiet(ms: number, since = this.#commits): Promise<void> {
     return new Promise((resolve) => {
       let waited = false;
-      const look = () => {
-        if (this.#commits === since && !(waited && this.#pending.size === 0)) return;
+      const look = (giveUp = false) => {
+        if (!giveUp && this.#commits === since && !(waited && this.#pending.size === 0)) return;
         clearTimeout(timer);
         this.#wake = undefined;
         resolve();
@@ -60,32 +60,48 @@ export class PageSettling {
   }
 
   end(): void {
-    this.#wake = undefined;
+    this.#wake?.(true);
     this.#page.off('framenavigated', this.#onNavigated);
     this.#page.off('request', this.#onRequest);
-    this.#page.off('requestfinished', this.#onDone);
-    this.#page.off('requestfailed', this.#onDone);
+    this.#page.off('requestfinished', this.#onFinished);
+    this.#page.off('requestfailed', this.#onFailed);
     this.#page.off('response', this.#onResponse);
   }
 
   readonly #onNavigated = (frame: Frame) => {
     if (frame !== this.#page.mainFrame()) return;
-    // A document commits once its answer's headers came: the latest answer is the one it shows.
-    this.#document = this.#answered;
+    // A document commits once its answer's headers came, at that answer's address; a
+    // same-document navigation (a fragment, pushState) has no answer of its own.
+    if (this.#answered && this.#answered.url() === frame.url()) {
+      this.#document = this.#answered;
+      this.#answered = undefined;
+    }
     this.#commits++;
     this.#wake?.();
   };
 
   readonly #onRequest = (request: Request) => {
-    if (request.isNavigationRequest() && this.#ofMainFrame(request)) this.#pending.add(request);
+    if (!request.isNavigationRequest() || !this.#ofMainFrame(request)) return;
+    // The hop a redirect led here from is kept until now: its navigation went on.
+    const from = request.redirectedFrom();
+    if (from) this.#pending.delete(from);
+    this.#pending.add(request);
   };
 
   readonly #onResponse = (response: Response) => {
-    if (response.request().isNavigationRequest() && this.#ofMainFrame(response.request()))
-      this.#answered = response;
+    const request = response.request();
+    if (request.isNavigationRequest() && this.#ofMainFrame(request)) this.#answered = response;
   };
 
-  readonly #onDone = (request: Request) => {
+  readonly #onFinished = (request: Request) => {
+    // A redirect's hop finishes before its next request is told: the navigation goes on.
+    const status = request.existingResponse()?.status() ?? 0;
+    if (status >= 300 && status < 400) return;
+    if (this.#pending.delete(request)) this.#wake?.();
+  };
+
+  readonly #onFailed = (request: Request) => {
+    if (this.#answered?.request() === request) this.#answered = undefined;
     if (this.#pending.delete(request)) this.#wake?.();
   };
 
