@@ -115,6 +115,28 @@ function lateReload(req: SimRequest) {
   if (/(?:^|;\s*)passed=1/.test(String(req.headers.cookie ?? ''))) return handle(req);
   return { kind: 'respond' as const, status: 403, body: LATE_RELOAD_PAGE };
 }
+/** The same challenge, its answer a second's wait and a redirect to the page (`/go/{name}` → `/u/{name}`). */
+export const LATE_REDIRECT = 'late-redirect.test';
+function lateRedirect(req: SimRequest) {
+  const go = /^\/go\/([^/?]+)/.exec(req.path)?.[1];
+  if (go !== undefined)
+    return {
+      kind: 'respond' as const,
+      status: 302,
+      headers: { location: `/u/${go}` },
+      body: '',
+      delayMs: 1_000,
+    };
+  if (/(?:^|;\s*)passed=1/.test(String(req.headers.cookie ?? ''))) return handle(req);
+  return {
+    kind: 'respond' as const,
+    status: 403,
+    body: LATE_RELOAD_PAGE.replace(
+      'location.reload();',
+      "location.href = location.pathname.replace('/u/', '/go/');",
+    ),
+  };
+}
 /** A site behind a JavaScript challenge: only the browser gets past it. */
 export const CHALLENGED = 'challenged.test';
 
@@ -138,6 +160,7 @@ export function browserFixture() {
       { host: CHALLENGED, defence: 'challenge' as const, handle },
       { host: NO_COMMIT, handle: noCommit },
       { host: LATE_RELOAD, handle: lateReload },
+      { host: LATE_REDIRECT, handle: lateRedirect },
       { host: STICKY, handle: () => ({ kind: 'respond' as const, status: 200, body: STICKY_PAGE }) },
       {
         host: STICKY_LATE,
@@ -168,7 +191,7 @@ export function browserFixture() {
     await sim.start();
     const sticky = { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] };
     catalogue = catalogueOf([
-      ...[...HOSTS, LATE_RELOAD, NO_COMMIT].map((host) => browserEntry(host)),
+      ...[...HOSTS, LATE_RELOAD, LATE_REDIRECT, NO_COMMIT].map((host) => browserEntry(host)),
       // Read as found only when a check meets what an earlier one left behind.
       browserEntry(STICKY, sticky),
       browserEntry(STICKY_LATE, sticky),

@@ -9,7 +9,7 @@
  * holds a slot; an escalation so held back leaves the defence's answer, saying why. Its tabs:
  * a tab handed to the next check carries nothing over, however late a page writes; after 50
  * checks the tabs were reused, memory is back at its level, and none is left open. Its
- * reading: a challenge's reload answered late is waited for; a navigation that never commits is
+ * reading: a challenge's reload answered late is waited for, through a redirect too; a navigation that never commits is
  * waited for only until it ends, and its answer is not taken for the page's.
  */
 
@@ -24,6 +24,7 @@ import {
   browserPids,
   CHALLENGED,
   hasBrowser,
+  LATE_REDIRECT,
   LATE_RELOAD,
   NO_COMMIT,
   STICKY,
@@ -310,6 +311,14 @@ describe.runIf(hasBrowser)('the browser transport reading a page', () => {
         evidence: { transport: 'browser' },
       });
   }, 120_000);
+
+  it('follows a late navigation of the page through its redirect to the page it leads to', async () => {
+    const { engine: reading } = engine({ controlWindowMs: 0 });
+    expect(await reading.check(platform(LATE_REDIRECT), 'alice')).toMatchObject({
+      status: 'hit',
+      evidence: { transport: 'browser', httpStatus: 200, finalUrl: `https://${LATE_REDIRECT}/u/alice` },
+    });
+  }, 60_000);
 
   it('reads a page whose own navigation never commits (a 204) as the page it stayed on', async () => {
     const { engine: reading } = engine({ timeoutMs: 10_000, controlWindowMs: 0 });
