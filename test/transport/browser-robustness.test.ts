@@ -9,8 +9,9 @@
  * holds a slot; an escalation so held back leaves the defence's answer, saying why. Its tabs:
  * a tab handed to the next check carries nothing over, however late a page writes; after 50
  * checks the tabs were reused, memory is back at its level, and none is left open. Its
- * reading: a challenge's reload answered late is waited for, through a redirect too; a navigation that never commits is
- * waited for only until it ends, and its answer is not taken for the page's.
+ * reading: a challenge's reload answered late is waited for, through a redirect too; a
+ * navigation that never commits is waited for only until it ends, and its answer is not
+ * taken for the page's.
  */
 
 import { setFlagsFromString } from 'node:v8';
