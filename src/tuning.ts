@@ -55,6 +55,14 @@ export const IDLE_GRACE_MS = 4000;
 export const BROWSER_SETTLE_MS = 400;
 
 /**
+ * How long a navigation a browser page started itself may go unanswered (ms): past it the
+ * navigation is stopped and the page read as it stands, so a page that navigates where nothing
+ * answers holds its browser context this long, not the check's whole deadline. Long enough for
+ * a slow site to answer a challenge's reload.
+ */
+export const BROWSER_NAVIGATION_WAIT_MS = 5_000;
+
+/**
  * How many times the body cap a browser page's subresources (its scripts, its data requests) may
  * read together. A single-page site's script bundle is often past the cap of one answer, and it
  * must run for the page to say anything; a page that asks for more is stopped as one whose

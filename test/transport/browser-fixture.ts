@@ -94,6 +94,15 @@ const STICKY_LATE_PAGE = STICKY_PAGE.replace(
 setInterval(leave, 5); addEventListener('pagehide', leave); if (!window.opener && location.pathname.endsWith('/dave')) window.open('/popup');
 </script>`,
 );
+/** A page that, once loaded, navigates to an address that never answers. */
+export const STALLED = 'stalled.test';
+function stalled(req: SimRequest) {
+  if (req.path === '/never') return { kind: 'hang' as const };
+  const name = /^\/u\/([^/?]+)/.exec(req.path)?.[1];
+  if (name === undefined) return undefined;
+  const body = `<html><body><h1>${name}</h1><script>addEventListener('load', function () { location.href = '/never'; });</script></body></html>`;
+  return { kind: 'respond' as const, status: name === 'alice' ? 200 : 404, body };
+}
 /** A page that, once loaded, navigates to an address answering 204 No Content a second later: a navigation that never commits. */
 export const NO_COMMIT = 'no-commit.test';
 function noCommit(req: SimRequest) {
@@ -161,6 +170,7 @@ export function browserFixture() {
       { host: NO_COMMIT, handle: noCommit },
       { host: LATE_RELOAD, handle: lateReload },
       { host: LATE_REDIRECT, handle: lateRedirect },
+      { host: STALLED, handle: stalled },
       { host: STICKY, handle: () => ({ kind: 'respond' as const, status: 200, body: STICKY_PAGE }) },
       {
         host: STICKY_LATE,
@@ -191,7 +201,7 @@ export function browserFixture() {
     await sim.start();
     const sticky = { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] };
     catalogue = catalogueOf([
-      ...[...HOSTS, LATE_RELOAD, LATE_REDIRECT, NO_COMMIT].map((host) => browserEntry(host)),
+      ...[...HOSTS, LATE_RELOAD, LATE_REDIRECT, NO_COMMIT, STALLED].map((host) => browserEntry(host)),
       // Read as found only when a check meets what an earlier one left behind.
       browserEntry(STICKY, sticky),
       browserEntry(STICKY_LATE, sticky),

@@ -11,7 +11,7 @@
  * checks the tabs were reused, memory is back at its level, and none is left open. Its
  * reading: a challenge's reload answered late is waited for, through a redirect too; a
  * navigation that never commits is waited for only until it ends, and its answer is not
- * taken for the page's.
+ * taken for the page's; one that never answers is stopped and the page read as it stood.
  */
 
 import { setFlagsFromString } from 'node:v8';
@@ -28,6 +28,7 @@ import {
   LATE_REDIRECT,
   LATE_RELOAD,
   NO_COMMIT,
+  STALLED,
   STICKY,
   STICKY_LATE,
 } from './browser-fixture.js';
@@ -330,6 +331,15 @@ describe.runIf(hasBrowser)('the browser transport reading a page', () => {
     expect(await reading.check(platform(NO_COMMIT), 'nobody-here-7')).toMatchObject({
       status: 'miss',
       evidence: { httpStatus: 404 },
+    });
+  }, 60_000);
+
+  it('stops a navigation of the page that never answers, and reads the page as it stood', async () => {
+    // A deadline past the wait for a navigation: the check ends with the page, not at the deadline.
+    const { engine: reading } = engine({ timeoutMs: 15_000, controlWindowMs: 0 });
+    expect(await reading.check(platform(STALLED), 'alice')).toMatchObject({
+      status: 'hit',
+      evidence: { transport: 'browser', httpStatus: 200, finalUrl: `https://${STALLED}/u/alice` },
     });
   }, 60_000);
 });

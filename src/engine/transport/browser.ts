@@ -14,7 +14,7 @@
 import { existsSync } from 'node:fs';
 import type { Request } from 'playwright-core';
 import { UserscoutError } from '../../errors.js';
-import { BROWSER_SETTLE_MS } from '../../tuning.js';
+import { BROWSER_NAVIGATION_WAIT_MS, BROWSER_SETTLE_MS } from '../../tuning.js';
 import type { CheckRequest } from '../verdict/request.js';
 import type { ResponseView } from '../verdict/response-view.js';
 import { BodyCapWatch } from './browser-body-cap.js';
@@ -119,6 +119,8 @@ const SKIPPED = new Set(['image', 'media', 'font', 'stylesheet']);
 
 /** What a wait gives when the body cap stopped the page's loading before it ended. */
 const STOPPED = Symbol('stopped at the body cap');
+/** What a wait gives when a navigation the page started itself went unanswered too long. */
+const STALLED = Symbol('a navigation of the page unanswered');
 
 /** Run in the page: whether it holds a script or a meta refresh, the ways a page navigates itself. */
 const CAN_NAVIGATE_ITSELF = () =>
@@ -393,7 +395,7 @@ export class BrowserTransport {
   ): Promise<Exchange<D>> {
     const { page } = opened;
     tab.serving.current = { request, first: true };
-    const settling = new PageSettling(page);
+    const settling = new PageSettling(page, BROWSER_NAVIGATION_WAIT_MS);
     const cap = new BodyCapWatch(opened.session, options.bodyCapBytes);
     const aborted = new Promise<never>((_, reject) => {
       if (options.signal.aborted) reject(options.signal.reason);
@@ -401,22 +403,31 @@ export class BrowserTransport {
     });
     aborted.catch(() => undefined);
     const stopped = cap.stopped.then((): typeof STOPPED => STOPPED);
-    /** `work`, unless the check's deadline or the body cap ends the wait first. */
-    const until = <T>(work: Promise<T>) => Promise.race([work, aborted, stopped]);
+    let stalledNow = false;
+    const stalled = settling.stalled.then((): typeof STALLED => {
+      stalledNow = true;
+      return STALLED;
+    });
+    /** `work`, unless the check's deadline, the body cap or a navigation that never answers ends the wait first. */
+    const until = <T>(work: Promise<T>) => Promise.race([work, aborted, stopped, stalled]);
     try {
       const going = page.goto(request.url, { waitUntil: 'load', timeout: 0 });
       // Stopped before its document came, the navigation fails: the page is read as it stands.
       going.catch(() => undefined);
       const answered = await until(going);
       // A challenge's script sets its cookie and reloads: read once the page stays on one document.
-      for (let seen = -1; seen !== settling.commits && !cap.passed; ) {
+      for (let seen = -1; seen !== settling.commits && !cap.passed && !stalledNow; ) {
         seen = settling.commits;
-        if ((await until(page.waitForLoadState('load', { timeout: 0 }))) === STOPPED) break;
+        const loaded = await until(page.waitForLoadState('load', { timeout: 0 }));
+        if (loaded === STOPPED || loaded === STALLED) break;
         // A page with no script and no refresh cannot navigate itself: nothing to settle.
         if (!(await until(page.evaluate(CAN_NAVIGATE_ITSELF)).catch(() => true))) break;
         await until(settling.quiet(BROWSER_SETTLE_MS, seen));
       }
-      const document = settling.document ?? (answered === STOPPED ? undefined : (answered ?? undefined));
+      // A navigation of its own that never answered is stopped: the page is read as it stands.
+      if (stalledNow) await Promise.race([opened.session.send('Page.stopLoading'), aborted]);
+      const document =
+        settling.document ?? (typeof answered === 'symbol' ? undefined : (answered ?? undefined));
       const html = await Promise.race([page.content(), aborted]);
       const bytes = Buffer.from(html, 'utf8');
       // The page's scripts may have written more than came: the classifier reads no more than the cap.

@@ -3,7 +3,8 @@
  * cookie and reloads: the reload's answer takes the site's own time, longer than any fixed
  * wait, so a page is not read while a navigation of its main frame is under way. A
  * navigation that never commits (a 204, a download, one cancelled) ends when its request
- * does, and the wait with it; its answer is not the page's.
+ * does, and the wait with it; its answer is not the page's. One the page started that gets no
+ * answer at all stalls the page after a while, for the caller to stop it and read what is there.
  */
 import type { Frame, Page, Request, Response } from 'playwright-core';
 
@@ -18,8 +19,19 @@ export class PageSettling {
   #answered: Response | undefined;
   #document: Response | undefined;
 
-  constructor(page: Page) {
+  /** Navigations the page started itself, each until its answer came: past `stallMs` unanswered, one stalls the page. */
+  readonly #waiting = new Map<Request, NodeJS.Timeout>();
+  readonly #stallMs: number;
+  #stall: (() => void) | undefined;
+  /** Resolves once a navigation the page started itself went `stallMs` without an answer. */
+  readonly stalled: Promise<void>;
+
+  constructor(page: Page, stallMs: number) {
     this.#page = page;
+    this.#stallMs = stallMs;
+    this.stalled = new Promise((resolve) => {
+      this.#stall = resolve;
+    });
     page.on('framenavigated', this.#onNavigated);
     page.on('request', this.#onRequest);
     page.on('requestfinished', this.#onFinished);
@@ -41,7 +53,7 @@ export class PageSettling {
    * Resolves once the page stayed `ms` on its document with no navigation of its own under
    * way, or as soon as a document commits after the `since`-th (at once if one did already).
    */
-  quiet(ms: number, since = this.#commits): Promise<void> {
+  quiet(ms: number, since: number): Promise<void> {
     return new Promise((resolve) => {
       let waited = false;
       const look = (giveUp = false) => {
@@ -61,6 +73,8 @@ export class PageSettling {
 
   end(): void {
     this.#wake?.(true);
+    for (const timer of this.#waiting.values()) clearTimeout(timer);
+    this.#waiting.clear();
     this.#page.off('framenavigated', this.#onNavigated);
     this.#page.off('request', this.#onRequest);
     this.#page.off('requestfinished', this.#onFinished);
@@ -86,11 +100,20 @@ export class PageSettling {
     const from = request.redirectedFrom();
     if (from) this.#pending.delete(from);
     this.#pending.add(request);
+    // The check's own navigation has the check's deadline; one the page started after it, this.
+    if (this.#commits > 0)
+      this.#waiting.set(
+        request,
+        setTimeout(() => this.#stall?.(), this.#stallMs),
+      );
   };
 
   readonly #onResponse = (response: Response) => {
     const request = response.request();
-    if (request.isNavigationRequest() && this.#ofMainFrame(request)) this.#answered = response;
+    if (!request.isNavigationRequest() || !this.#ofMainFrame(request)) return;
+    this.#answered = response;
+    clearTimeout(this.#waiting.get(request));
+    this.#waiting.delete(request);
   };
 
   readonly #onFinished = (request: Request) => {
@@ -102,6 +125,8 @@ export class PageSettling {
 
   readonly #onFailed = (request: Request) => {
     if (this.#answered?.request() === request) this.#answered = undefined;
+    clearTimeout(this.#waiting.get(request));
+    this.#waiting.delete(request);
     if (this.#pending.delete(request)) this.#wake?.();
   };
 
