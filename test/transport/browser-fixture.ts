@@ -12,7 +12,7 @@ import type { Catalogue } from '../../src/catalogue/platform.js';
 import type { Engine } from '../../src/engine/engine.js';
 import type { BrowserDirectory } from '../../src/engine/transport/browser-directory.js';
 import { TransportTally } from '../../src/engine/transport/transport-tally.js';
-import type { SimRequest } from '../../src/sim/behaviour.js';
+import type { Behaviour, SimRequest } from '../../src/sim/behaviour.js';
 import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry, platformNamed } from '../support/catalogue.js';
 import { engineFor } from '../support/engine.js';
@@ -94,24 +94,25 @@ const STICKY_LATE_PAGE = STICKY_PAGE.replace(
 setInterval(leave, 5); addEventListener('pagehide', leave); if (!window.opener && location.pathname.endsWith('/dave')) window.open('/popup');
 </script>`,
 );
+/**
+ * Pages that, once loaded, navigate to `away`, which answers `there`; `alice` exists, any
+ * other name reads 404.
+ */
+function navigatingAway(away: string, there: Behaviour) {
+  return (req: SimRequest): Behaviour | undefined => {
+    if (req.path === away) return there;
+    const name = /^\/u\/([^/?]+)/.exec(req.path)?.[1];
+    if (name === undefined) return undefined;
+    const body = `<html><body><h1>${name}</h1><script>addEventListener('load', function () { location.href = '${away}'; });</script></body></html>`;
+    return { kind: 'respond', status: name === 'alice' ? 200 : 404, body };
+  };
+}
 /** A page that, once loaded, navigates to an address that never answers. */
 export const STALLED = 'stalled.test';
-function stalled(req: SimRequest) {
-  if (req.path === '/never') return { kind: 'hang' as const };
-  const name = /^\/u\/([^/?]+)/.exec(req.path)?.[1];
-  if (name === undefined) return undefined;
-  const body = `<html><body><h1>${name}</h1><script>addEventListener('load', function () { location.href = '/never'; });</script></body></html>`;
-  return { kind: 'respond' as const, status: name === 'alice' ? 200 : 404, body };
-}
+const stalled = navigatingAway('/never', { kind: 'hang' });
 /** A page that, once loaded, navigates to an address answering 204 No Content a second later: a navigation that never commits. */
 export const NO_COMMIT = 'no-commit.test';
-function noCommit(req: SimRequest) {
-  if (req.path === '/nothing') return { kind: 'respond' as const, status: 204, body: '', delayMs: 1_000 };
-  const name = /^\/u\/([^/?]+)/.exec(req.path)?.[1];
-  if (name === undefined) return undefined;
-  const body = `<html><body><h1>${name}</h1><script>addEventListener('load', function () { location.href = '/nothing'; });</script></body></html>`;
-  return { kind: 'respond' as const, status: name === 'alice' ? 200 : 404, body };
-}
+const noCommit = navigatingAway('/nothing', { kind: 'respond', status: 204, body: '', delayMs: 1_000 });
 /**
  * A challenge whose script works a moment after the page's load before it sets its cookie
  * and reloads, as one that computes does; the reload is answered as the plain sites answer.

@@ -403,11 +403,7 @@ export class BrowserTransport {
     });
     aborted.catch(() => undefined);
     const stopped = cap.stopped.then((): typeof STOPPED => STOPPED);
-    let stalledNow = false;
-    const stalled = settling.stalled.then((): typeof STALLED => {
-      stalledNow = true;
-      return STALLED;
-    });
+    const stalled = settling.stalled.then((): typeof STALLED => STALLED);
     /** `work`, unless the check's deadline, the body cap or a navigation that never answers ends the wait first. */
     const until = <T>(work: Promise<T>) => Promise.race([work, aborted, stopped, stalled]);
     try {
@@ -416,7 +412,7 @@ export class BrowserTransport {
       going.catch(() => undefined);
       const answered = await until(going);
       // A challenge's script sets its cookie and reloads: read once the page stays on one document.
-      for (let seen = -1; seen !== settling.commits && !cap.passed && !stalledNow; ) {
+      for (let seen = -1; seen !== settling.commits && !cap.passed && !settling.hasStalled; ) {
         seen = settling.commits;
         const loaded = await until(page.waitForLoadState('load', { timeout: 0 }));
         if (loaded === STOPPED || loaded === STALLED) break;
@@ -425,7 +421,7 @@ export class BrowserTransport {
         await until(settling.quiet(BROWSER_SETTLE_MS, seen));
       }
       // A navigation of its own that never answered is stopped: the page is read as it stands.
-      if (stalledNow) await Promise.race([opened.session.send('Page.stopLoading'), aborted]);
+      if (settling.hasStalled) await Promise.race([opened.session.send('Page.stopLoading'), aborted]);
       const document =
         settling.document ?? (typeof answered === 'symbol' ? undefined : (answered ?? undefined));
       const html = await Promise.race([page.content(), aborted]);

@@ -23,6 +23,7 @@ export class PageSettling {
   readonly #waiting = new Map<Request, NodeJS.Timeout>();
   readonly #stallMs: number;
   #stall: (() => void) | undefined;
+  #hasStalled = false;
   /** Resolves once a navigation the page started itself went `stallMs` without an answer. */
   readonly stalled: Promise<void>;
 
@@ -30,7 +31,10 @@ export class PageSettling {
     this.#page = page;
     this.#stallMs = stallMs;
     this.stalled = new Promise((resolve) => {
-      this.#stall = resolve;
+      this.#stall = () => {
+        this.#hasStalled = true;
+        resolve();
+      };
     });
     page.on('framenavigated', this.#onNavigated);
     page.on('request', this.#onRequest);
@@ -42,6 +46,11 @@ export class PageSettling {
   /** The answer whose document the main frame shows: a navigation's answer once it committed. */
   get document(): Response | undefined {
     return this.#document;
+  }
+
+  /** Whether a navigation the page started itself went unanswered too long (`stalled` resolved). */
+  get hasStalled(): boolean {
+    return this.#hasStalled;
   }
 
   /** Documents the main frame committed since this began. */
