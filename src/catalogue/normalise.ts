@@ -44,6 +44,7 @@ export function normaliseShield(spec: ShieldSpec): Shield {
     status: spec.status ? [...spec.status] : undefined,
     headers: Object.entries(spec.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v] as const),
     body: [...(spec.body ?? [])],
+    passedByScript: spec.passedByScript ?? false,
   };
 }
 

@@ -121,6 +121,8 @@ export interface Shield {
   /** [lower-case header name, text the value contains ('' = present)] */
   readonly headers: readonly (readonly [string, string])[];
   readonly body: readonly string[];
+  /** A challenge its page's script passes unattended: a browser waits for the page to move on. */
+  readonly passedByScript: boolean;
 }
 
 export interface Catalogue {

@@ -318,6 +318,12 @@ export const ShieldSchema = Type.Object(
         description: 'The body contains any of these',
       }),
     ),
+    passedByScript: Type.Optional(
+      Type.Boolean({
+        description:
+          "A challenge the page's own script passes with no one at the keyboard (it computes, sets a cookie, reloads): a browser check waits for the page to move on, within its deadline. Absent: a block page or a captcha, read as it comes",
+      }),
+    ),
   },
   strict,
 );

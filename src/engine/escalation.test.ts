@@ -1,10 +1,14 @@
 import { describe, expect, it } from 'vitest';
+import { readShieldsDocument } from '../catalogue/builtin.js';
+import { normaliseShield } from '../catalogue/normalise.js';
+import type { ShieldSpec } from '../catalogue/schema.js';
 import {
   EscalationBudget,
   isBotDefence,
   lackingTransport,
   lackingVerdict,
   nextTransport,
+  passesOnItsOwn,
   startTransport,
   transportLearned,
 } from './escalation.js';
@@ -15,6 +19,22 @@ describe('escalation', () => {
     expect(isBotDefence({ status: 'unknown', reason: 'captcha' })).toBe(false);
     expect(isBotDefence({ status: 'unknown', reason: 'rate_limited' })).toBe(false);
     expect(isBotDefence({ status: 'miss' })).toBe(false);
+  });
+
+  it("waits out a challenge whose page's script passes it, not a block page, a captcha or a refused handshake", () => {
+    const shields = readShieldsDocument().map((spec) => normaliseShield(spec as ShieldSpec));
+    const shield = (name: string) => ({
+      status: 'unknown' as const,
+      reason: 'waf' as const,
+      rule: `shield: ${name}`,
+    });
+    for (const name of ['cloudflare-mitigated', 'cloudflare-challenge', 'ddos-guard-page', 'aws-waf-page'])
+      expect(passesOnItsOwn(shield(name), shields), name).toBe(true);
+    for (const name of ['cloudflare-block', 'akamai', 'sucuri', 'tls-handshake-refused', 'no-such-shield'])
+      expect(passesOnItsOwn(shield(name), shields), name).toBe(false);
+    // A captcha is never passed unattended, whatever its fingerprint says.
+    expect(passesOnItsOwn({ ...shield('cloudflare-challenge'), reason: 'captcha' }, shields)).toBe(false);
+    expect(passesOnItsOwn({ status: 'hit', rule: 'exists: status 200' }, shields)).toBe(false);
   });
 
   it('goes to the next costlier transport that is usable', () => {

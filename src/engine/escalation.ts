@@ -4,8 +4,9 @@
  * The policy (what counts as a defence, which transport is next) is here; the check
  * path asks it once per answer (pipeline/transport-choice.ts).
  */
-import { TRANSPORTS, type Transport } from '../catalogue/platform.js';
+import { type Shield, TRANSPORTS, type Transport } from '../catalogue/platform.js';
 import { describeTransportError, handshakeRefused } from './transport/transport-error.js';
+import { shieldRule } from './verdict/classify.js';
 import type { AnsweredDecision } from './verdict/outcome.js';
 
 /** An answer that a costlier transport may get past: a shield's block or challenge page, or a refused handshake. */
@@ -13,8 +14,21 @@ export function isBotDefence(decision: Pick<AnsweredDecision, 'status' | 'reason
   return decision.status === 'unknown' && decision.reason === 'waf';
 }
 
+/**
+ * Whether an answer is a challenge its page's own script passes unattended (a shield marked
+ * `passedByScript`): a browser that read it waits for the page to move on, within the deadline.
+ */
+export function passesOnItsOwn(
+  decision: Pick<AnsweredDecision, 'status' | 'reason' | 'rule'>,
+  shields: readonly Shield[],
+): boolean {
+  return (
+    isBotDefence(decision) && shields.some((s) => s.passedByScript && decision.rule === shieldRule(s.name))
+  );
+}
+
 /** What `evidence.rule` calls a TLS handshake the server refused, as it calls a shield by its name. */
-export const HANDSHAKE_REFUSED_RULE = 'shield: tls-handshake-refused';
+export const HANDSHAKE_REFUSED_RULE = shieldRule('tls-handshake-refused');
 
 /**
  * A request that got no answer because the server refused our TLS handshake

@@ -147,6 +147,31 @@ function lateRedirect(req: SimRequest) {
     ),
   };
 }
+/**
+ * A challenge marked as a real one is (`cf-mitigated: challenge`) whose script works
+ * `workMs` after the page's load before it sets its cookie and reloads, far longer than a
+ * page takes to settle; past it, the site answers as the plain sites do. `workMs` absent:
+ * its script never passes.
+ */
+function workingChallenge(workMs?: number) {
+  const pass =
+    workMs === undefined
+      ? ''
+      : `setTimeout(function () { document.cookie = 'worked=1; path=/'; location.reload(); }, ${workMs});`;
+  return (req: SimRequest): Behaviour | undefined => {
+    if (/(?:^|;\s*)worked=1/.test(String(req.headers.cookie ?? ''))) return handle(req);
+    return {
+      kind: 'respond',
+      status: 403,
+      headers: { 'cf-mitigated': 'challenge', 'content-type': 'text/html' },
+      body: `<html><head><title>Just a moment...</title></head><body><script>addEventListener('load', function () { ${pass} });</script></body></html>`,
+    };
+  };
+}
+/** A challenge whose script works a second and a half before it reloads. */
+export const WORKING = 'working.test';
+/** A challenge whose script never gets past it. */
+export const STUCK = 'stuck.test';
 /** A site behind a JavaScript challenge: only the browser gets past it. */
 export const CHALLENGED = 'challenged.test';
 
@@ -172,6 +197,8 @@ export function browserFixture() {
       { host: LATE_RELOAD, handle: lateReload },
       { host: LATE_REDIRECT, handle: lateRedirect },
       { host: STALLED, handle: stalled },
+      { host: WORKING, handle: workingChallenge(1_500) },
+      { host: STUCK, handle: workingChallenge() },
       { host: STICKY, handle: () => ({ kind: 'respond' as const, status: 200, body: STICKY_PAGE }) },
       {
         host: STICKY_LATE,
@@ -202,7 +229,9 @@ export function browserFixture() {
     await sim.start();
     const sticky = { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] };
     catalogue = catalogueOf([
-      ...[...HOSTS, LATE_RELOAD, LATE_REDIRECT, NO_COMMIT, STALLED].map((host) => browserEntry(host)),
+      ...[...HOSTS, LATE_RELOAD, LATE_REDIRECT, NO_COMMIT, STALLED, WORKING, STUCK].map((host) =>
+        browserEntry(host),
+      ),
       // Read as found only when a check meets what an earlier one left behind.
       browserEntry(STICKY, sticky),
       browserEntry(STICKY_LATE, sticky),

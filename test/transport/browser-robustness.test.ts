@@ -11,7 +11,9 @@
  * checks the tabs were reused, memory is back at its level, and none is left open. Its
  * reading: a challenge's reload answered late is waited for, through a redirect too; a
  * navigation that never commits is waited for only until it ends, and its answer is not
- * taken for the page's; one that never answers is stopped and the page read as it stood.
+ * taken for the page's; one that never answers is stopped and the page read as it stood; a
+ * challenge whose script works for a while before it reloads is waited for, and one that
+ * never moves on reads as the challenge at the deadline.
  */
 
 import { setFlagsFromString } from 'node:v8';
@@ -31,6 +33,8 @@ import {
   STALLED,
   STICKY,
   STICKY_LATE,
+  STUCK,
+  WORKING,
 } from './browser-fixture.js';
 
 const MB = 1024 * 1024;
@@ -313,6 +317,27 @@ describe.runIf(hasBrowser)('the browser transport reading a page', () => {
         evidence: { transport: 'browser' },
       });
   }, 120_000);
+
+  it('waits for a challenge whose script works longer than a page takes to settle, and reads the page it leads to', async () => {
+    const { engine: reading } = engine({ controlWindowMs: 0 });
+    for (const [name, status] of [
+      ['alice', 'hit'],
+      ['nobody-here-7', 'miss'],
+    ] as const)
+      expect(await reading.check(platform(WORKING), name)).toMatchObject({
+        status,
+        evidence: { transport: 'browser', finalUrl: `https://${WORKING}/u/${name}` },
+      });
+  }, 120_000);
+
+  it('reads a challenge that never moves on as the challenge, at the deadline', async () => {
+    const { engine: reading } = engine({ timeoutMs: 3_000, controlWindowMs: 0 });
+    expect(await reading.check(platform(STUCK), 'alice')).toMatchObject({
+      status: 'unknown',
+      reason: 'waf',
+      evidence: { transport: 'browser', httpStatus: 403, rule: 'shield: cloudflare-mitigated' },
+    });
+  }, 60_000);
 
   it('follows a late navigation of the page through its redirect to the page it leads to', async () => {
     const { engine: reading } = engine({ controlWindowMs: 0 });

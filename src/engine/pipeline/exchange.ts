@@ -5,7 +5,7 @@
  */
 import type { Shield } from '../../catalogue/platform.js';
 import { answerPrint } from '../controls/control.js';
-import { refusedHandshake } from '../escalation.js';
+import { passesOnItsOwn, refusedHandshake } from '../escalation.js';
 import { answerSignals } from '../heard-answer.js';
 import type { AttemptEnd } from '../retry.js';
 import { exchange } from '../transport/http.js';
@@ -61,6 +61,7 @@ export function exchangeCore(options: ExchangeOptions): Send {
               bodyCapBytes,
               maxRedirects,
               decide,
+              passes: (decision) => passesOnItsOwn(decision, shields),
               admitted: check.admitted,
             });
       return {

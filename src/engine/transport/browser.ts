@@ -12,7 +12,7 @@
  * and the proxy hold as on the http path.
  */
 import { existsSync } from 'node:fs';
-import type { Request } from 'playwright-core';
+import type { Request, Response } from 'playwright-core';
 import { UserscoutError } from '../../errors.js';
 import { BROWSER_NAVIGATION_WAIT_MS, BROWSER_SETTLE_MS } from '../../tuning.js';
 import type { CheckRequest } from '../verdict/request.js';
@@ -385,7 +385,9 @@ export class BrowserTransport {
   /**
    * Reads the check's page once it settled, or as it stands once an answer passed the body
    * cap (its loading then stopped, as http.ts stops reading: what came within the cap is
-   * the body, classified as complete).
+   * the body, classified as complete). A page read as a challenge its script passes
+   * unattended (`options.passes`) is read again each time it moves on, until the deadline,
+   * when its last reading stands: such a script may work for seconds before it reloads.
    */
   async #read<D>(
     tab: Tab,
@@ -406,13 +408,10 @@ export class BrowserTransport {
     const stalled = settling.stalled.then((): typeof STALLED => STALLED);
     /** `work`, unless the check's deadline, the body cap or a navigation that never answers ends the wait first. */
     const until = <T>(work: Promise<T>) => Promise.race([work, aborted, stopped, stalled]);
-    try {
-      const going = page.goto(request.url, { waitUntil: 'load', timeout: 0 });
-      // Stopped before its document came, the navigation fails: the page is read as it stands.
-      going.catch(() => undefined);
-      const answered = await until(going);
+    /** Waits until the page stays on one document, from the `seen`-th on. */
+    const settle = async (seen: number) => {
       // A challenge's script sets its cookie and reloads: read once the page stays on one document.
-      for (let seen = -1; seen !== settling.commits && !cap.passed && !settling.hasStalled; ) {
+      while (seen !== settling.commits && !cap.passed && !settling.hasStalled) {
         seen = settling.commits;
         const loaded = await until(page.waitForLoadState('load', { timeout: 0 }));
         if (loaded === STOPPED || loaded === STALLED) break;
@@ -422,8 +421,9 @@ export class BrowserTransport {
       }
       // A navigation of its own that never answered is stopped: the page is read as it stands.
       if (settling.hasStalled) await Promise.race([opened.session.send('Page.stopLoading'), aborted]);
-      const document =
-        settling.document ?? (typeof answered === 'symbol' ? undefined : (answered ?? undefined));
+    };
+    const readPage = async (first: Response | undefined): Promise<Exchange<D>> => {
+      const document = settling.document ?? first;
       const html = await Promise.race([page.content(), aborted]);
       const bytes = Buffer.from(html, 'utf8');
       // The page's scripts may have written more than came: the classifier reads no more than the cap.
@@ -441,6 +441,32 @@ export class BrowserTransport {
       const decision = options.decide(view);
       const bytesRead = cap.passed ? options.bodyCapBytes : Math.min(bytes.length, options.bodyCapBytes);
       return { view, bytesRead, decision };
+    };
+    try {
+      const going = page.goto(request.url, { waitUntil: 'load', timeout: 0 });
+      // Stopped before its document came, the navigation fails: the page is read as it stands.
+      going.catch(() => undefined);
+      const answered = await until(going);
+      const first = typeof answered === 'symbol' ? undefined : (answered ?? undefined);
+      await settle(-1);
+      let reading = await readPage(first);
+      const passing = (read: Exchange<D>) =>
+        read.decision !== undefined &&
+        options.passes?.(read.decision) === true &&
+        !cap.passed &&
+        !settling.hasStalled;
+      try {
+        while (passing(reading)) {
+          const seen = settling.commits;
+          if ((await until(settling.moved(seen))) !== undefined) break;
+          await settle(seen);
+          reading = await readPage(first);
+        }
+      } catch (error) {
+        // At the deadline a challenge still working on its page reads as the challenge it showed.
+        if (!options.signal.aborted) throw error;
+      }
+      return reading;
     } finally {
       cap.end();
       settling.end();

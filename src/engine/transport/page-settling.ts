@@ -71,13 +71,20 @@ export class PageSettling {
         this.#wake = undefined;
         resolve();
       };
-      const timer = setTimeout(() => {
-        waited = true;
-        look();
-      }, ms);
+      const timer = Number.isFinite(ms)
+        ? setTimeout(() => {
+            waited = true;
+            look();
+          }, ms)
+        : undefined;
       this.#wake = look;
       look();
     });
+  }
+
+  /** Resolves once a document commits after the `since`-th (at once if one did already). */
+  moved(since: number): Promise<void> {
+    return this.quiet(Number.POSITIVE_INFINITY, since);
   }
 
   end(): void {

@@ -44,6 +44,11 @@ export type Classification = Decision | 'pending';
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 
+/** What `evidence.rule` says when a bot shield's fingerprint (shields.json) matched the answer. */
+export function shieldRule(name: string): string {
+  return `shield: ${name}`;
+}
+
 /**
  * `name`: the name the check asked about, as its request carried it (the platform's username
  * rule applied); without one, a signal that names the account does not hold.
@@ -56,7 +61,7 @@ export function classify(
 ): Classification {
   const shield = detectShield(shields, view);
   if (shield === 'pending') return 'pending';
-  if (shield) return { status: 'unknown', reason: shield.reason, rule: `shield: ${shield.name}` };
+  if (shield) return { status: 'unknown', reason: shield.reason, rule: shieldRule(shield.name) };
   if (view.status === 429) return { status: 'unknown', reason: 'rate_limited', rule: 'status 429' };
 
   let missingPending = false;
