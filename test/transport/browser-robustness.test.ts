@@ -331,7 +331,7 @@ describe.runIf(hasBrowser)('the browser transport reading a page', () => {
   }, 120_000);
 
   it('reads a challenge that never moves on as the challenge, at the deadline', async () => {
-    const { engine: reading } = engine({ timeoutMs: 3_000, controlWindowMs: 0 });
+    const { engine: reading } = engine({ timeoutMs: 10_000, controlWindowMs: 0 });
     expect(await reading.check(platform(STUCK), 'alice')).toMatchObject({
       status: 'unknown',
       reason: 'waf',
