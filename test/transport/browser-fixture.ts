@@ -172,6 +172,23 @@ function workingChallenge(workMs?: number) {
 export const WORKING = 'working.test';
 /** A challenge whose script never gets past it. */
 export const STUCK = 'stuck.test';
+/**
+ * A challenge whose script reloads the page `{ms}` after it runs, the time named in the name
+ * asked (`/u/r{ms}`): about when a page that settled is read. Past it, every name exists.
+ */
+export const RACING = 'racing.test';
+function racing(req: SimRequest): Behaviour | undefined {
+  const ms = /^\/u\/r(\d+)$/.exec(req.path)?.[1];
+  if (ms === undefined) return undefined;
+  if (/(?:^|;\s*)passed=1/.test(String(req.headers.cookie ?? '')))
+    return { kind: 'respond', status: 200, body: `<html><h1>r${ms}</h1></html>` };
+  return {
+    kind: 'respond',
+    status: 403,
+    headers: { 'cf-mitigated': 'challenge', 'content-type': 'text/html' },
+    body: `<html><head><title>Just a moment...</title></head><body><script>setTimeout(function () { document.cookie = 'passed=1; path=/'; location.reload(); }, ${ms});</script></body></html>`,
+  };
+}
 /** A site behind a JavaScript challenge: only the browser gets past it. */
 export const CHALLENGED = 'challenged.test';
 
@@ -199,6 +216,7 @@ export function browserFixture() {
       { host: STALLED, handle: stalled },
       { host: WORKING, handle: workingChallenge(1_500) },
       { host: STUCK, handle: workingChallenge() },
+      { host: RACING, handle: racing },
       { host: STICKY, handle: () => ({ kind: 'respond' as const, status: 200, body: STICKY_PAGE }) },
       {
         host: STICKY_LATE,
@@ -229,7 +247,7 @@ export function browserFixture() {
     await sim.start();
     const sticky = { exists: [{ text: 'returning visitor' }], missing: [{ text: 'first visit' }] };
     catalogue = catalogueOf([
-      ...[...HOSTS, LATE_RELOAD, LATE_REDIRECT, NO_COMMIT, STALLED, WORKING, STUCK].map((host) =>
+      ...[...HOSTS, LATE_RELOAD, LATE_REDIRECT, NO_COMMIT, STALLED, WORKING, STUCK, RACING].map((host) =>
         browserEntry(host),
       ),
       // Read as found only when a check meets what an earlier one left behind.

@@ -13,7 +13,8 @@
  * navigation that never commits is waited for only until it ends, and its answer is not
  * taken for the page's; one that never answers is stopped and the page read as it stood; a
  * challenge whose script works for a while before it reloads is waited for, and one that
- * never moves on reads as the challenge at the deadline.
+ * never moves on reads as the challenge at the deadline; a page that reloads while it is
+ * read is read again once it settles.
  */
 
 import { setFlagsFromString } from 'node:v8';
@@ -30,6 +31,7 @@ import {
   LATE_REDIRECT,
   LATE_RELOAD,
   NO_COMMIT,
+  RACING,
   STALLED,
   STICKY,
   STICKY_LATE,
@@ -328,6 +330,16 @@ describe.runIf(hasBrowser)('the browser transport reading a page', () => {
         status,
         evidence: { transport: 'browser', finalUrl: `https://${WORKING}/u/${name}` },
       });
+  }, 120_000);
+
+  it('reads a page again once it settles anew when its script reloads it while it is read', async () => {
+    const { engine: reading } = engine({ controlWindowMs: 0 });
+    // Reloads about when a settled page is read: before, about half of these read error/connection.
+    const outcomes = [];
+    for (let ms = 420; ms <= 560; ms += 20) outcomes.push(await reading.check(platform(RACING), `r${ms}`));
+    expect(outcomes.map((o) => `${o.url}: ${o.status}/${o.reason ?? ''}`)).toEqual(
+      outcomes.map((o) => `${o.url}: hit/`),
+    );
   }, 120_000);
 
   it('reads a challenge that never moves on as the challenge, at the deadline', async () => {

@@ -114,6 +114,9 @@ export function browserStartNotice(
   return `browser transport off: ${refusal.message}; ${who}`;
 }
 
+/** Reads of a page that moved on while being read, at most, before its failure stands. */
+const BROWSER_READ_TRIES = 3;
+
 /** Resources a check never needs to read a page: not fetched, to save the CPU and bytes. */
 const SKIPPED = new Set(['image', 'media', 'font', 'stylesheet']);
 
@@ -422,6 +425,23 @@ export class BrowserTransport {
       // A navigation of its own that never answered is stopped: the page is read as it stands.
       if (settling.hasStalled) await Promise.race([opened.session.send('Page.stopLoading'), aborted]);
     };
+    /**
+     * The page as it stands, read once it settled; read again once it settles anew when it
+     * moved on while being read (a challenge's script reloading it at its own time).
+     */
+    const readSettled = async (first: Response | undefined): Promise<Exchange<D>> => {
+      for (let tries = 1; ; tries++) {
+        const seen = settling.commits;
+        try {
+          return await readPage(first);
+        } catch (error) {
+          const moved = settling.commits !== seen || settling.navigating;
+          if (options.signal.aborted || !moved || tries >= BROWSER_READ_TRIES) throw error;
+          await until(settling.quiet(BROWSER_SETTLE_MS, seen));
+          await settle(seen);
+        }
+      }
+    };
     const readPage = async (first: Response | undefined): Promise<Exchange<D>> => {
       const document = settling.document ?? first;
       const html = await Promise.race([page.content(), aborted]);
@@ -449,7 +469,7 @@ export class BrowserTransport {
       const answered = await until(going);
       const first = typeof answered === 'symbol' ? undefined : (answered ?? undefined);
       await settle(-1);
-      let reading = await readPage(first);
+      let reading = await readSettled(first);
       const passing = (read: Exchange<D>) =>
         read.decision !== undefined &&
         options.passes?.(read.decision) === true &&
@@ -460,7 +480,7 @@ export class BrowserTransport {
           const seen = settling.commits;
           if ((await until(settling.moved(seen))) !== undefined) break;
           await settle(seen);
-          reading = await readPage(first);
+          reading = await readSettled(first);
         }
       } catch (error) {
         // At the deadline a challenge still working on its page reads as the challenge it showed.

@@ -53,6 +53,11 @@ export class PageSettling {
     return this.#hasStalled;
   }
 
+  /** Whether a navigation of the main frame is under way (asked, not yet finished or failed). */
+  get navigating(): boolean {
+    return this.#pending.size > 0;
+  }
+
   /** Documents the main frame committed since this began. */
   get commits(): number {
     return this.#commits;
