@@ -5,6 +5,7 @@ import {
   CLEARANCE_COOKIE,
   challengeAnswer,
   challengePage,
+  challengeWorkMs,
   defenceOf,
   defend,
   HANDSHAKE_FAILURE_ALERT,
@@ -67,6 +68,18 @@ describe('sim defences', () => {
     expect(
       defend('challenge', request(`a=b; ${CLEARANCE_COOKIE}=${challengeAnswer(nonce)}`), false),
     ).toBeUndefined();
+  });
+
+  it('gives some challenges a second or more of work before they reload and some none, the same each time', () => {
+    const hosts = Array.from({ length: 200 }, (_, i) => `site-${i}.test`);
+    const work = hosts.map(challengeWorkMs);
+    expect(work.filter((ms) => ms === 0).length).toBeGreaterThan(60);
+    expect(work.filter((ms) => ms >= 1_000 && ms <= 2_000).length).toBeGreaterThan(60);
+    expect(work.every((ms) => ms === 0 || (ms >= 1_000 && ms <= 2_000))).toBe(true);
+    expect(hosts.map(challengeWorkMs)).toEqual(work);
+    // The page's script waits its site's time before it computes the cookie.
+    const ms = challengeWorkMs('challenged.test');
+    expect((challengePage(request()) as { body: string }).body).toContain(`},${ms});`);
   });
 
   it("shows the login wall until its own host's session cookie is sent", () => {

@@ -103,13 +103,23 @@ export function passesChallenge(request: SimRequest): boolean {
 }
 
 /**
+ * How long a site's challenge works before it sets its cookie: live ones compute for a second
+ * or more, some at once. A stable split by host, so tests, demo mode and the benchmark meet both.
+ */
+export function challengeWorkMs(host: string): number {
+  const draw = seededRandom(hashSeed(`challenge:${host.toLowerCase()}`))();
+  return draw < 0.5 ? 0 : 1_000 + Math.round((draw - 0.5) * 2_000);
+}
+
+/**
  * The challenge page, with the markers real ones carry (`cf-mitigated: challenge`, the
- * "Just a moment..." title): its script reads the nonce from the DOM, sets the clearance
- * cookie and reloads; the reload is answered by the site itself.
+ * "Just a moment..." title): its script works for its site's time (`challengeWorkMs`), reads
+ * the nonce from the DOM, sets the clearance cookie and reloads; the reload is answered by
+ * the site itself.
  */
 export function challengePage(request: SimRequest): Behaviour {
   const nonce = nonceFor(request.host);
-  const script = `(function(){var n=document.getElementById('challenge-form').getAttribute('data-nonce');var s=0;for(var i=0;i<n.length;i++){s=(s*31+n.charCodeAt(i))%1000003;}document.cookie='${CLEARANCE_COOKIE}='+n.split('').reverse().join('')+'.'+s+'; path=/';location.reload();})();`;
+  const script = `setTimeout(function(){var n=document.getElementById('challenge-form').getAttribute('data-nonce');var s=0;for(var i=0;i<n.length;i++){s=(s*31+n.charCodeAt(i))%1000003;}document.cookie='${CLEARANCE_COOKIE}='+n.split('').reverse().join('')+'.'+s+'; path=/';location.reload();},${challengeWorkMs(request.host)});`;
   return {
     kind: 'respond',
     status: 403,
