@@ -204,6 +204,24 @@ describe('escalation', () => {
     }
   });
 
+  it('leaves the defence standing, saying why, when its escalation gets no answer', async () => {
+    const { send: answer } = defended('browser');
+    const send: Send = async (check) =>
+      check.transport === 'http'
+        ? answer(check)
+        : { answered: false, transport: check.transport, error: CERTIFICATE, timedOut: false };
+    const reply = await escalate({ transports: transportsLacking() })(send)(sending(2));
+    expect(reply).toMatchObject({
+      answered: true,
+      transport: 'http',
+      verdict: {
+        status: 'unknown',
+        reason: 'waf',
+        rule: 'shield: challenge; tried through impersonate, no answer: DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate',
+      },
+    });
+  });
+
   it('reads needs_browser when only a browser this process lacks could get past the defence', async () => {
     const { send } = defended('browser');
     const reply = await escalate({ transports: transportsLacking('browser') })(send)(sending(3));

@@ -123,8 +123,10 @@ export function escalate(options: TransportChoiceOptions): SendWrapper {
       if (!tried.answered && !read) {
         if (hasErrorCode(tried.error, [BROWSER_HELD_BACK_CODE]))
           unescalated = (tried.error as Error).message.replace(/^not sent/, `not tried through ${next}`);
-        if (hasErrorCode(tried.error, [NEEDS_BROWSER_CODE]))
+        else if (hasErrorCode(tried.error, [NEEDS_BROWSER_CODE]))
           lacking = { transport: next, why: describeTransportError(tried.error) };
+        // The defence stands; why the costlier transport did not get past it is part of its rule.
+        else unescalated = `tried through ${next}, no answer: ${describeTransportError(tried.error)}`;
         break;
       }
       reply = tried;
