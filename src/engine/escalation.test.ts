@@ -21,20 +21,28 @@ describe('escalation', () => {
     expect(isBotDefence({ status: 'miss' })).toBe(false);
   });
 
-  it("waits out a challenge whose page's script passes it, not a block page, a captcha or a refused handshake", () => {
+  it("waits out a challenge whose page's script passes it, not a block page, a captcha (or a challenge showing one) or a refused handshake", () => {
     const shields = readShieldsDocument().map((spec) => normaliseShield(spec as ShieldSpec));
     const shield = (name: string) => ({
       status: 'unknown' as const,
       reason: 'waf' as const,
       rule: `shield: ${name}`,
     });
+    const page = '<html><title>Just a moment...</title><script>/* works, then reloads */</script></html>';
     for (const name of ['cloudflare-mitigated', 'cloudflare-challenge', 'ddos-guard-page', 'aws-waf-page'])
-      expect(passesOnItsOwn(shield(name), shields), name).toBe(true);
+      expect(passesOnItsOwn(shield(name), page, shields), name).toBe(true);
     for (const name of ['cloudflare-block', 'akamai', 'sucuri', 'tls-handshake-refused', 'no-such-shield'])
-      expect(passesOnItsOwn(shield(name), shields), name).toBe(false);
-    // A captcha is never passed unattended, whatever its fingerprint says.
-    expect(passesOnItsOwn({ ...shield('cloudflare-challenge'), reason: 'captcha' }, shields)).toBe(false);
-    expect(passesOnItsOwn({ status: 'hit', rule: 'exists: status 200' }, shields)).toBe(false);
+      expect(passesOnItsOwn(shield(name), page, shields), name).toBe(false);
+    // A captcha is never passed unattended, whatever its fingerprint says, nor a challenge showing one.
+    expect(passesOnItsOwn({ ...shield('cloudflare-challenge'), reason: 'captcha' }, page, shields)).toBe(
+      false,
+    );
+    const turnstile = page.replace(
+      '</html>',
+      '<script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script></html>',
+    );
+    expect(passesOnItsOwn(shield('cloudflare-mitigated'), turnstile, shields)).toBe(false);
+    expect(passesOnItsOwn({ status: 'hit', rule: 'exists: status 200' }, page, shields)).toBe(false);
   });
 
   it('goes to the next costlier transport that is usable', () => {

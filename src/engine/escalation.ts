@@ -17,14 +17,17 @@ export function isBotDefence(decision: Pick<AnsweredDecision, 'status' | 'reason
 /**
  * Whether an answer is a challenge its page's own script passes unattended (a shield marked
  * `passedByScript`): a browser that read it waits for the page to move on, within the deadline.
+ * A challenge page that also shows a captcha's widget (a captcha shield's marker in its body)
+ * waits for a person, so not for it.
  */
 export function passesOnItsOwn(
   decision: Pick<AnsweredDecision, 'status' | 'reason' | 'rule'>,
+  body: string,
   shields: readonly Shield[],
 ): boolean {
-  return (
-    isBotDefence(decision) && shields.some((s) => s.passedByScript && decision.rule === shieldRule(s.name))
-  );
+  if (!isBotDefence(decision)) return false;
+  if (!shields.some((s) => s.passedByScript && decision.rule === shieldRule(s.name))) return false;
+  return !shields.some((s) => s.reason === 'captcha' && s.body.some((marker) => body.includes(marker)));
 }
 
 /** What `evidence.rule` calls a TLS handshake the server refused, as it calls a shield by its name. */

@@ -61,7 +61,7 @@ export function exchangeCore(options: ExchangeOptions): Send {
               bodyCapBytes,
               maxRedirects,
               decide,
-              passes: (decision) => passesOnItsOwn(decision, shields),
+              passes: (decision, view) => passesOnItsOwn(decision, view.body, shields),
               admitted: check.admitted,
             });
       return {

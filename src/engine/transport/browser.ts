@@ -472,7 +472,7 @@ export class BrowserTransport {
       let reading = await readSettled(first);
       const passing = (read: Exchange<D>) =>
         read.decision !== undefined &&
-        options.passes?.(read.decision) === true &&
+        options.passes?.(read.decision, read.view) === true &&
         !cap.passed &&
         !settling.hasStalled;
       try {

@@ -16,11 +16,11 @@ export interface TransportExchangeOptions<D> {
   /** As http.ts: returns the decision once the answer so far gives one, and reading stops. */
   readonly decide: (view: ResponseView) => D | undefined;
   /**
-   * Whether a decision is a challenge its page's script passes unattended (escalation.ts
-   * `passesOnItsOwn`): the browser reads such a page again each time it moves on, until the
+   * Whether a decision, read from `view`, is a challenge its page's script passes unattended
+   * (escalation.ts `passesOnItsOwn`): the browser reads such a page again each time it moves on, until the
    * deadline, when its last reading stands. Absent: a page is read once, when it settled.
    */
-  readonly passes?: ((decision: D) => boolean) | undefined;
+  readonly passes?: ((decision: D, view: ResponseView) => boolean) | undefined;
   /** A browser slot is held for the check from before its deadline (`admitBrowser`): the browser takes none. */
   readonly admitted?: boolean;
 }
