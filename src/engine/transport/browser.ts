@@ -425,23 +425,6 @@ export class BrowserTransport {
       // A navigation of its own that never answered is stopped: the page is read as it stands.
       if (settling.hasStalled) await Promise.race([opened.session.send('Page.stopLoading'), aborted]);
     };
-    /**
-     * The page as it stands, read once it settled; read again once it settles anew when it
-     * moved on while being read (a challenge's script reloading it at its own time).
-     */
-    const readSettled = async (first: Response | undefined): Promise<Exchange<D>> => {
-      for (let tries = 1; ; tries++) {
-        const seen = settling.commits;
-        try {
-          return await readPage(first);
-        } catch (error) {
-          const moved = settling.commits !== seen || settling.navigating;
-          if (options.signal.aborted || !moved || tries >= BROWSER_READ_TRIES) throw error;
-          await until(settling.quiet(BROWSER_SETTLE_MS, seen));
-          await settle(seen);
-        }
-      }
-    };
     const readPage = async (first: Response | undefined): Promise<Exchange<D>> => {
       const document = settling.document ?? first;
       const html = await Promise.race([page.content(), aborted]);
@@ -461,6 +444,23 @@ export class BrowserTransport {
       const decision = options.decide(view);
       const bytesRead = cap.passed ? options.bodyCapBytes : Math.min(bytes.length, options.bodyCapBytes);
       return { view, bytesRead, decision };
+    };
+    /**
+     * The page as it stands, read once it settled; read again once it settles anew when it
+     * moved on while being read (a challenge's script reloading it at its own time).
+     */
+    const readSettled = async (first: Response | undefined): Promise<Exchange<D>> => {
+      for (let tries = 1; ; tries++) {
+        const seen = settling.commits;
+        try {
+          return await readPage(first);
+        } catch (error) {
+          const moved = settling.commits !== seen || settling.navigating;
+          if (options.signal.aborted || !moved || tries >= BROWSER_READ_TRIES) throw error;
+          await until(settling.quiet(BROWSER_SETTLE_MS, seen));
+          await settle(seen);
+        }
+      }
     };
     try {
       const going = page.goto(request.url, { waitUntil: 'load', timeout: 0 });
