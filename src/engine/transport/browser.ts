@@ -425,6 +425,8 @@ export class BrowserTransport {
       // A navigation of its own that never answered is stopped: the page is read as it stands.
       if (settling.hasStalled) await Promise.race([opened.session.send('Page.stopLoading'), aborted]);
     };
+    /** A reading, and the documents the page had committed when it began. */
+    type Reading = { readonly exchange: Exchange<D>; readonly seen: number };
     const readPage = async (first: Response | undefined): Promise<Exchange<D>> => {
       const document = settling.document ?? first;
       const html = await Promise.race([page.content(), aborted]);
@@ -449,11 +451,11 @@ export class BrowserTransport {
      * The page as it stands, read once it settled; read again once it settles anew when it
      * moved on while being read (a challenge's script reloading it at its own time).
      */
-    const readSettled = async (first: Response | undefined): Promise<Exchange<D>> => {
+    const readSettled = async (first: Response | undefined): Promise<Reading> => {
       for (let tries = 1; ; tries++) {
         const seen = settling.commits;
         try {
-          return await readPage(first);
+          return { exchange: await readPage(first), seen };
         } catch (error) {
           const moved = settling.commits !== seen || settling.navigating;
           if (options.signal.aborted || !moved || tries >= BROWSER_READ_TRIES) throw error;
@@ -470,23 +472,23 @@ export class BrowserTransport {
       const first = typeof answered === 'symbol' ? undefined : (answered ?? undefined);
       await settle(-1);
       let reading = await readSettled(first);
-      const passing = (read: Exchange<D>) =>
+      const passing = ({ exchange: read }: Reading) =>
         read.decision !== undefined &&
         options.passes?.(read.decision, read.view) === true &&
         !cap.passed &&
         !settling.hasStalled;
       try {
         while (passing(reading)) {
-          const seen = settling.commits;
-          if ((await until(settling.moved(seen))) !== undefined) break;
-          await settle(seen);
+          // From the document the reading began on: one committed while it was read is the move awaited.
+          if ((await until(settling.moved(reading.seen))) !== undefined) break;
+          await settle(reading.seen);
           reading = await readSettled(first);
         }
       } catch (error) {
         // At the deadline a challenge still working on its page reads as the challenge it showed.
         if (!options.signal.aborted) throw error;
       }
-      return reading;
+      return reading.exchange;
     } finally {
       cap.end();
       settling.end();
