@@ -217,7 +217,7 @@ describe('escalation', () => {
       verdict: {
         status: 'unknown',
         reason: 'waf',
-        rule: 'shield: challenge; tried through impersonate, no answer: DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate',
+        rule: 'shield: challenge; tried through impersonate, no answer: tls',
       },
     });
   });

@@ -14,7 +14,7 @@ import {
   startTransport,
   transportLearned,
 } from '../escalation.js';
-import { describeTransportError, hasErrorCode } from '../transport/transport-error.js';
+import { describeTransportError, hasErrorCode, transportErrorReason } from '../transport/transport-error.js';
 import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type Transports } from '../transport/transports.js';
 import type { TransportBook } from '../transport-book.js';
 import { type AnsweredDecision, unsentUnknownOutcome } from '../verdict/outcome.js';
@@ -125,8 +125,10 @@ export function escalate(options: TransportChoiceOptions): SendWrapper {
           unescalated = (tried.error as Error).message.replace(/^not sent/, `not tried through ${next}`);
         else if (hasErrorCode(tried.error, [NEEDS_BROWSER_CODE]))
           lacking = { transport: next, why: describeTransportError(tried.error) };
-        // The defence stands; why the costlier transport did not get past it is part of its rule.
-        else unescalated = `tried through ${next}, no answer: ${describeTransportError(tried.error)}`;
+        // The defence stands; how the costlier transport failed is part of its rule, as a reason, not
+        // the error's text: a rule read from an answer is stored as catalogue vocabulary (compact-outcome.ts).
+        else
+          unescalated = `tried through ${next}, no answer: ${tried.timedOut ? 'timeout' : transportErrorReason(tried.error)}`;
         break;
       }
       reply = tried;
