@@ -64,6 +64,9 @@ export function exchangeCore(options: ExchangeOptions): Send {
               passes: (decision, view) => passesOnItsOwn(decision, view.body, shields),
               admitted: check.admitted,
             });
+      // A transport may end its wait at the deadline with the answer it had (a challenge still
+      // working): the engine closing is no deadline, and its answer is no site's to share.
+      if (check.signal?.aborted) throw check.signal.reason;
       return {
         answered: true,
         transport,
