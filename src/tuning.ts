@@ -63,6 +63,20 @@ export const BROWSER_SETTLE_MS = 400;
 export const BROWSER_NAVIGATION_WAIT_MS = 5_000;
 
 /**
+ * How long a browser page read as a challenge its script passes unattended is waited for to move
+ * on (ms), from its first reading: live ones pass within seconds, and one still standing after
+ * this is looping or waits for a person; the check then reads it as the challenge, and its
+ * browser context is free for the next before the deadline.
+ */
+export const BROWSER_CHALLENGE_WAIT_MS = 5_000;
+
+/**
+ * How many times a browser page that moved on while it was read is read again before the read's
+ * failure stands: each retry waits for the page to settle anew.
+ */
+export const BROWSER_READ_TRIES = 3;
+
+/**
  * How many times the body cap a browser page's subresources (its scripts, its data requests) may
  * read together. A single-page site's script bundle is often past the cap of one answer, and it
  * must run for the page to say anything; a page that asks for more is stopped as one whose

@@ -12,6 +12,7 @@ import {
   startTransport,
   transportLearned,
 } from './escalation.js';
+import type { ResponseView } from './verdict/response-view.js';
 
 describe('escalation', () => {
   it('escalates a shield block only, not a captcha or a rate limit', () => {
@@ -23,26 +24,44 @@ describe('escalation', () => {
 
   it("waits out a challenge whose page's script passes it, not a block page, a captcha (or a challenge showing one) or a refused handshake", () => {
     const shields = readShieldsDocument().map((spec) => normaliseShield(spec as ShieldSpec));
-    const shield = (name: string) => ({
-      status: 'unknown' as const,
-      reason: 'waf' as const,
-      rule: `shield: ${name}`,
+    const defence = { status: 'unknown' as const, reason: 'waf' as const };
+    const view = (status: number, headers: Record<string, string>, body: string): ResponseView => ({
+      status,
+      headers,
+      body: `<html><head>${body}</head><script>/* works, then reloads */</script></html>`,
+      url: 'https://example.test/u/alice',
+      redirected: false,
+      complete: true,
     });
-    const page = '<html><title>Just a moment...</title><script>/* works, then reloads */</script></html>';
-    for (const name of ['cloudflare-mitigated', 'cloudflare-challenge', 'ddos-guard-page', 'aws-waf-page'])
-      expect(passesOnItsOwn(shield(name), page, shields), name).toBe(true);
-    for (const name of ['cloudflare-block', 'akamai', 'sucuri', 'tls-handshake-refused', 'no-such-shield'])
-      expect(passesOnItsOwn(shield(name), page, shields), name).toBe(false);
-    // A captcha is never passed unattended, whatever its fingerprint says, nor a challenge showing one.
-    expect(passesOnItsOwn({ ...shield('cloudflare-challenge'), reason: 'captcha' }, page, shields)).toBe(
-      false,
-    );
-    const turnstile = page.replace(
-      '</html>',
-      '<script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script></html>',
-    );
-    expect(passesOnItsOwn(shield('cloudflare-mitigated'), turnstile, shields)).toBe(false);
-    expect(passesOnItsOwn({ status: 'hit', rule: 'exists: status 200' }, page, shields)).toBe(false);
+    const passing = {
+      'cloudflare-mitigated': view(403, { 'cf-mitigated': 'challenge' }, '<title>Just a moment...</title>'),
+      'cloudflare-challenge': view(503, { server: 'cloudflare' }, '<title>Just a moment...</title>'),
+      'ddos-guard-page': view(403, {}, '<script src="https://check.ddos-guard.net/check.js"></script>'),
+      'aws-waf-page': view(202, {}, '<script>AwsWafIntegration.checkForceRefresh()</script>'),
+    };
+    for (const [name, page] of Object.entries(passing))
+      expect(passesOnItsOwn(defence, page, shields), name).toBe(true);
+    const standing = {
+      'cloudflare-block': view(
+        403,
+        {},
+        '<title>Attention Required! | Cloudflare</title>Sorry, you have been blocked',
+      ),
+      akamai: view(403, { server: 'AkamaiGHost' }, 'Access Denied'),
+      sucuri: view(403, {}, 'Sucuri WebSite Firewall'),
+      'no shield': view(403, {}, 'Forbidden'),
+      'a challenge showing a captcha': view(
+        403,
+        { 'cf-mitigated': 'challenge' },
+        '<script src="https://challenges.cloudflare.com/turnstile/v0/api.js"></script>',
+      ),
+    };
+    for (const [name, page] of Object.entries(standing))
+      expect(passesOnItsOwn(defence, page, shields), name).toBe(false);
+    // Only an answer read as a defence is waited out.
+    const challenge = passing['cloudflare-mitigated'];
+    expect(passesOnItsOwn({ status: 'unknown', reason: 'captcha' }, challenge, shields)).toBe(false);
+    expect(passesOnItsOwn({ status: 'hit' }, challenge, shields)).toBe(false);
   });
 
   it('goes to the next costlier transport that is usable', () => {

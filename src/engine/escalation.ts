@@ -8,6 +8,8 @@ import { type Shield, TRANSPORTS, type Transport } from '../catalogue/platform.j
 import { describeTransportError, handshakeRefused } from './transport/transport-error.js';
 import { shieldRule } from './verdict/classify.js';
 import type { AnsweredDecision } from './verdict/outcome.js';
+import type { ResponseView } from './verdict/response-view.js';
+import { passesUnattended } from './verdict/shields.js';
 
 /** An answer that a costlier transport may get past: a shield's block or challenge page, or a refused handshake. */
 export function isBotDefence(decision: Pick<AnsweredDecision, 'status' | 'reason'>): boolean {
@@ -15,19 +17,15 @@ export function isBotDefence(decision: Pick<AnsweredDecision, 'status' | 'reason
 }
 
 /**
- * Whether an answer is a challenge its page's own script passes unattended (a shield marked
- * `passedByScript`): a browser that read it waits for the page to move on, within the deadline.
- * A challenge page that also shows a captcha's widget (a captcha shield's marker in its body)
- * waits for a person, so not for it.
+ * Whether an answer is a challenge its page's own script passes unattended (shields.ts
+ * `passesUnattended`): a browser that read it waits a while for the page to move on.
  */
 export function passesOnItsOwn(
-  decision: Pick<AnsweredDecision, 'status' | 'reason' | 'rule'>,
-  body: string,
+  decision: Pick<AnsweredDecision, 'status' | 'reason'>,
+  view: ResponseView,
   shields: readonly Shield[],
 ): boolean {
-  if (!isBotDefence(decision)) return false;
-  if (!shields.some((s) => s.passedByScript && decision.rule === shieldRule(s.name))) return false;
-  return !shields.some((s) => s.reason === 'captcha' && s.body.some((marker) => body.includes(marker)));
+  return isBotDefence(decision) && passesUnattended(shields, view);
 }
 
 /** What `evidence.rule` calls a TLS handshake the server refused, as it calls a shield by its name. */

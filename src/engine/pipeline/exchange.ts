@@ -61,7 +61,7 @@ export function exchangeCore(options: ExchangeOptions): Send {
               bodyCapBytes,
               maxRedirects,
               decide,
-              passes: (decision, view) => passesOnItsOwn(decision, view.body, shields),
+              passes: (decision, view) => passesOnItsOwn(decision, view, shields),
               admitted: check.admitted,
             });
       // A transport may end its wait at the deadline with the answer it had (a challenge still

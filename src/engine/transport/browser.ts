@@ -14,7 +14,12 @@
 import { existsSync } from 'node:fs';
 import type { Request, Response } from 'playwright-core';
 import { UserscoutError } from '../../errors.js';
-import { BROWSER_NAVIGATION_WAIT_MS, BROWSER_SETTLE_MS } from '../../tuning.js';
+import {
+  BROWSER_CHALLENGE_WAIT_MS,
+  BROWSER_NAVIGATION_WAIT_MS,
+  BROWSER_READ_TRIES,
+  BROWSER_SETTLE_MS,
+} from '../../tuning.js';
 import type { CheckRequest } from '../verdict/request.js';
 import type { ResponseView } from '../verdict/response-view.js';
 import { BodyCapWatch } from './browser-body-cap.js';
@@ -114,14 +119,13 @@ export function browserStartNotice(
   return `browser transport off: ${refusal.message}; ${who}`;
 }
 
-/** Reads of a page that moved on while being read, at most, before its failure stands. */
-const BROWSER_READ_TRIES = 3;
-
 /** Resources a check never needs to read a page: not fetched, to save the CPU and bytes. */
 const SKIPPED = new Set(['image', 'media', 'font', 'stylesheet']);
 
 /** What a wait gives when the body cap stopped the page's loading before it ended. */
 const STOPPED = Symbol('stopped at the body cap');
+/** What a wait gives when a challenge the page showed did not move on within BROWSER_CHALLENGE_WAIT_MS. */
+const WAITED = Symbol('a challenge waited for');
 /** What a wait gives when a navigation the page started itself went unanswered too long. */
 const STALLED = Symbol('a navigation of the page unanswered');
 
@@ -389,8 +393,9 @@ export class BrowserTransport {
    * Reads the check's page once it settled, or as it stands once an answer passed the body
    * cap (its loading then stopped, as http.ts stops reading: what came within the cap is
    * the body, classified as complete). A page read as a challenge its script passes
-   * unattended (`options.passes`) is read again each time it moves on, until the deadline,
-   * when its last reading stands: such a script may work for seconds before it reloads.
+   * unattended (`options.passes`) is read again each time it moves on, for at most
+   * BROWSER_CHALLENGE_WAIT_MS and within the deadline, its last reading standing then: such a
+   * script may work for seconds before it reloads.
    */
   async #read<D>(
     tab: Tab,
@@ -458,7 +463,9 @@ export class BrowserTransport {
           return { exchange: await readPage(first), seen };
         } catch (error) {
           const moved = settling.commits !== seen || settling.navigating;
-          if (options.signal.aborted || !moved || tries >= BROWSER_READ_TRIES) throw error;
+          // A browser that died under the read is no page moving on: the transport's own retry takes it.
+          const gone = tab.pooled.gone() || closedUnder(error);
+          if (options.signal.aborted || gone || !moved || tries >= BROWSER_READ_TRIES) throw error;
           await until(settling.quiet(BROWSER_SETTLE_MS, seen));
           await settle(seen);
         }
@@ -477,16 +484,24 @@ export class BrowserTransport {
         options.passes?.(read.decision, read.view) === true &&
         !cap.passed &&
         !settling.hasStalled;
+      // A challenge that has not moved on within its wait reads as the challenge it showed.
+      let patience: NodeJS.Timeout | undefined;
+      const waited = new Promise<typeof WAITED>((resolve) => {
+        if (passing(reading)) patience = setTimeout(() => resolve(WAITED), BROWSER_CHALLENGE_WAIT_MS);
+      });
       try {
         while (passing(reading)) {
           // From the document the reading began on: one committed while it was read is the move awaited.
-          if ((await until(settling.moved(reading.seen))) !== undefined) break;
-          await settle(reading.seen);
+          if ((await Promise.race([until(settling.moved(reading.seen)), waited])) !== undefined) break;
+          const settled = await Promise.race([settle(reading.seen).then(() => undefined), waited]);
+          if (settled === WAITED) break;
           reading = await readSettled(first);
         }
       } catch (error) {
         // At the deadline a challenge still working on its page reads as the challenge it showed.
         if (!options.signal.aborted) throw error;
+      } finally {
+        clearTimeout(patience);
       }
       return reading.exchange;
     } finally {

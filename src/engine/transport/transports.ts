@@ -17,8 +17,9 @@ export interface TransportExchangeOptions<D> {
   readonly decide: (view: ResponseView) => D | undefined;
   /**
    * Whether a decision, read from `view`, is a challenge its page's script passes unattended
-   * (escalation.ts `passesOnItsOwn`): the browser reads such a page again each time it moves on, until the
-   * deadline, when its last reading stands. Absent: a page is read once, when it settled.
+   * (escalation.ts `passesOnItsOwn`): the browser reads such a page again each time it moves on,
+   * for a while and within the deadline, its last reading standing then. Absent: a page is
+   * read once, when it settled.
    */
   readonly passes?: ((decision: D, view: ResponseView) => boolean) | undefined;
   /** A browser slot is held for the check from before its deadline (`admitBrowser`): the browser takes none. */

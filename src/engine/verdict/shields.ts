@@ -62,6 +62,18 @@ export function detectShield(shields: readonly Shield[], view: ResponseView): Sh
   return pending ? 'pending' : undefined;
 }
 
+/**
+ * Whether the answer is a challenge its page's own script passes unattended: the shield that
+ * matches it is marked `passedByScript`, and the page shows no captcha's widget (a captcha
+ * shield's marker), which waits for a person.
+ */
+export function passesUnattended(shields: readonly Shield[], view: ResponseView): boolean {
+  const shield = detectShield(shields, view);
+  if (shield === undefined || shield === 'pending' || !shield.passedByScript) return false;
+  const head = bodyHead(view.body, longestMarker(shields));
+  return !shields.some((other) => other.reason === 'captcha' && hasMarker(other, head));
+}
+
 function longestOf(markers: readonly string[]): number {
   return markers.reduce((n, marker) => Math.max(n, marker.length), 1);
 }
