@@ -16,7 +16,7 @@ import { failureMessage, isRetryable } from './failure-message.js';
 import { type Following, type FollowMode, followSearch } from './follow-search.js';
 import { followUpItems, followUpsStatus } from './follow-ups.js';
 import { STATUS_LABELS } from './labels.js';
-import { linkedAccounts, rowId } from './profile-details.js';
+import { type LinkedAccounts, linkedAccounts, rowId } from './profile-details.js';
 import {
   addSample,
   formatDuration,
@@ -161,9 +161,19 @@ let ticker: ReturnType<typeof setInterval> | undefined;
 let renderPending = false;
 /**
  * Rows whose details the user opened, by row id. A redraw (results arriving, a filter committed)
- * builds the rows anew; without this it would close them, and drop the keyboard's place.
+ * builds anew the rows whose outcome or links changed; without this it would close them, and
+ * drop the keyboard's place.
  */
 const openRows = new Set<string>();
+/**
+ * Rows as last drawn, by platform id, with what each was drawn from. A row whose outcome and
+ * links did not change is kept as it is, so the keyboard stays where the user left it (a link in
+ * its details too) and a screen reader has nothing new to announce.
+ */
+const drawnRows = new Map<
+  string,
+  { readonly outcome: Outcome; readonly links: string; readonly row: HTMLTableRowElement }
+>();
 let announcedQuarter = 0;
 
 // ---------------------------------------------------------------- account
@@ -426,6 +436,7 @@ function openSearch(id: string): void {
   hideAlert();
   outcomes.clear();
   openRows.clear();
+  drawnRows.clear();
   current = undefined;
   followMode = undefined;
   announcedQuarter = 0;
@@ -636,7 +647,7 @@ function renderResults(): void {
   const linked = linkedAccounts(all);
   const focused = focusedRow();
   noteOpenRows();
-  el.body.replaceChildren(...page.items.map((o) => resultRow(o, linked(o.platformId))));
+  showRows(page.items.map((o) => rowOf(o, linked(o.platformId))));
   keepRowState(focused);
   el.noResults.hidden = shown.length > 0;
   el.noResults.textContent = emptyMessage(filter, all.length, current.status === 'running');
@@ -695,6 +706,25 @@ el.filters.addEventListener('change', () => {
   scheduleRender();
 });
 
+/** The row of an outcome: the one drawn before when neither the outcome nor its links changed. */
+function rowOf(outcome: Outcome, linked: LinkedAccounts): HTMLTableRowElement {
+  const links = [...linked.linksTo, null, ...linked.linkedFrom].map((o) => o?.platformId ?? '|').join(' ');
+  const drawn = drawnRows.get(outcome.platformId);
+  if (drawn && drawn.outcome === outcome && drawn.links === links) return drawn.row;
+  const row = resultRow(outcome, linked);
+  drawnRows.set(outcome.platformId, { outcome, links, row });
+  return row;
+}
+
+/** Puts `rows` in the table in their order, moving only those not already in their place. */
+function showRows(rows: readonly HTMLTableRowElement[]): void {
+  const body = el.body;
+  rows.forEach((row, i) => {
+    if (body.rows[i] !== row) body.insertBefore(row, body.rows[i] ?? null);
+  });
+  for (let extra = body.rows.length - rows.length; extra > 0; extra--) body.lastElementChild?.remove();
+}
+
 /** Notes which of the rows shown have their details open, before they are drawn anew. */
 function noteOpenRows(): void {
   for (const row of el.body.rows) {
@@ -718,7 +748,8 @@ function keepRowState(focused: ReturnType<typeof focusedRow>): void {
     const details = document.getElementById(id)?.querySelector('details');
     if (details) details.open = true;
   }
-  if (!focused) return;
+  // A row kept as it was keeps the keyboard where it was: only a row drawn anew loses it.
+  if (!focused || el.body.contains(document.activeElement)) return;
   const row = document.getElementById(focused.id);
   const target = focused.summary ? row?.querySelector('summary') : row;
   (target as HTMLElement | null | undefined)?.focus({ preventScroll: true });

@@ -142,32 +142,42 @@ describe.skipIf(noBrowser)("a hit's profile in its row's details", () => {
     expect(await profileOf(page, 'bravo')).toMatchObject({ 'Linked from': 'Alpha' });
   }, 60_000);
 
-  it("keeps a row's details open, and the keyboard on them, when the table is redrawn", async () => {
+  it("keeps a row's details open, and the keyboard where it was, when the table is redrawn", async () => {
     const page = await searchAlice();
     await profileOf(page, 'alpha');
-    // Commit the filters (as leaving a field does), and wait until the rows were drawn anew.
+    // Commit the filters (as leaving a field does), and wait until the table was drawn again (its count line is).
     const redraw = async () => {
       await page.evaluate(() => {
-        (document.getElementById('row-alpha') as unknown as { drawn: boolean }).drawn = true;
+        (document.getElementById('shown-count')?.firstChild as unknown as { drawn: boolean }).drawn = true;
         document.getElementById('sort')?.dispatchEvent(new Event('change', { bubbles: true }));
       });
       await expect
         .poll(() =>
-          page.evaluate(() => (document.getElementById('row-alpha') as unknown as { drawn?: boolean }).drawn),
+          page.evaluate(
+            () =>
+              (document.getElementById('shown-count')?.firstChild as unknown as { drawn?: boolean } | null)
+                ?.drawn,
+          ),
         )
         .toBeUndefined();
     };
+    const focus = () =>
+      page.evaluate(() => {
+        const active = document.activeElement;
+        return `${active?.tagName} ${active?.getAttribute('href') ?? ''} ${active?.closest('tr')?.id}`;
+      });
     await redraw();
     const open = (id: string) =>
       page.locator(`#row-${id} details`).evaluate((d) => (d as HTMLDetailsElement).open);
     expect(await open('alpha')).toBe(true);
     expect(await open('bravo')).toBe(false);
-    expect(
-      await page.evaluate(
-        () => document.activeElement?.tagName + ' ' + document.activeElement?.closest('tr')?.id,
-      ),
-    ).toBe('SUMMARY row-alpha');
+    expect(await focus()).toBe('SUMMARY  row-alpha');
+    // The keyboard on a link in the details stays on that link: the row was not drawn anew.
+    await page.locator('#row-alpha .profile a[href="#row-bravo"]').focus();
+    await redraw();
+    expect(await focus()).toBe('A #row-bravo row-alpha');
     // Closed by the user, it stays closed at the next redraw.
+    await page.locator('#row-alpha summary').focus();
     await page.keyboard.press('Enter');
     await expect.poll(() => open('alpha')).toBe(false);
     await redraw();
