@@ -1,14 +1,20 @@
 /**
- * The browser transport under failure and load, with Debian's Chromium, in three parts over
+ * The browser transport under failure and load, with Debian's Chromium, in four parts over
  * one fixture each (a file runs them one after another: Chromium beside Chromium starves the
- * deadlines these tests read); how it reads a page is browser-reading.test.ts. When its browser fails: a browser killed or frozen mid-check
+ * deadlines these tests read). When its browser fails: a browser killed or frozen mid-check
  * is replaced and the next check reads the site; the search threads of a process share its
  * browsers, and one frozen under a thread that did not launch it is replaced once; a page
  * that never answers ends at the deadline. At its caps: checks beyond the process's browser
  * slots or their site's browser budget end unknown, unsent; a check's deadline starts once it
  * holds a slot; an escalation so held back leaves the defence's answer, saying why. Its tabs:
  * a tab handed to the next check carries nothing over, however late a page writes; after 50
- * checks the tabs were reused, memory is back at its level, and none is left open.
+ * checks the tabs were reused, memory is back at its level, and none is left open. Its
+ * reading: a challenge's reload answered late is waited for, through a redirect too; a
+ * navigation that never commits is waited for only until it ends, and its answer is not
+ * taken for the page's; one that never answers is stopped and the page read as it stood; a
+ * challenge whose script works for a while before it reloads is waited for, and one that
+ * never moves on is waited for a while and read as the challenge; a page that reloads while
+ * it is read is read again once it settles.
  */
 
 import { setFlagsFromString } from 'node:v8';
@@ -16,14 +22,22 @@ import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { BrowserDirectory } from '../../src/engine/transport/browser-directory.js';
 import { TransportTally } from '../../src/engine/transport/transport-tally.js';
+import { BROWSER_CHALLENGE_WAIT_MS } from '../../src/tuning.js';
 import {
   browserFixture,
   browserMemory,
   browserPids,
   CHALLENGED,
   hasBrowser,
+  LATE_REDIRECT,
+  LATE_RELOAD,
+  NO_COMMIT,
+  RACING,
+  STALLED,
   STICKY,
   STICKY_LATE,
+  STUCK,
+  WORKING,
 } from './browser-fixture.js';
 
 const MB = 1024 * 1024;
@@ -289,4 +303,86 @@ describe.runIf(hasBrowser)("the browser transport's tabs", () => {
     await busy.close();
     expect(tally.read()).toMatchObject({ contexts: 0, pages: 0 });
   }, 300_000);
+});
+
+describe.runIf(hasBrowser)('the browser transport reading a page', () => {
+  const { platform, engine } = browserFixture();
+
+  it('reads the page behind a challenge once its reload is answered, however late', async () => {
+    const { engine: reading } = engine({ controlWindowMs: 0 });
+    // The reload, started a moment after the load, is answered two seconds later: past the settling time.
+    for (const [name, status] of [
+      ['slow-alice', 'hit'],
+      ['slow-nobody-7', 'miss'],
+    ] as const)
+      expect(await reading.check(platform(LATE_RELOAD), name)).toMatchObject({
+        status,
+        evidence: { transport: 'browser' },
+      });
+  }, 120_000);
+
+  it('waits for a challenge whose script works longer than a page takes to settle, and reads the page it leads to', async () => {
+    const { engine: reading } = engine({ controlWindowMs: 0 });
+    for (const [name, status] of [
+      ['alice', 'hit'],
+      ['nobody-here-7', 'miss'],
+    ] as const)
+      expect(await reading.check(platform(WORKING), name)).toMatchObject({
+        status,
+        evidence: { transport: 'browser', finalUrl: `https://${WORKING}/u/${name}` },
+      });
+  }, 120_000);
+
+  it('reads a page again once it settles anew when its script reloads it while it is read', async () => {
+    const { engine: reading } = engine({ controlWindowMs: 0 });
+    // Each reloads about when its page, settled, is read: the read meets the navigation.
+    const outcomes = [];
+    for (let ms = 420; ms <= 560; ms += 20) outcomes.push(await reading.check(platform(RACING), `r${ms}`));
+    expect(outcomes.map((o) => `${o.url}: ${o.status}/${o.reason ?? ''}`)).toEqual(
+      outcomes.map((o) => `${o.url}: hit/`),
+    );
+  }, 120_000);
+
+  it('waits a while for a challenge that never moves on, then reads it as the challenge, before the deadline', async () => {
+    const timeoutMs = 30_000;
+    const { engine: reading } = engine({ timeoutMs, controlWindowMs: 0 });
+    const stuck = await reading.check(platform(STUCK), 'alice');
+    expect(stuck).toMatchObject({
+      status: 'unknown',
+      reason: 'waf',
+      evidence: { transport: 'browser', httpStatus: 403, rule: 'shield: cloudflare-mitigated' },
+    });
+    // Waited for the page to move on, and let go of it at the end of that wait, not at the deadline.
+    expect(stuck.responseTime).toBeGreaterThanOrEqual(BROWSER_CHALLENGE_WAIT_MS);
+    expect(stuck.responseTime).toBeLessThan(timeoutMs);
+  }, 60_000);
+
+  it('follows a late navigation of the page through its redirect to the page it leads to', async () => {
+    const { engine: reading } = engine({ controlWindowMs: 0 });
+    expect(await reading.check(platform(LATE_REDIRECT), 'alice')).toMatchObject({
+      status: 'hit',
+      evidence: { transport: 'browser', httpStatus: 200, finalUrl: `https://${LATE_REDIRECT}/u/alice` },
+    });
+  }, 60_000);
+
+  it('reads a page whose own navigation never commits (a 204) as the page it stayed on', async () => {
+    const { engine: reading } = engine({ controlWindowMs: 0 });
+    expect(await reading.check(platform(NO_COMMIT), 'alice')).toMatchObject({
+      status: 'hit',
+      evidence: { transport: 'browser', httpStatus: 200 },
+    });
+    expect(await reading.check(platform(NO_COMMIT), 'nobody-here-7')).toMatchObject({
+      status: 'miss',
+      evidence: { httpStatus: 404 },
+    });
+  }, 60_000);
+
+  it('stops a navigation of the page that never answers, and reads the page as it stood', async () => {
+    // A deadline past the wait for a navigation: the check ends with the page, not at the deadline.
+    const { engine: reading } = engine({ timeoutMs: 15_000, controlWindowMs: 0 });
+    expect(await reading.check(platform(STALLED), 'alice')).toMatchObject({
+      status: 'hit',
+      evidence: { transport: 'browser', httpStatus: 200, finalUrl: `https://${STALLED}/u/alice` },
+    });
+  }, 60_000);
 });
