@@ -118,11 +118,17 @@ const noCommit = navigatingAway('/nothing', { kind: 'respond', status: 204, body
  * and reloads, as one that computes does; the reload is answered as the plain sites answer.
  */
 export const LATE_RELOAD = 'late-reload.test';
+/** A script that, `ms` after it runs, sets the cookie `{cookie}=1` and reloads the page. */
+const reloadAfter = (cookie: string, ms: number) =>
+  `setTimeout(function () { document.cookie = '${cookie}=1; path=/'; location.reload(); }, ${ms});`;
+/** The request carries the cookie `{cookie}=1`, which a challenge's script sets. */
+const carries = (req: SimRequest, cookie: string) =>
+  new RegExp(`(?:^|;\\s*)${cookie}=1`).test(String(req.headers.cookie ?? ''));
 const LATE_RELOAD_PAGE = `<html><head><title>Just a moment...</title></head><body><script>
-addEventListener('load', function () { setTimeout(function () { document.cookie = 'passed=1; path=/'; location.reload(); }, 20); });
+addEventListener('load', function () { ${reloadAfter('passed', 20)} });
 </script></body></html>`;
 function lateReload(req: SimRequest) {
-  if (/(?:^|;\s*)passed=1/.test(String(req.headers.cookie ?? ''))) return handle(req);
+  if (carries(req, 'passed')) return handle(req);
   return { kind: 'respond' as const, status: 403, body: LATE_RELOAD_PAGE };
 }
 /** The same challenge, its answer a second's wait and a redirect to the page (`/go/{name}` → `/u/{name}`). */
@@ -137,7 +143,7 @@ function lateRedirect(req: SimRequest) {
       body: '',
       delayMs: 1_000,
     };
-  if (/(?:^|;\s*)passed=1/.test(String(req.headers.cookie ?? ''))) return handle(req);
+  if (carries(req, 'passed')) return handle(req);
   return {
     kind: 'respond' as const,
     status: 403,
@@ -147,47 +153,41 @@ function lateRedirect(req: SimRequest) {
     ),
   };
 }
+/** A challenge page marked as live ones are (`cf-mitigated: challenge`), running `script`. */
+function markedChallenge(script: string): Behaviour {
+  return {
+    kind: 'respond',
+    status: 403,
+    headers: { 'cf-mitigated': 'challenge', 'content-type': 'text/html' },
+    body: `<html><head><title>Just a moment...</title></head><body><script>${script}</script></body></html>`,
+  };
+}
 /**
- * A challenge marked as a real one is (`cf-mitigated: challenge`) whose script works
- * `workMs` after the page's load before it sets its cookie and reloads, far longer than a
- * page takes to settle; past it, the site answers as the plain sites do. `workMs` absent:
- * its script never passes.
+ * A marked challenge whose script works `workMs` after the page's load before it sets its
+ * cookie and reloads, far longer than a page takes to settle; past it, the site answers as the
+ * plain sites do. `workMs` absent: its script never passes.
  */
 function workingChallenge(workMs?: number) {
-  const pass =
-    workMs === undefined
-      ? ''
-      : `setTimeout(function () { document.cookie = 'worked=1; path=/'; location.reload(); }, ${workMs});`;
-  return (req: SimRequest): Behaviour | undefined => {
-    if (/(?:^|;\s*)worked=1/.test(String(req.headers.cookie ?? ''))) return handle(req);
-    return {
-      kind: 'respond',
-      status: 403,
-      headers: { 'cf-mitigated': 'challenge', 'content-type': 'text/html' },
-      body: `<html><head><title>Just a moment...</title></head><body><script>addEventListener('load', function () { ${pass} });</script></body></html>`,
-    };
-  };
+  const pass = workMs === undefined ? '' : reloadAfter('worked', workMs);
+  return (req: SimRequest): Behaviour | undefined =>
+    carries(req, 'worked')
+      ? handle(req)
+      : markedChallenge(`addEventListener('load', function () { ${pass} });`);
 }
 /** A challenge whose script works a second and a half before it reloads. */
 export const WORKING = 'working.test';
 /** A challenge whose script never gets past it. */
 export const STUCK = 'stuck.test';
 /**
- * A challenge whose script reloads the page `{ms}` after it runs, the time named in the name
- * asked (`/u/r{ms}`): about when a page that settled is read. Past it, every name exists.
+ * A marked challenge whose script reloads the page `{ms}` after it runs, the time named in the
+ * name asked (`/u/r{ms}`): about when a page that settled is read. Past it, every name exists.
  */
 export const RACING = 'racing.test';
 function racing(req: SimRequest): Behaviour | undefined {
   const ms = /^\/u\/r(\d+)$/.exec(req.path)?.[1];
   if (ms === undefined) return undefined;
-  if (/(?:^|;\s*)passed=1/.test(String(req.headers.cookie ?? '')))
-    return { kind: 'respond', status: 200, body: `<html><h1>r${ms}</h1></html>` };
-  return {
-    kind: 'respond',
-    status: 403,
-    headers: { 'cf-mitigated': 'challenge', 'content-type': 'text/html' },
-    body: `<html><head><title>Just a moment...</title></head><body><script>setTimeout(function () { document.cookie = 'passed=1; path=/'; location.reload(); }, ${ms});</script></body></html>`,
-  };
+  if (carries(req, 'passed')) return { kind: 'respond', status: 200, body: `<html><h1>r${ms}</h1></html>` };
+  return markedChallenge(reloadAfter('passed', Number(ms)));
 }
 /** A site behind a JavaScript challenge: only the browser gets past it. */
 export const CHALLENGED = 'challenged.test';

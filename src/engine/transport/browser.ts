@@ -432,7 +432,9 @@ export class BrowserTransport {
     };
     /** A reading, and the documents the page had committed when it began. */
     type Reading = { readonly exchange: Exchange<D>; readonly seen: number };
-    const readPage = async (first: Response | undefined): Promise<Exchange<D>> => {
+    /** The answer to the check's own navigation: the page's document until another commits. */
+    let first: Response | undefined;
+    const readPage = async (): Promise<Exchange<D>> => {
       const document = settling.document ?? first;
       const html = await Promise.race([page.content(), aborted]);
       const bytes = Buffer.from(html, 'utf8');
@@ -456,11 +458,11 @@ export class BrowserTransport {
      * The page as it stands, read once it settled; read again once it settles anew when it
      * moved on while being read (a challenge's script reloading it at its own time).
      */
-    const readSettled = async (first: Response | undefined): Promise<Reading> => {
+    const readSettled = async (): Promise<Reading> => {
       for (let tries = 1; ; tries++) {
         const seen = settling.commits;
         try {
-          return { exchange: await readPage(first), seen };
+          return { exchange: await readPage(), seen };
         } catch (error) {
           const moved = settling.commits !== seen || settling.navigating;
           // A browser that died under the read is no page moving on: the transport's own retry takes it.
@@ -476,9 +478,9 @@ export class BrowserTransport {
       // Stopped before its document came, the navigation fails: the page is read as it stands.
       going.catch(() => undefined);
       const answered = await until(going);
-      const first = typeof answered === 'symbol' ? undefined : (answered ?? undefined);
+      first = typeof answered === 'symbol' ? undefined : (answered ?? undefined);
       await settle(-1);
-      let reading = await readSettled(first);
+      let reading = await readSettled();
       const passing = ({ exchange: read }: Reading) =>
         read.decision !== undefined &&
         options.passes?.(read.decision, read.view) === true &&
@@ -495,7 +497,7 @@ export class BrowserTransport {
           if ((await Promise.race([until(settling.moved(reading.seen)), waited])) !== undefined) break;
           const settled = await Promise.race([settle(reading.seen).then(() => undefined), waited]);
           if (settled === WAITED) break;
-          reading = await readSettled(first);
+          reading = await readSettled();
         }
       } catch (error) {
         // At the deadline a challenge still working on its page reads as the challenge it showed.
