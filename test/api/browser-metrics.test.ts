@@ -10,7 +10,7 @@ import { SimWeb } from '../../src/sim/server.js';
 import { catalogueOf, entry } from '../support/catalogue.js';
 import {
   injectService,
-  metricsText,
+  metricsShowing,
   pollUntilDone,
   postSearch,
   type RunningService,
@@ -62,8 +62,12 @@ describe.runIf(findBrowser('') !== undefined)('browser checks in /metrics', () =
         expect.objectContaining({ platform: 'Plain http', status: 'miss' }),
       ]),
     );
-    const text = await metricsText(running.url);
-    // The search's outcomes are counted; the hit's control check is not one of them.
+    // The search's outcomes are counted (once the thread's message of them has come); the hit's
+    // control check, which is no outcome of the search, is not one of them.
+    const text = await metricsShowing(running.url, [
+      /userscout_transport_checks_total\{transport="browser"\}/,
+      /userscout_transport_checks_total\{transport="http"\}/,
+    ]);
     expect(text).toContain('userscout_transport_checks_total{transport="browser"} 1\n');
     expect(text).toMatch(/userscout_transport_checks_total\{transport="http"\} [1-9]/);
     expect(text).toContain('userscout_browser_launches_total 1');
@@ -97,7 +101,9 @@ describe.runIf(findBrowser('') !== undefined)('browser checks in /metrics', () =
           (d) => d.body.results.find((r: { platform: string }) => r.platform === 'Plain browser')?.status,
         ),
       ).toEqual(['hit', 'miss']);
-      const text = await metricsText(threads.url);
+      const text = await metricsShowing(threads.url, [
+        /userscout_transport_checks_total\{transport="browser"\} 2\n/,
+      ]);
       expect(text).toContain('userscout_transport_checks_total{transport="browser"} 2\n');
       expect(text).toContain('userscout_browser_launches_total 1\n');
     } finally {
