@@ -8,6 +8,11 @@ import { defineConfig } from 'vitest/config';
  * transport, escalation), a mocked module, faked timers, the process's own children
  * (the browser and cluster tests count and kill them), or the simulated web's defences.
  */
+/**
+ * Files that read a count the whole machine keeps (the kernel's dropped connections): they run
+ * after every other file, one at a time, so no other test adds to what they read.
+ */
+const LAST_FILES = new Set(['test/api/listen-backlog.test.ts']);
 const ALONE_FOLDERS = ['test/transport/', 'test/cluster/'];
 const ALONE_FILES = new Set([
   'src/schedule/shelf-refresh.test.ts',
@@ -30,8 +35,11 @@ function testFiles(folder: string): string[] {
 }
 
 const all = [...testFiles('src'), ...testFiles('test')];
-const alone = all.filter((file) => ALONE_FILES.has(file) || ALONE_FOLDERS.some((f) => file.startsWith(f)));
-const shared = all.filter((file) => !alone.includes(file));
+const last = all.filter((file) => LAST_FILES.has(file));
+const alone = all.filter(
+  (file) => !LAST_FILES.has(file) && (ALONE_FILES.has(file) || ALONE_FOLDERS.some((f) => file.startsWith(f))),
+);
+const shared = all.filter((file) => !LAST_FILES.has(file) && !alone.includes(file));
 
 export default defineConfig({
   test: {
@@ -46,6 +54,10 @@ export default defineConfig({
     projects: [
       { extends: true, test: { name: 'shared', include: shared, isolate: false } },
       { extends: true, test: { name: 'alone', include: alone } },
+      {
+        extends: true,
+        test: { name: 'last', include: last, maxWorkers: 1, sequence: { groupOrder: 1 } },
+      },
     ],
   },
 });

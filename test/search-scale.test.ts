@@ -12,8 +12,9 @@ import { catalogueOf } from './support/catalogue.js';
 import { engineFor } from './support/engine.js';
 
 const USERNAME = 'scout';
-// Generous: a busy 2-core CI machine can starve the sim and the engine, which share a process.
-const TIMEOUT = 8000;
+// Generous: the sim and the engine share a process, and on a busy 2-core machine it gets a
+// fraction of a core; a reset platform, which needs two handshakes and a backoff, ran past 8 s.
+const TIMEOUT = 15_000;
 
 describe('one search over 750 platforms with mixed behaviours', () => {
   const synthetic = syntheticPlatforms(750, { seed: 11, username: USERNAME });
@@ -81,5 +82,5 @@ describe('one search over 750 platforms with mixed behaviours', () => {
     const hung = outcomes.filter((o) => byName.get(o.platform)!.kind === 'hang');
     expect(hung.length).toBeGreaterThan(0);
     for (const o of hung) expect(o.responseTime).toBeLessThan(TIMEOUT * 1.5);
-  }, 60_000);
+  }, 120_000);
 });

@@ -5,8 +5,6 @@
  * HTTP parser refuses, security headers, the log line of a full queue, and
  * searches readable only with the key that started them.
  */
-import { readFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/cli/keys.js';
 import { loadConfig } from '../../src/config.js';
@@ -207,66 +205,6 @@ describe("requests Node's HTTP parser refuses get our error shape", () => {
       expect(doc.paths[path][method].responses['431']).toMatchObject({
         description: expect.stringContaining('headers_too_large'),
       });
-    }
-  });
-});
-
-/**
- * The kernel's count of connections a listening socket's full queue dropped (TcpExt
- * ListenOverflows + ListenDrops in /proc/net/netstat, for this network namespace), or
- * undefined where the kernel does not publish it.
- */
-function listenDrops(): number | undefined {
-  let text: string;
-  try {
-    text = readFileSync('/proc/net/netstat', 'utf8');
-  } catch {
-    return undefined;
-  }
-  const lines = text.split('\n').filter((line) => line.startsWith('TcpExt:'));
-  if (lines.length < 2) return undefined;
-  const names = lines[0]!.split(/\s+/);
-  const values = lines[1]!.split(/\s+/);
-  const read = (name: string) => Number(values[names.indexOf(name)]);
-  const drops = read('ListenOverflows') + read('ListenDrops');
-  return Number.isFinite(drops) ? drops : undefined;
-}
-
-describe('a burst of new connections', () => {
-  it('queues 800 connections opened at once without dropping any to a SYN retry', async () => {
-    // Node's own default queue is 511: past it the kernel drops the SYNs, and those clients
-    // connect only on their retry a second later (288 of 800 did with it). The kernel counts
-    // each drop, so the test reads its counter rather than the clock: a loaded machine delays
-    // every connection, but drops none.
-    const { url, config } = await serve();
-    expect(config.listenBacklog).toBe(4096);
-    const port = Number(new URL(url).port);
-    const dropsBefore = listenDrops();
-    const opened = performance.now();
-    const sockets = Array.from({ length: 800 }, () => connect({ host: '127.0.0.1', port }));
-    try {
-      const connectedAfterMs = await Promise.all(
-        sockets.map(
-          (socket) =>
-            new Promise<number>((resolve, reject) => {
-              socket.once('connect', () => resolve(performance.now() - opened));
-              socket.once('error', reject);
-            }),
-        ),
-      );
-      expect(connectedAfterMs).toHaveLength(800);
-      const dropsAfter = listenDrops();
-      if (dropsBefore !== undefined && dropsAfter !== undefined) {
-        expect(dropsAfter - dropsBefore).toBe(0);
-      } else {
-        // Without the kernel's counter: a dropped SYN is sent again about a second later,
-        // a second wave of connections after a gap.
-        const sorted = connectedAfterMs.sort((a, b) => a - b);
-        const longestGapMs = Math.max(...sorted.slice(1).map((ms, i) => ms - sorted[i]!));
-        expect(longestGapMs).toBeLessThan(900);
-      }
-    } finally {
-      for (const socket of sockets) socket.destroy();
     }
   });
 });
