@@ -5,6 +5,7 @@
  * HTTP parser refuses, security headers, the log line of a full queue, and
  * searches readable only with the key that started them.
  */
+import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createKey } from '../../src/cli/keys.js';
 import { loadConfig } from '../../src/config.js';
