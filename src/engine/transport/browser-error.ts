@@ -42,3 +42,10 @@ export function browserErrorCode(message: string): string {
   if (name.startsWith('ERR_SSL_')) return name;
   return BROWSER_NET_ERROR_CODE;
 }
+
+/** Whether `error` says the browser closed under the check (a crash or a kill), not the site's answer. */
+export function closedUnder(error: unknown): boolean {
+  return (
+    error instanceof Error && /\bbrowser (?:has been )?closed\b|browser has disconnected/i.test(error.message)
+  );
+}

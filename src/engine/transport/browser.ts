@@ -5,33 +5,25 @@
  * (a context and its page) to itself, wiped and kept for the next or closed
  * (browser-tabs.ts). A check is costly, so it takes a slot of the process and one of
  * the cluster (browser-slots.ts) and a place in its site's browser budget first, or is
- * not sent. What is read is what the page shows once its scripts
+ * not sent. What is read (page-reading.ts) is what the page shows once its scripts
  * ran: the final URL, the status and headers of the main document, the DOM's HTML.
  * Every connection goes through the egress gateway (egress-gateway.ts), loopback
  * included, so `--connect-to`, the private-destination refusal, the source address
  * and the proxy hold as on the http path.
  */
 import { existsSync } from 'node:fs';
-import type { Request, Response } from 'playwright-core';
+import type { Request } from 'playwright-core';
 import { UserscoutError } from '../../errors.js';
-import {
-  BROWSER_CHALLENGE_WAIT_MS,
-  BROWSER_NAVIGATION_WAIT_MS,
-  BROWSER_READ_TRIES,
-  BROWSER_SETTLE_MS,
-} from '../../tuning.js';
 import type { CheckRequest } from '../verdict/request.js';
-import type { ResponseView } from '../verdict/response-view.js';
-import { BodyCapWatch } from './browser-body-cap.js';
 import type { BrowserBudget } from './browser-budget.js';
 import type { BrowserDirectory } from './browser-directory.js';
-import { browserErrorCode, isTunnelRefusal } from './browser-error.js';
+import { browserErrorCode, closedUnder, isTunnelRefusal } from './browser-error.js';
 import { BrowserPool } from './browser-pool.js';
 import { type BrowserSlots, once, ProcessBrowserSlots, type SlotRelease, takeSlot } from './browser-slots.js';
 import { endTab, IdleTabs, type Opened, type Tab, wipe } from './browser-tabs.js';
 import type { EgressGateway } from './egress-gateway.js';
 import type { Exchange } from './http.js';
-import { PageSettling } from './page-settling.js';
+import { PageReading } from './page-reading.js';
 import type { TransportTally } from './transport-tally.js';
 import { BROWSER_HELD_BACK_CODE, NEEDS_BROWSER_CODE, type TransportExchangeOptions } from './transports.js';
 
@@ -121,17 +113,6 @@ export function browserStartNotice(
 
 /** Resources a check never needs to read a page: not fetched, to save the CPU and bytes. */
 const SKIPPED = new Set(['image', 'media', 'font', 'stylesheet']);
-
-/** What a wait gives when the body cap stopped the page's loading before it ended. */
-const STOPPED = Symbol('stopped at the body cap');
-/** What a wait gives when a challenge the page showed did not move on within BROWSER_CHALLENGE_WAIT_MS. */
-const WAITED = Symbol('a challenge waited for');
-/** What a wait gives when a navigation the page started itself went unanswered too long. */
-const STALLED = Symbol('a navigation of the page unanswered');
-
-/** Run in the page: whether it holds a script or a meta refresh, the ways a page navigates itself. */
-const CAN_NAVIGATE_ITSELF = () =>
-  document.scripts.length > 0 || document.querySelector('meta[http-equiv="refresh" i]') !== null;
 
 function needsBrowser(message: string, cause?: unknown): Error {
   return Object.assign(new Error(message, cause === undefined ? undefined : { cause }), {
@@ -308,7 +289,7 @@ export class BrowserTransport {
       try {
         // Host-only cookies: Chromium sends them to the session's host alone, redirects included.
         if (request.session) await opened.context.addCookies(request.session.browserCookies());
-        const exchange = await this.#read(tab, opened, request, options);
+        const exchange = await new PageReading(tab, opened, request, options).read();
         const origin = new URL(request.url).origin;
         // Storage written by another origin's document would not be wiped: such a tab is closed.
         const ownOnly = () => origins.size === 1 && origins.has(origin);
@@ -389,141 +370,11 @@ export class BrowserTransport {
     return { identity, pooled, done, opening, serving };
   }
 
-  /**
-   * Reads the check's page once it settled, or as it stands once an answer passed the body
-   * cap (its loading then stopped, as http.ts stops reading: what came within the cap is
-   * the body, classified as complete). A page read as a challenge its script passes
-   * unattended (`options.passes`) is read again each time it moves on, for at most
-   * BROWSER_CHALLENGE_WAIT_MS and within the deadline, its last reading standing then: such a
-   * script may work for seconds before it reloads.
-   */
-  async #read<D>(
-    tab: Tab,
-    opened: Opened,
-    request: CheckRequest,
-    options: TransportExchangeOptions<D>,
-  ): Promise<Exchange<D>> {
-    const { page } = opened;
-    tab.serving.current = { request, first: true };
-    const settling = new PageSettling(page, BROWSER_NAVIGATION_WAIT_MS);
-    const cap = new BodyCapWatch(opened.session, options.bodyCapBytes);
-    const aborted = new Promise<never>((_, reject) => {
-      if (options.signal.aborted) reject(options.signal.reason);
-      options.signal.addEventListener('abort', () => reject(options.signal.reason), { once: true });
-    });
-    aborted.catch(() => undefined);
-    const stopped = cap.stopped.then((): typeof STOPPED => STOPPED);
-    const stalled = settling.stalled.then((): typeof STALLED => STALLED);
-    /** `work`, unless the check's deadline, the body cap or a navigation that never answers ends the wait first. */
-    const until = <T>(work: Promise<T>) => Promise.race([work, aborted, stopped, stalled]);
-    /** Waits until the page stays on one document, from the `seen`-th on. */
-    const settle = async (seen: number) => {
-      // A challenge's script sets its cookie and reloads: read once the page stays on one document.
-      while (seen !== settling.commits && !cap.passed && !settling.hasStalled) {
-        seen = settling.commits;
-        const loaded = await until(page.waitForLoadState('load', { timeout: 0 }));
-        if (loaded === STOPPED || loaded === STALLED) break;
-        // A page with no script and no refresh cannot navigate itself: nothing to settle.
-        if (!(await until(page.evaluate(CAN_NAVIGATE_ITSELF)).catch(() => true))) break;
-        await until(settling.quiet(BROWSER_SETTLE_MS, seen));
-      }
-      // A navigation of its own that never answered is stopped: the page is read as it stands.
-      if (settling.hasStalled) await Promise.race([opened.session.send('Page.stopLoading'), aborted]);
-    };
-    /** A reading, and the documents the page had committed when it began. */
-    type Reading = { readonly exchange: Exchange<D>; readonly seen: number };
-    /** The answer to the check's own navigation: the page's document until another commits. */
-    let first: Response | undefined;
-    const readPage = async (): Promise<Exchange<D>> => {
-      const document = settling.document ?? first;
-      const html = await Promise.race([page.content(), aborted]);
-      const bytes = Buffer.from(html, 'utf8');
-      // The page's scripts may have written more than came: the classifier reads no more than the cap.
-      const capped =
-        bytes.length > options.bodyCapBytes ? bytes.subarray(0, options.bodyCapBytes).toString('utf8') : html;
-      const url = page.url();
-      const view: ResponseView = {
-        status: document?.status() ?? 200,
-        headers: document ? await Promise.race([document.allHeaders(), aborted]) : {},
-        url,
-        redirected: url !== request.url,
-        body: capped,
-        complete: true,
-      };
-      const decision = options.decide(view);
-      const bytesRead = cap.passed ? options.bodyCapBytes : Math.min(bytes.length, options.bodyCapBytes);
-      return { view, bytesRead, decision };
-    };
-    /**
-     * The page as it stands, read once it settled; read again once it settles anew when it
-     * moved on while being read (a challenge's script reloading it at its own time).
-     */
-    const readSettled = async (): Promise<Reading> => {
-      for (let tries = 1; ; tries++) {
-        const seen = settling.commits;
-        try {
-          return { exchange: await readPage(), seen };
-        } catch (error) {
-          const moved = settling.commits !== seen || settling.navigating;
-          // A browser that died under the read is no page moving on: the transport's own retry takes it.
-          const gone = tab.pooled.gone() || closedUnder(error);
-          if (options.signal.aborted || gone || !moved || tries >= BROWSER_READ_TRIES) throw error;
-          await until(settling.quiet(BROWSER_SETTLE_MS, seen));
-          await settle(seen);
-        }
-      }
-    };
-    try {
-      const going = page.goto(request.url, { waitUntil: 'load', timeout: 0 });
-      // Stopped before its document came, the navigation fails: the page is read as it stands.
-      going.catch(() => undefined);
-      const answered = await until(going);
-      first = typeof answered === 'symbol' ? undefined : (answered ?? undefined);
-      await settle(-1);
-      let reading = await readSettled();
-      const passing = ({ exchange: read }: Reading) =>
-        read.decision !== undefined &&
-        options.passes?.(read.decision, read.view) === true &&
-        !cap.passed &&
-        !settling.hasStalled;
-      // A challenge that has not moved on within its wait reads as the challenge it showed.
-      let patience: NodeJS.Timeout | undefined;
-      const waited = new Promise<typeof WAITED>((resolve) => {
-        if (passing(reading)) patience = setTimeout(() => resolve(WAITED), BROWSER_CHALLENGE_WAIT_MS);
-      });
-      try {
-        while (passing(reading)) {
-          // From the document the reading began on: one committed while it was read is the move awaited.
-          if ((await Promise.race([until(settling.moved(reading.seen)), waited])) !== undefined) break;
-          const settled = await Promise.race([settle(reading.seen).then(() => undefined), waited]);
-          if (settled === WAITED) break;
-          reading = await readSettled();
-        }
-      } catch (error) {
-        // At the deadline a challenge still working on its page reads as the challenge it showed.
-        if (!options.signal.aborted) throw error;
-      } finally {
-        clearTimeout(patience);
-      }
-      return reading.exchange;
-    } finally {
-      cap.end();
-      settling.end();
-    }
-  }
-
   async close(): Promise<void> {
     this.#closed = true;
     await this.#idle.close();
     await this.#pool.close();
   }
-}
-
-/** Whether `error` says the browser closed under the check (a crash or a kill), not the site's answer. */
-function closedUnder(error: unknown): boolean {
-  return (
-    error instanceof Error && /\bbrowser (?:has been )?closed\b|browser has disconnected/i.test(error.message)
-  );
 }
 
 /** `promise`, or a rejection with the signal's reason once it aborts, whichever comes first. */
