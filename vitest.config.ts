@@ -48,9 +48,9 @@ export default defineConfig({
     // A poll waits for a page or a service to get somewhere; on two loaded cores with Chromium
     // beside it that takes seconds, not the default one. It ends as soon as its value holds.
     expect: { poll: { timeout: 10_000 } },
-    // Two at once: the browser and integration files keep two cores busy between them (Chromium's
-    // processes, servers and clients in one process); a third adds no speed, only starved deadlines.
-    maxWorkers: 2,
+    // Most files wait on the clock (deadlines, budgets, child processes) rather than the
+    // CPU: three at once keep two cores busy; two leave one idle while a file waits.
+    maxWorkers: 3,
     projects: [
       { extends: true, test: { name: 'shared', include: shared, isolate: false } },
       { extends: true, test: { name: 'alone', include: alone } },
