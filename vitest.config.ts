@@ -2,17 +2,12 @@ import { readdirSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Two projects. Most files share their worker's modules (`isolate: false`): a fresh
+ * Three projects. Most files share their worker's modules (`isolate: false`): a fresh
  * process per file cost a third of the suite's CPU in imports alone. A file runs alone
  * when it keeps state a process holds once: impit's trust store (the impersonate
  * transport, escalation), a mocked module, faked timers, the process's own children
  * (the browser and cluster tests count and kill them), or the simulated web's defences.
  */
-/**
- * Files that read a count the whole machine keeps (the kernel's dropped connections): they run
- * after every other file, one at a time, so no other test adds to what they read.
- */
-const LAST_FILES = new Set(['test/api/listen-backlog.test.ts']);
 const ALONE_FOLDERS = ['test/transport/', 'test/cluster/'];
 const ALONE_FILES = new Set([
   'src/schedule/shelf-refresh.test.ts',
@@ -27,6 +22,11 @@ const ALONE_FILES = new Set([
   'test/catalogue-sim.test.ts',
   'test/sessions.test.ts',
 ]);
+/**
+ * Files that read a count the whole machine keeps (the kernel's dropped connections): they run
+ * after every other file, one at a time, so no other test adds to what they read.
+ */
+const LAST_FILES = new Set(['test/api/listen-backlog.test.ts']);
 
 function testFiles(folder: string): string[] {
   return readdirSync(folder, { recursive: true, encoding: 'utf8' })
@@ -36,10 +36,9 @@ function testFiles(folder: string): string[] {
 
 const all = [...testFiles('src'), ...testFiles('test')];
 const last = all.filter((file) => LAST_FILES.has(file));
-const alone = all.filter(
-  (file) => !LAST_FILES.has(file) && (ALONE_FILES.has(file) || ALONE_FOLDERS.some((f) => file.startsWith(f))),
-);
-const shared = all.filter((file) => !LAST_FILES.has(file) && !alone.includes(file));
+const rest = all.filter((file) => !LAST_FILES.has(file));
+const alone = rest.filter((file) => ALONE_FILES.has(file) || ALONE_FOLDERS.some((f) => file.startsWith(f)));
+const shared = rest.filter((file) => !alone.includes(file));
 
 export default defineConfig({
   test: {
@@ -49,7 +48,8 @@ export default defineConfig({
     // beside it that takes seconds, not the default one. It ends as soon as its value holds.
     expect: { poll: { timeout: 10_000 } },
     // Most files wait on the clock (deadlines, budgets, child processes) rather than the
-    // CPU: three at once keep two cores busy; two leave one idle while a file waits.
+    // CPU: three at once keep two cores busy; two leave one idle while a file waits, and more
+    // starve the integration servers (their checks time out).
     maxWorkers: 3,
     projects: [
       { extends: true, test: { name: 'shared', include: shared, isolate: false } },

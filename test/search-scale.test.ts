@@ -13,7 +13,7 @@ import { engineFor } from './support/engine.js';
 
 const USERNAME = 'scout';
 // Generous: the sim and the engine share a process, and on a busy 2-core machine it gets a
-// fraction of a core; a reset platform, which needs two handshakes and a backoff, ran past 8 s.
+// fraction of a core, while a reset platform needs two handshakes and a backoff within it.
 const TIMEOUT = 15_000;
 
 describe('one search over 750 platforms with mixed behaviours', () => {

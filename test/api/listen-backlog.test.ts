@@ -46,7 +46,7 @@ function listenDrops(): number | undefined {
 describe('a burst of new connections', () => {
   it('queues 800 connections opened at once without dropping any to a SYN retry', async () => {
     // Node's own default queue is 511: past it the kernel drops the SYNs, and those clients
-    // connect only on their retry a second later (288 of 800 did with it). The kernel counts
+    // connect only on their retry a second later. The kernel counts
     // each drop, so the test reads its counter rather than the clock: a loaded machine delays
     // every connection, but drops none.
     const { url, config } = running!;
