@@ -19,7 +19,7 @@
 
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { BrowserDirectory } from '../../src/engine/transport/browser-directory.js';
 import { TransportTally } from '../../src/engine/transport/transport-tally.js';
 import { BROWSER_CHALLENGE_WAIT_MS } from '../../src/tuning.js';
@@ -307,9 +307,15 @@ describe.runIf(hasBrowser)("the browser transport's tabs", () => {
 
 describe.runIf(hasBrowser)('the browser transport reading a page', () => {
   const { platform, engine } = browserFixture();
+  // One engine and browser for every reading: each check reads a site of its own, on a wiped
+  // tab. Its deadline is past the longest wait read here (a challenge that never moves on).
+  const timeoutMs = 30_000;
+  let reading: ReturnType<typeof engine>['engine'];
+  beforeAll(() => {
+    reading = engine({ timeoutMs, controlWindowMs: 0 }).engine;
+  });
 
   it('reads the page behind a challenge once its reload is answered, however late', async () => {
-    const { engine: reading } = engine({ controlWindowMs: 0 });
     // The reload, started a moment after the load, is answered two seconds later: past the settling time.
     for (const [name, status] of [
       ['slow-alice', 'hit'],
@@ -322,7 +328,6 @@ describe.runIf(hasBrowser)('the browser transport reading a page', () => {
   }, 120_000);
 
   it('waits for a challenge whose script works longer than a page takes to settle, and reads the page it leads to', async () => {
-    const { engine: reading } = engine({ controlWindowMs: 0 });
     for (const [name, status] of [
       ['alice', 'hit'],
       ['nobody-here-7', 'miss'],
@@ -334,7 +339,6 @@ describe.runIf(hasBrowser)('the browser transport reading a page', () => {
   }, 120_000);
 
   it('reads a page again once it settles anew when its script reloads it while it is read', async () => {
-    const { engine: reading } = engine({ controlWindowMs: 0 });
     // Each reloads about when its page, settled, is read: the read meets the navigation.
     const outcomes = [];
     for (let ms = 420; ms <= 560; ms += 20) outcomes.push(await reading.check(platform(RACING), `r${ms}`));
@@ -344,8 +348,6 @@ describe.runIf(hasBrowser)('the browser transport reading a page', () => {
   }, 120_000);
 
   it('waits a while for a challenge that never moves on, then reads it as the challenge, before the deadline', async () => {
-    const timeoutMs = 30_000;
-    const { engine: reading } = engine({ timeoutMs, controlWindowMs: 0 });
     const stuck = await reading.check(platform(STUCK), 'alice');
     expect(stuck).toMatchObject({
       status: 'unknown',
@@ -358,7 +360,6 @@ describe.runIf(hasBrowser)('the browser transport reading a page', () => {
   }, 60_000);
 
   it('follows a late navigation of the page through its redirect to the page it leads to', async () => {
-    const { engine: reading } = engine({ controlWindowMs: 0 });
     expect(await reading.check(platform(LATE_REDIRECT), 'alice')).toMatchObject({
       status: 'hit',
       evidence: { transport: 'browser', httpStatus: 200, finalUrl: `https://${LATE_REDIRECT}/u/alice` },
@@ -366,7 +367,6 @@ describe.runIf(hasBrowser)('the browser transport reading a page', () => {
   }, 60_000);
 
   it('reads a page whose own navigation never commits (a 204) as the page it stayed on', async () => {
-    const { engine: reading } = engine({ controlWindowMs: 0 });
     expect(await reading.check(platform(NO_COMMIT), 'alice')).toMatchObject({
       status: 'hit',
       evidence: { transport: 'browser', httpStatus: 200 },
@@ -378,8 +378,7 @@ describe.runIf(hasBrowser)('the browser transport reading a page', () => {
   }, 60_000);
 
   it('stops a navigation of the page that never answers, and reads the page as it stood', async () => {
-    // A deadline past the wait for a navigation: the check ends with the page, not at the deadline.
-    const { engine: reading } = engine({ timeoutMs: 15_000, controlWindowMs: 0 });
+    // The deadline is past the wait for a navigation: the check ends with the page, not at the deadline.
     expect(await reading.check(platform(STALLED), 'alice')).toMatchObject({
       status: 'hit',
       evidence: { transport: 'browser', httpStatus: 200, finalUrl: `https://${STALLED}/u/alice` },
