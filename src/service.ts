@@ -27,6 +27,7 @@ import { leanHeap } from './lean-heap.js';
 import { type EventHub, LocalEventHub } from './runner/events.js';
 import type { SearchExecutor } from './runner/in-process.js';
 import { InProcessRunner } from './runner/in-process.js';
+import { OutcomeTally } from './runner/outcome-tally.js';
 import type { Runner } from './runner/runner.js';
 import { failSearch, runSearchJob, searchJobDeps } from './runner/search-job.js';
 import { SearchThreads } from './runner/search-threads.js';
@@ -96,15 +97,17 @@ export async function createService(config: Config, options: ServiceOptions = {}
   // What the browsers and escalations cost, counted in memory the search threads share.
   const tally = new TransportTally();
   metrics.watchTransports(tally);
+  // The searches' outcomes, counted where they are produced (here or on a search thread) before they are stored.
+  const outcomeTally = new OutcomeTally();
+  metrics.watchOutcomes(outcomeTally);
   let shuttingDown = false;
 
   // Embedded mode runs searches on threads of their own (each on its own SQLite connection) unless told not to.
   const thread = onThread
     ? new SearchThreads(
-        { config, catalogue, databasePath, tally: tally.buffer },
+        { config, catalogue, databasePath, tally: tally.buffer, outcomes: outcomeTally.buffer },
         {
           events,
-          onOutcome: (outcome) => metrics.observe(outcome),
           onThreadError: (err) => log?.error({ err }, 'search thread failed'),
           onNoteFailed: (message, platform) =>
             log?.warn({ platform, error: message }, 'platform statistic or cached outcome not written'),
@@ -158,7 +161,7 @@ export async function createService(config: Config, options: ServiceOptions = {}
       catalogue,
       now,
       latencies,
-      onOutcome: (outcome) => metrics.observe(outcome),
+      tally: outcomeTally,
       onNoteFailed: (err, outcome) =>
         log?.warn({ err, platform: outcome.platformId }, 'platform statistic or cached outcome not written'),
     });

@@ -5,7 +5,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ControlRecord } from '../engine/controls/control.js';
 import type { TallyName, TallyReading, TransportTally } from '../engine/transport/transport-tally.js';
-import type { Outcome } from '../engine/verdict/outcome.js';
+import { CHECK_SECONDS_BUCKETS, type OutcomeReading, type OutcomeTally } from '../runner/outcome-tally.js';
 
 /**
  * An egress identity as a label: never a proxy's user and password. Identity names carry none
@@ -23,18 +23,41 @@ export class Metrics {
     labelNames: ['tier'] as const,
     registers: [this.registry],
   });
-  readonly checks = new Counter({
+
+  /** The process's outcome tally (search threads included), read at each scrape (`watchOutcomes`). */
+  #outcomes: OutcomeTally | undefined;
+  #outcomeReading: OutcomeReading | undefined;
+  /** One reading per scrape, whichever metric asks first. */
+  #readOutcomes(): OutcomeReading | undefined {
+    if (!this.#outcomes) return undefined;
+    if (!this.#outcomeReading) {
+      this.#outcomeReading = this.#outcomes.read();
+      queueMicrotask(() => {
+        this.#outcomeReading = undefined;
+      });
+    }
+    return this.#outcomeReading;
+  }
+  readonly checks: Counter<'status' | 'reason'> = new Counter({
     name: 'userscout_checks_total',
     help: 'Platform checks finished, by outcome status and reason',
     labelNames: ['status', 'reason'] as const,
     registers: [this.registry],
+    collect: () => {
+      const reading = this.#readOutcomes();
+      if (!reading) return;
+      this.checks.reset();
+      for (const { status, reason, count } of reading.checks) this.checks.inc({ status, reason }, count);
+    },
   });
-  readonly checkSeconds = new Histogram({
-    name: 'userscout_check_duration_seconds',
-    help: 'Time a platform check took',
-    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16],
-    registers: [this.registry],
-  });
+  readonly checkSeconds: Histogram = new TalliedHistogram(
+    {
+      name: 'userscout_check_duration_seconds',
+      help: 'Time a platform check took',
+      registers: [this.registry],
+    },
+    () => this.#readOutcomes()?.seconds,
+  );
   readonly queued = new Gauge({
     name: 'userscout_queue_depth',
     help: 'Searches waiting',
@@ -71,11 +94,18 @@ export class Metrics {
     },
   });
 
-  readonly transportChecks = new Counter({
+  readonly transportChecks: Counter<'transport'> = new Counter({
     name: 'userscout_transport_checks_total',
     help: 'Checks answered (not from the cache), by the transport that got the answer: http, impersonate or browser',
     labelNames: ['transport'] as const,
     registers: [this.registry],
+    collect: () => {
+      const reading = this.#readOutcomes();
+      if (!reading) return;
+      this.transportChecks.reset();
+      for (const [transport, count] of Object.entries(reading.transports))
+        if (count > 0) this.transportChecks.inc({ transport }, count);
+    },
   });
 
   /** The process's transport tally (search threads included), read at each scrape (`watchTransports`). */
@@ -178,12 +208,51 @@ export class Metrics {
     if (defaults) collectDefaultMetrics({ register: this.registry, prefix: 'userscout_' });
   }
 
-  observe(outcome: Outcome): void {
-    this.checks.inc({ status: outcome.status, reason: outcome.reason ?? '' });
-    if (outcome.status !== 'invalid' && outcome.evidence.cachedAt === undefined) {
-      this.checkSeconds.observe(outcome.responseTime / 1000);
-      if (outcome.evidence.httpStatus !== undefined)
-        this.transportChecks.inc({ transport: outcome.evidence.transport ?? 'http' });
-    }
+  /** The searches' outcomes are counted in `tally` (shared with the search threads), read at each scrape. */
+  watchOutcomes(tally: OutcomeTally): void {
+    this.#outcomes = tally;
+  }
+}
+
+/**
+ * A histogram whose buckets, sum and count are read at each scrape (from the outcome tally),
+ * never observed here. prom-client builds a histogram's lines from `getForPromString` (and
+ * `get` from it), so that is what gives them: zeros until a tally is read.
+ */
+class TalliedHistogram extends Histogram {
+  readonly #name: string;
+  readonly #help: string;
+  readonly #read: () => OutcomeReading['seconds'] | undefined;
+
+  constructor(
+    config: { readonly name: string; readonly help: string; readonly registers: Registry[] },
+    read: () => OutcomeReading['seconds'] | undefined,
+  ) {
+    super({ ...config, buckets: [...CHECK_SECONDS_BUCKETS] });
+    this.#name = config.name;
+    this.#help = config.help;
+    this.#read = read;
+  }
+
+  async getForPromString() {
+    const seconds = this.#read() ?? { buckets: CHECK_SECONDS_BUCKETS.map(() => 0), sum: 0, count: 0 };
+    const line = (suffix: string, value: number, labels: Record<string, string | number> = {}) => ({
+      labels,
+      sharedLabels: {},
+      value,
+      metricName: `${this.#name}${suffix}`,
+    });
+    return {
+      name: this.#name,
+      help: this.#help,
+      type: 'histogram',
+      aggregator: 'sum',
+      values: [
+        ...CHECK_SECONDS_BUCKETS.map((le, i) => line('_bucket', seconds.buckets[i] ?? 0, { le })),
+        line('_bucket', seconds.count, { le: '+Inf' }),
+        line('_sum', seconds.sum),
+        line('_count', seconds.count),
+      ],
+    };
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Runs one search to its end: checks every platform not yet stored (so a
  * resumed search never checks a platform twice), reuses cached outcomes,
- * stores outcomes as they arrive and publishes each one once stored. Also the
+ * stores outcomes as they arrive and publishes each one once stored; each is
+ * counted (outcome-tally.ts) as it is handed to be stored. Also the
  * job's dependencies (`searchJobDeps`) and the one way a search ends in error
  * (`failSearch`). Shared by every runner.
  *
@@ -42,6 +43,7 @@ import { type CacheTtls, cacheExpiry, cacheTtlsOf, sharesOutcomeCache } from './
 import { expectedAnswerMs, slowestFirst } from './check-order.js';
 import { type EventHub, type ProgressSnapshot, progressSnapshot } from './events.js';
 import { LinkedRechecks } from './linked-recheck.js';
+import type { OutcomeTally } from './outcome-tally.js';
 
 /** The roles of the store a search job plays on: its search, the cache, statistics, controls. */
 export type SearchJobStore = SearchStore & OutcomeCache & StatsStore & CoordinationStore;
@@ -57,8 +59,8 @@ export interface SearchJobDeps {
   /** What a platform never measured counts as when checks are ordered (ms). */
   readonly unmeasuredLatencyMs: number;
   readonly now: () => number;
-  /** Called for every stored outcome (metrics). */
-  readonly onOutcome?: (outcome: Outcome) => void;
+  /** Where each outcome is counted (metrics), before it is stored: the process's, shared with its search threads. */
+  readonly tally?: OutcomeTally;
   /** A platform statistic or cache entry that could not be written (the search goes on): logged. */
   readonly onNoteFailed?: (error: unknown, outcome: Outcome) => void;
   /** Profile URLs of the catalogue; without it, no platform is checked again for a link to it. */
@@ -79,7 +81,7 @@ export function searchJobDeps(
     readonly events: EventHub;
     readonly catalogue: Pick<Catalogue, 'platforms'>;
     readonly now: () => number;
-    readonly onOutcome?: (outcome: Outcome) => void;
+    readonly tally?: OutcomeTally;
     readonly onNoteFailed?: (error: unknown, outcome: Outcome) => void;
     /** The recent latencies to order checks by, when this thread already reads them (the API's estimates). */
     readonly latencies?: () => Promise<ReadonlyMap<string, number>>;
@@ -95,7 +97,7 @@ export function searchJobDeps(
     unmeasuredLatencyMs: config.unmeasuredLatencyMs,
     now: parts.now,
     linkMatcher: new ProfileUrlMatcher(parts.catalogue.platforms),
-    ...(parts.onOutcome ? { onOutcome: parts.onOutcome } : {}),
+    ...(parts.tally ? { tally: parts.tally } : {}),
     ...(parts.onNoteFailed ? { onNoteFailed: parts.onNoteFailed } : {}),
   };
 }
@@ -306,21 +308,29 @@ export async function runSearchJob(
     },
     {
       stored: (outcome, seq) => {
-        if (seq === undefined) return; // already stored: never counted twice
+        if (seq === undefined) return; // already stored: never counted twice in its progress
         checked++;
         byStatus[outcome.status]++;
-        deps.onOutcome?.(outcome);
         events.publish(search.id, { type: 'result', seq, outcome, progress: snapshot() });
         if (rechecks.stored(outcome)) recheck(outcome, true);
       },
       replaced: (first, again, seq) => {
         byStatus[first.status]--;
         byStatus[again.status]++;
-        deps.onOutcome?.(again);
         events.publish(search.id, { type: 'result', seq, outcome: again, progress: snapshot() });
       },
     },
   );
+  // Counted as it is handed to be stored, not once stored: a search read completed is in /metrics
+  // already (the tally is memory the API's thread reads, no message behind the store's write).
+  const keep = (outcome: Outcome) => {
+    deps.tally?.add(outcome);
+    outcomes.add(outcome);
+  };
+  const keepInstead = (first: Outcome, again: Outcome) => {
+    deps.tally?.add(again);
+    outcomes.replace(first, again);
+  };
   const priority = CHECK_PRIORITY[search.tier];
   const checkMade = (outcome: Outcome) => outcomes.note({ outcome, at: deps.now() });
   /** Checks in flight for a link (linked-recheck.ts); none starts once the search is ending. */
@@ -330,20 +340,20 @@ export async function runSearchJob(
   const recheck = (first: Outcome, wasStored: boolean): void => {
     const platform = deps.platformsById.get(first.platformId);
     if (ending || !platform) {
-      if (!wasStored) outcomes.add(first);
+      if (!wasStored) keep(first);
       return;
     }
     const check = engine.check(platform, search.username, signal, priority).then(
       (again) => {
         checkMade(again);
         const { owed } = rechecks.arriving(again);
-        if (wasStored) outcomes.replace(first, again);
-        else outcomes.add(again);
+        if (wasStored) keepInstead(first, again);
+        else keep(again);
         for (const o of owed) recheck(o, true);
       },
       (error: unknown) => {
         if (signal.aborted) throw error;
-        if (!wasStored) outcomes.add(first); // the engine failed: the first answer stands
+        if (!wasStored) keep(first); // the engine failed: the first answer stands
       },
     );
     inFlight.add(check);
@@ -355,7 +365,7 @@ export async function runSearchJob(
   const settle = (outcome: Outcome) => {
     const { checkFirst, owed } = rechecks.arriving(outcome);
     if (checkFirst) recheck(outcome, false);
-    else outcomes.add(outcome);
+    else keep(outcome);
     for (const o of owed) recheck(o, true);
   };
 

@@ -11,6 +11,7 @@ import { BrowserDirectory } from '../engine/transport/browser-directory.js';
 import { TransportTally } from '../engine/transport/transport-tally.js';
 import { createStore } from '../store/create-store.js';
 import type { EventHub, SearchEvent } from './events.js';
+import { OutcomeTally } from './outcome-tally.js';
 import { runSearchJob, SearchCancelledError, searchJobDeps } from './search-job.js';
 import type { FromThread, SearchThreadData, ToThread } from './search-thread.js';
 import { scheduleSelfCheck } from './self-check-schedule.js';
@@ -21,7 +22,7 @@ function threadPort(): NonNullable<typeof parentPort> {
   return parentPort;
 }
 const port = threadPort();
-const { config, databasePath, budget, tally, browsers, thread } = workerData as SearchThreadData;
+const { config, databasePath, budget, tally, outcomes, browsers, thread } = workerData as SearchThreadData;
 // A structured clone arrives unfrozen, its regexes not compiled: rebuilt as the loader leaves it.
 const catalogue = catalogueFromClone((workerData as SearchThreadData).catalogue);
 /** Live events not posted yet: those published together (a batch of outcomes) go as one message. */
@@ -70,6 +71,8 @@ const deps = searchJobDeps(config, {
   events,
   catalogue,
   now: Date.now,
+  // The process's count of outcomes, which /metrics reads: each counted here before it is stored.
+  ...(outcomes ? { tally: new OutcomeTally(outcomes) } : {}),
   onNoteFailed: (error, outcome) =>
     send({
       type: 'warning',

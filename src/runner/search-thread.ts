@@ -14,7 +14,6 @@ import { Worker } from 'node:worker_threads';
 import { builtIsFresh, PROJECT_ROOT } from '../build-freshness.js';
 import type { Catalogue } from '../catalogue/platform.js';
 import type { Config } from '../config.js';
-import type { Outcome } from '../engine/verdict/outcome.js';
 import type { SearchRecord } from '../store/store.js';
 import {
   SEARCH_THREAD_CLOSE_GRACE_MS,
@@ -35,6 +34,8 @@ export interface SearchThreadData {
   readonly budget?: SharedArrayBuffer;
   /** The process's transport tally (transport-tally.ts): its browser contexts' cap and what /metrics reads. */
   readonly tally?: SharedArrayBuffer;
+  /** The process's outcome tally (outcome-tally.ts): the thread's searches count their outcomes in it, /metrics reads it. */
+  readonly outcomes?: SharedArrayBuffer;
   /** The browsers the search threads share (browser-directory.ts); without, the thread's engine launches its own. */
   readonly browsers?: SharedArrayBuffer;
   /** This thread among the search threads: it runs the scheduled self-check when first, and prefers its own identities. */
@@ -59,8 +60,6 @@ export type FromThread =
 
 export interface SearchThreadHooks {
   readonly events: EventHub;
-  /** Every outcome stored by the thread (metrics). */
-  readonly onOutcome?: (outcome: Outcome) => void;
   /** The thread failed (it is restarted while it does not fail too often). */
   readonly onThreadError?: (error: unknown) => void;
   /** A statistic or cache write the thread could not make (its search went on). */
@@ -220,10 +219,7 @@ export class SearchThread {
   #receive(message: FromThread): void {
     switch (message.type) {
       case 'events':
-        for (const { id, event } of message.events) {
-          this.#hooks.events.publish(id, event);
-          if (event.type === 'result') this.#hooks.onOutcome?.(event.outcome);
-        }
+        for (const { id, event } of message.events) this.#hooks.events.publish(id, event);
         return;
       case 'done':
         this.#settle(message.id);

@@ -28,24 +28,6 @@ export function metricsText(url: string): Promise<string> {
   );
 }
 
-/**
- * The Prometheus text once it shows each of `seen`, asked again every 50 ms for up to `withinMs`. A search
- * thread's outcomes reach the main thread's counters in a message that can arrive after the store
- * already reads the search completed, so a count of them is read once it has arrived.
- */
-export async function metricsShowing(
-  url: string,
-  seen: readonly RegExp[],
-  withinMs = 5_000,
-): Promise<string> {
-  const until = Date.now() + withinMs;
-  for (;;) {
-    const text = await metricsText(url);
-    if (seen.every((s) => s.test(text)) || Date.now() >= until) return text;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /** The real service over HTTP on 127.0.0.1, checking platforms on the simulated web. */
 export async function startService(
   sim: SimWeb,
