@@ -95,6 +95,27 @@ setInterval(leave, 5); addEventListener('pagehide', leave); if (!window.opener &
 </script>`,
 );
 /**
+ * A page that reads as found when it meets a cookie, and asks (keepalive, so the request
+ * outlives the page) for an answer that sets that cookie 1.5 s later: after its check and
+ * the tab's wipe have ended.
+ */
+export const LATE_COOKIE = 'late-cookie.test';
+const LATE_COOKIE_PAGE = `<html><body><div id="v">first visit</div><script>
+if (document.cookie.indexOf('seen=1') >= 0) document.getElementById('v').textContent = 'return' + 'ing visitor';
+fetch('/late', { keepalive: true });
+</script></body></html>`;
+function lateCookie(req: SimRequest): Behaviour {
+  if (req.path === '/late')
+    return {
+      kind: 'respond',
+      status: 204,
+      body: '',
+      headers: { 'set-cookie': 'seen=1; Path=/; Max-Age=3600' },
+      delayMs: 1_500,
+    };
+  return { kind: 'respond', status: 200, body: LATE_COOKIE_PAGE };
+}
+/**
  * Pages that, once loaded, navigate to `away`, which answers `there`; `alice` exists, any
  * other name reads 404.
  */
@@ -222,6 +243,7 @@ export function browserFixture() {
         host: STICKY_LATE,
         handle: () => ({ kind: 'respond' as const, status: 200, body: STICKY_LATE_PAGE }),
       },
+      { host: LATE_COOKIE, handle: lateCookie },
     ],
   });
   let catalogue: Catalogue;
@@ -253,6 +275,7 @@ export function browserFixture() {
       // Read as found only when a check meets what an earlier one left behind.
       browserEntry(STICKY, sticky),
       browserEntry(STICKY_LATE, sticky),
+      browserEntry(LATE_COOKIE, sticky),
       // Named for http: it reaches the browser only by escalation.
       entry(CHALLENGED, { home: `https://${CHALLENGED}/`, profile: `https://${CHALLENGED}/u/{username}` }),
     ]);

@@ -29,6 +29,7 @@ import {
   browserPids,
   CHALLENGED,
   hasBrowser,
+  LATE_COOKIE,
   LATE_REDIRECT,
   LATE_RELOAD,
   NO_COMMIT,
@@ -233,7 +234,7 @@ describe.runIf(hasBrowser)('the browser transport at its caps', () => {
 });
 
 describe.runIf(hasBrowser)("the browser transport's tabs", () => {
-  const { platform, engine } = browserFixture();
+  const { sim, platform, engine } = browserFixture();
 
   it('hands a wiped tab to the next check: nothing one check leaves is seen by the next', async () => {
     const { engine: sequential, tally } = engine({ browserContexts: 1, controlWindowMs: 0 });
@@ -260,6 +261,19 @@ describe.runIf(hasBrowser)("the browser transport's tabs", () => {
     // A popup goes on writing: the tab that opened it is closed, not reused.
     expect(await read(['dave', 'erin'])).toEqual(['miss', 'miss']);
     expect(tally.read()).toMatchObject({ tabs: 2, pages: 1 });
+  }, 120_000);
+
+  it('clears what reaches a kept tab after its wipe: a cookie a late answer sets is not seen by the next check', async () => {
+    const { engine: sequential, tally } = engine({ browserContexts: 1, controlWindowMs: 0 });
+    expect(await sequential.check(platform(LATE_COOKIE), 'alice')).toMatchObject({ status: 'miss' });
+    // The first page's late answer sets its cookie in the kept tab's context meanwhile.
+    await expect.poll(() => sim.hits.get(LATE_COOKIE) ?? 0).toBeGreaterThanOrEqual(2);
+    await new Promise((resolve) => setTimeout(resolve, 2_500));
+    expect(await sequential.check(platform(LATE_COOKIE), 'bob')).toMatchObject({
+      status: 'miss',
+      evidence: { transport: 'browser' },
+    });
+    expect(tally.read()).toMatchObject({ tabs: 1 });
   }, 120_000);
 
   it('leaves no context or page open and memory at its level after 50 browser checks, on one browser', async () => {

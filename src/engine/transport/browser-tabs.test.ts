@@ -16,6 +16,7 @@ function fakeTab(identity: number, ends: ContextEnd[], gone = false): Tab {
   };
 }
 
+const ORIGIN = 'https://site.test';
 const settle = () => new Promise((resolve) => setTimeout(resolve, 10));
 
 describe('idle browser tabs', () => {
@@ -23,9 +24,11 @@ describe('idle browser tabs', () => {
     const ends: ContextEnd[] = [];
     const idle = new IdleTabs(4);
     const first = fakeTab(0, ends);
-    idle.put(first);
+    idle.put(first, ORIGIN);
     expect(idle.take(1)).toBeUndefined();
-    expect(idle.take(0)).toBe(first);
+    const taken = idle.take(0);
+    expect(taken?.tab).toBe(first);
+    expect(taken?.origin).toBe(ORIGIN);
     expect(idle.take(0)).toBeUndefined();
   });
 
@@ -33,19 +36,19 @@ describe('idle browser tabs', () => {
     const ends: ContextEnd[] = [];
     const idle = new IdleTabs(2);
     const [a, b, c] = [fakeTab(0, ends), fakeTab(1, ends), fakeTab(0, ends)];
-    idle.put(a);
-    idle.put(b);
-    idle.put(c);
+    idle.put(a, ORIGIN);
+    idle.put(b, ORIGIN);
+    idle.put(c, ORIGIN);
     await settle();
     expect(ends).toEqual(['closed']);
-    expect(idle.take(0)).toBe(c);
-    expect(idle.take(1)).toBe(b);
+    expect(idle.take(0)?.tab).toBe(c);
+    expect(idle.take(1)?.tab).toBe(b);
   });
 
   it('ends a tab whose browser died instead of handing it out', async () => {
     const ends: ContextEnd[] = [];
     const idle = new IdleTabs(2);
-    idle.put(fakeTab(0, ends, true));
+    idle.put(fakeTab(0, ends, true), ORIGIN);
     expect(idle.take(0)).toBeUndefined();
     await settle();
     expect(ends).toEqual(['gone']);
@@ -54,13 +57,13 @@ describe('idle browser tabs', () => {
   it('ends its tabs once idle, and a tab put after it closed at once', async () => {
     const ends: ContextEnd[] = [];
     const idle = new IdleTabs(2, 20);
-    idle.put(fakeTab(0, ends));
+    idle.put(fakeTab(0, ends), ORIGIN);
     await new Promise((resolve) => setTimeout(resolve, 60));
     expect(ends).toEqual(['closed']);
-    idle.put(fakeTab(1, ends));
+    idle.put(fakeTab(1, ends), ORIGIN);
     await idle.close();
     expect(ends).toEqual(['closed', 'closed']);
-    idle.put(fakeTab(2, ends));
+    idle.put(fakeTab(2, ends), ORIGIN);
     await settle();
     expect(ends).toEqual(['closed', 'closed', 'closed']);
     expect(idle.take(2)).toBeUndefined();

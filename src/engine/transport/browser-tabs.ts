@@ -38,9 +38,10 @@ export interface Tab {
 /**
  * Clears what the check left in its tab: every cookie of the context, and the storage of
  * the one origin its documents came from (local, session, IndexedDB, caches). Scripts are
- * stopped and the page left first, so that no timer, unload handler or late response
- * writes again after the clearing. False when the context holds another page (a popup
- * goes on writing) or the wipe could not be done in time: the tab is then closed.
+ * stopped and the page left first, so that no timer or unload handler writes again after
+ * the clearing; what still lands later is cleared as the tab is taken (`clearLate`). False
+ * when the context holds another page (a popup goes on writing) or the wipe could not be
+ * done in time: the tab is then closed.
  */
 export async function wipe(opened: Opened, origin: string): Promise<boolean> {
   return within(BROWSER_CLOSE_MS, async () => {
@@ -62,10 +63,32 @@ export async function wipe(opened: Opened, origin: string): Promise<boolean> {
   });
 }
 
+/**
+ * Clears, as a kept tab is taken, what reached it after its wipe: a write the page sent just
+ * before its scripts stopped travels apart from the clearing (the renderer's own channel to
+ * the cookie and storage services), and a response still in flight (a keepalive request, a
+ * beacon) may set a cookie when it comes. So the next check starts from nothing either way.
+ * False when the context holds another page or the clearing could not be done in time.
+ */
+export async function clearLate(opened: Opened, origin: string): Promise<boolean> {
+  return within(BROWSER_CLOSE_MS, async () => {
+    const { context, session: cdp } = opened;
+    await context.clearCookies();
+    await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+    return context.pages().length === 1;
+  });
+}
+
 /** Closes a tab's context within BROWSER_CLOSE_MS and tells the pool how it ended. */
 export async function endTab(tab: Tab, died: boolean): Promise<void> {
   const closed = await BrowserPool.closeWithin(() => tab.opening.then(({ context }) => context.close()));
   await tab.done(died ? 'gone' : closed ? 'closed' : 'hung');
+}
+
+/** A wiped tab kept for the next check, with the origin its last check's documents came from. */
+export interface IdleTab {
+  readonly tab: Tab;
+  readonly origin: string;
 }
 
 /**
@@ -74,7 +97,7 @@ export async function endTab(tab: Tab, died: boolean): Promise<void> {
  */
 export class IdleTabs {
   /** In the order they were put, the oldest first. */
-  readonly #tabs = new Map<Tab, NodeJS.Timeout>();
+  readonly #tabs = new Map<Tab, { readonly timer: NodeJS.Timeout; readonly origin: string }>();
   readonly #cap: number;
   readonly #idleMs: number;
   #closed = false;
@@ -85,24 +108,24 @@ export class IdleTabs {
   }
 
   /** A wiped tab of `identity` on a live browser, or undefined; tabs found on a dead browser are ended. */
-  take(identity: number): Tab | undefined {
-    for (const [tab, timer] of this.#tabs) {
+  take(identity: number): IdleTab | undefined {
+    for (const [tab, { timer, origin }] of this.#tabs) {
       if (tab.identity !== identity) continue;
       clearTimeout(timer);
       this.#tabs.delete(tab);
-      if (!tab.pooled.gone()) return tab;
+      if (!tab.pooled.gone()) return { tab, origin };
       void endTab(tab, true);
     }
     return undefined;
   }
 
-  /** Keeps `tab` for the next check of its identity; once closed, ends it instead. */
-  put(tab: Tab): void {
+  /** Keeps `tab`, wiped of `origin`, for the next check of its identity; once closed, ends it instead. */
+  put(tab: Tab, origin: string): void {
     if (this.#closed) {
       void endTab(tab, tab.pooled.gone());
       return;
     }
-    for (const [oldest, timer] of this.#tabs) {
+    for (const [oldest, { timer }] of this.#tabs) {
       if (this.#tabs.size < this.#cap) break;
       clearTimeout(timer);
       this.#tabs.delete(oldest);
@@ -113,13 +136,13 @@ export class IdleTabs {
       void endTab(tab, tab.pooled.gone());
     }, this.#idleMs);
     timer.unref();
-    this.#tabs.set(tab, timer);
+    this.#tabs.set(tab, { timer, origin });
   }
 
   /** Ends every idle tab; a tab put after this is ended at once. */
   async close(): Promise<void> {
     this.#closed = true;
-    const ending = [...this.#tabs].map(([tab, timer]) => {
+    const ending = [...this.#tabs].map(([tab, { timer }]) => {
       clearTimeout(timer);
       return endTab(tab, tab.pooled.gone());
     });
