@@ -194,11 +194,9 @@ export const SETTINGS = {
     kind: int(0, 100_000),
     doc: 'Connections being opened (TCP+TLS handshake) at once per egress identity, the others waiting their turn (0: no bound), as a cold search begins hundreds together',
   },
-  // A check holds its slot for its answer time (the whole timeout when none comes): a
-  // catalogue search holds ~942 slot-seconds at the benchmark's realistic latency, so 512
-  // slots finish ~1,960 searches an hour, above what one identity's budgets let through
-  // (~1,600, archive.org's 9 platforms at 4/s) but below two identities' (~3,200). Slots
-  // follow the identities, so adding one adds capacity without a second setting to find.
+  // A check holds its slot for its answer time (the whole timeout when none comes), so the
+  // slots a search needs grow with the platforms it covers (docs/deployment.md, `S_check`).
+  // Slots follow the identities, so adding one adds capacity without a second setting to find.
   concurrency: {
     env: 'USERSCOUT_CONCURRENCY',
     default: 512,
