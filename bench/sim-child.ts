@@ -51,6 +51,7 @@ await runChild<SimInput, SimReady>(async (input) => {
     handlers: {
       requests: () => sim.requestCount,
       rateLimited: () => sim.stats().limited.total,
+      rateLimitedBySite: () => sim.stats().limited.bySite,
       siteRequests: () => requestsBySite(sim.stats().requests),
     },
     stop: () => sim.stop(),

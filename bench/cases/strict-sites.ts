@@ -76,6 +76,7 @@ export const strictSitesCase: BenchCase = {
       );
       const limitedInAll = await sim.child.request<number>('rateLimited');
       const firstLimited = limitedInAll - level.rateLimited;
+      const bySite = await sim.child.request<Record<string, number>>('rateLimitedBySite');
       const identities = identitiesOf(ctx.serverOverrides);
       const searched = loadPlatformSet('builtin', ctx.seed).searched;
       const bound = politenessBound(atSiteLimits(searched), {
@@ -134,6 +135,13 @@ export const strictSitesCase: BenchCase = {
           `every simulated site allows ${SITE_PER_SECOND} requests a second per client address (a burst of ${SITE_PER_SECOND}), or its seeded limit when lower, and tells of it with ${answer} headers; the service runs its defaults (budget ${settingOf(ctx.serverOverrides, 'budgetPerSecond')}/s, burst ${settingOf(ctx.serverOverrides, 'budgetBurst')})`,
           `politeness bound = for each origin, searches x its platforms ÷ (${SITE_PER_SECOND}/s, or its catalogue budget when lower, x ${identities} identit${identities === 1 ? 'y' : 'ies'}) + its slowest latency, the largest over the origins: ${bound.origin} (${bound.requests} requests)`,
           `the first search (a name not measured) runs to the end on a fresh server before the measured ones start; its 429s are those it met while learning`,
+          `429s by site over the case (first search and level), the most first: ${
+            Object.entries(bySite)
+              .sort((a, b) => b[1] - a[1])
+              .slice(0, 20)
+              .map(([site, n]) => `${site} ${n}`)
+              .join(', ') || 'none'
+          }${Object.keys(bySite).length > 20 ? `, and ${Object.keys(bySite).length - 20} sites more` : ''}`,
           `outcomes without a verdict of the finished searches: ${
             Object.entries(level.unanswered)
               .map(([k, n]) => `${k} ${n}`)
