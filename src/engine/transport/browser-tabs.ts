@@ -119,6 +119,26 @@ export class IdleTabs {
     return undefined;
   }
 
+  /**
+   * A kept tab of `identity`, cleared of what reached it since its wipe (`clear`), or undefined;
+   * a tab that cannot be cleared is ended. Bounded by the check's deadline: once `signal`
+   * aborts, the tab being cleared is ended and no other is tried, as each try may take
+   * BROWSER_CLOSE_MS on a browser that no longer answers.
+   */
+  async takeCleared(identity: number, signal: AbortSignal, clear = clearLate): Promise<Tab | undefined> {
+    for (let kept = this.take(identity); kept; kept = this.take(identity)) {
+      const { tab, origin } = kept;
+      const cleared = await unlessAborted(
+        tab.opening.then((opened) => clear(opened, origin)),
+        signal,
+      );
+      if (cleared && !signal.aborted) return tab;
+      void endTab(tab, tab.pooled.gone());
+      if (signal.aborted) return undefined;
+    }
+    return undefined;
+  }
+
   /** Keeps `tab`, wiped of `origin`, for the next check of its identity; once closed, ends it instead. */
   put(tab: Tab, origin: string): void {
     if (this.#closed) {
@@ -149,4 +169,14 @@ export class IdleTabs {
     this.#tabs.clear();
     await Promise.all(ending);
   }
+}
+
+/** `work`'s answer, or false once `signal` aborts (or `work` fails), whichever comes first. */
+function unlessAborted(work: Promise<boolean>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, () => resolve(false)).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }
