@@ -52,8 +52,7 @@ export async function wipe(opened: Opened, origin: string): Promise<boolean> {
     await cdp.send('DOMStorage.enable');
     await cdp.send('DOMStorage.clear', { storageId: { securityOrigin: origin, isLocalStorage: false } });
     await page.goto('about:blank');
-    await context.clearCookies();
-    await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+    await clearOrigin(opened, origin);
     // The tab's name outlives its documents.
     await page.evaluate(() => {
       window.name = '';
@@ -72,11 +71,15 @@ export async function wipe(opened: Opened, origin: string): Promise<boolean> {
  */
 export async function clearLate(opened: Opened, origin: string): Promise<boolean> {
   return within(BROWSER_CLOSE_MS, async () => {
-    const { context, session: cdp } = opened;
-    await context.clearCookies();
-    await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
-    return context.pages().length === 1;
+    await clearOrigin(opened, origin);
+    return opened.context.pages().length === 1;
   });
+}
+
+/** What a check may leave that the next could read: every cookie of the context, and `origin`'s storage. */
+async function clearOrigin({ context, session: cdp }: Opened, origin: string): Promise<void> {
+  await context.clearCookies();
+  await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
 }
 
 /** Closes a tab's context within BROWSER_CLOSE_MS and tells the pool how it ended. */
