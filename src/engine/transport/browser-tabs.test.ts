@@ -68,4 +68,34 @@ describe('idle browser tabs', () => {
     expect(ends).toEqual(['closed', 'closed', 'closed']);
     expect(idle.take(2)).toBeUndefined();
   });
+
+  it('takes a kept tab once cleared again, ends one that cannot be, and stops at the deadline', async () => {
+    const ends: ContextEnd[] = [];
+    const idle = new IdleTabs(4);
+    const [failing, good] = [fakeTab(0, ends), fakeTab(0, ends)];
+    idle.put(failing, ORIGIN);
+    idle.put(good, ORIGIN);
+    const cleared: Opened[] = [];
+    const clear = async (opened: Opened, origin: string) => {
+      expect(origin).toBe(ORIGIN);
+      cleared.push(opened);
+      return cleared.length > 1;
+    };
+    expect(await idle.takeCleared(0, new AbortController().signal, clear)).toBe(good);
+    await settle();
+    expect(ends).toEqual(['closed']);
+
+    // A browser that no longer answers: each clearing would wait its own deadline; the check's ends the search.
+    const [hung, next] = [fakeTab(1, ends), fakeTab(1, ends)];
+    idle.put(hung, ORIGIN);
+    idle.put(next, ORIGIN);
+    const deadline = new AbortController();
+    setTimeout(() => deadline.abort(new Error('deadline')), 20);
+    const started = Date.now();
+    expect(await idle.takeCleared(1, deadline.signal, () => new Promise<boolean>(() => {}))).toBeUndefined();
+    expect(Date.now() - started).toBeLessThan(2_000);
+    await settle();
+    expect(ends).toEqual(['closed', 'closed']);
+    expect(idle.take(1)?.tab).toBe(next);
+  });
 });

@@ -52,8 +52,7 @@ export async function wipe(opened: Opened, origin: string): Promise<boolean> {
     await cdp.send('DOMStorage.enable');
     await cdp.send('DOMStorage.clear', { storageId: { securityOrigin: origin, isLocalStorage: false } });
     await page.goto('about:blank');
-    await context.clearCookies();
-    await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
+    await clearOrigin(opened, origin);
     // The tab's name outlives its documents.
     await page.evaluate(() => {
       window.name = '';
@@ -72,11 +71,15 @@ export async function wipe(opened: Opened, origin: string): Promise<boolean> {
  */
 export async function clearLate(opened: Opened, origin: string): Promise<boolean> {
   return within(BROWSER_CLOSE_MS, async () => {
-    const { context, session: cdp } = opened;
-    await context.clearCookies();
-    await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
-    return context.pages().length === 1;
+    await clearOrigin(opened, origin);
+    return opened.context.pages().length === 1;
   });
+}
+
+/** What a check may leave that the next could read: every cookie of the context, and `origin`'s storage. */
+async function clearOrigin({ context, session: cdp }: Opened, origin: string): Promise<void> {
+  await context.clearCookies();
+  await cdp.send('Storage.clearDataForOrigin', { origin, storageTypes: 'all' });
 }
 
 /** Closes a tab's context within BROWSER_CLOSE_MS and tells the pool how it ended. */
@@ -119,6 +122,26 @@ export class IdleTabs {
     return undefined;
   }
 
+  /**
+   * A kept tab of `identity`, cleared of what reached it since its wipe (`clear`), or undefined;
+   * a tab that cannot be cleared is ended. Bounded by the check's deadline: once `signal`
+   * aborts, the tab being cleared is ended and no other is tried, as each try may take
+   * BROWSER_CLOSE_MS on a browser that no longer answers.
+   */
+  async takeCleared(identity: number, signal: AbortSignal, clear = clearLate): Promise<Tab | undefined> {
+    for (let kept = this.take(identity); kept; kept = this.take(identity)) {
+      const { tab, origin } = kept;
+      const cleared = await unlessAborted(
+        tab.opening.then((opened) => clear(opened, origin)),
+        signal,
+      );
+      if (cleared && !signal.aborted) return tab;
+      void endTab(tab, tab.pooled.gone());
+      if (signal.aborted) return undefined;
+    }
+    return undefined;
+  }
+
   /** Keeps `tab`, wiped of `origin`, for the next check of its identity; once closed, ends it instead. */
   put(tab: Tab, origin: string): void {
     if (this.#closed) {
@@ -149,4 +172,14 @@ export class IdleTabs {
     this.#tabs.clear();
     await Promise.all(ending);
   }
+}
+
+/** `work`'s answer, or false once `signal` aborts (or `work` fails), whichever comes first. */
+function unlessAborted(work: Promise<boolean>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(false);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, () => resolve(false)).finally(() => signal.removeEventListener('abort', onAbort));
+  });
 }

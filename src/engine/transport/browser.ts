@@ -20,7 +20,7 @@ import type { BrowserDirectory } from './browser-directory.js';
 import { browserErrorCode, closedUnder, isTunnelRefusal } from './browser-error.js';
 import { BrowserPool } from './browser-pool.js';
 import { type BrowserSlots, once, ProcessBrowserSlots, type SlotRelease, takeSlot } from './browser-slots.js';
-import { clearLate, endTab, IdleTabs, type Opened, type Tab, wipe } from './browser-tabs.js';
+import { endTab, IdleTabs, type Opened, type Tab, wipe } from './browser-tabs.js';
 import type { EgressGateway } from './egress-gateway.js';
 import type { Exchange } from './http.js';
 import { PageReading } from './page-reading.js';
@@ -272,7 +272,7 @@ export class BrowserTransport {
     options: TransportExchangeOptions<D>,
   ): Promise<Exchange<D>> {
     const { signal } = options;
-    const tab = (await this.#takeIdle(identity)) ?? (await this.#open(identity, signal));
+    const tab = (await this.#idle.takeCleared(identity, signal)) ?? (await this.#open(identity, signal));
     let died = false;
     let kept = false;
     try {
@@ -311,16 +311,6 @@ export class BrowserTransport {
       // A browser that died during the wipe is gone, not a context closed.
       else await endTab(tab, died || tab.pooled.gone());
     }
-  }
-
-  /** A kept tab of `identity`, cleared of what reached it since its wipe; one that cannot be is ended. */
-  async #takeIdle(identity: number): Promise<Tab | undefined> {
-    for (let idle = this.#idle.take(identity); idle; idle = this.#idle.take(identity)) {
-      const opened = await idle.tab.opening;
-      if (await clearLate(opened, idle.origin)) return idle.tab;
-      void endTab(idle.tab, idle.tab.pooled.gone());
-    }
-    return undefined;
   }
 
   /** A new tab of `identity` on a browser of the pool: its context and page still opening. */
