@@ -321,15 +321,16 @@ export async function runSearchJob(
       },
     },
   );
-  // Counted as it is handed to be stored, not once stored: a search read completed is in /metrics
+  // Counted once handed to be stored, not once stored: a search read completed is in /metrics
   // already (the tally is memory the API's thread reads, no message behind the store's write).
+  // A hand-off refused (an earlier write failed) counts nothing.
   const keep = (outcome: Outcome) => {
-    deps.tally?.add(outcome);
     outcomes.add(outcome);
+    deps.tally?.add(outcome);
   };
   const keepInstead = (first: Outcome, again: Outcome) => {
-    deps.tally?.add(again);
     outcomes.replace(first, again);
+    deps.tally?.add(again);
   };
   const priority = CHECK_PRIORITY[search.tier];
   const checkMade = (outcome: Outcome) => outcomes.note({ outcome, at: deps.now() });
