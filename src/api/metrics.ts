@@ -4,7 +4,7 @@
  */
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { ControlRecord } from '../engine/controls/control.js';
-import type { TallyName, TallyReading, TransportTally } from '../engine/transport/transport-tally.js';
+import type { TallyName, TransportTally } from '../engine/transport/transport-tally.js';
 import { CHECK_SECONDS_BUCKETS, type OutcomeReading, type OutcomeTally } from '../runner/outcome-tally.js';
 
 /**
@@ -13,6 +13,23 @@ import { CHECK_SECONDS_BUCKETS, type OutcomeReading, type OutcomeTally } from '.
  */
 export function withoutCredentials(identity: string): string {
   return identity.replace(/\/\/[^/@]*@/, '//');
+}
+
+/**
+ * `read`'s answer once per scrape, whichever metric asks first: the metrics of one scrape
+ * collect in the same tick, so they all show one reading of a tally.
+ */
+function oncePerScrape<T>(read: () => T | undefined): () => T | undefined {
+  let reading: T | undefined;
+  return () => {
+    if (reading === undefined) {
+      reading = read();
+      queueMicrotask(() => {
+        reading = undefined;
+      });
+    }
+    return reading;
+  };
 }
 
 export class Metrics {
@@ -26,18 +43,7 @@ export class Metrics {
 
   /** The process's outcome tally (search threads included), read at each scrape (`watchOutcomes`). */
   #outcomes: OutcomeTally | undefined;
-  #outcomeReading: OutcomeReading | undefined;
-  /** One reading per scrape, whichever metric asks first. */
-  #readOutcomes(): OutcomeReading | undefined {
-    if (!this.#outcomes) return undefined;
-    if (!this.#outcomeReading) {
-      this.#outcomeReading = this.#outcomes.read();
-      queueMicrotask(() => {
-        this.#outcomeReading = undefined;
-      });
-    }
-    return this.#outcomeReading;
-  }
+  readonly #readOutcomes = oncePerScrape(() => this.#outcomes?.read());
   readonly checks: Counter<'status' | 'reason'> = new Counter({
     name: 'userscout_checks_total',
     help: 'Platform checks finished, by outcome status and reason',
@@ -110,7 +116,6 @@ export class Metrics {
 
   /** The process's transport tally (search threads included), read at each scrape (`watchTransports`). */
   #tally: TransportTally | undefined;
-  #reading: TallyReading | undefined;
   /** A counter whose value is the tally's, read at each scrape. */
   #tallied(name: string, help: string, of: TallyName) {
     return new Counter({
@@ -127,17 +132,7 @@ export class Metrics {
     });
   }
   readonly #tallyCounters = new Map<TallyName, Counter>();
-  /** One reading per scrape, whichever metric asks first. */
-  #read(): TallyReading | undefined {
-    if (!this.#tally) return undefined;
-    if (!this.#reading) {
-      this.#reading = this.#tally.read();
-      queueMicrotask(() => {
-        this.#reading = undefined;
-      });
-    }
-    return this.#reading;
-  }
+  readonly #read = oncePerScrape(() => this.#tally?.read());
   readonly browserReplacements = new Counter({
     name: 'userscout_browser_replacements_total',
     help: 'Chromium processes dropped and replaced by the next check, by cause: crash (died or disconnected) or hang (a context did not close in time, so it was killed)',

@@ -9,6 +9,7 @@
  * search resumed after a crash lost its last batch counts those platforms again, as they
  * are checked again, and in cluster mode each process counts its own.
  */
+
 import { TRANSPORTS, type Transport } from '../catalogue/platform.js';
 import {
   ERROR_REASONS,
@@ -19,6 +20,7 @@ import {
   type OutcomeStatus,
   UNKNOWN_REASONS,
 } from '../engine/verdict/outcome.js';
+import { sharedCells, sharedCellsBuffer } from '../shared-cells.js';
 
 /** Upper bounds (seconds) of the check duration histogram's buckets. */
 export const CHECK_SECONDS_BUCKETS: readonly number[] = Object.freeze([0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 16]);
@@ -64,7 +66,7 @@ export interface OutcomeReading {
 export class OutcomeTally {
   /** A buffer for a tally that several threads share. */
   static createBuffer(): SharedArrayBuffer {
-    return new SharedArrayBuffer(CELLS * BigInt64Array.BYTES_PER_ELEMENT);
+    return sharedCellsBuffer(CELLS);
   }
 
   readonly buffer: SharedArrayBuffer;
@@ -72,10 +74,8 @@ export class OutcomeTally {
 
   /** Over `buffer` when given (shared with other threads); otherwise a buffer of its own. */
   constructor(buffer: SharedArrayBuffer = OutcomeTally.createBuffer()) {
-    if (buffer.byteLength < CELLS * BigInt64Array.BYTES_PER_ELEMENT)
-      throw new RangeError(`an outcome tally needs ${CELLS * 8} bytes (got ${buffer.byteLength})`);
     this.buffer = buffer;
-    this.#cells = new BigInt64Array(buffer, 0, CELLS);
+    this.#cells = sharedCells(buffer, CELLS, 'an outcome tally');
   }
 
   /**

@@ -6,6 +6,8 @@
  * gauge and the cap read the same cell.
  */
 
+import { sharedCells, sharedCellsBuffer } from '../../shared-cells.js';
+
 /** The counters, each only ever added to. */
 export const TALLIES = [
   /** Checks tried again through a costlier transport past a bot defence. */
@@ -40,7 +42,7 @@ export type TallyReading = Record<TallyName, number> & {
 export class TransportTally {
   /** A buffer for a tally that several threads share. */
   static createBuffer(): SharedArrayBuffer {
-    return new SharedArrayBuffer(CELLS * BigInt64Array.BYTES_PER_ELEMENT);
+    return sharedCellsBuffer(CELLS);
   }
 
   readonly buffer: SharedArrayBuffer;
@@ -48,10 +50,8 @@ export class TransportTally {
 
   /** Over `buffer` when given (shared with other threads); otherwise a buffer of its own. */
   constructor(buffer: SharedArrayBuffer = TransportTally.createBuffer()) {
-    if (buffer.byteLength < CELLS * BigInt64Array.BYTES_PER_ELEMENT)
-      throw new RangeError(`a transport tally needs ${CELLS * 8} bytes (got ${buffer.byteLength})`);
     this.buffer = buffer;
-    this.#cells = new BigInt64Array(buffer, 0, CELLS);
+    this.#cells = sharedCells(buffer, CELLS, 'a transport tally');
   }
 
   add(name: TallyName, n = 1): void {
