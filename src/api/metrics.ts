@@ -44,7 +44,7 @@ export class Metrics {
   /** The process's outcome tally (search threads included), read at each scrape (`watchOutcomes`). */
   #outcomes: OutcomeTally | undefined;
   readonly #readOutcomes = oncePerScrape(() => this.#outcomes?.read());
-  readonly checks: Counter<'status' | 'reason'> = new Counter({
+  readonly #checks: Counter<'status' | 'reason'> = new Counter({
     name: 'userscout_checks_total',
     help: 'Platform checks finished, by outcome status and reason',
     labelNames: ['status', 'reason'] as const,
@@ -52,11 +52,12 @@ export class Metrics {
     collect: () => {
       const reading = this.#readOutcomes();
       if (!reading) return;
-      this.checks.reset();
-      for (const { status, reason, count } of reading.checks) this.checks.inc({ status, reason }, count);
+      this.#checks.reset();
+      for (const { status, reason, count } of reading.checks) this.#checks.inc({ status, reason }, count);
     },
   });
-  readonly checkSeconds: Histogram = new TalliedHistogram(
+  // biome-ignore lint/correctness/noUnusedPrivateClassMembers: made here to register it in its place among the metrics; it is read from the outcome tally, never observed
+  readonly #checkSeconds: Histogram = new TalliedHistogram(
     {
       name: 'userscout_check_duration_seconds',
       help: 'Time a platform check took',
@@ -100,7 +101,7 @@ export class Metrics {
     },
   });
 
-  readonly transportChecks: Counter<'transport'> = new Counter({
+  readonly #transportChecks: Counter<'transport'> = new Counter({
     name: 'userscout_transport_checks_total',
     help: 'Checks answered (not from the cache), by the transport that got the answer: http, impersonate or browser',
     labelNames: ['transport'] as const,
@@ -108,9 +109,9 @@ export class Metrics {
     collect: () => {
       const reading = this.#readOutcomes();
       if (!reading) return;
-      this.transportChecks.reset();
+      this.#transportChecks.reset();
       for (const [transport, count] of Object.entries(reading.transports))
-        if (count > 0) this.transportChecks.inc({ transport }, count);
+        if (count > 0) this.#transportChecks.inc({ transport }, count);
     },
   });
 

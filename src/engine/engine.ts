@@ -4,6 +4,7 @@
  * engine serves every search of a process.
  */
 import { setMaxListeners } from 'node:events';
+import { untilAborted } from '../abort.js';
 import type { Catalogue, Platform } from '../catalogue/platform.js';
 import type { LimitSource } from '../schedule/limits.js';
 import { budgetOrigin, originLoads } from '../schedule/politeness-bound.js';
@@ -344,25 +345,6 @@ export class Engine {
     this.#inFlight.cancelAll(reason);
     await Promise.all([...this.#egress.map((route) => route.dispatcher.close()), this.#transports?.close()]);
   }
-}
-
-/** The promise's result, or a rejection with the signal's reason as soon as it aborts. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /** The outcome that stands for a bug in a check (never expected): it reads as "could not tell". */

@@ -7,6 +7,7 @@
  * idle engine holds none.
  */
 import type { BrowserContext, CDPSession, Page } from 'playwright-core';
+import { untilAborted } from '../../abort.js';
 import { BROWSER_CLOSE_MS, BROWSER_TAB_IDLE_MS } from '../../tuning.js';
 import type { CheckRequest } from '../verdict/request.js';
 import { BrowserPool, type ContextEnd, type PooledBrowser, within } from './browser-pool.js';
@@ -131,10 +132,10 @@ export class IdleTabs {
   async takeCleared(identity: number, signal: AbortSignal, clear = clearLate): Promise<Tab | undefined> {
     for (let kept = this.take(identity); kept; kept = this.take(identity)) {
       const { tab, origin } = kept;
-      const cleared = await unlessAborted(
+      const cleared = await untilAborted(
         tab.opening.then((opened) => clear(opened, origin)),
         signal,
-      );
+      ).catch(() => false);
       if (cleared && !signal.aborted) return tab;
       void endTab(tab, tab.pooled.gone());
       if (signal.aborted) return undefined;
@@ -172,14 +173,4 @@ export class IdleTabs {
     this.#tabs.clear();
     await Promise.all(ending);
   }
-}
-
-/** `work`'s answer, or false once `signal` aborts (or `work` fails), whichever comes first. */
-function unlessAborted(work: Promise<boolean>, signal: AbortSignal): Promise<boolean> {
-  if (signal.aborted) return Promise.resolve(false);
-  return new Promise((resolve) => {
-    const onAbort = () => resolve(false);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(resolve, () => resolve(false)).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }

@@ -13,6 +13,7 @@
  */
 import { existsSync } from 'node:fs';
 import type { Request } from 'playwright-core';
+import { untilAborted } from '../../abort.js';
 import { UserscoutError } from '../../errors.js';
 import type { CheckRequest } from '../verdict/request.js';
 import type { BrowserBudget } from './browser-budget.js';
@@ -375,16 +376,6 @@ export class BrowserTransport {
     await this.#idle.close();
     await this.#pool.close();
   }
-}
-
-/** `promise`, or a rejection with the signal's reason once it aborts, whichever comes first. */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
 }
 
 /** A check's browser died under it: its error, kept as the cause. */
