@@ -2,9 +2,11 @@
  * The simulated web in a process of its own, emulating one platform set under
  * one latency profile, so its CPU is never counted as userscout's.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { LatencyProfile } from '../src/sim/latency.js';
 import { SimWeb } from '../src/sim/server.js';
 import { runChild } from './child.js';
+import { traceLimits } from './limit-trace.js';
 import {
   checkHosts,
   emulatePlatformSet,
@@ -42,7 +44,14 @@ function requestsBySite(requests: Record<string, Record<string, number>>): Recor
 await runChild<SimInput, SimReady>(async (input) => {
   const set = loadPlatformSet(input.set, input.seed);
   const { routes, problems } = emulatePlatformSet(set, input.profile, input.seed, input.strict);
-  const sim = new SimWeb({ routes, keepAliveTimeoutMs: input.keepAliveMs });
+  // Strict sites keep each request, so the case can say why a 429 came.
+  const sim = new SimWeb({
+    routes,
+    keepAliveTimeoutMs: input.keepAliveMs,
+    logRequests: input.strict !== undefined,
+  });
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   await sim.start();
   // Certificates are made on first use; make them now, or the first search would wait for them.
   await sim.prepareTls(checkHosts(set));
@@ -52,6 +61,10 @@ await runChild<SimInput, SimReady>(async (input) => {
       requests: () => sim.requestCount,
       rateLimited: () => sim.stats().limited.total,
       rateLimitedBySite: () => sim.stats().limited.bySite,
+      limitTrace: () => ({
+        ...traceLimits(sim.siteLog, input.strict?.perSecond ?? 0),
+        loopDelayMs: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
+      }),
       siteRequests: () => requestsBySite(sim.stats().requests),
     },
     stop: () => sim.stop(),

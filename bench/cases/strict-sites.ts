@@ -12,6 +12,7 @@ import type { Platform } from '../../src/catalogue/platform.js';
 import { LIMIT_ANSWERS, type LimitAnswer } from '../../src/sim/site-limits.js';
 import { Child } from '../child.js';
 import { type BenchCase, type BenchContext, SIM_KEEP_ALIVE_MS, type SimHandle } from '../context.js';
+import type { LimitTrace } from '../limit-trace.js';
 import { loadPlatformSet, type StrictLimit } from '../platform-set.js';
 import { identitiesOf, politenessBound } from '../politeness.js';
 import type { SimInput, SimReady } from '../sim-child.js';
@@ -77,6 +78,7 @@ export const strictSitesCase: BenchCase = {
       const limitedInAll = await sim.child.request<number>('rateLimited');
       const firstLimited = limitedInAll - level.rateLimited;
       const bySite = await sim.child.request<Record<string, number>>('rateLimitedBySite');
+      const trace = await sim.child.request<LimitTrace>('limitTrace');
       const identities = identitiesOf(ctx.serverOverrides);
       const searched = loadPlatformSet('builtin', ctx.seed).searched;
       const bound = politenessBound(atSiteLimits(searched), {
@@ -142,6 +144,9 @@ export const strictSitesCase: BenchCase = {
               .map(([site, n]) => `${site} ${n}`)
               .join(', ') || 'none'
           }${Object.keys(bySite).length > 20 ? `, and ${Object.keys(bySite).length - 20} sites more` : ''}`,
+          `why the 429s came: ${trace.refused} refused; a site counting our send times instead of arrivals would have refused ${trace.refusedBySending}; the simulated web's event loop delay p99 ${trace.loopDelayMs?.p99.toFixed(0)} ms, max ${trace.loopDelayMs?.max.toFixed(0)} ms; the first refused, with ms since the two before them by arrival | by sending (+ the handshake's delay): ${trace.samples
+            .map((t) => `${t.site} ${t.arrivalGaps.join('/')} | ${t.sendingGaps.join('/')} (+${t.delayMs})`)
+            .join('; ')}`,
           `outcomes without a verdict of the finished searches: ${
             Object.entries(level.unanswered)
               .map(([k, n]) => `${k} ${n}`)
