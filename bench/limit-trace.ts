@@ -1,51 +1,118 @@
 /**
- * Why a polite client met a site's limit: for each refused request, what the site saw just
- * before it from the same address, and whether the client's sending alone (each request at
- * the time its sending began) would have been refused. Read from the simulated web's log.
+ * Why a polite client met a site's limit: whether the site had told that address its limit
+ * before (else no client could have known it), and for each refusal after it had, what the site
+ * saw just before it from the same address and how late the simulated web's own event loop ran when
+ * it counted it. A request that opened its connection shows how long after the connection's
+ * start it came ([+ms]). A site counts a request when its code sees it; a starved simulated web sees
+ * requests late and together, which a real site's edge would have counted apart.
  */
-import { refusedUnder, type SiteRequest } from '../src/sim/site-limits.js';
+import type { SiteRequest } from '../src/sim/site-limits.js';
+
+/** A stall at least this long (ms) counts as the loop running late. */
+const LATE_MS = 100;
+
+/** The event loop's lateness over time, from a ticker: each tick's delay past its due time. */
+export class LoopLag {
+  readonly #at: number[] = [];
+  readonly #lag: number[] = [];
+  readonly #timer: NodeJS.Timeout;
+
+  constructor(everyMs = 10) {
+    let last = performance.now();
+    this.#timer = setInterval(() => {
+      const now = performance.now();
+      this.#at.push(now);
+      this.#lag.push(Math.max(0, now - last - everyMs));
+      last = now;
+    }, everyMs);
+    this.#timer.unref();
+  }
+
+  /** The longest lateness a tick within `windowMs` after `at` showed: how late the loop ran then. */
+  around(at: number, windowMs = 100): number {
+    let lo = 0;
+    let hi = this.#at.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.#at[mid]! < at) lo = mid + 1;
+      else hi = mid;
+    }
+    let most = 0;
+    for (let i = lo; i < this.#at.length && this.#at[i]! <= at + windowMs; i++)
+      most = Math.max(most, this.#lag[i]!);
+    return most;
+  }
+
+  stop(): void {
+    clearInterval(this.#timer);
+  }
+}
 
 export interface LimitTrace {
   /** Requests the site refused. */
   readonly refused: number;
-  /** Of them, how many a site counting the client's send times (not arrivals) would refuse too. */
-  readonly refusedBySending: number;
-  /** Per refused request: ms from each of the two before it (same site and address) to it, by arrival and by sending. */
+  /** Of them, how many went to a site that had told this address its limit before (a polite client could have known). */
+  readonly refusedAfterTold: number;
+  /** The sites that refused a request before they had told their limit, and how many. */
+  readonly refusedUntold: Readonly<Record<string, number>>;
+  /** Of them, how many the simulated web counted while its loop ran at least LATE_MS late. */
+  readonly refusedLate: number;
+  /** Of every request, the share counted while its loop ran late (the base rate to compare with). */
+  readonly shareLate: number;
+  readonly lateMs: number;
+  /** Per refused request: ms from each of the two before it (same site and address) to it, and the loop's lateness. */
   readonly samples: readonly {
-    site: string;
+    targets: string[];
     arrivalGaps: number[];
-    sendingGaps: number[];
-    delayMs: number;
+    loopLateMs: number;
+    inLast3s: number;
   }[];
-  /** The simulated web's event loop delay over the run (ms): its lag bunches arrivals it then counts. */
-  readonly loopDelayMs?: { readonly p99: number; readonly max: number };
 }
 
-export function traceLimits(log: readonly SiteRequest[], perSecond: number, samples = 20): LimitTrace {
-  const bySending = [...log].sort((a, b) => a.sentFrom - b.sentFrom).map((r) => ({ ...r, at: r.sentFrom }));
-  let refusedBySending = 0;
-  for (const n of refusedUnder(bySending, perSecond, perSecond).values()) refusedBySending += n;
+export function traceLimits(log: readonly SiteRequest[], lag: LoopLag, samples = 20): LimitTrace {
   const before = new Map<string, SiteRequest[]>();
+  // Arrival times of the last 3 s per site and address: a rate kept on average shows at most 3 s of it.
+  const window = new Map<string, number[]>();
   const found: LimitTrace['samples'][number][] = [];
   let refused = 0;
+  let refusedLate = 0;
+  let refusedAfterTold = 0;
+  const refusedUntold: Record<string, number> = {};
+  let late = 0;
   for (const r of log) {
     const key = `${r.site} ${r.address}`;
     const prior = before.get(key) ?? [];
+    const recent = (window.get(key) ?? []).filter((at) => at > r.at - 3000);
+    window.set(key, [...recent, r.at]);
+    const loopLateMs = Math.round(lag.around(r.at));
+    if (loopLateMs >= LATE_MS) late++;
     if (r.limited) {
       refused++;
-      if (found.length < samples) {
-        const last = prior.slice(-2);
+      if (r.toldBefore) refusedAfterTold++;
+      else refusedUntold[r.site] = (refusedUntold[r.site] ?? 0) + 1;
+      if (loopLateMs >= LATE_MS) refusedLate++;
+      // The samples are of the refusals a client could have avoided: the site had told it.
+      if (r.toldBefore && found.length < samples)
         found.push({
-          site: r.site,
-          arrivalGaps: last.map((p) => Math.round(r.at - p.at)),
-          sendingGaps: last.map((p) => Math.round(r.sentFrom - p.sentFrom)),
-          delayMs: Math.round(r.at - r.sentFrom),
+          targets: [...prior, r].map(
+            (p) => `${p.target ?? p.site}${p.sentFrom < p.at ? `[+${Math.round(p.at - p.sentFrom)}]` : ''}`,
+          ),
+          arrivalGaps: prior.map((p) => Math.round(r.at - p.at)),
+          loopLateMs,
+          inLast3s: recent.length,
         });
-      }
     }
     prior.push(r);
     if (prior.length > 2) prior.shift();
     before.set(key, prior);
   }
-  return { refused, refusedBySending, samples: found };
+  return {
+    refused,
+    refusedAfterTold,
+    refusedUntold,
+    refusedLate,
+    shareLate: log.length ? late / log.length : 0,
+    lateMs: LATE_MS,
+    samples: found,
+  };
 }

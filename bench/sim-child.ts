@@ -2,11 +2,10 @@
  * The simulated web in a process of its own, emulating one platform set under
  * one latency profile, so its CPU is never counted as userscout's.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { LatencyProfile } from '../src/sim/latency.js';
 import { SimWeb } from '../src/sim/server.js';
 import { runChild } from './child.js';
-import { traceLimits } from './limit-trace.js';
+import { LoopLag, traceLimits } from './limit-trace.js';
 import {
   checkHosts,
   emulatePlatformSet,
@@ -50,8 +49,7 @@ await runChild<SimInput, SimReady>(async (input) => {
     keepAliveTimeoutMs: input.keepAliveMs,
     logRequests: input.strict !== undefined,
   });
-  const loop = monitorEventLoopDelay({ resolution: 10 });
-  loop.enable();
+  const lag = input.strict ? new LoopLag() : undefined;
   await sim.start();
   // Certificates are made on first use; make them now, or the first search would wait for them.
   await sim.prepareTls(checkHosts(set));
@@ -61,12 +59,12 @@ await runChild<SimInput, SimReady>(async (input) => {
       requests: () => sim.requestCount,
       rateLimited: () => sim.stats().limited.total,
       rateLimitedBySite: () => sim.stats().limited.bySite,
-      limitTrace: () => ({
-        ...traceLimits(sim.siteLog, input.strict?.perSecond ?? 0),
-        loopDelayMs: { p99: loop.percentile(99) / 1e6, max: loop.max / 1e6 },
-      }),
+      limitTrace: () => (lag ? traceLimits(sim.siteLog, lag) : undefined),
       siteRequests: () => requestsBySite(sim.stats().requests),
     },
-    stop: () => sim.stop(),
+    stop: () => {
+      lag?.stop();
+      return sim.stop();
+    },
   };
 });

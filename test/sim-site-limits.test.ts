@@ -33,6 +33,25 @@ describe('SiteLimits', () => {
     expect(sites.log.filter((r) => r.limited)).toHaveLength(2);
   });
 
+  it('logs whether the site had told the address its limit before each request', () => {
+    const sites = new SiteLimits({ log: true, now: () => 0 });
+    sites.admit('a.test', '127.0.0.2', 1);
+    sites.told('a.test', '127.0.0.2');
+    sites.admit('a.test', '127.0.0.2', 1); // refused: a 429 tells too
+    sites.admit('a.test', '127.0.0.3', 1);
+    sites.admit('b.test', '127.0.0.3', 1);
+    sites.admit('b.test', '127.0.0.3', 1);
+    sites.admit('b.test', '127.0.0.3', 1);
+    expect(sites.log.map((r) => [r.site, r.address, r.limited, r.toldBefore])).toEqual([
+      ['a.test', '127.0.0.2', false, false],
+      ['a.test', '127.0.0.2', true, true],
+      ['a.test', '127.0.0.3', false, false],
+      ['b.test', '127.0.0.3', false, false],
+      ['b.test', '127.0.0.3', true, false],
+      ['b.test', '127.0.0.3', true, true],
+    ]);
+  });
+
   it('replays a log through a limit, counting what it would refuse', () => {
     const log = [0, 0, 0, 100, 600, 700].map((at) => ({
       at,
@@ -126,6 +145,35 @@ describe('limitHeaders and policyHeaders', () => {
       const [first, second] = sim.siteLog;
       expect(first!.sentFrom).toBeLessThan(first!.at);
       expect(second!.sentFrom).toBe(second!.at);
+    } finally {
+      await agent.close();
+      await sim.stop();
+    }
+  });
+
+  it('logs a site as having told its limit once an answer stated its policy', async () => {
+    const sim = new SimWeb({
+      routes: [
+        {
+          host: 'stating.test',
+          limit: { key: 'stating.test', perSecond: 50, answer: 'ratelimit' as const },
+          handle: () => ({ kind: 'respond' as const, status: 404, body: 'no' }),
+        },
+      ],
+      logRequests: true,
+    });
+    const { port } = await sim.start();
+    const agent = new Agent({ connections: 1 });
+    try {
+      for (const name of ['x', 'y']) {
+        const answer = await request(`http://127.0.0.1:${port}/u/${name}`, {
+          dispatcher: agent,
+          headers: { host: 'stating.test' },
+        });
+        expect(answer.headers['ratelimit-policy']).toBeDefined();
+        await answer.body.text();
+      }
+      expect(sim.siteLog.map((r) => r.toldBefore)).toEqual([false, true]);
     } finally {
       await agent.close();
       await sim.stop();

@@ -144,8 +144,11 @@ export const strictSitesCase: BenchCase = {
               .map(([site, n]) => `${site} ${n}`)
               .join(', ') || 'none'
           }${Object.keys(bySite).length > 20 ? `, and ${Object.keys(bySite).length - 20} sites more` : ''}`,
-          `why the 429s came: ${trace.refused} refused; a site counting our send times instead of arrivals would have refused ${trace.refusedBySending}; the simulated web's event loop delay p99 ${trace.loopDelayMs?.p99.toFixed(0)} ms, max ${trace.loopDelayMs?.max.toFixed(0)} ms; the first refused, with ms since the two before them by arrival | by sending (+ the handshake's delay): ${trace.samples
-            .map((t) => `${t.site} ${t.arrivalGaps.join('/')} | ${t.sendingGaps.join('/')} (+${t.delayMs})`)
+          `why the 429s came: ${trace.refused} refused (first search and level), ${trace.refusedAfterTold} of them by a site that had told its limit before (the rest by ${Object.keys(trace.refusedUntold).length} sites before they had: no answer of theirs had reached us, a name their rule refuses, a defence's page); ${trace.refusedLate} of them counted while the simulated web's own event loop ran ${trace.lateMs} ms or more late (of every request: ${(trace.shareLate * 100).toFixed(1)}%); the first refused after the site had told, with ms since the two before them from the address and the loop's lateness: ${trace.samples
+            .map(
+              (t) =>
+                `${t.targets.join(' ')} ${t.arrivalGaps.join('/')} (${t.loopLateMs}; ${t.inLast3s} in the 3 s before)`,
+            )
             .join('; ')}`,
           `outcomes without a verdict of the finished searches: ${
             Object.entries(level.unanswered)

@@ -332,7 +332,13 @@ export class SimWeb {
             break;
           }
         }
-        const retryAfter = this.#sites.admit(site, request.remoteAddress, perSecond, this.#sentFrom(req));
+        const retryAfter = this.#sites.admit(
+          site,
+          request.remoteAddress,
+          perSecond,
+          this.#sentFrom(req),
+          `${host}${request.path}`,
+        );
         if (retryAfter !== undefined && perSecond !== undefined) {
           behaviour = {
             kind: 'respond',
@@ -342,7 +348,10 @@ export class SimWeb {
           };
         } else if (perSecond !== undefined && behaviour?.kind === 'respond') {
           const policy = policyHeaders(answer, perSecond);
-          if (policy) behaviour = { ...behaviour, headers: { ...behaviour.headers, ...policy } };
+          if (policy) {
+            behaviour = { ...behaviour, headers: { ...behaviour.headers, ...policy } };
+            this.#sites.told(site, request.remoteAddress);
+          }
         }
       }
       this.#perform(

@@ -105,6 +105,10 @@ export interface SiteRequest {
   readonly address: string;
   /** Answered 429 by the site's limit. */
   readonly limited: boolean;
+  /** What was asked for (host and path), when the caller said. */
+  readonly target?: string;
+  /** Whether the site had told this address its limit before (a 429, or a policy on an answer). */
+  readonly toldBefore?: boolean;
 }
 
 export interface SiteStats {
@@ -166,6 +170,8 @@ export class SiteLimits {
   readonly #requests = new Map<string, Map<string, number>>();
   readonly #bySite = new Map<string, number>();
   readonly #byAddress = new Map<string, number>();
+  /** The (site, address) pairs the site has told its limit (`site|address`). */
+  readonly #told = new Set<string>();
   readonly #log: SiteRequest[] | undefined;
   readonly #now: () => number;
   #limited = 0;
@@ -179,25 +185,46 @@ export class SiteLimits {
    * Counts one request to `site` from `address`. With a limit of `perSecond`, takes
    * a token: undefined when there is one, else the seconds until there is (Retry-After).
    */
-  admit(site: string, address: string, perSecond: number | undefined, sentFrom?: number): number | undefined {
+  admit(
+    site: string,
+    address: string,
+    perSecond: number | undefined,
+    sentFrom?: number,
+    target?: string,
+  ): number | undefined {
     const at = this.#now();
     const perAddress = this.#requests.get(site) ?? new Map<string, number>();
     perAddress.set(address, (perAddress.get(address) ?? 0) + 1);
     this.#requests.set(site, perAddress);
     let retryAfter: number | undefined;
+    const key = `${site}|${address}`;
+    const toldBefore = this.#told.has(key);
     if (perSecond !== undefined) {
-      const key = `${site}|${address}`;
       const bucket = this.#buckets.get(key) ?? { tokens: perSecond, at };
       this.#buckets.set(key, bucket);
       retryAfter = takeToken(bucket, at, perSecond, perSecond);
     }
     if (retryAfter !== undefined) {
+      this.#told.add(key);
       this.#limited++;
       this.#bySite.set(site, (this.#bySite.get(site) ?? 0) + 1);
       this.#byAddress.set(address, (this.#byAddress.get(address) ?? 0) + 1);
     }
-    this.#log?.push({ at, sentFrom: sentFrom ?? at, site, address, limited: retryAfter !== undefined });
+    this.#log?.push({
+      at,
+      sentFrom: sentFrom ?? at,
+      site,
+      address,
+      limited: retryAfter !== undefined,
+      toldBefore,
+      ...(target === undefined ? {} : { target }),
+    });
     return retryAfter;
+  }
+
+  /** The site's answer to `address` stated its limit (a policy header). */
+  told(site: string, address: string): void {
+    this.#told.add(`${site}|${address}`);
   }
 
   stats(): SiteStats {
