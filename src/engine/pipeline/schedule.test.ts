@@ -31,9 +31,10 @@ describe('the schedule step', () => {
   it('books the send time with its site, ceiling, priority and deadline, and goes on through its identity', async () => {
     const { scheduler, paced } = fakeScheduler(false);
     const bookings: CheckBooking<unknown>[] = [];
+    const wire = { wrote: () => {}, ended: () => {} };
     const book: BookCheck = async <T>(request: CheckBooking<T>): Promise<Scheduled<T>> => {
       bookings.push(request as CheckBooking<unknown>);
-      return { sent: true, value: await request.run(1) };
+      return { sent: true, value: await request.run(1, wire) };
     };
     const cancel = {};
     const check = checkOf(platform!, 'alice', { book, cancel, priority: 2 });
@@ -51,8 +52,10 @@ describe('the schedule step', () => {
       priority: 2,
       maxWaitMs: 4_000,
       cancel,
+      tellsWritten: true,
     });
-    expect(seen?.egress).toMatchObject({ index: 1, name: 'b', dispatcher: routes[1]!.dispatcher });
+    // It tells the scheduler as its requests go on the wire, through the wire its send time came with.
+    expect(seen?.egress).toMatchObject({ index: 1, name: 'b', dispatcher: routes[1]!.dispatcher, wire });
     // Its retries and control wait for send times through the same identity, within the same budget.
     expect(await seen?.egress.slot?.(1_500)).toBe(true);
     expect(paced).toEqual([[check.site, 1, check.ceiling, 1_500, undefined]]);
@@ -83,7 +86,7 @@ describe('the schedule step', () => {
     const closing = new AbortController();
     const book: BookCheck = async <T>(request: CheckBooking<T>): Promise<Scheduled<T>> => {
       closing.abort(new Error('engine closed'));
-      return { sent: true, value: await request.run(0) };
+      return { sent: true, value: await request.run(0, { wrote: () => {}, ended: () => {} }) };
     };
     let sent = 0;
     const step = schedule({ scheduler, egress: routes, timeoutMs: 4_000, keepIdleConnections: true })(
