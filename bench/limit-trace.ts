@@ -62,6 +62,8 @@ export interface LimitTrace {
   readonly lateMs: number;
   /** Per refused request: ms from each of the two before it (same site and address) to it, and the loop's lateness. */
   readonly samples: readonly {
+    /** Seconds since the first request the simulated web logged. */
+    atS: number;
     targets: string[];
     arrivalGaps: number[];
     loopLateMs: number;
@@ -94,6 +96,7 @@ export function traceLimits(log: readonly SiteRequest[], lag: LoopLag, samples =
       // The samples are of the refusals a client could have avoided: the site had told it.
       if (r.toldBefore && found.length < samples)
         found.push({
+          atS: Math.round((r.at - (log[0]?.at ?? r.at)) / 100) / 10,
           targets: [...prior, r].map(
             (p) => `${p.target ?? p.site}${p.sentFrom < p.at ? `[+${Math.round(p.at - p.sentFrom)}]` : ''}`,
           ),

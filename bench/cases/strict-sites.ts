@@ -147,7 +147,7 @@ export const strictSitesCase: BenchCase = {
           `why the 429s came: ${trace.refused} refused (first search and level), ${trace.refusedAfterTold} of them by a site that had told its limit before (the rest by ${Object.keys(trace.refusedUntold).length} sites before they had: no answer of theirs had reached us, a name their rule refuses, a defence's page); ${trace.refusedLate} of them counted while the simulated web's own event loop ran ${trace.lateMs} ms or more late (of every request: ${(trace.shareLate * 100).toFixed(1)}%); the first refused after the site had told, with ms since the two before them from the address and the loop's lateness: ${trace.samples
             .map(
               (t) =>
-                `${t.targets.join(' ')} ${t.arrivalGaps.join('/')} (${t.loopLateMs}; ${t.inLast3s} in the 3 s before)`,
+                `at ${t.atS} s ${t.targets.join(' ')} ${t.arrivalGaps.join('/')} (${t.loopLateMs}; ${t.inLast3s} in the 3 s before)`,
             )
             .join('; ')}`,
           `outcomes without a verdict of the finished searches: ${
