@@ -25,6 +25,7 @@ import { catalogueOf, entry, platformNamed } from './support/catalogue.js';
 import { captureIo } from './support/cli-io.js';
 import { engineFor } from './support/engine.js';
 import { json, pollUntilDone, postSearch, readEvents, tempDir } from './support/service.js';
+import { SharedBrowser } from './support/shared-browser.js';
 
 const ca = await createTestCa();
 
@@ -156,6 +157,8 @@ describe('operator sessions', () => {
   describe('through the engine', () => {
     let engine: Engine;
     let bare: Engine;
+    // The browser tests' engines share one Chromium: they are about what a session reads, not a browser's life.
+    const browsers = new SharedBrowser();
     beforeAll(() => {
       // A whole deadline of its own: this is about what a session reads, and a loaded suite can
       // hold a first handshake past the support's 3 s.
@@ -165,6 +168,7 @@ describe('operator sessions', () => {
     afterAll(async () => {
       await engine.close();
       await bare.close();
+      await browsers.close();
     });
 
     for (const name of ['Walled', 'Walled Imp'])
@@ -184,32 +188,27 @@ describe('operator sessions', () => {
         // Chromium cannot trust the sim's CA (browser.ts): this engine accepts any certificate.
         const paged = catalogueOf([walled('Walled Browser', HOSTS.walledBrowser, { transport: 'browser' })]);
         const session = { cookies: { [SESSION_COOKIE]: simSessionValue(HOSTS.walledBrowser) } };
-        const browsing = engineFor(sim, paged, {
+        const browsing = browsers.engineFor(sim, paged, {
           sessions: JSON.stringify({ 'Walled Browser': session }),
           insecureTls: true,
           retries: 0,
           // Chromium's first launch takes seconds.
           timeoutMs: 30_000,
         });
-        const without = engineFor(sim, paged, { insecureTls: true, retries: 0 });
-        try {
-          const [walledBrowser] = paged.platforms;
-          const hit = await browsing.check(walledBrowser!, 'alice');
-          const miss = await browsing.check(walledBrowser!, 'zz-random-name-4829');
-          expect(hit, JSON.stringify(hit)).toMatchObject({
-            status: 'hit',
-            evidence: { transport: 'browser' },
-          });
-          expect(miss).toMatchObject({ status: 'miss' });
-          secretFree('outcomes', JSON.stringify([hit, miss]));
-          expect(await without.check(walledBrowser!, 'alice')).toMatchObject({
-            status: 'unknown',
-            reason: 'session_required',
-          });
-        } finally {
-          await browsing.close();
-          await without.close();
-        }
+        const without = browsers.engineFor(sim, paged, { insecureTls: true, retries: 0 });
+        const [walledBrowser] = paged.platforms;
+        const hit = await browsing.check(walledBrowser!, 'alice');
+        const miss = await browsing.check(walledBrowser!, 'zz-random-name-4829');
+        expect(hit, JSON.stringify(hit)).toMatchObject({
+          status: 'hit',
+          evidence: { transport: 'browser' },
+        });
+        expect(miss).toMatchObject({ status: 'miss' });
+        secretFree('outcomes', JSON.stringify([hit, miss]));
+        expect(await without.check(walledBrowser!, 'alice')).toMatchObject({
+          status: 'unknown',
+          reason: 'session_required',
+        });
       },
       60_000,
     );
@@ -225,7 +224,7 @@ describe('operator sessions', () => {
         ]);
         const [platform] = challenged.platforms;
         const escalating = (given: unknown) =>
-          engineFor(sim, challenged, {
+          browsers.engineFor(sim, challenged, {
             sessions: JSON.stringify({ Challenged: given }),
             escalations: 2,
             insecureTls: true,
@@ -234,25 +233,20 @@ describe('operator sessions', () => {
           });
         const byCookie = escalating({ cookies: { sid: TOKEN } });
         const byHeader = escalating({ headers: { 'X-Session-Token': TOKEN } });
-        try {
-          const escalated = await byCookie.check(platform!, 'alice');
-          expect(escalated, JSON.stringify(escalated)).toMatchObject({
-            status: 'hit',
-            evidence: { transport: 'browser' },
-          });
-          seen.length = 0;
-          const held = await byHeader.check(platform!, 'alice');
-          expect(held).toMatchObject({
-            status: 'unknown',
-            reason: 'waf',
-            evidence: { transport: 'impersonate' },
-          });
-          // Sent by http, then impersonate; no third request, through a browser.
-          expect(seen.filter((s) => s.host === HOSTS.challenged).length).toBe(2);
-        } finally {
-          await byCookie.close();
-          await byHeader.close();
-        }
+        const escalated = await byCookie.check(platform!, 'alice');
+        expect(escalated, JSON.stringify(escalated)).toMatchObject({
+          status: 'hit',
+          evidence: { transport: 'browser' },
+        });
+        seen.length = 0;
+        const held = await byHeader.check(platform!, 'alice');
+        expect(held).toMatchObject({
+          status: 'unknown',
+          reason: 'waf',
+          evidence: { transport: 'impersonate' },
+        });
+        // Sent by http, then impersonate; no third request, through a browser.
+        expect(seen.filter((s) => s.host === HOSTS.challenged).length).toBe(2);
       },
       90_000,
     );
@@ -349,31 +343,27 @@ describe('operator sessions', () => {
         ]);
         const secret = simSessionValue(HOSTS.walledBrowser);
         // Chromium cannot trust the sim's CA (browser.ts): this engine accepts any certificate.
-        const browsing = engineFor(sim, paged, {
+        const browsing = browsers.engineFor(sim, paged, {
           sessions: JSON.stringify({ 'Hopper Browser': { cookies: { sid: secret } } }),
           insecureTls: true,
           retries: 0,
           // Chromium's first launch takes seconds.
           timeoutMs: 30_000,
         });
-        try {
-          seen.length = 0;
-          const outcome = await browsing.check(paged.platforms[0]!, 'alice');
-          expect(outcome, JSON.stringify(outcome)).toMatchObject({
-            status: 'hit',
-            evidence: { finalUrl: `https://${HOSTS.elsewhere}/u/alice`, transport: 'browser' },
-          });
-          secretFree('the outcome', JSON.stringify(outcome));
-          const hops = seen.filter((s) => s.host === HOSTS.hopper);
-          expect(hops.length).toBeGreaterThan(0);
-          for (const hop of hops) expect(hop.cookie).toBe(`sid=${secret}`);
-          // Every request the page made elsewhere (its document, anything it asked for) went without it.
-          const elsewhere = seen.filter((s) => s.host !== HOSTS.hopper);
-          expect(elsewhere.map((s) => s.host)).toContain(HOSTS.elsewhere);
-          for (const other of elsewhere) secretFree(`request to ${other.host}`, JSON.stringify(other));
-        } finally {
-          await browsing.close();
-        }
+        seen.length = 0;
+        const outcome = await browsing.check(paged.platforms[0]!, 'alice');
+        expect(outcome, JSON.stringify(outcome)).toMatchObject({
+          status: 'hit',
+          evidence: { finalUrl: `https://${HOSTS.elsewhere}/u/alice`, transport: 'browser' },
+        });
+        secretFree('the outcome', JSON.stringify(outcome));
+        const hops = seen.filter((s) => s.host === HOSTS.hopper);
+        expect(hops.length).toBeGreaterThan(0);
+        for (const hop of hops) expect(hop.cookie).toBe(`sid=${secret}`);
+        // Every request the page made elsewhere (its document, anything it asked for) went without it.
+        const elsewhere = seen.filter((s) => s.host !== HOSTS.hopper);
+        expect(elsewhere.map((s) => s.host)).toContain(HOSTS.elsewhere);
+        for (const other of elsewhere) secretFree(`request to ${other.host}`, JSON.stringify(other));
       },
       60_000,
     );

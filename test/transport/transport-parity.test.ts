@@ -16,12 +16,19 @@ import { SimWeb } from '../../src/sim/server.js';
 import { createTestCa } from '../../src/sim/tls.js';
 import { hasBrowser } from '../support/browser-guard.js';
 import { catalogueOf, entry, platformNamed } from '../support/catalogue.js';
-import { engineFor } from '../support/engine.js';
+import { SharedBrowser } from '../support/shared-browser.js';
 
 /** One CA for every sim of this file: impit trusts one set of CAs per process (impit-trust.ts). */
 const ca = await createTestCa();
 
 const TRANSPORTS = ['http', 'impersonate', 'browser'] as const;
+
+/**
+ * The engines of this file share one Chromium, each check in a context of its own: what is
+ * proved here is what a check reads and where its requests go, not a browser's life.
+ */
+const browsers = new SharedBrowser();
+afterAll(() => browsers.close());
 
 /** A platform on `host` through `transport`. */
 function spec(
@@ -172,7 +179,7 @@ describe('the body cap, through every transport', () => {
     catalogue = catalogueOf(specs);
     // The browser cannot trust the sim's CA (browser.ts); its first launch takes seconds. Through
     // the proxy, what each connection carried is counted.
-    engine = engineFor(sim, catalogue, {
+    engine = browsers.engineFor(sim, catalogue, {
       insecureTls: true,
       bodyCapBytes: CAP,
       timeoutMs: 30_000,
@@ -182,7 +189,6 @@ describe('the body cap, through every transport', () => {
     });
   });
   afterAll(async () => {
-    await engine?.close();
     await proxy.stop();
     await sim.stop();
   });
@@ -249,13 +255,9 @@ describe('egress identities, through every transport', () => {
   const proxy = new SimProxy(sim);
   let through = '';
   let catalogue: Catalogue;
-  const engines: Engine[] = [];
-  const engine = (egress: string[]) => {
+  const engine = (egress: string[]) =>
     // The browser cannot trust the sim's CA (browser.ts); its first launch takes seconds.
-    const made = engineFor(sim, catalogue, { insecureTls: true, timeoutMs: 30_000, retries: 0, egress });
-    engines.push(made);
-    return made;
-  };
+    browsers.engineFor(sim, catalogue, { insecureTls: true, timeoutMs: 30_000, retries: 0, egress });
   const platform = (name: string) => platformNamed(catalogue, name);
 
   beforeAll(async () => {
@@ -269,7 +271,6 @@ describe('egress identities, through every transport', () => {
     catalogue = catalogueOf(specs);
   });
   afterAll(async () => {
-    await Promise.all(engines.map((e) => e.close()));
     await proxy.stop();
     await sim.stop();
   });

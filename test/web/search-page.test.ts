@@ -19,7 +19,7 @@ import {
   CHROMIUM,
   launchBrowser,
   SERVICE_SETTINGS,
-  screenshotPath,
+  screenshot,
   startUnreachableFixture,
   startWebFixture,
   UNREACHABLE,
@@ -174,7 +174,7 @@ describe.skipIf(noBrowser)('the search page', () => {
       await expect.poll(() => page.locator('#username-error').textContent()).toContain(says);
       expect(await page.getByLabel('Username', { exact: true }).getAttribute('aria-invalid')).toBe('true');
     }
-    await page.screenshot({ path: screenshotPath('invalid-username.png') });
+    await screenshot(page, 'invalid-username.png');
     expect(posts).toEqual([]);
     // Correcting the name clears the message.
     await page.getByLabel('Username', { exact: true }).fill('alice');
@@ -189,7 +189,7 @@ describe.skipIf(noBrowser)('the search page', () => {
     await page.keyboard.type('alice');
     await page.keyboard.press('Enter');
     await page.locator('#status-heading', { hasText: '“alice”' }).waitFor();
-    await page.screenshot({ path: screenshotPath('search-running.png') });
+    await screenshot(page, 'search-running.png');
     await waitFinished(page);
 
     expect(await page.locator('#progress').evaluate((p) => (p as HTMLProgressElement).value)).toBe(100);
@@ -218,7 +218,7 @@ describe.skipIf(noBrowser)('the search page', () => {
     const id = new URL(page.url()).searchParams.get('id');
     expect(id).toMatch(/^[0-9a-f-]{36}$/);
     expect(await page.locator('#share-url').inputValue()).toBe(`${running.url}/?id=${id}`);
-    await page.screenshot({ path: screenshotPath('search-finished.png'), fullPage: true });
+    await screenshot(page, 'search-finished.png', { fullPage: true });
   });
 
   it('filters by category, outcome and name, sorts, shows every outcome and exports them', async () => {
@@ -254,7 +254,7 @@ describe.skipIf(noBrowser)('the search page', () => {
       "Name not allowed (breaks the platform's username rule)",
     );
     expect(await rowOf('Friendlink').textContent()).toContain('Not there');
-    await page.screenshot({ path: screenshotPath('all-outcomes.png'), fullPage: true });
+    await screenshot(page, 'all-outcomes.png', { fullPage: true });
 
     await page.getByLabel('Outcome', { exact: true }).selectOption('miss');
     const misses = all.filter((r) => r.status === 'miss').map((r) => r.platform);
@@ -366,7 +366,7 @@ describe.skipIf(noBrowser)('the search page', () => {
     const page = await openPage(`${running.url}/?id=${randomUUID()}`);
     await page.locator('#alert', { hasText: 'No search has this id' }).waitFor();
     expect(await page.locator('#status-panel').isHidden()).toBe(true);
-    await page.screenshot({ path: screenshotPath('unknown-id.png') });
+    await screenshot(page, 'unknown-id.png');
     await page.goto(`${running.url}/?id=not-an-id`);
     await page.locator('#alert', { hasText: 'does not hold a valid search id' }).waitFor();
   });
@@ -380,7 +380,7 @@ describe.skipIf(noBrowser)('the search page', () => {
     await page.locator('#alert', { hasText: 'Network problem' }).waitFor();
     const retry = page.getByRole('button', { name: 'Retry' });
     expect(await retry.isVisible()).toBe(true);
-    await page.screenshot({ path: screenshotPath('network-error.png') });
+    await screenshot(page, 'network-error.png');
     await page.unroute('**/api/search');
     await retry.click();
     await waitFinished(page, 'alice');
@@ -460,7 +460,7 @@ describe.skipIf(noBrowser)('the search page', () => {
       );
       expect(await page.locator(`#category-${category} li`).count()).toBe(count);
     }
-    await page.screenshot({ path: screenshotPath('platforms.png'), fullPage: true });
+    await screenshot(page, 'platforms.png', { fullPage: true });
     await page.getByLabel('Find a platform').fill('git');
     await expect.poll(() => page.locator('#categories li').allTextContents()).toEqual(['GitPlace']);
   });
@@ -472,7 +472,7 @@ describe.skipIf(noBrowser)('the search page', () => {
     await page.getByLabel('Show every outcome (not only hits)').check();
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: screenshotPath('phone.png'), fullPage: true });
+    await screenshot(page, 'phone.png', { fullPage: true });
   });
 });
 
@@ -530,7 +530,7 @@ describe.skipIf(noBrowser)('the free limit', () => {
     expect(await page.getByRole('button', { name: 'Retry' }).isHidden()).toBe(true);
     // The finished search stays on screen.
     expect(await shownPlatforms(page)).toEqual(['Chirper', 'ClipCity', 'GitPlace', 'Hashbook']);
-    await page.screenshot({ path: screenshotPath('rate-limited.png') });
+    await screenshot(page, 'rate-limited.png');
   });
 });
 
@@ -582,7 +582,7 @@ describe.skipIf(noBrowser)('an honest summary when most platforms do not answer'
     const empty = (await page.locator('#no-results').textContent()) ?? '';
     expect(empty).toMatch(/^No hits among the platforms that answered \(the summary above counts them\)/);
     expect(await page.locator('body').textContent()).not.toContain('no platform checked has this username');
-    await page.screenshot({ path: screenshotPath('low-coverage.png'), fullPage: true });
+    await screenshot(page, 'low-coverage.png', { fullPage: true });
   });
 
   it("shows the API's warning once, as the search's one summary", async () => {
@@ -608,7 +608,7 @@ describe.skipIf(noBrowser)('an honest summary when most platforms do not answer'
     expect(panel.split('could not be reached').length - 1).toBe(1);
     expect(await page.locator('[role="alert"]:visible').count()).toBe(1);
     expect(await shownPlatforms(page)).toEqual(UNREACHABLE.hits);
-    await page.screenshot({ path: screenshotPath('low-coverage-warning.png') });
+    await screenshot(page, 'low-coverage-warning.png');
     aliceSearch = new URL(page.url()).searchParams.get('id') ?? undefined;
   });
 
@@ -634,7 +634,7 @@ describe.skipIf(noBrowser)('an honest summary when most platforms do not answer'
     expect(await page.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     expect(overflow).toBeLessThanOrEqual(0);
-    await page.screenshot({ path: screenshotPath('phone-paged.png'), fullPage: true });
+    await screenshot(page, 'phone-paged.png', { fullPage: true });
     // A new filter starts again at the first page.
     await page.getByLabel('Category').selectOption('coding');
     await expect.poll(() => page.locator('#results-body tr').count()).toBe(UNREACHABLE.total / 4);
@@ -703,7 +703,7 @@ describe.skipIf(noBrowser)('row evidence, profile links and search options', () 
     expect(await page.locator('#results-body tr[data-platform="GitPlace"] summary').textContent()).toBe(
       'Details of GitPlace',
     );
-    await page.screenshot({ path: screenshotPath('row-details.png'), fullPage: true });
+    await screenshot(page, 'row-details.png', { fullPage: true });
   });
 
   it('narrows a search to categories, named platforms, tags and NSFW', async () => {
@@ -743,6 +743,6 @@ describe.skipIf(noBrowser)('row evidence, profile links and search options', () 
     await waitFinished(page, 'carol');
     await expect.poll(() => shownPlatforms(page)).toEqual(['CodeNest', 'GitPlace']);
     expect(bodies.at(-1)).toEqual({ username: 'carol', tags: ['git'], includeNsfw: true });
-    await page.screenshot({ path: screenshotPath('search-options.png'), fullPage: true });
+    await screenshot(page, 'search-options.png', { fullPage: true });
   });
 });

@@ -5,7 +5,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import type { Catalogue } from '../../src/catalogue/platform.js';
 import type { Behaviour } from '../../src/sim/behaviour.js';
@@ -49,6 +49,19 @@ export function launchBrowser(): Promise<Browser> {
 export function screenshotPath(name: string): string {
   mkdirSync(SCREENSHOTS, { recursive: true });
   return join(SCREENSHOTS, name);
+}
+
+/**
+ * A screenshot of `page` into SCREENSHOTS, for a person to look at: taken only when SCREENSHOTS=1
+ * asks for them, since each costs Chromium a full render and no test reads it.
+ */
+export async function screenshot(
+  page: Page,
+  name: string,
+  options: { fullPage?: boolean } = {},
+): Promise<void> {
+  if (process.env.SCREENSHOTS !== '1') return;
+  await page.screenshot({ path: screenshotPath(name), ...options });
 }
 
 /** platform name → category, and who has an account there. */
