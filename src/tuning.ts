@@ -106,12 +106,6 @@ export const PATH_UNIT_MS = 500;
 export const LIMIT_DECREASE_FACTOR = 0.5;
 /** A learned limit sends one request at a time: a site that rate-limited us has shown it counts closely. */
 export const LEARNED_BURST = 1;
-/**
- * Longest a site's next request waits for the ones handed on before it to go out (a connection's
- * handshake, a browser starting): past it, the wait is the site's trouble or ours, and holding
- * every request behind it would cost more than the bunching it avoids.
- */
-export const UNWRITTEN_HOLD_MS = 5_000;
 
 /**
  * Longest a search waits for the shelf (learned limits, transports) to be read again before it

@@ -26,10 +26,6 @@ export class Ledger {
   waitingSlot = 0;
   /** Whether its send loop is running. */
   pumping = false;
-  /** Checks handed on that said they will tell when they go on the wire, and have not yet. */
-  #unwritten = 0;
-  /** Told when one of them goes on the wire (or will not). */
-  #onWritten: (() => void)[] = [];
   /** GCRA's theoretical arrival time over the times requests actually went. */
   #sentTat = Number.NEGATIVE_INFINITY;
 
@@ -57,44 +53,8 @@ export class Ledger {
     this.#sentTat = Math.max(this.#sentTat, now) + emissionIntervalMs(limit);
   }
 
-  /**
-   * A request went on the wire at `now`, later than it was handed on (a new connection's
-   * handshake came first): the next waits a whole interval after it, as the site counts it.
-   */
-  noteWritten(now: number, limit: BudgetLimit): void {
-    this.#sentTat = writtenTat(this.#sentTat, now, limit);
-  }
-
-  /** Requests handed on and not yet on the wire. */
-  get unwritten(): number {
-    return this.#unwritten;
-  }
-
-  /** A check handed on will tell when it goes on the wire (`wentOut`). */
-  handedOn(): void {
-    this.#unwritten++;
-  }
-
-  /** One handed on went on the wire, or ended without: whoever waited for it goes on. */
-  wentOut(): void {
-    this.#unwritten--;
-    const waiting = this.#onWritten;
-    this.#onWritten = [];
-    for (const go of waiting) go();
-  }
-
-  /** Settles when a request handed on goes on the wire or ends. */
-  whenWentOut(): Promise<void> {
-    return new Promise((resolve) => this.#onWritten.push(resolve));
-  }
-
   /** Nothing waits, runs or is being scheduled here. */
   get idle(): boolean {
     return this.follows.size === 0 && this.inFlight === 0 && this.waitingSlot === 0 && !this.pumping;
   }
-}
-
-/** A key's TAT once a request counted on it went on the wire at `now`: never less than a whole interval after. */
-export function writtenTat(tat: number, now: number, limit: BudgetLimit): number {
-  return Math.max(tat, now + emissionIntervalMs(limit));
 }

@@ -6,15 +6,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FakeClock, runOut, settle } from '../../test/support/fake-clock.js';
-import { UNWRITTEN_HOLD_MS } from '../tuning.js';
 import { sleep } from './clock.js';
-import {
-  type Cancellation,
-  Scheduler,
-  type SchedulerOptions,
-  type SiteDemand,
-  type Wire,
-} from './scheduler.js';
+import { type Cancellation, Scheduler, type SchedulerOptions, type SiteDemand } from './scheduler.js';
 
 const FOUR = { perSecond: 4, burst: 1 };
 
@@ -452,90 +445,6 @@ describe('Scheduler', () => {
     expect(scheduler.unsent('s')).toBe(1);
     b.close();
     expect(scheduler.unsent('s')).toBe(0);
-  });
-
-  it('holds a site’s next send until the one before is on the wire, then keeps an interval after it', async () => {
-    const { clock, scheduler, sends } = setup();
-    // The first waits 300 ms for its connection before it is written; the next are written at once.
-    const late = async (identity: number, wire: Wire) => {
-      sends.push({ label: 'late', at: clock.now(), identity });
-      await sleep(clock, 300);
-      wire.wrote();
-      await sleep(clock, 10);
-      return 'late';
-    };
-    const prompt = (label: string) => async (identity: number, wire: Wire) => {
-      sends.push({ label, at: clock.now(), identity });
-      wire.wrote();
-      await sleep(clock, 10);
-      return label;
-    };
-    const booked = [
-      scheduler.book({ site: 's', ceiling: FOUR, maxWaitMs: 10_000, tellsWritten: true, run: late }),
-      scheduler.book({
-        site: 's',
-        ceiling: FOUR,
-        maxWaitMs: 10_000,
-        tellsWritten: true,
-        run: prompt('next'),
-      }),
-    ];
-    await runOut(clock);
-    await Promise.all(booked);
-    // At 4 a second the next would go at 250, before the first was on the wire (300): it goes at 550.
-    expect(sends.map((s) => [s.label, s.at])).toEqual([
-      ['late', 0],
-      ['next', 550],
-    ]);
-    expect(scheduler.sites).toBe(0);
-    // Its site idle and forgotten, a request written late still holds the next send back.
-    scheduler.wrote('s', 0, FOUR);
-    const after = clock.now();
-    const again = scheduler.book({ site: 's', ceiling: FOUR, maxWaitMs: 10_000, run: prompt('again') });
-    await runOut(clock);
-    await again;
-    expect(sends.at(-1)).toEqual({ label: 'again', at: after + 250, identity: 0 });
-  });
-
-  it('holds the next send only a bounded time for a request that never goes on the wire, and not after it ended', async () => {
-    const { clock, scheduler, sends } = setup();
-    const stuck = async (identity: number) => {
-      sends.push({ label: 'stuck', at: clock.now(), identity });
-      await sleep(clock, 60_000);
-      return 'stuck';
-    };
-    const failed = async (identity: number, wire: Wire) => {
-      sends.push({ label: 'failed', at: clock.now(), identity });
-      await sleep(clock, 100);
-      wire.ended();
-      await sleep(clock, 5_000);
-      return 'failed';
-    };
-    const prompt = (label: string) => async (identity: number, wire: Wire) => {
-      sends.push({ label, at: clock.now(), identity });
-      wire.wrote();
-      return label;
-    };
-    const booked = [
-      scheduler.book({ site: 's', ceiling: FOUR, maxWaitMs: 100_000, tellsWritten: true, run: stuck }),
-      scheduler.book({ site: 's', ceiling: FOUR, maxWaitMs: 100_000, tellsWritten: true, run: failed }),
-      scheduler.book({
-        site: 's',
-        ceiling: FOUR,
-        maxWaitMs: 100_000,
-        tellsWritten: true,
-        run: prompt('last'),
-      }),
-    ];
-    await runOut(clock);
-    await Promise.all(booked);
-    // The stuck one holds the next, from its send time (250), for UNWRITTEN_HOLD_MS; the failed
-    // one ends unwritten 100 ms after it goes, so the last goes at its own send time after it.
-    expect(sends.map((s) => [s.label, s.at])).toEqual([
-      ['stuck', 0],
-      ['failed', 250 + UNWRITTEN_HOLD_MS],
-      ['last', 500 + UNWRITTEN_HOLD_MS],
-    ]);
   });
 
   it('refuses settings it cannot use', () => {

@@ -58,12 +58,11 @@
  * catalogue's, or lower where a site's answers taught a stricter one.
  */
 
-import { UNWRITTEN_HOLD_MS } from '../tuning.js';
 import type { Booking } from './booking.js';
 import { type Clock, sleep, systemClock } from './clock.js';
 import { ControlCount } from './control-count.js';
 import { InFlightCap } from './in-flight-cap.js';
-import { Ledger, writtenTat } from './ledger.js';
+import { Ledger } from './ledger.js';
 import { catalogueLimits, type LimitSource, withinCeiling } from './limits.js';
 import { LocalRateBudget } from './local-rate-budget.js';
 import type { BudgetLimit, RateBudget } from './rate-budget.js';
@@ -118,22 +117,8 @@ export interface CheckBooking<T> {
   readonly maxWaitMs: number;
   /** Cancels the booking while it waits (the promise rejects with the reason); no effect once sent. */
   readonly cancel?: Cancellation | undefined;
-  /**
-   * Sends the check through identity `identity`; its slots are held until this settles. When
-   * `tellsWritten`, it tells `wire` as each of its requests goes on the wire or ends, and the
-   * site's next request waits (a bounded time) until its first has.
-   */
-  readonly run: (identity: number, wire: Wire) => Promise<T>;
-  /** Whether `run` tells when its requests go on the wire. @default false */
-  readonly tellsWritten?: boolean;
-}
-
-/** What a check sent tells of its requests: each one on the wire, or ended (on it or not). */
-export interface Wire {
-  /** A request went on the wire now (its connection was ready): the site's next keeps an interval after it. */
-  wrote(): void;
-  /** A request ended; one that never went on the wire holds nothing back any more. */
-  ended(): void;
+  /** Sends the check through identity `identity`; its slots are held until this settles. */
+  readonly run: (identity: number) => Promise<T>;
 }
 
 /**
@@ -423,30 +408,14 @@ export class Scheduler {
         send: (identity) => {
           if (handle) handle.cancel = undefined;
           const ledger = site.ledgers[identity]!;
-          // Until its first request is on the wire, the next to its site waits (#conform).
-          let unwritten = request.tellsWritten === true;
-          if (unwritten) ledger.handedOn();
-          const wentOut = () => {
-            if (!unwritten) return;
-            unwritten = false;
-            ledger.wentOut();
-          };
-          const wire: Wire = {
-            wrote: () => {
-              this.wrote(request.site, identity, request.ceiling);
-              wentOut();
-            },
-            ended: wentOut,
-          };
           let done: Promise<T>;
           try {
-            done = request.run(identity, wire);
+            done = request.run(identity);
           } catch (error) {
             done = Promise.reject(error);
           }
           // Its slots are freed before its caller hears of the end.
           const free = () => {
-            wentOut();
             ledger.inFlight--;
             this.#cap.release();
             this.#settled(site);
@@ -644,18 +613,9 @@ export class Scheduler {
    * again after each wait, so the caller can note its send at once after.
    */
   async #conform(ledger: Ledger, limit: BudgetLimit): Promise<void> {
-    // No more requests handed on and not yet on the wire than the burst: one still waiting for its
-    // connection would arrive next to this one. Held for a bounded time (UNWRITTEN_HOLD_MS).
-    const holdUntil = this.#clock.now() + UNWRITTEN_HOLD_MS;
-    for (;;) {
-      const now = this.#clock.now();
-      if (ledger.unwritten >= limit.burst && now < holdUntil) {
-        await Promise.race([ledger.whenWentOut(), sleep(this.#clock, holdUntil - now)]);
-        continue;
-      }
-      const behind = ledger.waitToConform(now, limit);
-      if (behind <= 0) return;
+    for (let behind = ledger.waitToConform(this.#clock.now(), limit); behind > 0; ) {
       await sleep(this.#clock, behind);
+      behind = ledger.waitToConform(this.#clock.now(), limit);
     }
   }
 
@@ -713,32 +673,6 @@ export class Scheduler {
 
   #limitOf(site: string, identity: string, ceiling: BudgetLimit): BudgetLimit {
     return withinCeiling(this.#limits.limitOf(site, identity, ceiling), ceiling);
-  }
-
-  /**
-   * A request to `site` through identity `identity`, handed on at its send time, went on the wire
-   * now. A site counts requests as they arrive, and one that waited for its connection's handshake
-   * arrives late, next to the one handed on after it: the next send keeps a whole interval after
-   * this one as it really went.
-   */
-  wrote(site: string, identity: number, ceiling: BudgetLimit): void {
-    const now = this.#clock.now();
-    const s = this.#sites.get(site);
-    const ledger = s?.ledgers[identity];
-    if (ledger) {
-      ledger.noteWritten(now, this.#limitOf(site, ledger.identity, ceiling));
-      return;
-    }
-    // Its site went idle meanwhile: what it sent is remembered apart until it comes back.
-    const name = this.#identities[identity];
-    if (name === undefined) return;
-    const key = `${site}|${name}`;
-    const tat = writtenTat(
-      this.#recent.get(key) ?? Number.NEGATIVE_INFINITY,
-      now,
-      this.#limitOf(site, name, ceiling),
-    );
-    this.#recent.set(key, tat);
   }
 
   /** Whether a check to `site` other than the caller's is in line or in flight (the caller's counts as one). */

@@ -84,7 +84,9 @@ describe('outcomes in /metrics', () => {
       expect(metricSum(text, 'userscout_check_duration_seconds_bucket', { le: '+Inf' })).toBe(timed.length);
       // A transport is counted for an answer: a check that timed out on a busy machine has none.
       const answered = timed.filter((o) => o.evidence?.httpStatus !== undefined);
-      expect(metricSum(text, 'userscout_transport_checks_total', { transport: 'http' })).toBe(answered.length);
+      expect(metricSum(text, 'userscout_transport_checks_total', { transport: 'http' })).toBe(
+        answered.length,
+      );
       expect(metricSum(text, 'userscout_checks_total', { status: 'invalid', reason: 'username_rule' })).toBe(
         outcomes.filter((o) => o.status === 'invalid').length,
       );

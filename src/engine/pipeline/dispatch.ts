@@ -8,7 +8,7 @@ import type { Dispatcher } from 'undici';
 import type { Platform, Transport } from '../../catalogue/platform.js';
 import type { BudgetLimit } from '../../schedule/rate-budget.js';
 import type { RateSignals } from '../../schedule/rate-signals.js';
-import type { Cancellation, CheckBooking, Scheduled, Wire } from '../../schedule/scheduler.js';
+import type { Cancellation, CheckBooking, Scheduled } from '../../schedule/scheduler.js';
 import type { SentCheck } from '../controls/control-guard.js';
 import type { EscalationBudget } from '../escalation.js';
 import type { Exchange } from '../transport/http.js';
@@ -32,8 +32,6 @@ export interface Egress {
    * control's), at most `maxWaitMs`; false when none comes. Absent: no budget to keep.
    */
   readonly slot?: ((maxWaitMs: number) => Promise<boolean>) | undefined;
-  /** Told as each of its requests goes on the wire, and as each ends (scheduler.ts `Wire`). Absent: nothing to keep. */
-  readonly wire?: Wire | undefined;
   /** Asked at each request: close its connection after the answer. Absent: never. */
   readonly closeAfter?: (() => boolean) | undefined;
 }

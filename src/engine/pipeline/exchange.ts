@@ -45,28 +45,25 @@ export function exchangeCore(options: ExchangeOptions): Send {
       const enough = decision.status !== 'hit' || view.complete || view.body.length >= PROFILE_READ_CHARS;
       return enough ? decision : undefined;
     };
-    const http = transport === 'http' || !transports;
-    // Another transport's request goes out as it starts (no hook tells when it is on the wire).
-    if (!http) check.egress.wire?.wrote();
     try {
-      const result = http
-        ? await exchange(request, {
-            dispatcher: check.egress.dispatcher,
-            signal,
-            bodyCapBytes,
-            maxRedirects,
-            closeConnection: check.egress.closeAfter?.() ?? false,
-            onWritten: check.egress.wire?.wrote,
-            decide,
-          })
-        : await transports.exchange(transport, check.egress.index, request, {
-            signal,
-            bodyCapBytes,
-            maxRedirects,
-            decide,
-            passes: (decision, view) => passesOnItsOwn(decision, view, shields),
-            admitted: check.admitted,
-          });
+      const result =
+        transport === 'http' || !transports
+          ? await exchange(request, {
+              dispatcher: check.egress.dispatcher,
+              signal,
+              bodyCapBytes,
+              maxRedirects,
+              closeConnection: check.egress.closeAfter?.() ?? false,
+              decide,
+            })
+          : await transports.exchange(transport, check.egress.index, request, {
+              signal,
+              bodyCapBytes,
+              maxRedirects,
+              decide,
+              passes: (decision, view) => passesOnItsOwn(decision, view, shields),
+              admitted: check.admitted,
+            });
       // A transport may end its wait at the deadline with the answer it had (a challenge still
       // working): the engine closing is no deadline, and its answer is no site's to share.
       if (check.signal?.aborted) throw check.signal.reason;
@@ -86,8 +83,6 @@ export function exchangeCore(options: ExchangeOptions): Send {
       return defence
         ? { answered: false, transport, error, timedOut, defence }
         : { answered: false, transport, error, timedOut };
-    } finally {
-      check.egress.wire?.ended();
     }
   };
 }

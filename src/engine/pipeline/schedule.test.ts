@@ -31,10 +31,9 @@ describe('the schedule step', () => {
   it('books the send time with its site, ceiling, priority and deadline, and goes on through its identity', async () => {
     const { scheduler, paced } = fakeScheduler(false);
     const bookings: CheckBooking<unknown>[] = [];
-    const wire = { wrote: () => {}, ended: () => {} };
     const book: BookCheck = async <T>(request: CheckBooking<T>): Promise<Scheduled<T>> => {
       bookings.push(request as CheckBooking<unknown>);
-      return { sent: true, value: await request.run(1, wire) };
+      return { sent: true, value: await request.run(1) };
     };
     const cancel = {};
     const check = checkOf(platform!, 'alice', { book, cancel, priority: 2 });
@@ -52,10 +51,8 @@ describe('the schedule step', () => {
       priority: 2,
       maxWaitMs: 4_000,
       cancel,
-      tellsWritten: true,
     });
-    // It tells the scheduler as its requests go on the wire, through the wire its send time came with.
-    expect(seen?.egress).toMatchObject({ index: 1, name: 'b', dispatcher: routes[1]!.dispatcher, wire });
+    expect(seen?.egress).toMatchObject({ index: 1, name: 'b', dispatcher: routes[1]!.dispatcher });
     // Its retries and control wait for send times through the same identity, within the same budget.
     expect(await seen?.egress.slot?.(1_500)).toBe(true);
     expect(paced).toEqual([[check.site, 1, check.ceiling, 1_500, undefined]]);
@@ -86,7 +83,7 @@ describe('the schedule step', () => {
     const closing = new AbortController();
     const book: BookCheck = async <T>(request: CheckBooking<T>): Promise<Scheduled<T>> => {
       closing.abort(new Error('engine closed'));
-      return { sent: true, value: await request.run(0, { wrote: () => {}, ended: () => {} }) };
+      return { sent: true, value: await request.run(0) };
     };
     let sent = 0;
     const step = schedule({ scheduler, egress: routes, timeoutMs: 4_000, keepIdleConnections: true })(

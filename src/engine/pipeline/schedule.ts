@@ -35,8 +35,7 @@ export function schedule(options: ScheduleOptions): Wrapper {
       priority: check.priority,
       maxWaitMs: timeoutMs,
       cancel: check.cancel,
-      tellsWritten: true,
-      run: async (identity, wire) => {
+      run: async (identity) => {
         signal?.throwIfAborted();
         const route = egress[identity];
         return next({
@@ -47,7 +46,6 @@ export function schedule(options: ScheduleOptions): Wrapper {
             dispatcher: route?.dispatcher ?? check.egress.dispatcher,
             // A retry or a control is a request like any other: it waits for its own send time.
             slot: (maxWaitMs) => scheduler.pace(site, identity, ceiling, maxWaitMs, signal),
-            wire,
             // Asked at each request: a check queued meanwhile for this site keeps the connection.
             closeAfter: () => !keepIdleConnections && !scheduler.othersFor(site),
           },

@@ -25,8 +25,6 @@ export interface ExchangeOptions<D> {
   readonly maxRedirects: number;
   /** Close each connection after its answer (`Connection: close`) instead of keeping it for the next request. @default false */
   readonly closeConnection?: boolean | undefined;
-  /** Told as each request (a redirect's too) goes on the wire: its connection is ready and it is being written. */
-  readonly onWritten?: (() => void) | undefined;
   /** Called with the answer so far; returns its decision once it has one (reading stops), else undefined. */
   readonly decide: (view: ResponseView) => D | undefined;
 }
@@ -196,8 +194,6 @@ class HopHandler<D> implements Dispatcher.DispatchHandler {
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#controller = controller;
-    // undici starts a request once a connection is ready for it, just before writing it.
-    this.#options.onWritten?.();
     if (this.#options.signal.aborted) controller.abort(this.#options.signal.reason);
   }
 

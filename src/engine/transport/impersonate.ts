@@ -63,16 +63,14 @@ export class ImpersonateTransport {
       Object.entries(request.headers).filter(([name]) => !BROWSER_OWNED.has(name.toLowerCase())),
     );
     let response: Awaited<ReturnType<Impit['fetch']>>;
-    const send = (url: string, method: HttpMethod, body: string | undefined, follow: boolean) => {
-      options.onWritten?.();
-      return impit.fetch(url, {
+    const send = (url: string, method: HttpMethod, body: string | undefined, follow: boolean) =>
+      impit.fetch(url, {
         method,
         headers: request.session ? request.session.addTo(url, headers) : headers,
         ...(body === undefined ? {} : { body }),
         redirect: follow ? 'follow' : 'manual',
         signal: options.signal,
       });
-    };
     // A reused connection the server closed idle under the request: once more, on a new one.
     const fetch = async (url: string, method: HttpMethod, body: string | undefined, follow: boolean) => {
       try {

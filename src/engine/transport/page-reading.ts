@@ -77,7 +77,6 @@ export class PageReading<D> {
     const { page } = this.#opened;
     this.#tab.serving.current = { request: this.#request, first: true };
     try {
-      this.#options.onWritten?.();
       const going = page.goto(this.#request.url, { waitUntil: 'load', timeout: 0 });
       // Stopped before its document came, the navigation fails: the page is read as it stands.
       going.catch(() => undefined);

@@ -24,8 +24,6 @@ export interface TransportExchangeOptions<D> {
   readonly passes?: ((decision: D, view: ResponseView) => boolean) | undefined;
   /** A browser slot is held for the check from before its deadline (`admitBrowser`): the browser takes none. */
   readonly admitted?: boolean;
-  /** Told as the check's request goes out: after any wait for a browser or a client, as it is sent. */
-  readonly onWritten?: (() => void) | undefined;
 }
 
 /** Codes of the errors a transport's exchange rejects with, read by transport-error.ts. */

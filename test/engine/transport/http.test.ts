@@ -38,10 +38,6 @@ beforeAll(async () => {
       res.writeHead(200, { 'x-connection': String(socketIds.get(req.socket)) }).end();
       return;
     }
-    if (req.url === '/moved') {
-      res.writeHead(302, { location: '/connection' }).end();
-      return;
-    }
     if (req.url === '/connection') {
       if (!socketIds.has(req.socket)) socketIds.set(req.socket, ++sockets);
       res.writeHead(200).end(`connection ${socketIds.get(req.socket)}`);
@@ -190,37 +186,5 @@ describe('exchange: connections', () => {
     } finally {
       await pool.close();
     }
-  });
-});
-
-describe('exchange: telling when a request goes on the wire', () => {
-  it('tells once for each request, a followed redirect too, and never for one whose connection failed', async () => {
-    let written = 0;
-    const options = {
-      dispatcher,
-      signal: AbortSignal.timeout(5000),
-      bodyCapBytes: 1 << 20,
-      maxRedirects: 2,
-      onWritten: () => written++,
-      decide: () => undefined,
-    };
-    const { view } = await exchange({ ...get('/moved'), redirects: 'follow' }, options);
-    expect(view.status).toBe(200);
-    expect(written).toBe(2);
-    // A port nothing listens on: the request is never written.
-    const closed = createServer();
-    closed.listen(0, '127.0.0.1');
-    await once(closed, 'listening');
-    const port = (closed.address() as AddressInfo).port;
-    closed.close();
-    await once(closed, 'close');
-    const nowhere = `http://127.0.0.1:${port}`;
-    await expect(
-      exchange(
-        { ...get('/x'), url: `${nowhere}/x`, origin: nowhere },
-        { ...options, signal: AbortSignal.timeout(5000) },
-      ),
-    ).rejects.toThrow();
-    expect(written).toBe(2);
   });
 });
