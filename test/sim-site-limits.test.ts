@@ -1,6 +1,7 @@
-import { Agent, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { rateSignals } from '../src/schedule/rate-signals.js';
+import type { SimRoute } from '../src/sim/behaviour.js';
 import { SimWeb } from '../src/sim/server.js';
 import {
   busiestWindow,
@@ -10,6 +11,7 @@ import {
   refusedUnder,
   SITE_LIMIT_RANGE,
   SiteLimits,
+  type SiteRequest,
   siteLimit,
 } from '../src/sim/site-limits.js';
 import { catalogueOf, entry } from './support/catalogue.js';
@@ -127,56 +129,46 @@ describe('limitHeaders and policyHeaders', () => {
     }
   });
 
-  it("logs when a request was begun: a connection's first from the connection's start", async () => {
-    const sim = new SimWeb({
-      routes: [{ host: 'paced.test', handle: () => ({ kind: 'respond' as const, status: 404, body: 'no' }) }],
-      logRequests: true,
-    });
+  /** Two requests to `route`'s host on one connection, each answer handed to `seen`; the log after. */
+  async function twoRequests(
+    route: SimRoute & { readonly host: string },
+    seen: (answer: Dispatcher.ResponseData) => void = () => {},
+  ): Promise<readonly SiteRequest[]> {
+    const sim = new SimWeb({ routes: [route], logRequests: true });
     const { port } = await sim.start();
     const agent = new Agent({ connections: 1 });
     try {
       for (const name of ['x', 'y']) {
         const answer = await request(`http://127.0.0.1:${port}/u/${name}`, {
           dispatcher: agent,
-          headers: { host: 'paced.test' },
+          headers: { host: route.host },
         });
+        seen(answer);
         await answer.body.text();
       }
-      const [first, second] = sim.siteLog;
-      expect(first!.sentFrom).toBeLessThan(first!.at);
-      expect(second!.sentFrom).toBe(second!.at);
+      return sim.siteLog;
     } finally {
       await agent.close();
       await sim.stop();
     }
+  }
+  const notFound = () => ({ kind: 'respond' as const, status: 404, body: 'no' });
+
+  it("logs when a request was begun: a connection's first from the connection's start", async () => {
+    const [first, second] = await twoRequests({ host: 'paced.test', handle: notFound });
+    expect(first!.sentFrom).toBeLessThan(first!.at);
+    expect(second!.sentFrom).toBe(second!.at);
   });
 
   it('logs a site as having told its limit once an answer stated its policy', async () => {
-    const sim = new SimWeb({
-      routes: [
-        {
-          host: 'stating.test',
-          limit: { key: 'stating.test', perSecond: 50, answer: 'ratelimit' as const },
-          handle: () => ({ kind: 'respond' as const, status: 404, body: 'no' }),
-        },
-      ],
-      logRequests: true,
-    });
-    const { port } = await sim.start();
-    const agent = new Agent({ connections: 1 });
-    try {
-      for (const name of ['x', 'y']) {
-        const answer = await request(`http://127.0.0.1:${port}/u/${name}`, {
-          dispatcher: agent,
-          headers: { host: 'stating.test' },
-        });
-        expect(answer.headers['ratelimit-policy']).toBeDefined();
-        await answer.body.text();
-      }
-      expect(sim.siteLog.map((r) => r.toldBefore)).toEqual([false, true]);
-    } finally {
-      await agent.close();
-      await sim.stop();
-    }
+    const route = {
+      host: 'stating.test',
+      limit: { key: 'stating.test', perSecond: 50, answer: 'ratelimit' as const },
+      handle: notFound,
+    };
+    const log = await twoRequests(route, (answer) =>
+      expect(answer.headers['ratelimit-policy']).toBeDefined(),
+    );
+    expect(log.map((r) => r.toldBefore)).toEqual([false, true]);
   });
 });
