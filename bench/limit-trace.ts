@@ -55,12 +55,16 @@ export interface LimitTrace {
   readonly refusedAfterTold: number;
   /** The sites that refused a request before they had told their limit, and how many. */
   readonly refusedUntold: Readonly<Record<string, number>>;
-  /** Of them, how many the simulated web counted while its loop ran at least LATE_MS late. */
+  /** Of the refused, how many the simulated web counted while its loop ran at least LATE_MS late. */
   readonly refusedLate: number;
   /** Of every request, the share counted while its loop ran late (the base rate to compare with). */
   readonly shareLate: number;
   readonly lateMs: number;
-  /** Per refused request: ms from each of the two before it (same site and address) to it, and the loop's lateness. */
+  /**
+   * The first refusals after the site had told (at most `samples`): when, the paths of it and the
+   * two before it from the address, ms from each of those to it, the loop's lateness, and how
+   * many came from the address in the 3 s before.
+   */
   readonly samples: readonly {
     /** Seconds since the first request the simulated web logged. */
     atS: number;

@@ -11,7 +11,7 @@ import { followUpId } from '../../src/api/follow-ups.js';
 import { browserTestsRun } from '../support/browser-guard.js';
 import { followUpsCatalogue, followUpsSim } from '../support/follow-ups-fixture.js';
 import { type RunningService, startService } from '../support/service.js';
-import { buildWebPage, CHROMIUM, launchBrowser, SERVICE_SETTINGS, screenshotPath } from './support.js';
+import { buildWebPage, CHROMIUM, launchBrowser, SERVICE_SETTINGS, screenshot } from './support.js';
 
 const noBrowser = !browserTestsRun(existsSync(CHROMIUM));
 
@@ -59,7 +59,7 @@ describe.skipIf(noBrowser)('the search page and follow-up searches', () => {
       ]);
       const bobLink = items.nth(0).locator('a');
       expect(await bobLink.getAttribute('href')).toBe(`/?id=${followUpId(id, 'bob')}`);
-      await page.screenshot({ path: screenshotPath('follow-ups.png'), fullPage: true });
+      await screenshot(page, 'follow-ups.png', { fullPage: true });
 
       await bobLink.click();
       await page.locator('#status-heading', { hasText: 'Results for “bob”' }).waitFor({ timeout: 20_000 });
@@ -96,7 +96,7 @@ describe.skipIf(noBrowser)('the search page and follow-up searches', () => {
       expect(await bob.allTextContents()).toEqual([
         'carol found in the hit on Bravo: open the search for carol',
       ]);
-      await page.screenshot({ path: screenshotPath('batch-follow-ups.png'), fullPage: true });
+      await screenshot(page, 'batch-follow-ups.png', { fullPage: true });
     } finally {
       await context.close();
     }

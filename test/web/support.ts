@@ -46,11 +46,6 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-export function screenshotPath(name: string): string {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  return join(SCREENSHOTS, name);
-}
-
 /**
  * A screenshot of `page` into SCREENSHOTS, for a person to look at: taken only when SCREENSHOTS=1
  * asks for them, since each costs Chromium a full render and no test reads it.
@@ -61,7 +56,8 @@ export async function screenshot(
   options: { fullPage?: boolean } = {},
 ): Promise<void> {
   if (process.env.SCREENSHOTS !== '1') return;
-  await page.screenshot({ path: screenshotPath(name), ...options });
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS, name), ...options });
 }
 
 /** platform name → category, and who has an account there. */
